@@ -1,0 +1,22 @@
+# The whole test suite: `make test`. CI runs .ci/run, which installs what the
+# tests need on a fresh machine and then runs this target.
+GO ?= go
+
+.PHONY: test check gotest fuzz bench
+
+test: check gotest fuzz
+
+# check fails on unformatted Go, vet findings and generated files that drift.
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+gotest:
+	$(GO) test -count=1 ./...
+
+# fuzz runs the parser's fuzz target briefly, seeded from the corpus.
+fuzz:
+	$(GO) test -run='^$$' -fuzz=FuzzScanner -fuzztime=20s ./parser
+
+bench:
+	./bench/run

@@ -1,0 +1,75 @@
+package subsecond
+
+import "sort"
+
+// Capture is a profile's samples in columnar form, as the analysis packages
+// (heatmap, flame) read them. It is built once, by the store from SQLite or by
+// a Builder from a file, and never changed afterwards, so it may be shared
+// between goroutines.
+//
+// Strings, frames and stack nodes are interned: a sample's stack is one node
+// of a prefix tree whose path from the root is the call chain root-first.
+// Walking Parent links from a sample's node yields its frames leaf-first.
+type Capture struct {
+	Profile Profile
+	Strings []string    // interned strings; Strings[0] is ""
+	Frames  []FrameRec  // interned frames
+	Nodes   []StackNode // stack prefix tree; Nodes[0] is the root (empty stack)
+	Samples Columns     // sorted by time
+}
+
+// FrameRec is an interned frame. Symbol, DSO and SrcLine index Capture.Strings.
+type FrameRec struct {
+	Symbol  uint32
+	DSO     uint32
+	SrcLine uint32
+	Addr    uint64
+	Kind    FrameKind
+	Inline  bool
+}
+
+// StackNode is one node of the stack prefix tree. Frame indexes
+// Capture.Frames; Parent is the caller's node (0 for an outermost frame).
+type StackNode struct {
+	Parent int32
+	Frame  int32
+	Depth  int32 // number of frames from the root, 1 for an outermost frame
+}
+
+// Columns holds one entry per sample in each slice, all of the same length.
+// Comm indexes Capture.Strings; Event indexes Capture.Profile.Events;
+// Stack indexes Capture.Nodes.
+type Columns struct {
+	Time   []int64
+	CPU    []int32
+	PID    []int32
+	TID    []int32
+	Comm   []uint32
+	Event  []uint16
+	Weight []uint64 // the sample's period, or 1 when the input had none
+	Stack  []int32
+}
+
+// Len returns the number of samples.
+func (c *Columns) Len() int { return len(c.Time) }
+
+// Stack appends the frames of node n to dst, leaf-first, and returns it.
+func (c *Capture) Stack(dst []int32, n int32) []int32 {
+	for n > 0 {
+		dst = append(dst, c.Nodes[n].Frame)
+		n = c.Nodes[n].Parent
+	}
+	return dst
+}
+
+// Search returns the index of the first sample at or after t.
+func (c *Capture) Search(t int64) int {
+	return sort.Search(len(c.Samples.Time), func(i int) bool { return c.Samples.Time[i] >= t })
+}
+
+// Window returns the half-open index range [lo, hi) of the samples in r.
+func (c *Capture) Window(r Range) (lo, hi int) {
+	lo = c.Search(r.Start)
+	hi = lo + sort.Search(len(c.Samples.Time)-lo, func(i int) bool { return c.Samples.Time[lo+i] >= r.End })
+	return lo, hi
+}

@@ -1,0 +1,89 @@
+// Command subsecond imports Linux perf captures and serves subsecond
+// heatmaps and flame graphs of them. Run with no arguments it serves the
+// bundled sample; `subsecond help` lists the other commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "subsecond:", err)
+		os.Exit(1)
+	}
+}
+
+// env is what every command receives: its arguments and standard streams.
+type env struct {
+	args   []string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// command is one subcommand of the binary.
+type command struct {
+	summary string
+	run     func(ctx context.Context, e env) error
+}
+
+// commands returns the subcommand table.
+func commands() map[string]command {
+	return map[string]command{
+		"collapse":   {"print folded stacks of a perf script capture", runCollapse},
+		"generate":   {"write a synthetic perf script capture with planted incidents", runGenerate},
+		"import":     {"import captures into the database", runImport},
+		"list":       {"list stored profiles", runList},
+		"info":       {"show one stored profile", runInfo},
+		"delete":     {"delete a stored profile", runDelete},
+		"heatmap":    {"print a subsecond offset heatmap", runHeatmap},
+		"cpus":       {"print the cores × time map", runCPUs},
+		"flamegraph": {"render the flame graph of a time range", runFlamegraph},
+		"hotspots":   {"list busy episodes worth a look", runHotspots},
+		"serve":      {"serve the web app (the default command)", runServe},
+	}
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmds := commands()
+	name := "serve"
+	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+		usage(stdout, cmds)
+		return nil
+	}
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	c, ok := cmds[name]
+	if !ok {
+		usage(stderr, cmds)
+		return fmt.Errorf("unknown command %q", name)
+	}
+	return c.run(ctx, env{args: args, stdin: stdin, stdout: stdout, stderr: stderr})
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	fmt.Fprintln(w, "Usage: subsecond [COMMAND] [FLAGS] [ARGS]")
+	fmt.Fprintln(w, "\nWith no command, subsecond serves the web app on the bundled sample.\n\nCommands:")
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-11s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'subsecond COMMAND --help' for a command's flags.")
+}

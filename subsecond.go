@@ -1,0 +1,158 @@
+// Package subsecond holds the nouns every Subsecond package shares: samples
+// and frames as the parser yields them, a stored profile's metadata, the
+// columnar capture that the analysis packages read, time ranges, filters and
+// sentinel errors. It imports only the standard library.
+//
+// Data flows parser → store → heatmap/flame → server → web:
+//
+//	sc := parser.NewScanner(r, parser.Options{})
+//	b := subsecond.NewBuilder()
+//	for sc.Scan() {
+//		b.Add(sc.Sample())
+//	}
+//	capture := b.Capture()
+//
+// Time is integer nanoseconds everywhere. Every range is half-open
+// [Start, End). Frames are leaf-first, as perf prints them.
+package subsecond
+
+import (
+	"errors"
+	"time"
+)
+
+// Unknown marks a PID, TID or CPU that the input did not record.
+const Unknown int32 = -1
+
+// NoTime marks a sample whose input had no timestamp.
+const NoTime int64 = -1 << 63
+
+// Sentinel errors. Packages wrap them with context; the server maps them to
+// HTTP statuses in one place.
+var (
+	ErrNotFound     = errors.New("not found")
+	ErrInvalid      = errors.New("invalid")
+	ErrNotPerf      = errors.New("not perf script text")
+	ErrTooLarge     = errors.New("too large")
+	ErrEmptyRange   = errors.New("range holds no samples")
+	ErrUnauthorized = errors.New("unauthorized")
+)
+
+// FrameKind says where a frame's code runs.
+type FrameKind uint8
+
+// Frame kinds.
+const (
+	KindUnknown FrameKind = iota
+	KindKernel
+	KindUser
+	KindJIT
+	KindInlined
+)
+
+var kindNames = [...]string{"unknown", "kernel", "user", "jit", "inlined"}
+
+// String returns the kind's lower-case name, as the JSON API spells it.
+func (k FrameKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Frame is one entry of a call chain.
+type Frame struct {
+	Addr    uint64    // instruction address; 0 when perf printed none
+	Symbol  string    // symbol without its +0x offset; "[unknown]" as perf prints it
+	Offset  uint64    // the +0x… offset perf printed after the symbol, 0 when absent
+	DSO     string    // DSO without the surrounding parentheses; "" when absent
+	SrcLine string    // source line (file:line) when perf printed one
+	Inline  bool      // perf marked the frame as inlined
+	Kind    FrameKind // kernel, user, JIT, inlined or unknown
+}
+
+// Sample is one perf sample. Frames are leaf-first.
+type Sample struct {
+	Comm   string // complete command name, spaces included
+	PID    int32  // Unknown when absent
+	TID    int32  // Unknown when absent
+	CPU    int32  // Unknown when absent
+	Time   int64  // nanoseconds as perf printed them; NoTime when absent
+	Period uint64 // sample period; 0 when absent
+	Event  string // event name with modifiers (":ppp", ":u") removed
+	Frames []Frame
+	Line   int // line number of the sample's header line, 1-based
+}
+
+// Metadata is what `perf script --header` prints about a capture.
+type Metadata struct {
+	Hostname    string   `json:"hostname,omitempty"`
+	OSRelease   string   `json:"os_release,omitempty"`
+	PerfVersion string   `json:"perf_version,omitempty"`
+	Arch        string   `json:"arch,omitempty"`
+	CPUDesc     string   `json:"cpu_desc,omitempty"`
+	NrCPUs      int      `json:"nr_cpus,omitempty"`
+	Cmdline     string   `json:"cmdline,omitempty"`
+	CapturedOn  string   `json:"captured_on,omitempty"`
+	Header      []string `json:"header,omitempty"` // every '#' line, without the '# ' prefix
+}
+
+// Warning is a problem found on one line of the input.
+type Warning struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// EventCount is one event type of a capture and how many samples it has.
+type EventCount struct {
+	Name    string `json:"name"`
+	Samples int64  `json:"samples"`
+}
+
+// Profile describes a stored capture.
+type Profile struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	FileName    string       `json:"file_name"`
+	SHA256      string       `json:"sha256"`
+	Bytes       int64        `json:"bytes"`    // size of the uncompressed text
+	Uploaded    time.Time    `json:"uploaded"` // when the import finished
+	Meta        Metadata     `json:"metadata"`
+	Events      []EventCount `json:"events"` // in order of first appearance
+	Start       int64        `json:"start_ns"` // time of the first sample
+	End         int64        `json:"end_ns"`   // time of the last sample
+	Samples     int64        `json:"samples"`
+	CPUs        int          `json:"cpus"`         // number of distinct CPUs seen
+	FrequencyHz float64      `json:"frequency_hz"` // sampling rate per CPU, inferred
+	Warnings    int          `json:"warnings"`     // bad records skipped
+	WarningList []Warning    `json:"warning_list,omitempty"`
+}
+
+// T0 returns the profile's time origin: the whole second containing its first
+// sample, in nanoseconds.
+func (p *Profile) T0() int64 { return FloorSecond(p.Start) }
+
+// FloorSecond returns the whole second (in nanoseconds) at or before t.
+func FloorSecond(t int64) int64 {
+	const s = int64(time.Second)
+	q := t / s
+	if t%s < 0 {
+		q--
+	}
+	return q * s
+}
+
+// Range is a half-open time range [Start, End) in nanoseconds.
+type Range struct {
+	Start int64
+	End   int64
+}
+
+// Contains reports whether t lies in [r.Start, r.End).
+func (r Range) Contains(t int64) bool { return t >= r.Start && t < r.End }
+
+// Empty reports whether the range holds no instant.
+func (r Range) Empty() bool { return r.End <= r.Start }
+
+// Duration returns the range's length in nanoseconds.
+func (r Range) Duration() int64 { return r.End - r.Start }
