@@ -1,0 +1,522 @@
+package subsecond
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Filter selects samples. The same filter means the same thing in every
+// heatmap, cores map, flame graph, export, CLI flag and URL parameter; its
+// parameter names are listed by FilterParams. The zero Filter keeps every
+// non-idle sample of the capture's first event.
+//
+// A sample passes when all of these hold:
+//   - its CPU is in CPUs (empty: any CPU; a sample without a CPU passes only
+//     when CPUs is empty), likewise PID in PIDs and TID in TIDs;
+//   - its command name equals Comm (when set) and matches CommRegex (when set);
+//   - its event is Event (empty: the capture's first event);
+//   - some frame's symbol matches Function (when set);
+//   - Only is "kernel": at least one frame is a kernel frame; Only is "user":
+//     at least one frame is not a kernel frame (user, JIT, inlined and unknown
+//     frames all count as user);
+//   - Idle is set, or the sample is not idle (see IsIdleFunc).
+//
+// Only also trims stacks where frames are shown (flame graphs, exports, hot
+// spots' top stack and function): a flame graph with Only "kernel" shows each
+// kept sample's kernel frames alone, root-first, under its command name.
+type Filter struct {
+	CPUs      []int32
+	PIDs      []int32
+	TIDs      []int32
+	Comm      string
+	CommRegex string
+	Event     string
+	Function  string
+	Only      string // "", "kernel" or "user"
+	Idle      bool
+}
+
+// Param names and describes one query parameter.
+type Param struct {
+	Name  string
+	Usage string
+}
+
+// FilterParams returns the filter's parameter names in the order the CLI
+// lists its flags. ParseFilter reads exactly these names, so a flag set built
+// from this list cannot drift from the URL parameters.
+func FilterParams() []Param {
+	return []Param{
+		{"cpu", "CPU list, e.g. 0,3-5,39 (empty: all)"},
+		{"pid", "process id list, e.g. 1234,2000-2010"},
+		{"tid", "thread id list"},
+		{"comm", "exact command name"},
+		{"comm_regex", "command name regular expression"},
+		{"event", "event name (default: the capture's first event)"},
+		{"function", "regular expression: keep samples whose stack has a matching frame"},
+		{"only", "kernel or user: keep only those frames of each stack"},
+		{"idle", "1 to include idle samples (excluded by default)"},
+	}
+}
+
+// ParseFilter reads a Filter from query parameters named as in FilterParams.
+// Errors wrap ErrInvalid and name the bad parameter.
+func ParseFilter(v url.Values) (Filter, error) {
+	var f Filter
+	var err error
+	if f.CPUs, err = ParseIDList("cpu", v.Get("cpu")); err != nil {
+		return Filter{}, err
+	}
+	if f.PIDs, err = ParseIDList("pid", v.Get("pid")); err != nil {
+		return Filter{}, err
+	}
+	if f.TIDs, err = ParseIDList("tid", v.Get("tid")); err != nil {
+		return Filter{}, err
+	}
+	f.Comm = v.Get("comm")
+	f.CommRegex = v.Get("comm_regex")
+	if _, err := compileParam("comm_regex", f.CommRegex); err != nil {
+		return Filter{}, err
+	}
+	f.Event = v.Get("event")
+	f.Function = v.Get("function")
+	if _, err := compileParam("function", f.Function); err != nil {
+		return Filter{}, err
+	}
+	switch f.Only = v.Get("only"); f.Only {
+	case "", "kernel", "user":
+	default:
+		return Filter{}, fmt.Errorf("only: %q is neither kernel nor user: %w", f.Only, ErrInvalid)
+	}
+	switch s := v.Get("idle"); s {
+	case "", "0", "false":
+	case "1", "true":
+		f.Idle = true
+	default:
+		return Filter{}, fmt.Errorf("idle: %q is not 1 or 0: %w", s, ErrInvalid)
+	}
+	return f, nil
+}
+
+// Values returns the filter as query parameters, omitting defaults, so that
+// ParseFilter(f.Values()) equals f.
+func (f Filter) Values() url.Values {
+	v := url.Values{}
+	set := func(k, s string) {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	set("cpu", FormatIDList(f.CPUs))
+	set("pid", FormatIDList(f.PIDs))
+	set("tid", FormatIDList(f.TIDs))
+	set("comm", f.Comm)
+	set("comm_regex", f.CommRegex)
+	set("event", f.Event)
+	set("function", f.Function)
+	set("only", f.Only)
+	if f.Idle {
+		v.Set("idle", "1")
+	}
+	return v
+}
+
+// maxIDs bounds the size of an id list, so that "0-2000000000" is refused
+// rather than expanded.
+const maxIDs = 1 << 16
+
+// ParseIDList parses a list such as "0,3-5,39" into sorted distinct ids. The
+// empty string yields nil (no restriction). Errors wrap ErrInvalid and name
+// the parameter.
+func ParseIDList(name, s string) ([]int32, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	seen := map[int32]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 32)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("%s: %q is not an id or range like 3-5: %w", name, part, ErrInvalid)
+		}
+		b := a
+		if isRange {
+			b, err = strconv.ParseInt(strings.TrimSpace(hi), 10, 32)
+			if err != nil || b < a {
+				return nil, fmt.Errorf("%s: %q is not a range like 3-5: %w", name, part, ErrInvalid)
+			}
+		}
+		if b-a >= maxIDs || len(seen)+int(b-a) >= maxIDs {
+			return nil, fmt.Errorf("%s: more than %d ids: %w", name, maxIDs, ErrInvalid)
+		}
+		for i := a; i <= b; i++ {
+			seen[int32(i)] = true
+		}
+	}
+	ids := make([]int32, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// FormatIDList writes sorted ids in the form ParseIDList reads, with runs as
+// ranges: [0 3 4 5 39] is "0,3-5,39".
+func FormatIDList(ids []int32) string {
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(int(ids[i])))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(int(ids[j])))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// ParseSeconds parses a decimal number of seconds such as "5086.2" into
+// integer nanoseconds exactly, without floating point. Errors wrap ErrInvalid
+// and name the parameter.
+func ParseSeconds(name, s string) (int64, error) {
+	bad := fmt.Errorf("%s: %q is not a number of seconds like 1.25: %w", name, s, ErrInvalid)
+	s = strings.TrimSpace(s)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" && frac == "" || len(whole) > 10 || len(frac) > 9 {
+		return 0, bad
+	}
+	for _, r := range whole + frac {
+		if r < '0' || r > '9' {
+			return 0, bad
+		}
+	}
+	var w, f int64
+	if whole != "" {
+		w, _ = strconv.ParseInt(whole, 10, 64)
+	}
+	if frac != "" {
+		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+	}
+	ns := w*1e9 + f
+	if neg {
+		ns = -ns
+	}
+	return ns, nil
+}
+
+// FormatSeconds writes nanoseconds as decimal seconds without trailing
+// zeros, the inverse of ParseSeconds: 5086200000000 is "5086.2".
+func FormatSeconds(ns int64) string {
+	sign := ""
+	if ns < 0 {
+		sign, ns = "-", -ns
+	}
+	s := fmt.Sprintf("%s%d.%09d", sign, ns/1e9, ns%1e9)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+func compileParam(name, expr string) (*regexp.Regexp, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrInvalid)
+	}
+	return re, nil
+}
+
+// idleFuncs are the idle loop's functions; idlePrefixes cover the cpuidle
+// drivers' families.
+var idleFuncs = map[string]bool{
+	"do_idle": true, "cpu_idle": true,
+	"cpuidle_enter": true, "cpuidle_enter_state": true, "cpuidle_idle_call": true,
+	"default_idle": true, "default_idle_call": true, "arch_cpu_idle": true, "cpu_idle_poll": true,
+	"native_safe_halt": true, "safe_halt": true, "pv_native_safe_halt": true, "hv_native_safe_halt": true,
+	"poll_idle": true, "mwait_idle": true, "mwait_idle_with_hints": true, "amd_e400_idle": true,
+	"xen_safe_halt": true, "psci_enter_idle_state": true, "cpu_do_idle": true, "wfi": true,
+}
+
+var idlePrefixes = []string{"intel_idle", "acpi_idle", "cpuidle_enter", "mwait_idle", "poll_idle", "acpi_processor_ffh_cstate_enter", "arch_cpu_idle", "default_idle"}
+
+// irqFuncs mark interrupt and softirq work; irqPrefixes their families.
+var irqFuncs = map[string]bool{
+	"__do_softirq": true, "do_softirq": true, "do_softirq_own_stack": true, "handle_softirqs": true,
+	"irq_exit": true, "irq_exit_rcu": true, "__irq_exit_rcu": true, "do_IRQ": true,
+	"common_interrupt": true, "asm_common_interrupt": true, "ret_from_intr": true,
+	"net_rx_action": true, "tasklet_action": true, "tasklet_hi_action": true, "run_timer_softirq": true,
+	"rcu_core": true, "rcu_core_si": true, "blk_done_softirq": true, "handle_irq": true,
+	"handle_irq_event": true, "handle_edge_irq": true, "handle_fasteoi_irq": true,
+	"apic_timer_interrupt": true, "smp_apic_timer_interrupt": true, "hrtimer_interrupt": true,
+	"smp_call_function_interrupt": true, "smp_call_function_single_interrupt": true,
+	"reschedule_interrupt": true, "smp_reschedule_interrupt": true, "gic_handle_irq": true,
+	"el1_interrupt": true, "el1h_64_irq": true, "el1_irq": true,
+}
+
+var irqPrefixes = []string{"sysvec_", "__sysvec_", "asm_sysvec_", "asm_common_interrupt", "irq_exit"}
+
+// IsIdleFunc reports whether sym is a function of the kernel's idle loop
+// (do_idle, cpuidle_enter, intel_idle, native_safe_halt, …). A sample is idle
+// when it belongs to the idle task (pid 0 or a command named swapper),
+// its stack passes through an idle-loop function, and no frame is interrupt
+// or softirq work (see IsIrqFunc): an interrupt taken while idling is work,
+// not idle. An idle-task sample without any frames is idle too.
+func IsIdleFunc(sym string) bool {
+	return idleFuncs[sym] || hasAnyPrefix(sym, idlePrefixes)
+}
+
+// IsIrqFunc reports whether sym marks interrupt or softirq work
+// (__do_softirq, irq_exit, do_IRQ, common_interrupt, sysvec_*, net_rx_action, …).
+func IsIrqFunc(sym string) bool {
+	return irqFuncs[sym] || hasAnyPrefix(sym, irqPrefixes)
+}
+
+// IsIdleComm reports whether comm names the idle task (swapper, swapper/3).
+func IsIdleComm(comm string) bool {
+	return comm == "swapper" || strings.HasPrefix(comm, "swapper/")
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Match is a Filter compiled against one Capture: it answers per sample with
+// array lookups. Per stack node it precomputes whether the stack is idle,
+// matches Function and has a frame of the Only kind; per command string it
+// caches the Comm/CommRegex verdict. A Match is for one query and one
+// goroutine.
+type Match struct {
+	c         *Capture
+	event     uint16
+	noEvent   bool // the capture has no such event: nothing passes
+	cpu       []bool
+	pid, tid  map[int32]bool
+	comm      string
+	commRe    *regexp.Regexp
+	commState []uint8 // per string: 0 unknown, else commSeen|commPass?|commIdle?
+	node      []uint8 // per stack node: nodePass, nodeIdle
+	frameKeep []bool  // per frame: shown under Only (nil: all)
+	idle      bool
+}
+
+const (
+	commSeen = 1 << iota
+	commPass
+	commIdle
+)
+
+const (
+	nodePass = 1 << iota // Function and Only hold
+	nodeIdle             // idle-loop stack without interrupt work
+)
+
+// Compile prepares f for fast per-sample answers on c. Errors wrap
+// ErrInvalid and name the bad parameter.
+func (f Filter) Compile(c *Capture) (*Match, error) {
+	m := &Match{c: c, comm: f.Comm, idle: f.Idle}
+	var err error
+	if m.commRe, err = compileParam("comm_regex", f.CommRegex); err != nil {
+		return nil, err
+	}
+	fnRe, err := compileParam("function", f.Function)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Only {
+	case "", "kernel", "user":
+	default:
+		return nil, fmt.Errorf("only: %q is neither kernel nor user: %w", f.Only, ErrInvalid)
+	}
+	if f.Event != "" {
+		m.noEvent = true
+		names := make([]string, len(c.Profile.Events))
+		for i, e := range c.Profile.Events {
+			names[i] = e.Name
+			if e.Name == f.Event {
+				m.event, m.noEvent = uint16(i), false
+			}
+		}
+		if m.noEvent {
+			return nil, fmt.Errorf("event: the capture has no event %q (it has %s): %w", f.Event, strings.Join(names, ", "), ErrInvalid)
+		}
+	}
+	if len(f.CPUs) > 0 {
+		m.cpu = make([]bool, f.CPUs[len(f.CPUs)-1]+1)
+		for _, id := range f.CPUs {
+			m.cpu[id] = true
+		}
+	}
+	m.pid = idSet(f.PIDs)
+	m.tid = idSet(f.TIDs)
+	m.commState = make([]uint8, len(c.Strings))
+
+	// Per frame: kernel?, idle-loop?, interrupt?, function match?
+	const (
+		fKernel = 1 << iota
+		fIdle
+		fIrq
+		fFunc
+	)
+	symFlags := map[uint32]uint8{}
+	frameFlags := make([]uint8, len(c.Frames))
+	for i, fr := range c.Frames {
+		fl, ok := symFlags[fr.Symbol]
+		if !ok {
+			sym := c.Strings[fr.Symbol]
+			if IsIdleFunc(sym) {
+				fl |= fIdle
+			}
+			if IsIrqFunc(sym) {
+				fl |= fIrq
+			}
+			if fnRe != nil && fnRe.MatchString(sym) {
+				fl |= fFunc
+			}
+			symFlags[fr.Symbol] = fl
+		}
+		if fr.Kind == KindKernel {
+			fl |= fKernel
+		}
+		frameFlags[i] = fl
+	}
+	if f.Only != "" {
+		m.frameKeep = make([]bool, len(c.Frames))
+		for i := range c.Frames {
+			m.frameKeep[i] = (frameFlags[i]&fKernel != 0) == (f.Only == "kernel")
+		}
+	}
+
+	// Per node: fold frame flags along the path from the root. "any" holds
+	// the union of the path's frame flags plus hasKept for Only.
+	const hasKept = 1 << 7
+	any := make([]uint8, len(c.Nodes))
+	done := make([]bool, len(c.Nodes))
+	if len(c.Nodes) > 0 {
+		done[0] = true
+	}
+	var path []int32
+	for n := range c.Nodes {
+		if done[n] {
+			continue
+		}
+		path = path[:0]
+		p := int32(n)
+		for p > 0 && !done[p] {
+			path = append(path, p)
+			p = c.Nodes[p].Parent
+		}
+		acc := uint8(0)
+		if p > 0 {
+			acc = any[p]
+		}
+		for i := len(path) - 1; i >= 0; i-- {
+			q := path[i]
+			fr := c.Nodes[q].Frame
+			acc |= frameFlags[fr]
+			if m.frameKeep != nil && m.frameKeep[fr] {
+				acc |= hasKept
+			}
+			any[q], done[q] = acc, true
+		}
+	}
+	m.node = make([]uint8, len(c.Nodes))
+	for n, a := range any {
+		var fl uint8
+		if (fnRe == nil || a&fFunc != 0) && (f.Only == "" || a&hasKept != 0) {
+			fl |= nodePass
+		}
+		if (n == 0 || a&fIdle != 0) && a&fIrq == 0 {
+			fl |= nodeIdle
+		}
+		m.node[n] = fl
+	}
+	return m, nil
+}
+
+func idSet(ids []int32) map[int32]bool {
+	if len(ids) == 0 {
+		return nil
+	}
+	s := make(map[int32]bool, len(ids))
+	for _, id := range ids {
+		s[id] = true
+	}
+	return s
+}
+
+func (m *Match) commFlags(s uint32) uint8 {
+	st := m.commState[s]
+	if st == 0 {
+		name := m.c.Strings[s]
+		st = commSeen
+		if (m.comm == "" || name == m.comm) && (m.commRe == nil || m.commRe.MatchString(name)) {
+			st |= commPass
+		}
+		if IsIdleComm(name) {
+			st |= commIdle
+		}
+		m.commState[s] = st
+	}
+	return st
+}
+
+// Test reports whether sample i passes every criterion except the idle one,
+// and whether it is idle.
+func (m *Match) Test(i int) (pass, idle bool) {
+	s := &m.c.Samples
+	if m.noEvent || s.Event[i] != m.event {
+		return false, false
+	}
+	if m.cpu != nil {
+		cpu := s.CPU[i]
+		if cpu < 0 || int(cpu) >= len(m.cpu) || !m.cpu[cpu] {
+			return false, false
+		}
+	}
+	if m.pid != nil && !m.pid[s.PID[i]] {
+		return false, false
+	}
+	if m.tid != nil && !m.tid[s.TID[i]] {
+		return false, false
+	}
+	cf := m.commFlags(s.Comm[i])
+	nf := m.node[s.Stack[i]]
+	idle = nf&nodeIdle != 0 && (cf&commIdle != 0 || s.PID[i] == 0)
+	return cf&commPass != 0 && nf&nodePass != 0, idle
+}
+
+// Keep reports whether sample i passes the filter.
+func (m *Match) Keep(i int) bool {
+	pass, idle := m.Test(i)
+	return pass && (m.idle || !idle)
+}
+
+// KeepFrame reports whether frame (an index of Capture.Frames) is shown
+// under the filter's Only setting.
+func (m *Match) KeepFrame(frame int32) bool {
+	return m.frameKeep == nil || m.frameKeep[frame]
+}
+
+// Capture returns the capture m was compiled for.
+func (m *Match) Capture() *Capture { return m.c }

@@ -1,0 +1,227 @@
+package subsecond_test
+
+import (
+	"errors"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+)
+
+func TestParseIDList(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []int32
+		err  bool
+	}{
+		{"", nil, false},
+		{"0", []int32{0}, false},
+		{"0,3-5,39", []int32{0, 3, 4, 5, 39}, false},
+		{"5, 3-4,3", []int32{3, 4, 5}, false},
+		{"5-3", nil, true},
+		{"x", nil, true},
+		{"-1", nil, true},
+		{"1,,2", nil, true},
+		{"0-2000000000", nil, true},
+	}
+	for _, tt := range tests {
+		got, err := subsecond.ParseIDList("cpu", tt.in)
+		if (err != nil) != tt.err {
+			t.Errorf("ParseIDList(%q) error = %v; want error %v", tt.in, err, tt.err)
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, subsecond.ErrInvalid) || !strings.HasPrefix(err.Error(), "cpu:") {
+				t.Errorf("ParseIDList(%q) error = %v; want cpu: … wrapping ErrInvalid", tt.in, err)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseIDList(%q) = %v; want %v", tt.in, got, tt.want)
+		}
+		if tt.want != nil {
+			back, _ := subsecond.ParseIDList("cpu", subsecond.FormatIDList(got))
+			if !reflect.DeepEqual(back, got) {
+				t.Errorf("ParseIDList(FormatIDList(%v)) = %v", got, back)
+			}
+		}
+	}
+	if got := subsecond.FormatIDList([]int32{0, 3, 4, 5, 39}); got != "0,3-5,39" {
+		t.Errorf("FormatIDList = %q; want 0,3-5,39", got)
+	}
+}
+
+func TestParseSeconds(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"0", 0, false},
+		{"1", 1e9, false},
+		{"0.1", 1e8, false},
+		{"5086.2", 5086200000000, false},
+		{".5", 5e8, false},
+		{"2.", 2e9, false},
+		{"0.000000001", 1, false},
+		{"-1.5", -15e8, false},
+		{"0.0000000001", 0, true},
+		{"1e3", 0, true},
+		{"", 0, true},
+		{".", 0, true},
+		{"abc", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := subsecond.ParseSeconds("start", tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseSeconds(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
+		}
+		if err != nil && (!errors.Is(err, subsecond.ErrInvalid) || !strings.HasPrefix(err.Error(), "start:")) {
+			t.Errorf("ParseSeconds(%q) error = %v; want start: … wrapping ErrInvalid", tt.in, err)
+		}
+		if err == nil {
+			if back, _ := subsecond.ParseSeconds("x", subsecond.FormatSeconds(got)); back != got {
+				t.Errorf("ParseSeconds(FormatSeconds(%d)) = %d", got, back)
+			}
+		}
+	}
+}
+
+func TestParseFilter(t *testing.T) {
+	v := url.Values{
+		"cpu": {"0,3-5"}, "pid": {"10"}, "tid": {"11,12"}, "comm": {"java"}, "comm_regex": {"^ja"},
+		"event": {"cycles"}, "function": {"^mem_"}, "only": {"kernel"}, "idle": {"1"},
+	}
+	f, err := subsecond.ParseFilter(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := subsecond.Filter{CPUs: []int32{0, 3, 4, 5}, PIDs: []int32{10}, TIDs: []int32{11, 12}, Comm: "java",
+		CommRegex: "^ja", Event: "cycles", Function: "^mem_", Only: "kernel", Idle: true}
+	if !reflect.DeepEqual(f, want) {
+		t.Errorf("ParseFilter = %+v; want %+v", f, want)
+	}
+	if back, _ := subsecond.ParseFilter(f.Values()); !reflect.DeepEqual(back, f) {
+		t.Errorf("ParseFilter(f.Values()) = %+v; want %+v", back, f)
+	}
+	names := map[string]bool{}
+	for _, p := range subsecond.FilterParams() {
+		names[p.Name] = true
+	}
+	for k := range v {
+		if !names[k] {
+			t.Errorf("FilterParams lacks %q", k)
+		}
+	}
+	if len(names) != len(v) {
+		t.Errorf("FilterParams has %d names; ParseFilter reads %d", len(names), len(v))
+	}
+
+	bad := []struct{ param, value string }{
+		{"cpu", "a"}, {"pid", "3-1"}, {"tid", "x"}, {"comm_regex", "("}, {"function", "[a"},
+		{"only", "both"}, {"idle", "yes"},
+	}
+	for _, b := range bad {
+		_, err := subsecond.ParseFilter(url.Values{b.param: {b.value}})
+		if err == nil || !errors.Is(err, subsecond.ErrInvalid) || !strings.HasPrefix(err.Error(), b.param+":") {
+			t.Errorf("ParseFilter(%s=%q) error = %v; want %s: … wrapping ErrInvalid", b.param, b.value, err, b.param)
+		}
+	}
+}
+
+func kframe(sym string) subsecond.Frame {
+	return subsecond.Frame{Symbol: sym, DSO: "[kernel.kallsyms]", Kind: subsecond.KindKernel}
+}
+
+func ufframe(sym string) subsecond.Frame {
+	return subsecond.Frame{Symbol: sym, DSO: "/usr/bin/app", Kind: subsecond.KindUser}
+}
+
+// stack builds leaf-first kernel frames from root-first names.
+func stack(rootFirst ...string) []subsecond.Frame {
+	fs := make([]subsecond.Frame, len(rootFirst))
+	for i, s := range rootFirst {
+		fs[len(rootFirst)-1-i] = kframe(s)
+	}
+	return fs
+}
+
+func TestIdle(t *testing.T) {
+	tests := []struct {
+		name   string
+		comm   string
+		pid    int32
+		frames []subsecond.Frame
+		idle   bool
+	}{
+		{"idle loop", "swapper", 0, stack("secondary_startup_64", "start_secondary", "cpu_startup_entry", "do_idle", "cpuidle_enter", "cpuidle_enter_state", "intel_idle"), true},
+		{"safe halt", "swapper/3", 0, stack("start_secondary", "cpu_startup_entry", "do_idle", "default_idle_call", "arch_cpu_idle", "native_safe_halt"), true},
+		{"acpi", "swapper", 0, stack("cpu_startup_entry", "cpu_idle", "acpi_idle_enter", "acpi_idle_do_entry"), true},
+		{"poll", "swapper", 0, stack("do_idle", "cpuidle_enter", "poll_idle"), true},
+		{"no frames", "swapper", 0, nil, true},
+		{"pid 0 other comm", "kworker", 0, stack("do_idle", "mwait_idle_with_hints"), true},
+		{"softirq on idle (FlameScope #83)", "swapper", 0, stack("do_idle", "cpuidle_enter", "intel_idle", "asm_common_interrupt", "common_interrupt", "irq_exit_rcu", "__do_softirq", "net_rx_action", "ixgbe_poll"), false},
+		{"do_IRQ on idle", "swapper", 0, stack("cpu_idle", "default_idle", "do_IRQ", "handle_irq", "e1000_intr"), false},
+		{"timer interrupt on idle", "swapper", 0, stack("do_idle", "cpuidle_enter", "intel_idle", "asm_sysvec_apic_timer_interrupt", "sysvec_apic_timer_interrupt", "hrtimer_interrupt", "tick_sched_timer"), false},
+		{"irq_exit on idle", "swapper", 0, stack("cpu_idle", "irq_exit", "rcu_process_callbacks"), false},
+		{"idle task scheduling", "swapper", 0, stack("start_secondary", "cpu_startup_entry", "schedule_idle", "__schedule"), false},
+		{"busy process", "java", 1234, stack("do_syscall_64", "sys_read"), false},
+		{"busy process in a function named like idle", "app", 99, []subsecond.Frame{ufframe("default_idle")}, false},
+	}
+	b := subsecond.NewBuilder()
+	for i, tt := range tests {
+		b.Add(&subsecond.Sample{Comm: tt.comm, PID: tt.pid, TID: tt.pid, CPU: 0, Time: int64(i), Event: "cpu-clock", Frames: tt.frames})
+	}
+	c := b.Capture(subsecond.Profile{})
+	m, err := subsecond.Filter{Idle: true}.Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
+		if pass, idle := m.Test(i); !pass || idle != tt.idle {
+			t.Errorf("%s: Test = %v, idle %v; want true, idle %v", tt.name, pass, idle, tt.idle)
+		}
+	}
+	def, _ := subsecond.Filter{}.Compile(c)
+	for i, tt := range tests {
+		if got := def.Keep(i); got != !tt.idle {
+			t.Errorf("%s: default filter Keep = %v; want %v", tt.name, got, !tt.idle)
+		}
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	b := subsecond.NewBuilder()
+	b.Add(&subsecond.Sample{Comm: "a", Event: "cycles", Time: 1})
+	c := b.Capture(subsecond.Profile{})
+	for _, f := range []subsecond.Filter{{Event: "instructions"}, {Function: "("}, {CommRegex: "["}, {Only: "x"}} {
+		if _, err := f.Compile(c); !errors.Is(err, subsecond.ErrInvalid) {
+			t.Errorf("Compile(%+v) error = %v; want ErrInvalid", f, err)
+		}
+	}
+}
+
+func TestOnlyFrames(t *testing.T) {
+	b := subsecond.NewBuilder()
+	mixed := []subsecond.Frame{kframe("sys_read"), ufframe("main")} // leaf-first: user main calls into the kernel
+	b.Add(&subsecond.Sample{Comm: "a", PID: 1, Event: "e", Time: 1, Frames: mixed})
+	b.Add(&subsecond.Sample{Comm: "a", PID: 1, Event: "e", Time: 2, Frames: []subsecond.Frame{ufframe("main")}})
+	b.Add(&subsecond.Sample{Comm: "a", PID: 1, Event: "e", Time: 3, Frames: []subsecond.Frame{kframe("sys_read")}})
+	c := b.Capture(subsecond.Profile{})
+	for _, tt := range []struct {
+		only string
+		want []bool
+	}{{"", []bool{true, true, true}}, {"kernel", []bool{true, false, true}}, {"user", []bool{true, true, false}}} {
+		m, err := subsecond.Filter{Only: tt.only}.Compile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range tt.want {
+			if got := m.Keep(i); got != w {
+				t.Errorf("only=%q: Keep(%d) = %v; want %v", tt.only, i, got, w)
+			}
+		}
+	}
+}
