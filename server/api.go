@@ -1,0 +1,228 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/subsecond/subsecond"
+)
+
+// json writes v as the JSON response body with status code.
+func (s *Server) json(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		s.log.Debug("write response", "err", err)
+	}
+}
+
+// listProfiles handles GET /api/profiles: {"profiles": [...]}, newest first
+// as the store lists them.
+func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.List(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []subsecond.Profile{}
+	}
+	s.json(w, http.StatusOK, map[string]any{"profiles": list})
+}
+
+// getProfile handles GET /api/profiles/{id}: the profile's metadata.
+func (s *Server) getProfile(w http.ResponseWriter, r *http.Request) {
+	p, err := s.store.Profile(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.json(w, http.StatusOK, p)
+}
+
+// deleteProfile handles DELETE /api/profiles/{id}: 204 when deleted.
+func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) {
+	if err := s.authorize(r, ""); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	if err := s.store.Delete(r.Context(), chi.URLParam(r, "id")); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// load returns the capture of the request's profile and the parsed query.
+// The query is checked against the profile's metadata before the capture is
+// loaded, so a bad parameter costs no capture load.
+func (s *Server) load(r *http.Request) (*subsecond.Capture, *Query, error) {
+	id := chi.URLParam(r, "id")
+	p, err := s.store.Profile(r.Context(), id)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := parseQuery(p, r.URL.Query())
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := s.store.Capture(r.Context(), id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, q, nil
+}
+
+// heatmap handles GET /api/profiles/{id}/heatmap?rows=&col=&<filters>: the
+// offset heatmap.
+func (s *Server) heatmap(w http.ResponseWriter, r *http.Request) {
+	c, q, err := s.load(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	v, err := s.engine.Heatmap(c, q)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.json(w, http.StatusOK, v)
+}
+
+// cores handles GET /api/profiles/{id}/cpus?bucket=&<filters>: the cores map.
+func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
+	c, q, err := s.load(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	v, err := s.engine.Cores(c, q)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.json(w, http.StatusOK, v)
+}
+
+// hotspots handles GET /api/profiles/{id}/hotspots?threshold=&min=&<filters>:
+// {"hotspots": [...]}, each with the URL of its flame graph page.
+func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
+	c, q, err := s.load(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	hs, err := s.hotspotList(c, q, r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.json(w, http.StatusOK, map[string]any{"hotspots": hs})
+}
+
+func (s *Server) hotspotList(c *subsecond.Capture, q *Query, r *http.Request) ([]Hotspot, error) {
+	hs, err := s.engine.Hotspots(c, q)
+	if err != nil {
+		return nil, err
+	}
+	if hs == nil {
+		hs = []Hotspot{}
+	}
+	for i := range hs {
+		hs[i].URL = hotspotLink(&c.Profile, &hs[i], r.URL.Query())
+	}
+	return hs, nil
+}
+
+// flamegraph handles GET /api/profiles/{id}/flamegraph?start=&end=&<filters>&format=:
+// the flame graph of a range as JSON (default), folded stacks, SVG or pprof.
+func (s *Server) flamegraph(w http.ResponseWriter, r *http.Request) {
+	s.graph(w, r, false)
+}
+
+// diff handles GET /api/profiles/{id}/diff?start2=&end2=&start=&end=&<filters>&format=:
+// the differential flame graph from the base range [start2, end2) to
+// [start, end).
+func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
+	s.graph(w, r, true)
+}
+
+// formats maps each export format to its content type and file extension.
+var formats = map[string]struct{ contentType, ext string }{
+	"json":   {"application/json", "json"},
+	"folded": {"text/plain; charset=utf-8", "folded.txt"},
+	"svg":    {"image/svg+xml", "svg"},
+	"pprof":  {"application/vnd.google.protobuf", "pb.gz"},
+}
+
+func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
+	format := r.URL.Query().Get("format")
+	if format == "" {
+		format = "json"
+	}
+	ft, ok := formats[format]
+	if !ok {
+		s.error(w, r, fmt.Errorf("format: %q is not json, folded, svg or pprof: %w", format, subsecond.ErrInvalid))
+		return
+	}
+	c, q, err := s.load(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	var g Graph
+	if isDiff {
+		if !r.URL.Query().Has("start2") && !r.URL.Query().Has("end2") {
+			s.error(w, r, fmt.Errorf("start2: the base range start2, end2 is missing: %w", subsecond.ErrInvalid))
+			return
+		}
+		g, err = s.engine.Diff(c, q)
+	} else {
+		g, err = s.engine.Flame(c, q)
+	}
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", ft.contentType)
+	h.Set("Cache-Control", "no-store")
+	if format != "json" {
+		kind := "flame"
+		if isDiff {
+			kind = "diff"
+		}
+		name := fmt.Sprintf("%s-%s-%s-%s.%s", c.Profile.ID, kind,
+			subsecond.FormatSeconds(q.Range.Start-c.Profile.T0()), subsecond.FormatSeconds(q.Range.End-c.Profile.T0()), ft.ext)
+		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+	}
+	cw := &countingWriter{w: w}
+	if err := g.Export(cw, format); err != nil {
+		if cw.n == 0 {
+			h.Del("Content-Disposition")
+			s.error(w, r, err)
+			return
+		}
+		// The response has begun: log, and cut it short so that the client
+		// sees a broken transfer rather than a truncated file.
+		s.log.Error("export flame graph", "format", format, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

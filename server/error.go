@@ -1,0 +1,103 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/web"
+)
+
+// Errors of the server's own making, classified like the shared sentinels.
+var (
+	errReadOnly    = errors.New("this server is read-only")
+	errCrossOrigin = errors.New("cross-origin request refused")
+	errMethod      = errors.New("method not allowed")
+	errEncoding    = errors.New("unsupported content encoding")
+)
+
+// userError is an error whose message is meant for the user; it wraps a
+// sentinel that decides the HTTP status.
+type userError struct {
+	kind error
+	msg  string
+}
+
+func (e *userError) Error() string { return e.msg }
+func (e *userError) Unwrap() error { return e.kind }
+
+// errorf returns an error wrapping kind whose message, shown to the user, is
+// the formatted text alone.
+func errorf(kind error, format string, args ...any) error {
+	return &userError{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// status classifies err: the HTTP status and the message the client sees.
+// Internal errors are reported as such, without their text.
+func status(err error) (int, string) {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("upload larger than the limit of %d bytes", mbe.Limit)
+	case errors.Is(err, subsecond.ErrTooLarge):
+		return http.StatusRequestEntityTooLarge, userMessage(err, subsecond.ErrTooLarge)
+	case errors.Is(err, subsecond.ErrNotFound):
+		return http.StatusNotFound, userMessage(err, subsecond.ErrNotFound)
+	case errors.Is(err, subsecond.ErrInvalid):
+		return http.StatusBadRequest, userMessage(err, subsecond.ErrInvalid)
+	case errors.Is(err, subsecond.ErrEmptyRange):
+		return http.StatusBadRequest, userMessage(err, subsecond.ErrEmptyRange)
+	case errors.Is(err, subsecond.ErrNotPerf):
+		return http.StatusUnsupportedMediaType, userMessage(err, subsecond.ErrNotPerf)
+	case errors.Is(err, errEncoding):
+		return http.StatusUnsupportedMediaType, userMessage(err, errEncoding)
+	case errors.Is(err, subsecond.ErrUnauthorized):
+		return http.StatusUnauthorized, userMessage(err, subsecond.ErrUnauthorized)
+	case errors.Is(err, errReadOnly), errors.Is(err, errCrossOrigin):
+		return http.StatusForbidden, err.Error()
+	case errors.Is(err, errMethod):
+		return http.StatusMethodNotAllowed, err.Error()
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, "request cancelled"
+	}
+	return http.StatusInternalServerError, "internal error"
+}
+
+// userMessage returns err's text without the trailing ": <sentinel>" that
+// wrapping with %w appends; the sentinel's own text when err is the sentinel.
+func userMessage(err, sentinel error) string {
+	msg := strings.TrimSuffix(err.Error(), ": "+sentinel.Error())
+	if msg == "" {
+		return sentinel.Error()
+	}
+	return msg
+}
+
+// error is the one place where errors become HTTP responses: JSON
+// {"error": "..."} for the API, an error page for the HTML routes. Internal
+// errors are logged and shown only as "internal error".
+func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
+	code, msg := status(err)
+	if code == http.StatusInternalServerError {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	} else {
+		s.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
+	}
+	if code == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="subsecond"`)
+	}
+	if !strings.HasPrefix(r.URL.Path, "/api/") && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(code)
+		page := web.ErrorPage{Layout: s.layout(http.StatusText(code), web.ViewData{Page: "error"}, r), Status: code, Message: msg}
+		if err := web.Error(page).Render(r.Context(), w); err != nil {
+			s.log.Debug("render error page", "err", err)
+		}
+		return
+	}
+	s.json(w, code, map[string]string{"error": msg})
+}

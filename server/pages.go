@@ -1,0 +1,290 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/web"
+)
+
+// layout returns the shared part of a page's view model.
+func (s *Server) layout(title string, data web.ViewData, r *http.Request) web.Layout {
+	if data.Params == nil {
+		data.Params = flatten(r.URL.Query())
+	}
+	data.ReadOnly = s.readOnly
+	data.TokenRequired = s.token != ""
+	return web.Layout{
+		Title:     title,
+		Data:      data,
+		CSSURL:    s.assets.url("app.css"),
+		ScriptURL: s.assets.url("app.js"),
+	}
+}
+
+// render writes component c as an HTML page.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	if err := c.Render(r.Context(), w); err != nil {
+		s.log.Debug("render page", "path", r.URL.Path, "err", err)
+	}
+}
+
+// index handles GET /: the profiles and the upload form.
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.List(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.render(w, r, web.Index(web.IndexPage{
+		Layout:        s.layout("Profiles", web.ViewData{Page: "index"}, r),
+		Profiles:      list,
+		ReadOnly:      s.readOnly,
+		TokenRequired: s.token != "",
+		UploadURL:     baseURL(r) + "/api/profiles",
+	}))
+}
+
+// pageProfile returns the profile of a page request and its parsed query.
+func (s *Server) pageProfile(ctx context.Context, r *http.Request) (*subsecond.Profile, *Query, error) {
+	p, err := s.store.Profile(ctx, chi.URLParam(r, "id"))
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := parseQuery(p, r.URL.Query())
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, q, nil
+}
+
+func viewData(page string, p *subsecond.Profile, r *http.Request) web.ViewData {
+	return web.ViewData{
+		Page:    page,
+		Profile: web.Summarize(p),
+		Params:  flatten(r.URL.Query()),
+		API:     "/api/profiles/" + p.ID,
+	}
+}
+
+// profilePage handles GET /p/{id}?<filters>&rows=&col=&bucket=&scale=: the
+// metadata, heatmaps and hot spots of a profile.
+func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
+	p, q, err := s.pageProfile(r.Context(), r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	page := web.ProfilePage{
+		Layout:  s.layout(displayName(p), viewData("profile", p, r), r),
+		Profile: *p,
+		Filters: filterFields(p, r.URL.Query()),
+	}
+	hs, err := s.pageHotspots(r, q)
+	if err != nil {
+		code, msg := status(err)
+		if code == http.StatusInternalServerError {
+			s.log.Error("hot spots", "profile", p.ID, "err", err)
+		}
+		page.HotspotsErr = "Hot spots unavailable: " + msg
+	}
+	t0 := p.T0()
+	for _, h := range hs {
+		item := web.Hotspot{
+			Href:     h.URL,
+			Start:    subsecond.FormatSeconds(h.Start - t0),
+			End:      subsecond.FormatSeconds(h.End - t0),
+			Comm:     h.Comm,
+			Function: h.Function,
+		}
+		if h.CPU != subsecond.Unknown {
+			item.CPU = strconv.Itoa(int(h.CPU))
+		}
+		if h.Busy > 0 {
+			item.Busy = percent(h.Busy)
+		}
+		if h.Share > 0 {
+			item.Share = percent(h.Share)
+		}
+		page.Hotspots = append(page.Hotspots, item)
+	}
+	if len(hs) == 0 && page.HotspotsErr == "" {
+		page.HotspotsErr = "No CPU stayed busy long enough to count as a hot spot."
+	}
+	s.render(w, r, web.Profile(page))
+}
+
+func (s *Server) pageHotspots(r *http.Request, q *Query) ([]Hotspot, error) {
+	c, err := s.store.Capture(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		return nil, err
+	}
+	return s.hotspotList(c, q, r)
+}
+
+// flamePage handles GET /p/{id}/flame?start=&end=&<filters>&search=&zoom=&view=:
+// the flame graph of a range.
+func (s *Server) flamePage(w http.ResponseWriter, r *http.Request) {
+	s.graphPage(w, r, false)
+}
+
+// diffPage handles GET /p/{id}/diff?start2=&end2=&start=&end=&<filters>: the
+// differential flame graph from [start2, end2) to [start, end).
+func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
+	s.graphPage(w, r, true)
+}
+
+func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) {
+	p, q, err := s.pageProfile(r.Context(), r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	v := r.URL.Query()
+	if isDiff && !v.Has("start2") && !v.Has("end2") {
+		s.error(w, r, fmt.Errorf("start2: the base range start2, end2 is missing: %w", subsecond.ErrInvalid))
+		return
+	}
+	kind, api := "flame", "/api/profiles/"+p.ID+"/flamegraph"
+	if isDiff {
+		kind, api = "diff", "/api/profiles/"+p.ID+"/diff"
+	}
+	export := func(format string) string {
+		e := engineParams(v)
+		e.Set("format", format)
+		return api + "?" + e.Encode()
+	}
+	t0 := p.T0()
+	page := web.FlamePage{
+		Layout:      s.layout(displayName(p)+" · "+kind, viewData(kind, p, r), r),
+		Profile:     *p,
+		Diff:        isDiff,
+		Range:       rangeLabel(q.Range, t0),
+		Range2:      rangeLabel(q.Range2, t0),
+		Back:        "/p/" + p.ID + query(profileParams(v)),
+		Search:      v.Get("search"),
+		ExportSVG:   export("svg"),
+		ExportFold:  export("folded"),
+		ExportPprof: export("pprof"),
+		ExportJSON:  export("json"),
+	}
+	for _, k := range sortedKeys(v) {
+		if k != "search" {
+			page.Hidden = append(page.Hidden, web.Option{Value: k, Label: v.Get(k)})
+		}
+	}
+	s.render(w, r, web.Flame(page))
+}
+
+func rangeLabel(rg subsecond.Range, t0 int64) string {
+	return fmt.Sprintf("%s s – %s s (%s)", subsecond.FormatSeconds(rg.Start-t0), subsecond.FormatSeconds(rg.End-t0), web.Duration(rg.Duration()))
+}
+
+func displayName(p *subsecond.Profile) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	if p.FileName != "" {
+		return p.FileName
+	}
+	return p.ID
+}
+
+func percent(f float64) string {
+	return strconv.FormatFloat(f*100, 'f', 0, 64) + "%"
+}
+
+func query(v url.Values) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
+
+// engineParams returns the parameters of v that the engine reads: filters,
+// ranges and heatmap shape, without view-only state such as search or zoom.
+func engineParams(v url.Values) url.Values {
+	out := url.Values{}
+	names := []string{"start", "end", "start2", "end2"}
+	for _, p := range subsecond.FilterParams() {
+		names = append(names, p.Name)
+	}
+	for _, n := range names {
+		if s := v.Get(n); s != "" {
+			out.Set(n, s)
+		}
+	}
+	return out
+}
+
+// profileParams returns the parameters of v that the profile page reads:
+// filters and heatmap shape.
+func profileParams(v url.Values) url.Values {
+	out := url.Values{}
+	names := []string{"rows", "col", "bucket", "scale"}
+	for _, p := range subsecond.FilterParams() {
+		names = append(names, p.Name)
+	}
+	for _, n := range names {
+		if s := v.Get(n); s != "" {
+			out.Set(n, s)
+		}
+	}
+	return out
+}
+
+// hotspotLink returns the flame graph page of h, keeping the filters of the
+// current view and restricting it to h's CPU.
+func hotspotLink(p *subsecond.Profile, h *Hotspot, current url.Values) string {
+	v := engineParams(current)
+	v.Del("start2")
+	v.Del("end2")
+	v.Set("start", subsecond.FormatSeconds(h.Start-p.T0()))
+	v.Set("end", subsecond.FormatSeconds(h.End-p.T0()))
+	if h.CPU != subsecond.Unknown {
+		v.Set("cpu", strconv.Itoa(int(h.CPU)))
+	}
+	return "/p/" + p.ID + "/flame?" + v.Encode()
+}
+
+// filterFields returns the filter form's inputs, filled from v.
+func filterFields(p *subsecond.Profile, v url.Values) []web.Field {
+	fields := []web.Field{}
+	for _, fp := range subsecond.FilterParams() {
+		f := web.Field{Name: fp.Name, Label: fp.Name, Value: v.Get(fp.Name), Hint: fp.Usage}
+		switch fp.Name {
+		case "only":
+			f.Options = []web.Option{{Value: "", Label: "all frames"}, {Value: "kernel", Label: "kernel"}, {Value: "user", Label: "user"}}
+		case "event":
+			for i, e := range p.Events {
+				label := e.Name
+				if i == 0 {
+					f.Options = append(f.Options, web.Option{Value: "", Label: label + " (default)"})
+					continue
+				}
+				f.Options = append(f.Options, web.Option{Value: e.Name, Label: label})
+			}
+			if len(p.Events) < 2 {
+				f.Options = nil
+			}
+		}
+		fields = append(fields, f)
+	}
+	fields = append(fields,
+		web.Field{Name: "rows", Label: "rows", Value: v.Get("rows"), Hint: "rows per heatmap column (1–1000, default 50)"},
+		web.Field{Name: "col", Label: "column s", Value: v.Get("col"), Hint: "heatmap column width in seconds (0.1–10, default 1)"},
+		web.Field{Name: "bucket", Label: "bucket s", Value: v.Get("bucket"), Hint: "cores-map column width in seconds (default 0.1)"},
+		web.Field{Name: "scale", Label: "scale", Value: v.Get("scale"), Hint: "colour scale",
+			Options: []web.Option{{Value: "", Label: "linear"}, {Value: "log", Label: "enhanced (log)"}}},
+	)
+	return fields
+}

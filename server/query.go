@@ -1,0 +1,135 @@
+package server
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Query is a view request parsed from URL parameters (docs/contracts.md).
+// Ranges are absolute nanoseconds, half-open; widths are nanoseconds.
+type Query struct {
+	Filter subsecond.Filter
+	Range  subsecond.Range // start, end: the whole profile when absent
+	Range2 subsecond.Range // start2, end2: the base range of a differential graph
+	Rows   int             // rows per heatmap column, 1–1000
+	Col    int64           // heatmap column width, 0.1 s – 10 s
+	Bucket int64           // cores-map column width, 1 ms – 60 s
+
+	Threshold float64 // hot spots: busy fraction that counts as busy, (0, 1]
+	Min       int64   // hot spots: shortest episode
+}
+
+// Query defaults.
+const (
+	DefaultRows      = 50
+	DefaultCol       = int64(time.Second)
+	DefaultBucket    = int64(100 * time.Millisecond)
+	DefaultThreshold = 0.9
+	DefaultMin       = int64(time.Second)
+)
+
+// parseQuery parses v for profile p. Errors wrap subsecond.ErrInvalid and
+// name the bad parameter.
+func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
+	f, err := subsecond.ParseFilter(v)
+	if err != nil {
+		return nil, err
+	}
+	q := &Query{Filter: f, Threshold: DefaultThreshold, Min: DefaultMin}
+	whole := subsecond.Range{Start: p.T0(), End: p.End + 1}
+	if q.Range, err = parseRange(p, v, "start", "end", whole); err != nil {
+		return nil, err
+	}
+	if q.Range2, err = parseRange(p, v, "start2", "end2", whole); err != nil {
+		return nil, err
+	}
+	if q.Rows, err = intParam(v, "rows", DefaultRows, 1, 1000); err != nil {
+		return nil, err
+	}
+	if q.Col, err = secondsParam(v, "col", DefaultCol, int64(100*time.Millisecond), int64(10*time.Second)); err != nil {
+		return nil, err
+	}
+	if q.Bucket, err = secondsParam(v, "bucket", DefaultBucket, int64(time.Millisecond), int64(60*time.Second)); err != nil {
+		return nil, err
+	}
+	if q.Min, err = secondsParam(v, "min", DefaultMin, 0, int64(24*time.Hour)); err != nil {
+		return nil, err
+	}
+	if s := v.Get("threshold"); s != "" {
+		t, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(t > 0 && t <= 1) {
+			return nil, fmt.Errorf("threshold: %q is not a fraction in (0, 1]: %w", s, subsecond.ErrInvalid)
+		}
+		q.Threshold = t
+	}
+	return q, nil
+}
+
+// parseRange reads the range [T0+start, T0+end) in seconds from the
+// profile's T0; a missing bound is that of def.
+func parseRange(p *subsecond.Profile, v url.Values, startName, endName string, def subsecond.Range) (subsecond.Range, error) {
+	r := def
+	if s := v.Get(startName); s != "" {
+		off, err := subsecond.ParseSeconds(startName, s)
+		if err != nil {
+			return r, err
+		}
+		r.Start = p.T0() + off
+	}
+	if s := v.Get(endName); s != "" {
+		off, err := subsecond.ParseSeconds(endName, s)
+		if err != nil {
+			return r, err
+		}
+		r.End = p.T0() + off
+	}
+	if r.End <= r.Start {
+		return r, fmt.Errorf("%s: the range [%s, %s) is empty; %s must be after %s: %w", endName,
+			subsecond.FormatSeconds(r.Start-p.T0()), subsecond.FormatSeconds(r.End-p.T0()), endName, startName, subsecond.ErrInvalid)
+	}
+	return r, nil
+}
+
+func intParam(v url.Values, name string, def, lo, hi int) (int, error) {
+	s := v.Get(name)
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s: %q is not a whole number from %d to %d: %w", name, s, lo, hi, subsecond.ErrInvalid)
+	}
+	return n, nil
+}
+
+func secondsParam(v url.Values, name string, def, lo, hi int64) (int64, error) {
+	s := v.Get(name)
+	if s == "" {
+		return def, nil
+	}
+	ns, err := subsecond.ParseSeconds(name, s)
+	if err != nil {
+		return 0, err
+	}
+	if ns < lo || ns > hi {
+		return 0, fmt.Errorf("%s: %s s is outside %s–%s s: %w", name, s,
+			subsecond.FormatSeconds(lo), subsecond.FormatSeconds(hi), subsecond.ErrInvalid)
+	}
+	return ns, nil
+}
+
+// flatten returns v's parameters as single strings (the first value of
+// each), the form the page's view data carries.
+func flatten(v url.Values) map[string]string {
+	m := make(map[string]string, len(v))
+	for k, vs := range v {
+		if len(vs) > 0 {
+			m[k] = vs[0]
+		}
+	}
+	return m
+}

@@ -1,0 +1,212 @@
+// Package server serves Subsecond's web app and JSON API over a store of
+// profiles and an analysis engine, both reached through small interfaces
+// declared here (Store, Engine) and wired together by cmd/subsecond.
+//
+// Every view is a link: the range, filters, heatmap shape and flame-graph
+// state live in the URL query, with the parameter names of docs/contracts.md
+// (the CLI's flag names). Times in URLs are seconds from the profile's T0;
+// ranges are half-open [start, end).
+//
+//	srv := server.New(server.Config{Store: st, Engine: eng, MaxUpload: 2 << 30})
+//	hs := &http.Server{Addr: ":8080", Handler: srv.Handler()}
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/web"
+)
+
+// Store keeps profiles. Lookups of unknown ids return errors wrapping
+// subsecond.ErrNotFound; input that is not perf script text is refused with an
+// error wrapping subsecond.ErrNotPerf and nothing is stored.
+type Store interface {
+	Import(ctx context.Context, r io.Reader, u Upload) (p *subsecond.Profile, existed bool, err error)
+	List(ctx context.Context) ([]subsecond.Profile, error)
+	Profile(ctx context.Context, id string) (*subsecond.Profile, error)
+	Delete(ctx context.Context, id string) error
+	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
+}
+
+// Upload describes an uploaded capture: the name the user gave it, the file
+// name the browser sent, and its size in bytes as sent (compressed), 0 when
+// unknown.
+type Upload struct {
+	Name     string
+	FileName string
+	Size     int64
+}
+
+// Engine computes the views of a capture for a parsed Query. Heatmap and
+// Cores return values that encode to the JSON shapes of docs/contracts.md.
+// Errors about the query wrap subsecond.ErrInvalid or subsecond.ErrEmptyRange.
+type Engine interface {
+	Heatmap(c *subsecond.Capture, q *Query) (any, error)
+	Cores(c *subsecond.Capture, q *Query) (any, error)
+	Hotspots(c *subsecond.Capture, q *Query) ([]Hotspot, error)
+	// Flame returns the flame graph of q.Range.
+	Flame(c *subsecond.Capture, q *Query) (Graph, error)
+	// Diff returns the differential flame graph from q.Range2 (the base) to
+	// q.Range.
+	Diff(c *subsecond.Capture, q *Query) (Graph, error)
+}
+
+// Graph is a computed flame graph that can be written in each export format:
+// "json", "folded", "svg" or "pprof".
+type Graph interface {
+	Export(w io.Writer, format string) error
+}
+
+// Hotspot is one busy episode: a CPU (subsecond.Unknown for the whole host)
+// busy for [Start, End) nanoseconds, with its dominant command and hottest
+// function.
+type Hotspot struct {
+	CPU      int32   `json:"cpu"`
+	Start    int64   `json:"start_ns"`
+	End      int64   `json:"end_ns"`
+	Busy     float64 `json:"busy"`
+	Samples  int64   `json:"samples"`
+	Comm     string  `json:"comm,omitempty"`
+	Share    float64 `json:"share,omitempty"`
+	Stack    string  `json:"top_stack,omitempty"`
+	Function string  `json:"top_function,omitempty"`
+	URL      string  `json:"url"` // the episode's flame graph page
+}
+
+// Config configures a Server.
+type Config struct {
+	Store     Store
+	Engine    Engine
+	MaxUpload int64  // largest accepted request body in bytes; 0 means 2 GiB
+	Token     string // when set, uploads and deletes need "Authorization: Bearer Token"
+	ReadOnly  bool   // refuse uploads and deletes
+	Logger    *slog.Logger
+}
+
+// Server is Subsecond's HTTP server. Its Handler is safe for concurrent use.
+type Server struct {
+	store     Store
+	engine    Engine
+	maxUpload int64
+	token     string
+	readOnly  bool
+	log       *slog.Logger
+	assets    *assets
+	csrf      *http.CrossOriginProtection
+}
+
+// DefaultMaxUpload is the upload size limit when Config.MaxUpload is 0.
+const DefaultMaxUpload = 2 << 30
+
+// New returns a Server for cfg.
+func New(cfg Config) *Server {
+	s := &Server{
+		store:     cfg.Store,
+		engine:    cfg.Engine,
+		maxUpload: cfg.MaxUpload,
+		token:     cfg.Token,
+		readOnly:  cfg.ReadOnly,
+		log:       cfg.Logger,
+		assets:    newAssets(web.Static()),
+		csrf:      http.NewCrossOriginProtection(),
+	}
+	if s.maxUpload <= 0 {
+		s.maxUpload = DefaultMaxUpload
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
+
+// Handler returns the server's routes wrapped in its security headers and
+// cross-origin protection.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(s.secureHeaders, s.crossOrigin)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.error(w, r, errorf(subsecond.ErrNotFound, "no such page"))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		s.error(w, r, errMethod)
+	})
+
+	r.Get("/", s.index)
+	r.Get("/p/{id}", s.profilePage)
+	r.Get("/p/{id}/flame", s.flamePage)
+	r.Get("/p/{id}/diff", s.diffPage)
+	r.Get("/static/*", s.static)
+
+	r.Post("/api/profiles", s.createProfile)
+	r.Get("/api/profiles", s.listProfiles)
+	r.Get("/api/profiles/{id}", s.getProfile)
+	r.Delete("/api/profiles/{id}", s.deleteProfile)
+	r.Get("/api/profiles/{id}/heatmap", s.heatmap)
+	r.Get("/api/profiles/{id}/cpus", s.cores)
+	r.Get("/api/profiles/{id}/hotspots", s.hotspots)
+	r.Get("/api/profiles/{id}/flamegraph", s.flamegraph)
+	r.Get("/api/profiles/{id}/diff", s.diff)
+	return r
+}
+
+// contentSecurityPolicy allows scripts, styles and images only from the
+// server itself (plus data: images for canvas exports): no inline script.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+
+func (s *Server) secureHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// crossOrigin refuses state-changing requests that a browser made on behalf
+// of another site (CSRF). Requests without browser headers (curl) pass.
+func (s *Server) crossOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.csrf.Check(r); err != nil {
+			s.error(w, r, errCrossOrigin)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authorize reports whether r may change state: not in read-only mode, and
+// carrying the token when one is configured, either as a bearer token or as
+// formToken (the upload form's token field).
+func (s *Server) authorize(r *http.Request, formToken string) error {
+	if s.readOnly {
+		return errReadOnly
+	}
+	if s.token == "" {
+		return nil
+	}
+	got := formToken
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, tok, _ := strings.Cut(auth, " ")
+		if strings.EqualFold(scheme, "Bearer") {
+			got = strings.TrimSpace(tok)
+		}
+	}
+	if got == "" {
+		return errorf(subsecond.ErrUnauthorized, "this server needs a token: send Authorization: Bearer TOKEN")
+	}
+	if subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) != 1 {
+		return errorf(subsecond.ErrUnauthorized, "wrong token")
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/subsecond/subsecond"
+)
+
+// maxField bounds the small multipart fields (name, token) read before the
+// file part.
+const maxField = 4 << 10
+
+// createProfile handles POST /api/profiles?name=: a capture as a raw body or
+// as the multipart field "file" (optionally preceded by fields "name" and
+// "token"), plain, gzip or zstd (detected from the content). The upload
+// streams into the store; nothing is buffered whole. Answers 201
+// {"profile", "url", "existed": false}, or 200 with "existed": true when the
+// same capture was stored before; a browser form post without script is
+// redirected to the profile page, and a client asking for text/plain gets
+// the link alone.
+func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
+	if s.readOnly {
+		s.error(w, r, errReadOnly)
+		return
+	}
+	switch enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding"))); enc {
+	case "", "identity", "gzip", "x-gzip", "zstd":
+		// The store recognises gzip and zstd by their first bytes.
+	default:
+		s.error(w, r, errorf(errEncoding, "Content-Encoding %q is not supported: send plain, gzip or zstd", enc))
+		return
+	}
+	limited := &limitReader{r: http.MaxBytesReader(w, r.Body, s.maxUpload)}
+	up := Upload{Name: r.URL.Query().Get("name")}
+	var body io.Reader = limited
+	var formToken string
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt == "multipart/form-data" {
+		r.Body = io.NopCloser(limited)
+		mr, err := r.MultipartReader()
+		if err != nil {
+			s.error(w, r, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid))
+			return
+		}
+		body = nil
+		for body == nil {
+			part, err := mr.NextPart()
+			if err == io.EOF {
+				s.error(w, r, fmt.Errorf("file: the form has no file field: %w", subsecond.ErrInvalid))
+				return
+			}
+			if err != nil {
+				s.error(w, r, uploadError(limited, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid)))
+				return
+			}
+			switch part.FormName() {
+			case "file":
+				body = part
+				up.FileName = part.FileName()
+			case "name", "token":
+				b, err := io.ReadAll(io.LimitReader(part, maxField+1))
+				if err != nil || len(b) > maxField {
+					s.error(w, r, uploadError(limited, fmt.Errorf("%s: field longer than %d bytes: %w", part.FormName(), maxField, subsecond.ErrInvalid)))
+					return
+				}
+				if part.FormName() == "token" {
+					formToken = string(b)
+				} else if v := strings.TrimSpace(string(b)); v != "" {
+					up.Name = v
+				}
+			}
+		}
+	} else if r.ContentLength > 0 {
+		up.Size = r.ContentLength
+	}
+	if err := s.authorize(r, formToken); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	if up.Name == "" {
+		up.Name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(up.FileName, ".gz"), ".zst"), ".txt")
+	}
+	p, existed, err := s.store.Import(r.Context(), body, up)
+	if err != nil {
+		s.error(w, r, uploadError(limited, err))
+		return
+	}
+	code := http.StatusCreated
+	if existed {
+		code = http.StatusOK
+	}
+	link := baseURL(r) + "/p/" + p.ID
+	accept := r.Header.Get("Accept")
+	switch {
+	case strings.Contains(accept, "application/json"):
+	case strings.Contains(accept, "text/html"):
+		http.Redirect(w, r, "/p/"+p.ID, http.StatusSeeOther)
+		return
+	case strings.Contains(accept, "text/plain"):
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Location", link)
+		w.WriteHeader(code)
+		fmt.Fprintln(w, link)
+		return
+	}
+	w.Header().Set("Location", link)
+	s.json(w, code, map[string]any{"profile": p, "url": link, "existed": existed})
+}
+
+// uploadError reports an upload that went past the size limit as such,
+// whatever error the reader's consumer wrapped it in.
+func uploadError(l *limitReader, err error) error {
+	var mbe *http.MaxBytesError
+	if l.overflow != nil && !errors.As(err, &mbe) {
+		return l.overflow
+	}
+	return err
+}
+
+// limitReader remembers whether the body went past the limit of the
+// http.MaxBytesReader it wraps.
+type limitReader struct {
+	r        io.Reader
+	overflow error
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	var mbe *http.MaxBytesError
+	if err != nil && errors.As(err, &mbe) {
+		l.overflow = err
+	}
+	return n, err
+}
+
+// baseURL returns the scheme and host the client used to reach the server,
+// honouring a reverse proxy's X-Forwarded-Proto and X-Forwarded-Host.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
+		scheme = p
+	}
+	host := r.Host
+	if h := r.Header.Get("X-Forwarded-Host"); h != "" {
+		host, _, _ = strings.Cut(h, ",")
+		host = strings.TrimSpace(host)
+	}
+	return scheme + "://" + host
+}

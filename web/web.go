@@ -1,0 +1,150 @@
+// Package web holds Subsecond's HTML pages as templ components and the
+// front-end assets (built by esbuild from web/src into web/static, committed)
+// embedded into the binary, so `go build` never needs Node.
+//
+// Components are pure functions of the view models below. Data meant for the
+// page's JavaScript travels only through templ.JSONScript as the "view-data"
+// element; symbol and command names reach the markup only through templ's
+// escaping:
+//
+//	page := web.ProfilePage{Layout: layout, Profile: p, Params: params}
+//	err := web.Profile(page).Render(ctx, w)
+package web
+
+import (
+	"embed"
+	"io/fs"
+
+	"github.com/subsecond/subsecond"
+)
+
+//go:embed all:static
+var static embed.FS
+
+// Static returns the built front-end assets (app.js, app.css, …) rooted at
+// web/static.
+func Static() fs.FS {
+	sub, err := fs.Sub(static, "static")
+	if err != nil {
+		// fs.Sub fails only for an invalid path; "static" is valid.
+		panic(err)
+	}
+	return sub
+}
+
+// ProfileSummary is the part of a profile the page's JavaScript needs. Times
+// are integer nanoseconds; T0 is the whole second holding the first sample.
+type ProfileSummary struct {
+	ID          string                 `json:"id"`
+	Name        string                 `json:"name"`
+	T0          int64                  `json:"t0_ns"`
+	Start       int64                  `json:"start_ns"`
+	End         int64                  `json:"end_ns"`
+	Samples     int64                  `json:"samples"`
+	CPUs        int                    `json:"cpus"`
+	FrequencyHz float64                `json:"frequency_hz"`
+	Events      []subsecond.EventCount `json:"events"`
+}
+
+// Summarize returns p's summary.
+func Summarize(p *subsecond.Profile) *ProfileSummary {
+	ev := p.Events
+	if ev == nil {
+		ev = []subsecond.EventCount{}
+	}
+	return &ProfileSummary{
+		ID: p.ID, Name: p.Name, T0: p.T0(), Start: p.Start, End: p.End,
+		Samples: p.Samples, CPUs: p.CPUs, FrequencyHz: p.FrequencyHz, Events: ev,
+	}
+}
+
+// ViewData is the JSON every page carries in its "view-data" script element:
+// which page it is, the profile shown, the view state parsed from the URL
+// query (every parameter as a string) and where the profile's JSON API lives.
+type ViewData struct {
+	Page          string            `json:"page"`
+	Profile       *ProfileSummary   `json:"profile,omitempty"`
+	Params        map[string]string `json:"params"`
+	API           string            `json:"api,omitempty"`
+	ReadOnly      bool              `json:"readOnly"`
+	TokenRequired bool              `json:"tokenRequired"`
+}
+
+// Layout is what every page shares: its title, the view data and the URLs of
+// the stylesheet and script (which carry a content hash for caching).
+type Layout struct {
+	Title     string
+	Data      ViewData
+	CSSURL    string
+	ScriptURL string
+}
+
+// IndexPage lists the stored profiles and offers the upload form.
+type IndexPage struct {
+	Layout
+	Profiles      []subsecond.Profile
+	ReadOnly      bool
+	TokenRequired bool
+	UploadURL     string // where curl posts captures, e.g. http://host:8080/api/profiles
+}
+
+// Hotspot is one entry of a profile page's hot-spots list, ready to show.
+type Hotspot struct {
+	Href     string // the flame graph of the episode
+	CPU      string // "" when the entry spans all CPUs
+	Start    string // seconds from T0
+	End      string
+	Busy     string // e.g. "97%"
+	Comm     string
+	Share    string // the dominant command's share, e.g. "99%"
+	Function string // the hottest self function
+}
+
+// Field is one input of the filter form: its URL parameter name, label and
+// current value. Options, when set, make it a select.
+type Field struct {
+	Name    string
+	Label   string
+	Value   string
+	Hint    string
+	Options []Option
+}
+
+// Option is one choice of a select field.
+type Option struct {
+	Value, Label string
+}
+
+// ProfilePage shows one profile: metadata, heatmap and cores-map containers,
+// the filter form and the hot spots.
+type ProfilePage struct {
+	Layout
+	Profile     subsecond.Profile
+	Filters     []Field
+	Hotspots    []Hotspot
+	HotspotsErr string // why the list is empty, when it could not be computed
+}
+
+// FlamePage shows the flame graph of a range (and, for a differential graph,
+// of a second range to compare with).
+type FlamePage struct {
+	Layout
+	Profile     subsecond.Profile
+	Diff        bool
+	Range       string   // "12.3 s – 14.5 s"
+	Range2      string   // the base range of a differential graph
+	Back        string   // the profile page with the same filters
+	Hidden      []Option // other view parameters kept when the search form is submitted
+	Search      string
+	ExportSVG   string
+	ExportFold  string
+	ExportPprof string
+	ExportJSON  string
+}
+
+// ErrorPage is an error shown as a page.
+type ErrorPage struct {
+	Layout
+	Status  int
+	Message string
+}
