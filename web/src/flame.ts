@@ -1,0 +1,401 @@
+// FlameGraph draws a flame tree on canvas. The tree arrives as parallel
+// arrays in depth-first pre-order (node 0 is the root), so a node's subtree
+// is the contiguous index run [i, end[i]). Drawing skips whole subtrees
+// narrower than half a pixel and writes text only where it fits, which keeps
+// trees of 50k+ nodes smooth.
+
+import { diffColor, frameColor, KIND_STYLE, MATCH_COLOR } from "./colors";
+import { fmtInt, fmtPct, h, setupCanvas, Tooltip } from "./dom";
+import type { FlameJSON } from "./types";
+
+export const ROW_H = 17;
+const FONT = "11.5px Menlo, Consolas, 'DejaVu Sans Mono', monospace";
+const MIN_W = 0.5;
+
+// Tree is the flame JSON with derived per-node geometry.
+export class Tree {
+  readonly n: number;
+  readonly x: Float64Array; // left edge in samples
+  readonly end: Int32Array; // one past the last descendant
+  readonly parent: Int32Array;
+  readonly maxDepth: number;
+  readonly kindName: string[];
+
+  constructor(readonly d: FlameJSON) {
+    const n = (this.n = d.name.length);
+    this.x = new Float64Array(n);
+    this.end = new Int32Array(n);
+    this.parent = new Int32Array(n);
+    const next: number[] = [0];
+    const stack: number[] = [];
+    let maxDepth = 0;
+    for (let i = 0; i < n; i++) {
+      const dep = d.depth[i];
+      while (stack.length > dep) this.end[stack.pop()!] = i;
+      this.parent[i] = dep > 0 ? stack[dep - 1] : -1;
+      const px = next[dep] ?? 0;
+      this.x[i] = px;
+      next[dep] = px + d.total_n[i];
+      next[dep + 1] = px;
+      next.length = dep + 2;
+      stack.push(i);
+      if (dep > maxDepth) maxDepth = dep;
+    }
+    while (stack.length) this.end[stack.pop()!] = n;
+    this.maxDepth = maxDepth;
+    this.kindName = d.kinds;
+  }
+
+  name(i: number): string {
+    return this.d.strings[this.d.name[i]] ?? "";
+  }
+  dso(i: number): string {
+    return this.d.strings[this.d.dso[i]] ?? "";
+  }
+  kind(i: number): string {
+    return this.d.kinds[this.d.kind[i]] ?? "unknown";
+  }
+
+  // path is the node's frame names from below the root down to it, joined by
+  // ";" as folded stacks spell them. The root's path is "".
+  path(i: number): string {
+    const names: string[] = [];
+    for (let j = i; j > 0; j = this.parent[j]) names.push(this.name(j));
+    return names.reverse().join(";");
+  }
+
+  // find returns the node with the given path, or -1.
+  find(path: string): number {
+    if (!path) return 0;
+    let cur = 0;
+    for (const part of path.split(";")) {
+      let found = -1;
+      for (let c = cur + 1; c < this.end[cur]; c = this.end[c]) {
+        if (this.name(c) === part) {
+          found = c;
+          break;
+        }
+      }
+      if (found < 0) return -1;
+      cur = found;
+    }
+    return cur;
+  }
+
+  // children calls f for each child of node i.
+  children(i: number, f: (c: number) => void): void {
+    for (let c = i + 1; c < this.end[i]; c = this.end[c]) f(c);
+  }
+}
+
+export interface FlameOptions {
+  icicle: boolean;
+  diff: boolean;
+  onZoom(node: number): void;
+}
+
+export class FlameGraph {
+  readonly canvas: HTMLCanvasElement;
+  readonly el: HTMLDivElement;
+  private tip = new Tooltip();
+  zoom = 0;
+  private match: Uint8Array | null = null;
+  private hover = -1;
+  private width = 0;
+  private height = 0;
+  private pending = false;
+  private charW = 7;
+  drawn = 0; // nodes drawn in the last frame, for tests and tuning
+  onDrawn: (() => void) | null = null;
+
+  constructor(
+    readonly tree: Tree,
+    private opt: FlameOptions,
+  ) {
+    this.canvas = h("canvas", { class: "flame-canvas", attrs: { "data-testid": "flame-canvas" } });
+    this.el = h("div", { class: "flame-wrap" }, this.canvas);
+    this.canvas.addEventListener("mousemove", (ev) => this.onMove(ev));
+    this.canvas.addEventListener("mouseleave", () => {
+      this.hover = -1;
+      this.tip.hide();
+      this.invalidate();
+    });
+    this.canvas.addEventListener("click", (ev) => {
+      const i = this.hit(ev);
+      if (i >= 0) this.opt.onZoom(i);
+    });
+    new ResizeObserver(() => {
+      if (this.el.clientWidth !== this.width) this.invalidate();
+    }).observe(this.el);
+  }
+
+  setZoom(i: number): void {
+    this.zoom = i >= 0 && i < this.tree.n ? i : 0;
+    this.invalidate();
+  }
+
+  setIcicle(v: boolean): void {
+    this.opt.icicle = v;
+    this.invalidate();
+  }
+
+  // search marks nodes whose name matches re and returns the fraction of the
+  // zoomed total they cover, counting nested matches once.
+  search(re: RegExp | null): number {
+    const t = this.tree;
+    if (!re) {
+      this.match = null;
+      this.invalidate();
+      return 0;
+    }
+    const m = new Uint8Array(t.n);
+    const names = t.d.strings.map((s) => re.test(s));
+    for (let i = 0; i < t.n; i++) if (names[t.d.name[i]] && i > 0) m[i] = 1;
+    this.match = m;
+    this.invalidate();
+    return this.matchedFraction();
+  }
+
+  matchedFraction(): number {
+    const m = this.match;
+    if (!m) return 0;
+    const t = this.tree;
+    const z = this.zoom;
+    const total = t.d.total_n[z];
+    if (!total) return 0;
+    let sum = 0;
+    for (let i = z; i < t.end[z]; ) {
+      if (m[i]) {
+        sum += t.d.total_n[i];
+        i = t.end[i];
+      } else i++;
+    }
+    // A match among the zoomed node's ancestors covers all of it.
+    for (let j = t.parent[z]; j > 0; j = t.parent[j]) if (m[j]) return 1;
+    return sum / total;
+  }
+
+  invalidate(): void {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      this.draw();
+    });
+  }
+
+  private y(depth: number): number {
+    return this.opt.icicle ? depth * ROW_H : this.height - (depth + 1) * ROW_H;
+  }
+
+  draw(): void {
+    const t = this.tree;
+    const d = t.d;
+    const W = Math.max(200, this.el.clientWidth);
+    const H = (t.maxDepth + 1) * ROW_H + 2;
+    let ctx: CanvasRenderingContext2D;
+    if (W !== this.width || H !== this.height) {
+      this.width = W;
+      this.height = H;
+      ctx = setupCanvas(this.canvas, W, H);
+    } else {
+      ctx = this.canvas.getContext("2d")!;
+      const dpr = window.devicePixelRatio || 1;
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    }
+    ctx.clearRect(0, 0, W, H);
+    ctx.font = FONT;
+    ctx.textBaseline = "middle";
+    this.charW = ctx.measureText("mmmmmmmmmm").width / 10;
+    let drawn = 0;
+    const z = this.zoom;
+    // Ancestors of the zoomed node span the full width, dimmed.
+    for (let j = t.parent[z]; j >= 0; j = t.parent[j]) {
+      this.box(ctx, j, 0, W, true);
+      drawn++;
+    }
+    const x0 = t.x[z];
+    const span = d.total_n[z] || 1;
+    const scale = W / span;
+    for (let i = z; i < t.end[z]; ) {
+      const w = d.total_n[i] * scale;
+      if (w < MIN_W) {
+        i = t.end[i];
+        continue;
+      }
+      this.box(ctx, i, (t.x[i] - x0) * scale, w, false);
+      drawn++;
+      i++;
+    }
+    this.drawn = drawn;
+    if (this.onDrawn) this.onDrawn();
+  }
+
+  private color(i: number): string {
+    const t = this.tree;
+    const d = t.d;
+    if (this.match && this.match[i]) return MATCH_COLOR;
+    if (this.opt.diff && d.base_n && i > 0) {
+      const cur = d.total ? d.total_n[i] / d.total : 0;
+      const base = d.base_total ? (d.base_n[i] ?? 0) / d.base_total : 0;
+      const rel = Math.max(cur, base);
+      return diffColor(rel > 0 ? (cur - base) / rel : 0);
+    }
+    return frameColor(t.kind(i), t.name(i));
+  }
+
+  private box(ctx: CanvasRenderingContext2D, i: number, x: number, w: number, dim: boolean): void {
+    const t = this.tree;
+    const y = this.y(t.d.depth[i]);
+    ctx.fillStyle = this.color(i);
+    ctx.globalAlpha = dim ? 0.55 : 1;
+    const bw = w > 2 ? w - 1 : w;
+    ctx.fillRect(x, y, bw, ROW_H - 1);
+    if (i === this.hover) {
+      ctx.strokeStyle = "#222";
+      ctx.strokeRect(x + 0.5, y + 0.5, Math.max(0, bw - 1), ROW_H - 2);
+    }
+    ctx.globalAlpha = 1;
+    if (w < this.charW * 3 + 6) return;
+    const name = t.name(i);
+    const fit = Math.floor((w - 6) / this.charW);
+    const text = name.length <= fit ? name : name.slice(0, Math.max(1, fit - 1)) + "\u2026";
+    ctx.fillStyle = "#111";
+    ctx.fillText(text, x + 3, y + ROW_H / 2);
+  }
+
+  // hit returns the node under the pointer, or -1.
+  hit(ev: MouseEvent): number {
+    const r = this.canvas.getBoundingClientRect();
+    const px = ev.clientX - r.left;
+    const py = ev.clientY - r.top;
+    const depth = this.opt.icicle ? Math.floor(py / ROW_H) : Math.floor((this.height - py) / ROW_H);
+    if (depth < 0 || px < 0 || px > this.width) return -1;
+    const t = this.tree;
+    const z = this.zoom;
+    const zd = t.d.depth[z];
+    if (depth < zd) {
+      let j = z;
+      while (j >= 0 && t.d.depth[j] > depth) j = t.parent[j];
+      return j;
+    }
+    const scale = this.width / (t.d.total_n[z] || 1);
+    const x = px / scale + t.x[z];
+    let cur = z;
+    while (t.d.depth[cur] < depth) {
+      let next = -1;
+      t.children(cur, (c) => {
+        if (next < 0 && x >= t.x[c] && x < t.x[c] + t.d.total_n[c]) next = c;
+      });
+      if (next < 0) return -1;
+      cur = next;
+    }
+    return cur;
+  }
+
+  private onMove(ev: MouseEvent): void {
+    const i = this.hit(ev);
+    if (i !== this.hover) {
+      this.hover = i;
+      this.invalidate();
+    }
+    if (i < 0) {
+      this.tip.hide();
+      this.canvas.style.cursor = "default";
+      return;
+    }
+    this.canvas.style.cursor = "pointer";
+    this.tip.show(ev, this.describe(i));
+  }
+
+  // describe returns the tooltip lines for node i.
+  describe(i: number): string[] {
+    const t = this.tree;
+    const d = t.d;
+    const lines = [t.name(i) || "(unnamed)"];
+    const dso = t.dso(i);
+    const kind = t.kind(i);
+    lines.push(`${KIND_STYLE[kind]?.label ?? kind}${dso ? " · " + dso : ""}`);
+    lines.push(`${fmtInt(d.total_n[i])} samples · ${fmtPct(d.total ? d.total_n[i] / d.total : 0)} of total`);
+    if (d.self_n[i]) lines.push(`self ${fmtInt(d.self_n[i])} · ${fmtPct(d.total ? d.self_n[i] / d.total : 0)}`);
+    if (this.opt.diff && d.base_n) {
+      const base = d.base_total ? (d.base_n[i] ?? 0) / d.base_total : 0;
+      const cur = d.total ? d.total_n[i] / d.total : 0;
+      const delta = (cur - base) * 100;
+      lines.push(`baseline ${fmtPct(base)} → ${fmtPct(cur)} (${delta >= 0 ? "+" : ""}${delta.toFixed(2)} pts)`);
+    }
+    if (i !== this.zoom && i > 0) lines.push("click to zoom");
+    return lines;
+  }
+}
+
+// topFunctions aggregates self and total samples per function name; total
+// counts each stack once even when the function recurses.
+export interface FunctionRow {
+  name: number; // string index
+  dso: number;
+  kind: string;
+  self: number;
+  total: number;
+}
+
+export function topFunctions(t: Tree): FunctionRow[] {
+  const d = t.d;
+  const rows = new Map<number, FunctionRow>();
+  const onPath = new Map<number, number>(); // name → times on the current path
+  const path: number[] = [];
+  for (let i = 1; i < t.n; i++) {
+    const dep = d.depth[i];
+    while (path.length >= dep) {
+      const p = path.pop()!;
+      const nm = d.name[p];
+      onPath.set(nm, (onPath.get(nm) ?? 1) - 1);
+    }
+    const nm = d.name[i];
+    let r = rows.get(nm);
+    if (!r) {
+      r = { name: nm, dso: d.dso[i], kind: t.kind(i), self: 0, total: 0 };
+      rows.set(nm, r);
+    }
+    r.self += d.self_n[i];
+    if (!onPath.get(nm)) r.total += d.total_n[i];
+    onPath.set(nm, (onPath.get(nm) ?? 0) + 1);
+    path.push(i);
+  }
+  // Process (comm) frames are grouping nodes, not functions.
+  return [...rows.values()].filter((r) => r.kind !== "comm" && r.kind !== "root");
+}
+
+// CallerNode is one node of a merged callers (inverted) tree.
+export interface CallerNode {
+  name: number;
+  n: number;
+  children: Map<number, CallerNode>;
+}
+
+// callers merges the ancestry of every outermost occurrence of function fn
+// into an inverted tree rooted at fn: its children are its callers.
+export function callers(t: Tree, fn: number): CallerNode {
+  const d = t.d;
+  const root: CallerNode = { name: fn, n: 0, children: new Map() };
+  for (let i = 1; i < t.n; i++) {
+    if (d.name[i] !== fn) continue;
+    let nested = false;
+    for (let j = t.parent[i]; j > 0; j = t.parent[j]) if (d.name[j] === fn) nested = true;
+    if (nested) continue;
+    const w = d.total_n[i];
+    root.n += w;
+    let cur = root;
+    for (let j = t.parent[i]; j > 0; j = t.parent[j]) {
+      const nm = d.name[j];
+      let c = cur.children.get(nm);
+      if (!c) {
+        c = { name: nm, n: 0, children: new Map() };
+        cur.children.set(nm, c);
+      }
+      c.n += w;
+      cur = c;
+    }
+  }
+  return root;
+}

@@ -1,0 +1,176 @@
+// Grid lays out a cell grid on canvas: a fixed y-axis on the left and a
+// horizontally scrolling area holding the cells, the x-axis and an overlay
+// for selections. Heatmap and cores map both draw on it.
+
+import { h, setupCanvas } from "./dom";
+
+export interface Cell {
+  col: number;
+  row: number; // display row, 0 at the top
+  inside: boolean;
+}
+
+export interface GridHandlers {
+  down(c: Cell, ev: PointerEvent): void;
+  move(c: Cell, ev: PointerEvent): void;
+  up(c: Cell, ev: PointerEvent): void;
+  leave(): void;
+}
+
+export const AXIS_W = 52;
+export const XAXIS_H = 20;
+const TOP = 6;
+
+export class Grid {
+  readonly el: HTMLDivElement;
+  readonly scroller: HTMLDivElement;
+  readonly yaxis: HTMLCanvasElement;
+  readonly base: HTMLCanvasElement;
+  readonly overlay: HTMLCanvasElement;
+  cols = 0;
+  rows = 0;
+  cellW = 1;
+  cellH = 1;
+  private dragging = false;
+
+  constructor(
+    testid: string,
+    private handlers: GridHandlers,
+  ) {
+    this.yaxis = h("canvas", { class: "grid-yaxis" });
+    this.base = h("canvas", { class: "grid-base", attrs: { "data-testid": testid } });
+    this.overlay = h("canvas", { class: "grid-overlay" });
+    const stack = h("div", { class: "grid-stack" }, this.base, this.overlay);
+    this.scroller = h("div", { class: "grid-scroll" }, stack);
+    this.el = h("div", { class: "grid" }, this.yaxis, this.scroller);
+    const cell = (ev: PointerEvent): Cell => {
+      const r = this.overlay.getBoundingClientRect();
+      const x = ev.clientX - r.left;
+      const y = ev.clientY - r.top - TOP;
+      const gw = this.gridWidth();
+      const inside = x >= 0 && y >= 0 && x < gw && y < this.rows * this.cellH;
+      const col = Math.min(this.cols - 1, Math.max(0, Math.floor((x / gw) * this.cols)));
+      const row = Math.min(this.rows - 1, Math.max(0, Math.floor(y / this.cellH)));
+      return { col, row, inside };
+    };
+    this.overlay.addEventListener("pointerdown", (ev) => {
+      if (ev.button !== 0) return;
+      const c = cell(ev);
+      if (!c.inside) return;
+      ev.preventDefault();
+      this.dragging = true;
+      this.overlay.setPointerCapture(ev.pointerId);
+      this.handlers.down(c, ev);
+    });
+    this.overlay.addEventListener("pointermove", (ev) => this.handlers.move(cell(ev), ev));
+    this.overlay.addEventListener("pointerup", (ev) => {
+      if (!this.dragging) return;
+      this.dragging = false;
+      this.handlers.up(cell(ev), ev);
+    });
+    this.overlay.addEventListener("pointercancel", () => {
+      this.dragging = false;
+    });
+    this.overlay.addEventListener("pointerleave", () => this.handlers.leave());
+  }
+
+  // availableWidth is the css width that the cells may use without scrolling.
+  availableWidth(container: HTMLElement): number {
+    return Math.max(120, container.clientWidth - AXIS_W - 4);
+  }
+
+  gridWidth(): number {
+    return this.colX(this.cols);
+  }
+
+  colX(c: number): number {
+    return Math.round(c * this.cellW);
+  }
+
+  rowY(r: number): number {
+    return TOP + r * this.cellH;
+  }
+
+  // layout sizes the canvases and returns the base and y-axis contexts.
+  layout(cols: number, rows: number, cellW: number, cellH: number): { base: CanvasRenderingContext2D; axis: CanvasRenderingContext2D } {
+    this.cols = cols;
+    this.rows = rows;
+    this.cellW = cellW;
+    this.cellH = cellH;
+    const w = Math.max(1, this.gridWidth());
+    const hh = TOP + rows * cellH + XAXIS_H;
+    const base = setupCanvas(this.base, w, hh);
+    setupCanvas(this.overlay, w, hh);
+    const axis = setupCanvas(this.yaxis, AXIS_W, hh);
+    base.clearRect(0, 0, w, hh);
+    axis.clearRect(0, 0, AXIS_W, hh);
+    return { base, axis };
+  }
+
+  overlayContext(): CanvasRenderingContext2D {
+    const ctx = this.overlay.getContext("2d")!;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, this.overlay.width, this.overlay.height);
+    return ctx;
+  }
+
+  // drawXLabels writes labels under the columns, skipping so they don't collide.
+  drawXLabels(ctx: CanvasRenderingContext2D, label: (col: number) => string, minGap = 44): void {
+    ctx.fillStyle = "#555";
+    ctx.font = "10px system-ui, sans-serif";
+    ctx.textBaseline = "top";
+    ctx.textAlign = "left";
+    const y = this.rowY(this.rows) + 4;
+    let lastEnd = -Infinity;
+    const step = Math.max(1, Math.ceil(minGap / Math.max(this.cellW, 0.01)));
+    const nice = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000].find((s) => s >= step) || step;
+    for (let c = 0; c < this.cols; c += nice) {
+      const x = this.colX(c);
+      const t = label(c);
+      const w = ctx.measureText(t).width;
+      if (x < lastEnd + 6) continue;
+      ctx.fillRect(x, this.rowY(this.rows), 1, 3);
+      ctx.fillText(t, x + 1, y);
+      lastEnd = x + w;
+    }
+  }
+
+  // drawYLabels writes labels at display-row boundaries on the y-axis canvas.
+  drawYLabels(axis: CanvasRenderingContext2D, marks: { row: number; text: string }[], title: string): void {
+    axis.fillStyle = "#555";
+    axis.font = "10px system-ui, sans-serif";
+    axis.textAlign = "right";
+    axis.textBaseline = "middle";
+    let last = -Infinity;
+    for (const m of marks) {
+      const y = this.rowY(m.row);
+      if (Math.abs(y - last) < 12) continue;
+      axis.fillText(m.text, AXIS_W - 6, Math.min(Math.max(y, 8), this.rowY(this.rows)));
+      axis.fillRect(AXIS_W - 4, y, 4, 1);
+      last = y;
+    }
+    axis.textAlign = "left";
+    axis.textBaseline = "top";
+    axis.fillStyle = "#888";
+    axis.fillText(title, 2, this.rowY(this.rows) + 4);
+  }
+}
+
+// legend draws a colour ramp with its end labels into a small canvas.
+export function legend(color: (t: number) => string, lo: string, hi: string, title: string): HTMLElement {
+  const c = h("canvas", { class: "legend-ramp" });
+  const ctx = setupCanvas(c, 120, 10);
+  for (let x = 0; x < 120; x++) {
+    ctx.fillStyle = color(x / 119);
+    ctx.fillRect(x, 0, 1, 10);
+  }
+  return h(
+    "span",
+    { class: "legend", attrs: { "data-testid": "legend" } },
+    h("span", { class: "legend-title", text: title }),
+    h("span", { class: "legend-lo", text: lo }),
+    c,
+    h("span", { class: "legend-hi", text: hi }),
+  );
+}

@@ -1,0 +1,267 @@
+// The subsecond offset heatmap (FlameScope): one column per col_ns of time,
+// rows slicing each column from its start at the bottom to its end at the
+// top, colour by sample count. Dragging (or click, then click) selects the
+// time-contiguous run of cells from the first to the last in column-major
+// time order.
+
+import { EMPTY_CELL, heatColor, type Scale, scaleValue } from "./colors";
+import { clear, fmtInt, h, Tooltip } from "./dom";
+import { type Cell, Grid, legend } from "./grid";
+import { fmtDuration, fmtSeconds } from "./state";
+import type { HeatmapJSON } from "./types";
+
+// Selection is a time range as offsets from the profile's T0, half-open.
+export interface Selection {
+  startNs: number;
+  endNs: number;
+  samples: number;
+}
+
+export interface HeatmapOptions {
+  originNs: number; // the profile's T0; offsets are relative to it
+  scale: Scale;
+  onSelect(sel: Selection): void;
+}
+
+type Mode = "idle" | "drag" | "second";
+
+export class HeatmapView {
+  readonly el: HTMLElement;
+  private grid: Grid;
+  private status: HTMLElement;
+  private legendBox: HTMLElement;
+  private tip = new Tooltip();
+  private data: HeatmapJSON | null = null;
+  private mode: Mode = "idle";
+  private anchor = -1;
+  private current = -1;
+  private moved = false;
+
+  constructor(
+    private container: HTMLElement,
+    private opt: HeatmapOptions,
+  ) {
+    this.grid = new Grid("heatmap-canvas", {
+      down: (c) => this.down(c),
+      move: (c) => this.move(c),
+      up: (c) => this.up(c),
+      leave: () => this.tip.hide(),
+    });
+    this.status = h("span", { class: "selection-label", attrs: { "data-testid": "selection", "aria-live": "polite" } });
+    this.legendBox = h("span");
+    const head = h(
+      "div",
+      { class: "panel-head" },
+      this.legendBox,
+      this.status,
+    );
+    this.el = h("div", { class: "panel heatmap-panel" }, head, this.grid.el);
+    clear(container);
+    container.append(this.el);
+    document.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && this.mode !== "idle") {
+        this.mode = "idle";
+        this.drawOverlay();
+        this.status.textContent = "";
+      }
+    });
+    this.hint();
+  }
+
+  setScale(s: Scale): void {
+    this.opt.scale = s;
+    this.render();
+  }
+
+  setData(d: HeatmapJSON): void {
+    this.data = d;
+    this.mode = "idle";
+    this.render();
+  }
+
+  showError(msg: string): void {
+    this.data = null;
+    this.status.textContent = "";
+    clear(this.grid.el);
+    this.grid.el.append(h("p", { class: "error", text: msg }));
+  }
+
+  render(): void {
+    const d = this.data;
+    if (!d) return;
+    const g = this.grid;
+    if (!g.el.contains(g.scroller)) {
+      clear(g.el);
+      g.el.append(g.yaxis, g.scroller);
+    }
+    const avail = g.availableWidth(this.container);
+    const cellW = Math.min(24, Math.max(4, Math.floor(avail / Math.max(1, d.cols))));
+    const cellH = Math.min(12, Math.max(1, Math.floor(360 / Math.max(1, d.rows))));
+    const { base, axis } = g.layout(d.cols, d.rows, cellW, cellH);
+    // Cells: quantise to 256 levels so colour strings are built once.
+    const palette: string[] = [];
+    for (let i = 0; i < 256; i++) palette.push(heatColor((i + 1) / 256));
+    for (let c = 0; c < d.cols; c++) {
+      const col = d.counts[c] || [];
+      const x = g.colX(c);
+      const w = g.colX(c + 1) - x - (cellW >= 6 ? 1 : 0);
+      for (let r = 0; r < d.rows; r++) {
+        const v = col[r] || 0;
+        base.fillStyle = v > 0 ? palette[Math.min(255, Math.floor(scaleValue(v, d.max, this.opt.scale) * 255.999))] : EMPTY_CELL;
+        base.fillRect(x, g.rowY(d.rows - 1 - r), w, cellH - (cellH >= 6 ? 1 : 0));
+      }
+    }
+    const shift = d.t0_ns - this.opt.originNs;
+    const span = d.cols * d.col_ns;
+    g.drawXLabels(base, (c) => fmtSeconds(shift + c * d.col_ns, span));
+    const marks: { row: number; text: string }[] = [];
+    const unit = d.col_ns >= 1e9 ? 1e6 : 1e6;
+    for (let r = d.rows; r >= 0; r--) {
+      const ns = (r * d.col_ns) / d.rows;
+      const v = ns / unit;
+      marks.push({ row: d.rows - r, text: Number.isInteger(v) ? String(v) : v.toFixed(1) });
+    }
+    g.drawYLabels(axis, marks.reverse(), "ms \u2191  s \u2192");
+    clear(this.legendBox);
+    this.legendBox.append(
+      legend((t) => heatColor(t), "0", fmtInt(d.max), this.opt.scale === "log" ? "samples (enhanced)" : "samples"),
+    );
+    this.drawOverlay();
+  }
+
+  private index(c: Cell): number {
+    const d = this.data!;
+    return c.col * d.rows + (d.rows - 1 - c.row);
+  }
+
+  private down(c: Cell): void {
+    if (!this.data) return;
+    const i = this.index(c);
+    if (this.mode === "second") {
+      this.current = i;
+      this.moved = true;
+    } else {
+      this.mode = "drag";
+      this.anchor = this.current = i;
+      this.moved = false;
+    }
+    this.drawOverlay();
+    this.label();
+  }
+
+  private move(c: Cell, ev?: PointerEvent): void {
+    const d = this.data;
+    if (!d) return;
+    const i = this.index(c);
+    if (this.mode === "drag" || this.mode === "second") {
+      if (i !== this.current) {
+        this.current = i;
+        if (this.mode === "drag" && i !== this.anchor) this.moved = true;
+        this.drawOverlay();
+        this.label();
+      }
+      this.tip.hide();
+      return;
+    }
+    if (!c.inside || !ev) {
+      this.tip.hide();
+      return;
+    }
+    const r = d.rows - 1 - c.row;
+    const [s, e] = this.cellRange(i, i);
+    const n = (d.counts[c.col] || [])[r] || 0;
+    this.tip.show(ev, [
+      `${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s`,
+      `column ${c.col}, +${fmtDuration((r * d.col_ns) / d.rows)}`,
+      `${fmtInt(n)} samples`,
+    ]);
+  }
+
+  private up(c: Cell): void {
+    if (!this.data) return;
+    if (this.mode === "drag" && !this.moved) {
+      // A click without a drag starts a click-click selection.
+      this.mode = "second";
+      this.label();
+      return;
+    }
+    this.current = this.index(c);
+    this.mode = "idle";
+    const [a, b] = this.ordered();
+    const [s, e] = this.cellRange(a, b);
+    this.drawOverlay(a, b);
+    this.label(a, b);
+    this.opt.onSelect({ startNs: s, endNs: e, samples: this.sum(a, b) });
+  }
+
+  private ordered(): [number, number] {
+    return this.anchor <= this.current ? [this.anchor, this.current] : [this.current, this.anchor];
+  }
+
+  // cellRange returns [start, end) offsets from T0 of cells a..b inclusive.
+  private cellRange(a: number, b: number): [number, number] {
+    const d = this.data!;
+    const shift = d.t0_ns - this.opt.originNs;
+    const at = (i: number) => {
+      const c = Math.floor(i / d.rows);
+      const r = i - c * d.rows;
+      return shift + c * d.col_ns + Math.floor((r * d.col_ns) / d.rows);
+    };
+    return [at(a), at(b + 1)];
+  }
+
+  private sum(a: number, b: number): number {
+    const d = this.data!;
+    let n = 0;
+    for (let i = a; i <= b; i++) {
+      const c = Math.floor(i / d.rows);
+      n += (d.counts[c] || [])[i - c * d.rows] || 0;
+    }
+    return n;
+  }
+
+  private hint(): void {
+    this.status.textContent = "Drag across cells, or click the first and then the last, to open a flame graph.";
+    this.status.classList.add("hint");
+  }
+
+  private label(a?: number, b?: number): void {
+    if (this.mode === "idle" && a === undefined) return this.hint();
+    if (a === undefined || b === undefined) [a, b] = this.ordered();
+    const [s, e] = this.cellRange(a, b);
+    this.status.classList.remove("hint");
+    const prefix = this.mode === "second" && a === b ? "Start " : "";
+    const suffix = this.mode === "second" ? " — click the last cell" : "";
+    this.status.textContent = `${prefix}${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s (${fmtDuration(e - s)}) · ${fmtInt(this.sum(a, b))} samples${suffix}`;
+  }
+
+  private drawOverlay(a?: number, b?: number): void {
+    const d = this.data;
+    const g = this.grid;
+    const ctx = g.overlayContext();
+    if (!d) return;
+    if (a === undefined || b === undefined) {
+      if (this.mode === "idle") return;
+      [a, b] = this.ordered();
+    }
+    ctx.fillStyle = "rgba(30, 90, 200, 0.35)";
+    ctx.strokeStyle = "rgba(20, 60, 160, 0.9)";
+    const c1 = Math.floor(a / d.rows);
+    const c2 = Math.floor(b / d.rows);
+    for (let c = c1; c <= c2; c++) {
+      const lo = c === c1 ? a - c1 * d.rows : 0;
+      const hi = c === c2 ? b - c2 * d.rows : d.rows - 1;
+      const x = g.colX(c);
+      const w = g.colX(c + 1) - x;
+      const yTop = g.rowY(d.rows - 1 - hi);
+      const yBot = g.rowY(d.rows - lo);
+      ctx.fillRect(x, yTop, w, yBot - yTop);
+    }
+    // Outline the first and last cells.
+    for (const i of [a, b]) {
+      const c = Math.floor(i / d.rows);
+      const r = i - c * d.rows;
+      ctx.strokeRect(g.colX(c) + 0.5, g.rowY(d.rows - 1 - r) + 0.5, g.colX(c + 1) - g.colX(c) - 1, g.cellH - 1);
+    }
+  }
+}

@@ -1,0 +1,205 @@
+// The profile page: the offset heatmap and the cores map for the filters in
+// the URL, the hot-spots list, and selection that opens a flame graph.
+
+import { errorMessage, getJSON } from "./api";
+import type { Scale } from "./colors";
+import { CoresView } from "./cores";
+import { $, clear, fmtPct, h } from "./dom";
+import { HeatmapView } from "./heatmap";
+import {
+  cpuList,
+  currentParams,
+  FILTER_PARAMS,
+  fmtOffset,
+  handOff,
+  now,
+  pick,
+  recordTiming,
+  takeHandOff,
+} from "./state";
+import type { CoresJSON, HeatmapJSON, Hotspot, ViewData } from "./types";
+
+export function profilePage(vd: ViewData): void {
+  const prof = vd.profile;
+  const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
+  if (!prof || !api) return;
+  const origin = prof.t0_ns;
+  const flameBase = `/p/${encodeURIComponent(prof.id)}/flame`;
+  const uploadMark = takeHandOff("upload");
+
+  const open = (extra: Record<string, string>) => {
+    const q = pick(currentParams(), FILTER_PARAMS);
+    for (const [k, v] of Object.entries(extra)) q.set(k, v);
+    handOff("select");
+    location.assign(flameBase + "?" + q.toString());
+  };
+
+  const scaleOf = (p: URLSearchParams): Scale => (p.get("scale") === "log" ? "log" : "linear");
+  const heatEl = $("#heatmap");
+  const coresEl = $("#cores");
+  const heat = heatEl
+    ? new HeatmapView(heatEl, {
+        originNs: origin,
+        scale: scaleOf(currentParams()),
+        onSelect: (s) => open({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs) }),
+      })
+    : null;
+  const cores = coresEl
+    ? new CoresView(coresEl, {
+        originNs: origin,
+        onSelect: (s) => open({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs), cpu: cpuList(s.cpus) }),
+      })
+    : null;
+
+  const form = $<HTMLFormElement>("form#filters");
+  let ctl: AbortController | null = null;
+  let initial = true;
+
+  const load = async () => {
+    const p = currentParams();
+    if (ctl) ctl.abort();
+    ctl = new AbortController();
+    const signal = ctl.signal;
+    const t0 = performance.now();
+    const hq = pick(p, [...FILTER_PARAMS, "rows", "col"]);
+    const cq = pick(p, [...FILTER_PARAMS, "bucket"]);
+    const jobs: Promise<void>[] = [];
+    if (heat) {
+      heat.setScale(scaleOf(p));
+      jobs.push(
+        getJSON<HeatmapJSON>(`${api}/heatmap?${hq}`, signal).then(
+          (d) => {
+            heat.setData(d);
+            recordTiming("heatmap", performance.now() - t0);
+            if (uploadMark !== null) recordTiming("upload-to-heatmap", now() - uploadMark);
+          },
+          (e) => {
+            if (!signal.aborted) heat.showError(errorMessage(e));
+          },
+        ),
+      );
+    }
+    if (cores) {
+      jobs.push(
+        getJSON<CoresJSON>(`${api}/cpus?${cq}`, signal).then(
+          (d) => {
+            cores.setData(d);
+            recordTiming("cores", performance.now() - t0);
+          },
+          (e) => {
+            if (!signal.aborted) cores.showError(errorMessage(e));
+          },
+        ),
+      );
+    }
+    jobs.push(loadHotspots(api, flameBase, origin, p, signal, initial));
+    initial = false;
+    await Promise.all(jobs);
+    if (!signal.aborted) document.body.dataset.rendered = "1";
+  };
+
+  if (form) {
+    const apply = (push: boolean) => {
+      const p = new URLSearchParams();
+      const fd = new FormData(form);
+      for (const [k, v] of fd.entries()) {
+        if (typeof v === "string" && v.trim() !== "") p.set(k, v.trim());
+      }
+      // Keep URL state that the form does not hold.
+      const cur = currentParams();
+      for (const [k, v] of cur.entries()) if (!form.elements.namedItem(k) && !p.has(k)) p.set(k, v);
+      const qs = p.toString();
+      const url = location.pathname + (qs ? "?" + qs : "");
+      if (push) history.pushState(null, "", url);
+      else history.replaceState(null, "", url);
+      void load();
+    };
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      apply(true);
+    });
+    form.addEventListener("change", (ev) => {
+      const t = ev.target as HTMLElement;
+      if (t instanceof HTMLSelectElement || (t instanceof HTMLInputElement && (t.type === "checkbox" || t.type === "radio"))) {
+        apply(true);
+      }
+    });
+    window.addEventListener("popstate", () => {
+      syncForm(form, currentParams());
+      void load();
+    });
+  }
+
+  let resizeTimer = 0;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(() => {
+      heat?.render();
+      cores?.render();
+    }, 120);
+  });
+  void load();
+}
+
+// syncForm sets the filter form's fields from the URL (after back/forward).
+function syncForm(form: HTMLFormElement, p: URLSearchParams): void {
+  for (const el of Array.from(form.elements)) {
+    if (el instanceof HTMLInputElement || el instanceof HTMLSelectElement) {
+      if (!el.name) continue;
+      const v = p.get(el.name) ?? "";
+      if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) el.checked = v === el.value;
+      else el.value = v;
+    }
+  }
+}
+
+// loadHotspots refreshes the hot-spots list for the current filters. The
+// server renders the list for the first view; it is fetched again only when
+// the server rendered none or the filters changed since.
+async function loadHotspots(api: string, flameBase: string, origin: number, p: URLSearchParams, signal: AbortSignal, initial: boolean): Promise<void> {
+  const ol = $("ol[data-testid=hotspots]");
+  if (!ol || (initial && ol.children.length > 0)) return;
+  try {
+    const body = await getJSON<{ hotspots: Hotspot[] }>(`${api}/hotspots?${pick(p, FILTER_PARAMS)}`, signal);
+    const list = body.hotspots || [];
+    clear(ol);
+    if (list.length === 0) ol.append(h("li", { class: "empty", text: "No hot spots for these filters." }));
+    for (const hs of list) {
+      const s = hs.start_ns - origin;
+      const e = hs.end_ns - origin;
+      let href = "";
+      if (hs.url) {
+        try {
+          const u = new URL(hs.url, location.href);
+          if (u.origin === location.origin) href = u.pathname + u.search;
+        } catch {
+          /* build it below */
+        }
+      }
+      if (!href) {
+        const q = pick(p, FILTER_PARAMS);
+        q.set("start", fmtOffset(s));
+        q.set("end", fmtOffset(e));
+        if (hs.cpu >= 0) q.set("cpu", String(hs.cpu));
+        href = `${flameBase}?${q}`;
+      }
+      const what = (hs.cpu >= 0 ? `CPU ${hs.cpu}, ` : "") + `${fmtOffset(s)}–${fmtOffset(e)} s`;
+      ol.append(
+        h(
+          "li",
+          null,
+          h("a", { attrs: { href }, text: what }),
+          h("span", { class: "busy", text: `${fmtPct(hs.busy)} busy` }),
+          hs.comm ? h("span", { class: "comm", text: hs.comm }) : null,
+          hs.comm && hs.share ? h("span", { class: "share", text: `(${fmtPct(hs.share)})` }) : null,
+          hs.top_function ? h("code", { class: "func", text: hs.top_function }) : null,
+        ),
+      );
+    }
+  } catch (e) {
+    if (!signal.aborted) {
+      clear(ol);
+      ol.append(h("li", { class: "error", text: "Hot spots unavailable: " + errorMessage(e) }));
+    }
+  }
+}

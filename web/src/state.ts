@@ -1,0 +1,142 @@
+// View state lives in the URL query: every view is a link. These helpers read
+// and write it and format times the way the server parses them (seconds from
+// the profile's T0, decimals allowed, half-open ranges).
+
+import type { ViewData } from "./types";
+
+// Names of the query parameters that filter samples; they mean the same in
+// every heatmap, cores map, flame graph and export (docs/contracts.md).
+export const FILTER_PARAMS = ["cpu", "pid", "tid", "comm", "comm_regex", "event", "function", "only", "idle"];
+
+// Params that shape the heatmap and cores map.
+export const HEATMAP_PARAMS = ["rows", "col", "bucket", "scale"];
+
+export function viewData(): ViewData {
+  const el = document.getElementById("view-data");
+  if (!el || !el.textContent) return { page: document.body.dataset.page || "" };
+  try {
+    return JSON.parse(el.textContent) as ViewData;
+  } catch {
+    return { page: document.body.dataset.page || "" };
+  }
+}
+
+export function currentParams(): URLSearchParams {
+  return new URLSearchParams(location.search);
+}
+
+// pick returns a copy of p holding only the named, non-empty parameters.
+export function pick(p: URLSearchParams, names: string[]): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const n of names) {
+    const v = p.get(n);
+    if (v !== null && v !== "") out.set(n, v);
+  }
+  return out;
+}
+
+// updateURL merges changes into the current query (null or "" deletes) and
+// records it with pushState or replaceState.
+export function updateURL(changes: Record<string, string | null>, push: boolean): URLSearchParams {
+  const p = currentParams();
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === null || v === "") p.delete(k);
+    else p.set(k, v);
+  }
+  const qs = p.toString();
+  const url = location.pathname + (qs ? "?" + qs : "") + location.hash;
+  if (url !== location.pathname + location.search + location.hash) {
+    if (push) history.pushState(null, "", url);
+    else history.replaceState(null, "", url);
+  }
+  return p;
+}
+
+// fmtOffset formats an integer nanosecond offset as decimal seconds without
+// losing precision: 1500000000 → "1.5".
+export function fmtOffset(ns: number): string {
+  ns = Math.round(ns);
+  const neg = ns < 0;
+  if (neg) ns = -ns;
+  const s = Math.floor(ns / 1e9);
+  const frac = ns - s * 1e9;
+  let out = String(s);
+  if (frac > 0) out += "." + String(frac).padStart(9, "0").replace(/0+$/, "");
+  return (neg ? "-" : "") + out;
+}
+
+// parseOffset parses decimal seconds into integer nanoseconds; NaN when bad.
+export function parseOffset(s: string | null): number {
+  if (s === null || !/^\s*-?\d*(\.\d*)?\s*$/.test(s) || s.trim() === "" || s.trim() === ".") return NaN;
+  return Math.round(parseFloat(s) * 1e9);
+}
+
+// fmtSeconds formats seconds for labels, with precision suited to the span.
+export function fmtSeconds(ns: number, spanNs = ns): string {
+  const s = ns / 1e9;
+  if (spanNs >= 10e9) return s.toFixed(1);
+  if (spanNs >= 1e9) return s.toFixed(2);
+  return s.toFixed(3);
+}
+
+// fmtDuration formats a nanosecond duration: "340 ms", "2.5 s".
+export function fmtDuration(ns: number): string {
+  if (ns >= 1e9) return (ns / 1e9).toFixed(ns >= 10e9 ? 1 : 2).replace(/\.?0+$/, "") + " s";
+  if (ns >= 1e6) return (ns / 1e6).toFixed(ns >= 10e6 ? 0 : 1).replace(/\.0$/, "") + " ms";
+  return (ns / 1e3).toFixed(0) + " µs";
+}
+
+// cpuList formats sorted CPU ids compactly: [0,1,2,5] → "0-2,5".
+export function cpuList(ids: number[]): string {
+  const s = [...new Set(ids)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < s.length; ) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+    parts.push(j > i ? `${s[i]}-${s[j]}` : String(s[i]));
+    i = j + 1;
+  }
+  return parts.join(",");
+}
+
+// Timings are performance marks the browser tests read.
+export interface Timings {
+  [name: string]: number;
+}
+
+declare global {
+  interface Window {
+    __timings?: Timings;
+  }
+}
+
+export function recordTiming(name: string, ms: number): void {
+  const t = (window.__timings = window.__timings || {});
+  t[name] = Math.round(ms * 10) / 10;
+  console.log(`timing ${name} ${t[name]} ms`);
+}
+
+// now returns milliseconds since the epoch with sub-millisecond precision, so
+// a mark taken on one page can be compared on the next.
+export function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+// handOff stores a mark for the next page; takeHandOff reads and clears it.
+export function handOff(name: string): void {
+  try {
+    sessionStorage.setItem("subsecond." + name, String(now()));
+  } catch {
+    /* storage disabled: no timing */
+  }
+}
+
+export function takeHandOff(name: string): number | null {
+  try {
+    const v = sessionStorage.getItem("subsecond." + name);
+    sessionStorage.removeItem("subsecond." + name);
+    return v === null ? null : parseFloat(v);
+  } catch {
+    return null;
+  }
+}

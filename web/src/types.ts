@@ -1,0 +1,82 @@
+// Shapes shared with the Go server: the view-data JSON each page embeds and
+// the JSON API responses (docs/contracts.md). Times are integer nanoseconds;
+// every range is half-open [start, end).
+
+export interface EventCount {
+  name: string;
+  samples: number;
+}
+
+export interface ProfileSummary {
+  id: string;
+  name: string;
+  t0_ns: number;
+  start_ns: number;
+  end_ns: number;
+  samples: number;
+  cpus: number;
+  frequency_hz: number;
+  events?: EventCount[] | string[] | null;
+}
+
+export interface ViewData {
+  page: string;
+  profile?: ProfileSummary | null;
+  params?: Record<string, string> | null;
+  api?: string;
+  readOnly?: boolean;
+}
+
+// HeatmapJSON is the offset heatmap: counts[col][row]; row 0 starts each column.
+export interface HeatmapJSON {
+  t0_ns: number;
+  col_ns: number;
+  rows: number;
+  cols: number;
+  counts: number[][];
+  max: number;
+  total: number;
+}
+
+// CoresJSON is the cores × time map: samples[cpu][bucket], busy in 0..1.
+export interface CoresJSON {
+  t0_ns: number;
+  bucket_ns: number;
+  buckets: number;
+  cpus: number[];
+  samples: number[][];
+  busy: number[][];
+  expected: number;
+}
+
+// FlameJSON is a flame tree in depth-first pre-order; node 0 is the root.
+export interface FlameJSON {
+  start_ns: number;
+  end_ns: number;
+  total: number;
+  strings: string[];
+  kinds: string[];
+  name: number[];
+  dso: number[];
+  kind: number[];
+  depth: number[];
+  total_n: number[];
+  self_n: number[];
+  base_total?: number;
+  base_n?: number[];
+}
+
+// Hotspot is one busy episode from the hot-spots endpoint: a CPU (-1 for the
+// whole host) busy for [start_ns, end_ns), with the URL of its flame graph.
+export interface Hotspot {
+  cpu: number;
+  start_ns: number;
+  end_ns: number;
+  busy: number;
+  samples: number;
+  comm?: string;
+  share?: number;
+  top_stack?: string;
+  top_function?: string;
+  url?: string;
+}
