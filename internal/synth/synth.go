@@ -1,0 +1,151 @@
+// Package synth generates labelled perf samples for the analysis packages'
+// tests and benchmarks: every CPU sampled at a fixed rate with jitter, a
+// process mix with deep kernel and user stacks, idle-loop samples, interrupts
+// taken while idle, and names that are hostile to XML and folded text. Each
+// sample says whether it is idle, so tests can count independently of the
+// engine.
+package synth
+
+import (
+	"fmt"
+	"math/rand"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Options shape a generated capture.
+type Options struct {
+	Seed    int64
+	CPUs    int
+	Seconds int
+	Hz      int
+	Start   int64 // time of the first sampling tick, ns
+	// Busy is the share of samples that are not the idle loop (0: 0.6).
+	Busy float64
+	// Pegged, when ≥ 0, is a CPU that runs the node agent's memcg walk
+	// without pause in [PegStart, PegEnd) (ns from Start).
+	Pegged           int
+	PegStart, PegEnd int64
+}
+
+// Labeled is a sample with the generator's own verdict on idleness.
+type Labeled struct {
+	subsecond.Sample
+	Idle bool
+}
+
+type proc struct {
+	comm string
+	pid  int32
+	user []string // root-first user frames (prefix)
+	kern []string // root-first kernel frames after the user part, may be nil
+	idle bool
+	fan  int // how many random variants each generated level may take
+}
+
+func k(s string) subsecond.Frame {
+	return subsecond.Frame{Symbol: s, DSO: "[kernel.kallsyms]", Kind: subsecond.KindKernel}
+}
+
+func u(s, dso string) subsecond.Frame {
+	return subsecond.Frame{Symbol: s, DSO: dso, Kind: subsecond.KindUser}
+}
+
+var idleStack = []string{"secondary_startup_64_no_verify", "start_secondary", "cpu_startup_entry", "do_idle", "cpuidle_enter", "cpuidle_enter_state", "intel_idle"}
+var haltStack = []string{"secondary_startup_64_no_verify", "start_secondary", "cpu_startup_entry", "do_idle", "default_idle_call", "arch_cpu_idle", "native_safe_halt"}
+var irqIdle = []string{"secondary_startup_64_no_verify", "start_secondary", "cpu_startup_entry", "do_idle", "cpuidle_enter", "cpuidle_enter_state", "intel_idle",
+	"asm_common_interrupt", "common_interrupt", "irq_exit_rcu", "__do_softirq", "net_rx_action", "mlx5e_napi_poll", "mlx5e_poll_rx_cq"}
+var memcg = []string{"entry_SYSCALL_64_after_hwframe", "do_syscall_64", "ksys_read", "vfs_read", "seq_read_iter", "memcg_stat_show", "mem_cgroup_nr_lru_pages"}
+
+var procs = []proc{
+	{comm: "python3", pid: 1000, user: []string{"_start", "__libc_start_main", "main", "Py_RunMain", "_PyEval_EvalFrameDefault", "train_step"}, fan: 6},
+	{comm: "python3", pid: 1000, user: []string{"_start", "__libc_start_main", "main", "Py_RunMain", "_PyEval_EvalFrameDefault", "save_checkpoint"},
+		kern: []string{"entry_SYSCALL_64_after_hwframe", "do_syscall_64", "ksys_write", "vfs_write", "ext4_buffered_write_iter"}, fan: 3},
+	{comm: "nccl proxy", pid: 1001, user: []string{"start_thread", "ncclProxyService", "ncclProxyProgress"}, fan: 4},
+	{comm: "node-agent", pid: 500, user: []string{"runtime.goexit", "main.collect", "main.readStats"}, kern: memcg, fan: 2},
+	{comm: "containerd-shim", pid: 300, user: []string{"runtime.goexit", "[unknown]", "operator<< <char, std::char_traits<char> >(std::ostream&, char const*)"}, fan: 3},
+	{comm: "kworker/u192:3", pid: 42, kern: []string{"ret_from_fork", "kthread", "worker_thread", "process_one_work", "flush_to_ldisc"}, fan: 2},
+	{comm: "swapper", pid: 0, kern: irqIdle, fan: 1},
+}
+
+// Generate returns the samples of o in an order that is not sorted by time
+// (CPUs interleaved, and every 97th sample swapped with its neighbour), as
+// a reader of a real capture may see them.
+func Generate(o Options) []Labeled {
+	if o.Busy == 0 {
+		o.Busy = 0.6
+	}
+	r := rand.New(rand.NewSource(o.Seed))
+	period := int64(1e9) / int64(o.Hz)
+	n := o.Seconds * o.Hz
+	out := make([]Labeled, 0, n*o.CPUs)
+	for cpu := 0; cpu < o.CPUs; cpu++ {
+		phase := r.Int63n(period)
+		for i := 0; i < n; i++ {
+			t := o.Start + int64(i)*period + phase + r.Int63n(period/50+1)
+			var s Labeled
+			switch {
+			case cpu == o.Pegged && t-o.Start >= o.PegStart && t-o.Start < o.PegEnd:
+				s = build(r, &procs[3], cpu, t)
+			case r.Float64() < o.Busy:
+				s = build(r, &procs[r.Intn(len(procs))], cpu, t)
+			default:
+				fr := idleStack
+				if r.Intn(3) == 0 {
+					fr = haltStack
+				}
+				s = Labeled{Sample: subsecond.Sample{Comm: "swapper", PID: 0, TID: 0, Frames: kframes(fr)}, Idle: true}
+			}
+			s.CPU, s.Time, s.Event, s.Period = int32(cpu), t, "cpu-clock", uint64(period)
+			out = append(out, s)
+		}
+	}
+	for i := 96; i < len(out); i += 97 {
+		out[i], out[i-1] = out[i-1], out[i]
+	}
+	return out
+}
+
+func kframes(rootFirst []string) []subsecond.Frame {
+	fs := make([]subsecond.Frame, len(rootFirst))
+	for i, s := range rootFirst {
+		fs[len(rootFirst)-1-i] = k(s)
+	}
+	return fs
+}
+
+func build(r *rand.Rand, p *proc, cpu int, t int64) Labeled {
+	var root []subsecond.Frame
+	dso := "/usr/bin/" + p.comm
+	for _, s := range p.user {
+		root = append(root, u(s, dso))
+	}
+	if len(p.user) > 0 {
+		// A deep user part: 10–25 generated levels, each one of p.fan variants.
+		depth := 10 + r.Intn(16)
+		for d := 0; d < depth; d++ {
+			root = append(root, u(fmt.Sprintf("%s_fn%d_%d", p.user[len(p.user)-1], d, r.Intn(p.fan)), dso))
+		}
+	}
+	for _, s := range p.kern {
+		root = append(root, k(s))
+	}
+	fs := make([]subsecond.Frame, len(root))
+	for i := range root {
+		fs[len(root)-1-i] = root[i]
+	}
+	tid := p.pid
+	if p.pid > 0 {
+		tid = p.pid + int32(cpu%4)
+	}
+	return Labeled{Sample: subsecond.Sample{Comm: p.comm, PID: p.pid, TID: tid, Frames: fs}}
+}
+
+// Capture builds a Capture from samples with subsecond.Builder.
+func Capture(samples []Labeled) *subsecond.Capture {
+	b := subsecond.NewBuilder()
+	for i := range samples {
+		b.Add(&samples[i].Sample)
+	}
+	return b.Capture(subsecond.Profile{ID: "synth"})
+}
