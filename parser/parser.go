@@ -7,11 +7,29 @@
 //		_ = s
 //	}
 //	if err := sc.Err(); err != nil { … }
+//
+// A sample is a header line (comm, pid/tid, CPU, time, period, event),
+// optionally followed by its call chain, one frame per line, and a blank
+// line. The header is read from the fields perf prints after the command
+// name — pid/tid, [cpu], time:, period, event: — so a command name keeps its
+// spaces and digits ("job 42 x", "V8 WorkerThread"). Samples recorded
+// without call chains carry their one frame on the header line. Header
+// comments ('#' lines, as `perf script --header` prints them) become
+// Metadata; PERF_RECORD_* side-band lines are skipped.
+//
+// Symbols, DSOs, command and event names are interned: equal strings in the
+// input share one Go string, so holding many samples costs memory in
+// proportion to the distinct names, not to the input.
 package parser
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/subsecond/subsecond"
 )
@@ -25,31 +43,521 @@ type Options struct {
 	MaxWarnings int // 0 means 20
 }
 
+// MaxLine is the longest line the Scanner accepts, in bytes. A longer line is
+// malformed.
+const MaxLine = 1 << 20
+
+// maxHeaderLines bounds how many '#' lines Metadata keeps.
+const maxHeaderLines = 2048
+
+// kernelHalf is where the kernel half of a 64-bit address space begins on
+// x86-64 and arm64.
+const kernelHalf = 0xffff800000000000
+
+// SyntaxError describes a malformed line. It wraps subsecond.ErrInvalid.
+type SyntaxError struct {
+	Line int    // 1-based line number
+	Msg  string // what was expected and what was found
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// Unwrap returns subsecond.ErrInvalid.
+func (e *SyntaxError) Unwrap() error { return subsecond.ErrInvalid }
+
+// frameInfo is the parsed text of a stack line after its address, cached by
+// that text.
+type frameInfo struct {
+	sym    string
+	off    uint64
+	dso    string
+	inline bool
+	kind   subsecond.FrameKind
+}
+
+// header is a parsed sample header line.
+type header struct {
+	comm     string
+	pid, tid int32
+	cpu      int32
+	time     int64
+	period   uint64
+	event    string
+	frame    subsecond.Frame // the frame printed on the header line, if any
+	hasFrame bool
+	payload  bool // text after the event that is not a frame (tracepoint data)
+}
+
+type span struct{ start, end int }
+
 // Scanner streams samples out of perf script text.
 type Scanner struct {
-	err error
+	r    *bufio.Reader
+	opt  Options
+	line int   // lines read
+	n    int64 // bytes read
+	eof  bool
+
+	cur, out *subsecond.Sample
+	open     bool // cur holds a record whose end has not been seen
+	bad      bool // the open record is malformed and will be dropped
+	single   bool // the open record's frame was on its header line
+	payload  bool // the open record's header carried tracepoint text
+	last     bool // the previous line was a stack frame of the open record
+	samples  int64
+
+	strs   map[string]string
+	frames map[string]*frameInfo
+	toks   []span
+	meta   subsecond.Metadata
+
+	nwarn int
+	warns []subsecond.Warning
+	err   error
 }
 
 // NewScanner returns a Scanner reading r.
 func NewScanner(r io.Reader, opt Options) *Scanner {
-	return &Scanner{err: errors.New("parser: not implemented yet")}
+	if opt.MaxWarnings <= 0 {
+		opt.MaxWarnings = 20
+	}
+	return &Scanner{
+		r:      bufio.NewReaderSize(r, MaxLine),
+		opt:    opt,
+		cur:    &subsecond.Sample{},
+		out:    &subsecond.Sample{},
+		strs:   map[string]string{},
+		frames: map[string]*frameInfo{},
+		toks:   make([]span, 0, 32),
+	}
 }
 
 // Scan advances to the next sample and reports whether there is one.
-func (s *Scanner) Scan() bool { return false }
+func (s *Scanner) Scan() bool {
+	for s.err == nil {
+		line, ok := s.readLine()
+		if !ok {
+			if s.err == nil && s.end() {
+				return true
+			}
+			s.finish()
+			return false
+		}
+		if s.handle(line) {
+			return true
+		}
+	}
+	return false
+}
 
 // Sample returns the current sample. It and its Frames slice are reused by
 // the next Scan; its strings stay valid.
-func (s *Scanner) Sample() *subsecond.Sample { return nil }
+func (s *Scanner) Sample() *subsecond.Sample { return s.out }
 
 // Err returns the error that stopped the scan, nil at a clean end of input.
+// In strict mode a malformed line yields a *SyntaxError. In tolerant mode an
+// input with bad lines and no sample at all yields an error wrapping
+// subsecond.ErrNotPerf.
 func (s *Scanner) Err() error { return s.err }
 
 // Metadata returns the capture metadata from the '#' header lines read so far.
-func (s *Scanner) Metadata() subsecond.Metadata { return subsecond.Metadata{} }
+func (s *Scanner) Metadata() subsecond.Metadata { return s.meta }
 
 // Warnings returns how many bad records were skipped and the first few.
-func (s *Scanner) Warnings() (int, []subsecond.Warning) { return 0, nil }
+func (s *Scanner) Warnings() (int, []subsecond.Warning) { return s.nwarn, s.warns }
 
 // Line returns the number of lines read so far.
-func (s *Scanner) Line() int { return 0 }
+func (s *Scanner) Line() int { return s.line }
+
+// Bytes returns the number of input bytes read so far, line endings included.
+func (s *Scanner) Bytes() int64 { return s.n }
+
+// readLine returns the next line without its line ending.
+func (s *Scanner) readLine() ([]byte, bool) {
+	for {
+		if s.eof {
+			return nil, false
+		}
+		line, err := s.r.ReadSlice('\n')
+		s.n += int64(len(line))
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			s.eof = true
+			if len(line) == 0 {
+				return nil, false
+			}
+		case errors.Is(err, bufio.ErrBufferFull):
+			s.line++
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = s.r.ReadSlice('\n')
+				s.n += int64(len(line))
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				s.err = fmt.Errorf("read line %d: %w", s.line, err)
+				return nil, false
+			}
+			s.eof = err != nil
+			s.malformed(fmt.Sprintf("line longer than %d bytes", MaxLine), nil)
+			if s.err != nil {
+				return nil, false
+			}
+			continue
+		default:
+			s.err = fmt.Errorf("read line %d: %w", s.line+1, err)
+			return nil, false
+		}
+		s.line++
+		if n := len(line); n > 0 && line[n-1] == '\n' {
+			line = line[:n-1]
+		}
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		return line, true
+	}
+}
+
+// handle consumes one line and reports whether a sample became ready.
+func (s *Scanner) handle(line []byte) bool {
+	if isBlank(line) {
+		return s.end()
+	}
+	if line[0] == '#' {
+		s.comment(line)
+		return false
+	}
+	indented := line[0] == ' ' || line[0] == '\t'
+	inChain := s.open && !s.single
+	if inChain && indented && !(s.payload && len(s.cur.Frames) == 0) {
+		if s.frameLine(line) {
+			return false
+		}
+	}
+	if bytes.Contains(line, perfRecord) {
+		return s.end()
+	}
+	var h header
+	if s.parseHeader(line, &h) {
+		ready := s.end()
+		s.begin(&h)
+		return ready
+	}
+	if inChain {
+		if s.frameLine(line) {
+			return false
+		}
+		if s.last && indented {
+			if !s.bad {
+				f := &s.cur.Frames[len(s.cur.Frames)-1]
+				f.SrcLine = s.intern(bytes.TrimSpace(line))
+			}
+			s.last = false
+			return false
+		}
+		s.malformed(`expected stack frame "address symbol (dso)" or a blank line`, line)
+		return false
+	}
+	s.malformed(`expected "comm pid [cpu] time: event:" sample header`, line)
+	return false
+}
+
+var perfRecord = []byte("PERF_RECORD_")
+
+// end closes the open record and reports whether it became the current
+// sample.
+func (s *Scanner) end() bool {
+	if !s.open {
+		return false
+	}
+	ready := !s.bad
+	s.open, s.bad, s.single, s.payload, s.last = false, false, false, false, false
+	if ready {
+		s.cur, s.out = s.out, s.cur
+		s.samples++
+	}
+	return ready
+}
+
+// begin opens a record for header h.
+func (s *Scanner) begin(h *header) {
+	c := s.cur
+	c.Comm, c.PID, c.TID, c.CPU = h.comm, h.pid, h.tid, h.cpu
+	c.Time, c.Period, c.Event, c.Line = h.time, h.period, h.event, s.line
+	c.Frames = c.Frames[:0]
+	if h.hasFrame {
+		c.Frames = append(c.Frames, h.frame)
+	}
+	s.open, s.bad, s.single, s.payload, s.last = true, false, h.hasFrame, h.payload, false
+}
+
+// malformed records a bad line: an error in strict mode, otherwise a warning
+// and, inside a record, the record's dismissal.
+func (s *Scanner) malformed(msg string, line []byte) {
+	if line != nil {
+		msg = fmt.Sprintf("%s, found %q", msg, excerpt(line))
+	}
+	if s.opt.Strict {
+		s.err = &SyntaxError{Line: s.line, Msg: msg}
+		return
+	}
+	if s.open {
+		if s.bad {
+			return // one warning per record
+		}
+		s.bad = true
+	}
+	s.nwarn++
+	if len(s.warns) < s.opt.MaxWarnings {
+		s.warns = append(s.warns, subsecond.Warning{Line: s.line, Message: msg})
+	}
+}
+
+// finish runs at the end of input.
+func (s *Scanner) finish() {
+	if s.err == nil && s.samples == 0 && s.nwarn > 0 {
+		w := s.warns[0]
+		s.err = fmt.Errorf("no samples found; line %d: %s: %w", w.Line, w.Message, subsecond.ErrNotPerf)
+	}
+}
+
+func excerpt(b []byte) string {
+	const max = 80
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+
+// intern returns b as a string shared with every equal string seen before.
+func (s *Scanner) intern(b []byte) string {
+	if v, ok := s.strs[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	s.strs[v] = v
+	return v
+}
+
+var hexval = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = int8(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = int8(c - 'a' + 10)
+		t[c-'a'+'A'] = int8(c - 'a' + 10)
+	}
+	return t
+}()
+
+// frameLine parses a stack line ("address symbol+0xoff (dso)") into the open
+// record and reports whether the line was one.
+func (s *Scanner) frameLine(line []byte) bool {
+	f, ok := s.parseFrame(line)
+	if !ok {
+		return false
+	}
+	s.last = true
+	if !s.bad {
+		s.cur.Frames = append(s.cur.Frames, f)
+	}
+	return true
+}
+
+func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, bool) {
+	i := 0
+	for i < len(line) && isSpace(line[i]) {
+		i++
+	}
+	j := i
+	var addr uint64
+	for ; j < len(line); j++ {
+		d := hexval[line[j]]
+		if d < 0 {
+			break
+		}
+		if j-i == 16 {
+			return subsecond.Frame{}, false
+		}
+		addr = addr<<4 | uint64(d)
+	}
+	if j == i || (j < len(line) && !isSpace(line[j])) {
+		return subsecond.Frame{}, false
+	}
+	rest := trimSpace(line[j:])
+	fi := s.frames[string(rest)]
+	if fi == nil {
+		fi = s.frameText(rest)
+	}
+	kind := fi.kind
+	if addr >= kernelHalf && kind != subsecond.KindJIT {
+		kind = subsecond.KindKernel
+	}
+	return subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: kind}, true
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// frameText parses and caches the text of a stack line after the address.
+func (s *Scanner) frameText(rest []byte) *frameInfo {
+	fi := &frameInfo{}
+	sym := rest
+	if n := len(rest); n > 0 && rest[n-1] == ')' {
+		// The DSO is the last parenthesised group; it may hold parentheses
+		// itself ("/x/y (deleted)").
+		depth := 0
+		for k := n - 1; k >= 0; k-- {
+			switch rest[k] {
+			case ')':
+				depth++
+			case '(':
+				depth--
+			}
+			if depth == 0 {
+				if k == 0 || isSpace(rest[k-1]) {
+					fi.dso = s.intern(rest[k+1 : n-1])
+					sym = trimSpace(rest[:k])
+				}
+				break
+			}
+		}
+	}
+	if fi.dso == "inlined" {
+		fi.dso, fi.inline = "", true
+	}
+	sym, fi.off = splitOffset(sym)
+	fi.sym = s.intern(sym)
+	fi.kind = Kind(fi.sym, fi.dso, fi.inline)
+	s.frames[string(rest)] = fi
+	return fi
+}
+
+// splitOffset splits a trailing "+0x…" hexadecimal offset off sym.
+func splitOffset(sym []byte) ([]byte, uint64) {
+	k := len(sym)
+	for k > 0 && hexval[sym[k-1]] >= 0 {
+		k--
+	}
+	digits := len(sym) - k
+	if digits == 0 || digits > 16 || k < 3 || sym[k-1] != 'x' || sym[k-2] != '0' || sym[k-3] != '+' {
+		return sym, 0
+	}
+	off, err := strconv.ParseUint(string(sym[k:]), 16, 64)
+	if err != nil {
+		return sym, 0
+	}
+	return sym[:k-3], off
+}
+
+// Kind classifies a frame by its symbol, DSO and inline marker: kernel DSOs
+// ([kernel.kallsyms], [kernel.*], vmlinux*, *.ko, bracketed kernel modules),
+// JIT code (/tmp/perf-N.map, jitted-*.so, [JIT]…), inlined frames, unknown
+// frames ([unknown] symbol without a known DSO), and user code. The Scanner
+// also counts any frame at a kernel-half address as kernel.
+func Kind(sym, dso string, inline bool) subsecond.FrameKind {
+	d := strings.TrimSuffix(dso, " (deleted)")
+	base := d[strings.LastIndexByte(d, '/')+1:]
+	switch {
+	case strings.HasPrefix(d, "[kernel."), strings.HasPrefix(base, "vmlinux"),
+		strings.HasSuffix(base, ".ko"), strings.Contains(base, ".ko."):
+		return subsecond.KindKernel
+	case strings.HasPrefix(d, "[JIT]"), isPerfMap(base),
+		strings.HasPrefix(base, "jitted-") && strings.HasSuffix(base, ".so"):
+		return subsecond.KindJIT
+	case len(d) > 2 && d[0] == '[' && d[len(d)-1] == ']' && !userSpecial(d):
+		return subsecond.KindKernel // a kernel module, e.g. [nf_conntrack]
+	case inline:
+		return subsecond.KindInlined
+	case sym == "[unknown]" && (d == "" || d == "[unknown]"):
+		return subsecond.KindUnknown
+	}
+	return subsecond.KindUser
+}
+
+func isPerfMap(base string) bool {
+	digits, ok := strings.CutPrefix(base, "perf-")
+	if !ok {
+		return false
+	}
+	digits, ok = strings.CutSuffix(digits, ".map")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// userSpecial reports whether a bracketed DSO name is one perf uses for
+// user-space mappings.
+func userSpecial(d string) bool {
+	switch d {
+	case "[unknown]", "[vdso]", "[vsyscall]", "[vvar]", "[vectors]", "[heap]", "[stack]", "[uprobes]", "[sigpage]":
+		return true
+	}
+	return strings.HasPrefix(d, "[anon") || strings.HasPrefix(d, "[stack:")
+}
+
+// comment reads a '#' line into the metadata.
+func (s *Scanner) comment(line []byte) {
+	text := bytes.TrimPrefix(line[1:], []byte(" "))
+	if len(s.meta.Header) >= maxHeaderLines {
+		return
+	}
+	if len(text) > 4096 {
+		text = text[:4096]
+	}
+	s.meta.Header = append(s.meta.Header, string(text))
+	k, v, ok := bytes.Cut(text, []byte(":"))
+	if !ok {
+		return
+	}
+	key := string(bytes.TrimSpace(k))
+	val := string(bytes.TrimSpace(v))
+	m := &s.meta
+	switch key {
+	case "hostname":
+		m.Hostname = val
+	case "os release":
+		m.OSRelease = val
+	case "perf version":
+		m.PerfVersion = val
+	case "arch":
+		m.Arch = val
+	case "cpudesc":
+		m.CPUDesc = val
+	case "nrcpus online", "nrcpus avail":
+		if n, err := strconv.Atoi(val); err == nil && (m.NrCPUs == 0 || key == "nrcpus online") {
+			m.NrCPUs = n
+		}
+	case "cmdline":
+		m.Cmdline = val
+	case "captured on":
+		m.CapturedOn = val
+	}
+}

@@ -1,0 +1,336 @@
+// Package folded turns samples into folded stacks, the text format of
+// FlameGraph's stackcollapse-perf.pl: one line per distinct stack, frames
+// root-first joined by ';', a space, then the summed sample period. The
+// command name is the root frame. Names are tidied the way the reference
+// does it (offsets dropped, [unknown] frames named after their DSO, C++
+// argument lists cut, quotes removed, Java signatures condensed), so that
+// flame graph tools read the output unchanged; docs/conformance.md lists
+// where Subsecond deliberately differs.
+//
+//	c := folded.New(folded.Options{Kernel: true})
+//	for sc.Scan() {
+//		c.Add(sc.Sample())
+//	}
+//	_, err := c.WriteTo(os.Stdout)
+//
+// A Collapser's memory grows with the number of distinct stacks and frame
+// names, not with the number of samples.
+package folded
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/parser"
+)
+
+// Options select what the folded names show. The flag names match
+// stackcollapse-perf.pl's.
+type Options struct {
+	PID     bool   // root frame "comm-pid"
+	TID     bool   // root frame "comm-pid/tid" (takes precedence over PID)
+	Kernel  bool   // suffix kernel frames with _[k]
+	JIT     bool   // suffix JIT frames with _[j]
+	Addrs   bool   // show the address of [unknown] frames: [dso <addr>]
+	SrcLine bool   // append ":file:line" where perf printed a source line
+	Event   string // the event to keep; "" keeps the first event seen
+}
+
+// All returns o with both kernel and JIT annotations on, as the reference's
+// --all does.
+func (o Options) All() Options {
+	o.Kernel, o.JIT = true, true
+	return o
+}
+
+type frameKey struct {
+	sym, dso, src string
+	addr          uint64
+	java          bool
+}
+
+type rootKey struct {
+	comm     string
+	pid, tid int32
+}
+
+type run struct{ start, n uint32 }
+
+// Collapser counts folded stacks.
+type Collapser struct {
+	opt Options
+
+	names   []string
+	nameIDs map[string]uint32
+	seq     []uint32 // name ids of cached frames, see frames
+	frames  map[frameKey]run
+	roots   map[rootKey]uint32
+	stacks  map[string]uint64
+	key     []byte
+
+	added, skipped int64
+}
+
+// New returns an empty Collapser.
+func New(opt Options) *Collapser {
+	return &Collapser{
+		opt:     opt,
+		nameIDs: map[string]uint32{},
+		frames:  map[frameKey]run{},
+		roots:   map[rootKey]uint32{},
+		stacks:  map[string]uint64{},
+	}
+}
+
+// Add counts s, unless it belongs to another event than the one kept.
+// The Collapser keeps no reference to s.
+func (c *Collapser) Add(s *subsecond.Sample) {
+	if c.opt.Event == "" {
+		c.opt.Event = s.Event
+	} else if s.Event != c.opt.Event {
+		c.skipped++
+		return
+	}
+	c.added++
+	root := c.root(s)
+	java := strings.HasPrefix(c.names[root], "java")
+	k := binary.LittleEndian.AppendUint32(c.key[:0], root)
+	for i := len(s.Frames) - 1; i >= 0; i-- {
+		f := &s.Frames[i]
+		fk := frameKey{sym: f.Symbol, dso: f.DSO, java: java}
+		if c.opt.Addrs && f.Symbol == "[unknown]" {
+			fk.addr = f.Addr
+		}
+		if c.opt.SrcLine {
+			fk.src = f.SrcLine
+		}
+		r, ok := c.frames[fk]
+		if !ok {
+			r = c.frame(fk)
+		}
+		for _, id := range c.seq[r.start : r.start+r.n] {
+			k = binary.LittleEndian.AppendUint32(k, id)
+		}
+	}
+	c.key = k
+	w := s.Period
+	if w == 0 {
+		w = 1
+	}
+	c.stacks[string(k)] += w
+}
+
+// Event returns the event being kept ("" before the first sample).
+func (c *Collapser) Event() string { return c.opt.Event }
+
+// Counts returns how many samples were counted and how many were skipped
+// because they belong to another event.
+func (c *Collapser) Counts() (added, skipped int64) { return c.added, c.skipped }
+
+// Len returns the number of distinct folded stacks.
+func (c *Collapser) Len() int { return len(c.stacks) }
+
+// Lines returns the folded lines, sorted, without line endings.
+func (c *Collapser) Lines() []string {
+	lines := make([]string, 0, len(c.stacks))
+	var b strings.Builder
+	for k, n := range c.stacks {
+		b.Reset()
+		for i := 0; i+4 <= len(k); i += 4 {
+			if i > 0 {
+				b.WriteByte(';')
+			}
+			b.WriteString(c.names[binary.LittleEndian.Uint32([]byte(k[i:i+4]))])
+		}
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatUint(n, 10))
+		lines = append(lines, b.String())
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+// WriteTo writes the folded lines, sorted, each ending in a newline.
+func (c *Collapser) WriteTo(w io.Writer) (int64, error) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var n int64
+	for _, l := range c.Lines() {
+		m, err := bw.WriteString(l)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, bw.Flush()
+}
+
+func (c *Collapser) name(s string) uint32 {
+	if id, ok := c.nameIDs[s]; ok {
+		return id
+	}
+	id := uint32(len(c.names))
+	c.names = append(c.names, s)
+	c.nameIDs[s] = id
+	return id
+}
+
+// root returns the name id of s's root frame: its command name, with spaces
+// turned into underscores, and the pid and tid when asked for ("?" where the
+// input had none).
+func (c *Collapser) root(s *subsecond.Sample) uint32 {
+	rk := rootKey{comm: s.Comm}
+	if c.opt.TID || c.opt.PID {
+		rk.pid = s.PID
+	}
+	if c.opt.TID {
+		rk.tid = s.TID
+	}
+	if id, ok := c.roots[rk]; ok {
+		return id
+	}
+	name := strings.ReplaceAll(s.Comm, " ", "_")
+	switch {
+	case c.opt.TID:
+		name += "-" + idString(s.PID) + "/" + idString(s.TID)
+	case c.opt.PID:
+		name += "-" + idString(s.PID)
+	}
+	id := c.name(name)
+	c.roots[rk] = id
+	return id
+}
+
+func idString(id int32) string {
+	if id == subsecond.Unknown {
+		return "?"
+	}
+	return strconv.Itoa(int(id))
+}
+
+// frame computes and caches the folded names of one frame.
+func (c *Collapser) frame(fk frameKey) run {
+	r := run{start: uint32(len(c.seq))}
+	for _, n := range Names(fk.sym, fk.dso, fk.src, fk.addr, fk.java, c.opt) {
+		c.seq = append(c.seq, c.name(n))
+	}
+	r.n = uint32(len(c.seq)) - r.start
+	c.frames[fk] = r
+	return r
+}
+
+// Names returns the folded names of one frame, root-most first. Kernel and
+// JIT annotations follow the DSO (parser.Kind), not the address, as the
+// reference does. A
+// perf-map-agent frame "A->B->C" (an inlined call chain) yields three names,
+// the inlined ones suffixed _[i]. sym is the symbol without its offset; addr
+// matters only for an [unknown] symbol with o.Addrs; java turns on the Java
+// signature tidying the reference applies under commands named java*.
+func Names(sym, dso, src string, addr uint64, java bool, o Options) []string {
+	kind := parser.Kind(sym, dso, false)
+	if sym == "" {
+		sym = " " // as the reference reads "addr  (dso)"
+	}
+	parts := strings.Split(sym, "->")
+	out := make([]string, 0, len(parts))
+	for i, f := range parts {
+		if f == "[unknown]" {
+			if dso != "[unknown]" {
+				f = dso[strings.LastIndexByte(dso, '/')+1:]
+			} else {
+				f = "unknown"
+			}
+			if o.Addrs {
+				f = "[" + f + " <" + strconv.FormatUint(addr, 16) + ">]"
+			} else {
+				f = "[" + f + "]"
+			}
+		}
+		f = tidy(f)
+		if java && strings.HasPrefix(f, "L") && strings.Contains(f, "/") {
+			f = f[1:]
+		}
+		switch {
+		case i > 0:
+			if !strings.Contains(f, "_[i]") {
+				f += "_[i]"
+			}
+		case o.Kernel && (kind == subsecond.KindKernel || isBracketed(dso)):
+			f += "_[k]"
+		case o.JIT && kind == subsecond.KindJIT:
+			if !strings.Contains(f, "_[j]") {
+				f += "_[j]"
+			}
+		}
+		if o.SrcLine && i == 0 {
+			if s := srcline(src); s != "" {
+				f += ":" + s
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// tidy applies the reference's generic clean-up: ';' becomes ':', an
+// argument list is cut at its first '(' unless the name is a Go method
+// ("pkg.(*T).M") or the '(' opens "(anonymous namespace)", and quote
+// characters are removed.
+func tidy(f string) string {
+	f = strings.ReplaceAll(f, ";", ":")
+	if !isGoMethod(f) {
+		for i := 0; i < len(f); i++ {
+			if f[i] == '(' && !strings.HasPrefix(f[i:], "(anonymous namespace)") {
+				f = f[:i]
+				break
+			}
+		}
+	}
+	if strings.ContainsAny(f, `"'`) {
+		f = strings.Map(func(r rune) rune {
+			if r == '"' || r == '\'' {
+				return -1
+			}
+			return r
+		}, f)
+	}
+	return f
+}
+
+func isGoMethod(f string) bool {
+	i := strings.Index(f, ".(")
+	j := strings.LastIndex(f, ").")
+	return i >= 0 && j >= i+2
+}
+
+// isBracketed reports whether dso is a bracketed name other than [unknown]
+// ([vdso], [vsyscall]): kernel-provided code the reference annotates as
+// kernel although it runs in user mode.
+func isBracketed(dso string) bool {
+	return strings.HasPrefix(dso, "[") && !strings.Contains(dso, "unknown")
+}
+
+// srcline tidies a source line as the reference does: bracketed parts
+// ("[kernel.kallsyms][ffffffff8110]", "libc.so.6[27b25]") are removed.
+func srcline(s string) string {
+	for {
+		i := strings.IndexByte(s, '[')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], ']')
+		if j < 0 {
+			break
+		}
+		s = s[:i] + s[i+j+1:]
+	}
+	return strings.TrimSpace(s)
+}

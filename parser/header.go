@@ -1,0 +1,231 @@
+package parser
+
+import (
+	"math"
+
+	"github.com/subsecond/subsecond"
+)
+
+// maxCommTokens bounds how many words a command name may have. Linux keeps
+// at most 15 bytes of it, so 8 words is already generous.
+const maxCommTokens = 8
+
+// parseHeader parses a sample header line into h and reports whether the line
+// is one. The fields after the command name are recognisable from the right
+// of it: an optional "pid/tid" or "tid", an optional "[cpu]", an optional
+// "time:", an optional period, then "event:" (at least one of pid, CPU and
+// time must be present). The command name is everything before them, so it
+// may hold spaces and digits.
+func (s *Scanner) parseHeader(line []byte, h *header) bool {
+	toks := s.toks[:0]
+	for i := 0; i < len(line) && len(toks) < maxCommTokens+6; {
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			break
+		}
+		start := i
+		for i < len(line) && !isSpace(line[i]) {
+			i++
+		}
+		toks = append(toks, span{start, i})
+	}
+	s.toks = toks
+	for a := 0; a < len(toks) && a <= maxCommTokens; a++ {
+		if s.headerTail(line, toks, a, h) {
+			if a > 0 {
+				h.comm = s.intern(line[toks[0].start:toks[a-1].end])
+			} else {
+				h.comm = ""
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// headerTail parses the fields from token a on.
+func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header) bool {
+	tok := func(i int) []byte { return line[toks[i].start:toks[i].end] }
+	*h = header{pid: subsecond.Unknown, tid: subsecond.Unknown, cpu: subsecond.Unknown, time: subsecond.NoTime}
+	i, anchored := a, false
+	if i < len(toks) && parsePIDTID(tok(i), h) {
+		i, anchored = i+1, true
+	}
+	if i < len(toks) && parseCPU(tok(i), h) {
+		i, anchored = i+1, true
+	}
+	if i < len(toks) && parseTime(tok(i), h) {
+		i, anchored = i+1, true
+	}
+	if !anchored {
+		return false
+	}
+	if i < len(toks) {
+		if p, ok := parseUint(tok(i)); ok {
+			h.period = p
+			i++
+		}
+	}
+	if i >= len(toks) || !isEvent(tok(i)) {
+		return false
+	}
+	h.event = s.intern(eventName(tok(i)))
+	rest := trimSpace(line[toks[i].end:])
+	if len(rest) > 0 {
+		if rest[len(rest)-1] == ')' && hexval[rest[0]] >= 0 {
+			if f, ok := s.parseFrame(rest); ok {
+				h.frame, h.hasFrame = f, true
+				return true
+			}
+		}
+		h.payload = true
+	}
+	return true
+}
+
+func parseUint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
+}
+
+func parseInt32(b []byte) (int32, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) > 10 {
+		return 0, false
+	}
+	v, ok := parseUint(b)
+	if !ok || v > math.MaxInt32 {
+		return 0, false
+	}
+	if neg {
+		return -int32(v), true
+	}
+	return int32(v), true
+}
+
+// parsePIDTID parses "pid/tid" or a lone "tid", as perf prints them.
+func parsePIDTID(b []byte, h *header) bool {
+	for k, c := range b {
+		if c == '/' {
+			pid, ok1 := parseInt32(b[:k])
+			tid, ok2 := parseInt32(b[k+1:])
+			if !ok1 || !ok2 {
+				return false
+			}
+			h.pid, h.tid = pid, tid
+			return true
+		}
+	}
+	tid, ok := parseInt32(b)
+	if ok {
+		h.tid = tid
+	}
+	return ok
+}
+
+// parseCPU parses "[cpu]".
+func parseCPU(b []byte, h *header) bool {
+	if len(b) < 3 || b[0] != '[' || b[len(b)-1] != ']' {
+		return false
+	}
+	cpu, ok := parseInt32(b[1 : len(b)-1])
+	if !ok || cpu < 0 {
+		return false
+	}
+	h.cpu = cpu
+	return true
+}
+
+// parseTime parses "seconds.fraction:" into integer nanoseconds, exactly:
+// 6 decimals (the default) and 9 (--ns) both convert without rounding.
+// Digits beyond the ninth are dropped.
+func parseTime(b []byte, h *header) bool {
+	if len(b) < 2 || b[len(b)-1] != ':' {
+		return false
+	}
+	b = b[:len(b)-1]
+	dot := -1
+	for k, c := range b {
+		if c == '.' {
+			dot = k
+			break
+		}
+	}
+	secs, frac := b, []byte(nil)
+	if dot >= 0 {
+		secs, frac = b[:dot], b[dot+1:]
+		if len(frac) == 0 {
+			return false
+		}
+	}
+	sec, ok := parseUint(secs)
+	if !ok || sec > math.MaxInt64/1_000_000_000-1 {
+		return false
+	}
+	var ns uint64
+	for k := 0; k < 9; k++ {
+		ns *= 10
+		if k < len(frac) {
+			c := frac[k]
+			if c < '0' || c > '9' {
+				return false
+			}
+			ns += uint64(c - '0')
+		}
+	}
+	for _, c := range frac[min(len(frac), 9):] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	h.time = int64(sec)*1e9 + int64(ns)
+	return true
+}
+
+// isEvent reports whether b looks like "event:" ("cycles:", "cpu-clock:ppp:",
+// "sched:sched_switch:").
+func isEvent(b []byte) bool {
+	if len(b) < 2 || b[len(b)-1] != ':' {
+		return false
+	}
+	c := b[0]
+	return !(c >= '0' && c <= '9') && c != '[' && c != '(' && c != ':' && c != '-'
+}
+
+// eventName strips the trailing colon and a modifier suffix such as ":ppp",
+// ":u" or ":uhH" from an event token.
+func eventName(b []byte) []byte {
+	b = b[:len(b)-1]
+	for k := len(b) - 1; k > 0; k-- {
+		if b[k] != ':' {
+			continue
+		}
+		mod := b[k+1:]
+		if len(mod) == 0 {
+			return b[:k]
+		}
+		for _, c := range mod {
+			switch c {
+			case 'u', 'k', 'h', 'H', 'G', 'p', 'P', 'S', 'D', 'I', 'W', 'e', 'b':
+			default:
+				return b
+			}
+		}
+		return b[:k]
+	}
+	return b
+}
