@@ -1,0 +1,334 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Capture returns profile id's samples in columnar form, sorted by time
+// (input order among equal times), with the strings, frames and stack tree
+// exactly as the import interned them. The few most recently used captures
+// are cached; the result is shared and must not be modified. An unknown id
+// yields an error wrapping subsecond.ErrNotFound.
+func (s *Store) Capture(ctx context.Context, id string) (*subsecond.Capture, error) {
+	return s.cache.get(ctx, id, func() (*subsecond.Capture, error) { return s.loadCapture(ctx, id) })
+}
+
+// loadCapture reads a capture from the database in one read transaction.
+func (s *Store) loadCapture(ctx context.Context, id string) (*subsecond.Capture, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load capture %s: %w", id, err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("load capture %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	pk, base, p, err := loadProfile(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	c := &subsecond.Capture{Profile: *p}
+	// The tables are read through the driver connection directly: with
+	// hundreds of thousands of rows, database/sql's per-column conversion
+	// would cost more than SQLite's own work.
+	err = conn.Raw(func(dc any) error {
+		sc, ok := dc.(*sqlite3.SQLiteConn)
+		if !ok {
+			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		return readTables(ctx, sc, pk, base, c)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load capture %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// readTables fills c's strings, frames, stack nodes and samples.
+func readTables(ctx context.Context, conn *sqlite3.SQLiteConn, pk, base int64, c *subsecond.Capture) error {
+	arg := []driver.NamedValue{{Ordinal: 1, Value: pk}}
+	c.Strings = []string{""}
+	err := eachRow(ctx, conn, `SELECT idx, s FROM strings WHERE profile = ? ORDER BY idx`, arg, 2, func(v []driver.Value) error {
+		if v[0].(int64) != int64(len(c.Strings)) {
+			return fmt.Errorf("strings table has a gap at %d", len(c.Strings))
+		}
+		c.Strings = append(c.Strings, asString(v[1]))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	nstr := uint32(len(c.Strings))
+	err = eachRow(ctx, conn, `SELECT idx, symbol, dso, srcline, addr, kind, inline FROM frames WHERE profile = ? ORDER BY idx`, arg, 7, func(v []driver.Value) error {
+		f := subsecond.FrameRec{Symbol: uint32(v[1].(int64)), DSO: uint32(v[2].(int64)), SrcLine: uint32(v[3].(int64)),
+			Addr: uint64(v[4].(int64)), Kind: subsecond.FrameKind(v[5].(int64)), Inline: v[6].(int64) != 0}
+		if v[0].(int64) != int64(len(c.Frames)) || f.Symbol >= nstr || f.DSO >= nstr || f.SrcLine >= nstr {
+			return fmt.Errorf("frame %d is inconsistent", v[0].(int64))
+		}
+		c.Frames = append(c.Frames, f)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.Nodes = []subsecond.StackNode{{Parent: -1, Frame: -1}}
+	err = eachRow(ctx, conn, `SELECT idx, parent, frame FROM stack_nodes WHERE profile = ? ORDER BY idx`, arg, 3, func(v []driver.Value) error {
+		idx, parent, frame := v[0].(int64), v[1].(int64), v[2].(int64)
+		if idx != int64(len(c.Nodes)) || parent < 0 || parent >= idx || frame < 0 || frame >= int64(len(c.Frames)) {
+			return fmt.Errorf("stack node %d is inconsistent", idx)
+		}
+		c.Nodes = append(c.Nodes, subsecond.StackNode{Parent: int32(parent), Frame: int32(frame), Depth: c.Nodes[parent].Depth + 1})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	cols := &c.Samples
+	n := int(c.Profile.Samples)
+	*cols = subsecond.Columns{
+		Time: make([]int64, 0, n), CPU: make([]int32, 0, n), PID: make([]int32, 0, n), TID: make([]int32, 0, n),
+		Comm: make([]uint32, 0, n), Event: make([]uint16, 0, n), Weight: make([]uint64, 0, n), Stack: make([]int32, 0, n),
+	}
+	nodes := int64(len(c.Nodes))
+	return eachRow(ctx, conn, `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? ORDER BY t, seq`, arg, 8, func(v []driver.Value) error {
+		comm, stack := v[4].(int64), v[7].(int64)
+		if comm < 0 || comm >= int64(nstr) || stack < 0 || stack >= nodes {
+			return errors.New("sample refers to a missing string or stack")
+		}
+		appendSample(cols, base, v, uint32(comm), int32(stack))
+		return nil
+	})
+}
+
+// appendSample appends one samples row (t, cpu, pid, tid, comm, event,
+// weight, stack) to cols.
+func appendSample(cols *subsecond.Columns, base int64, v []driver.Value, comm uint32, stack int32) {
+	t := v[0].(int64)
+	if t != subsecond.NoTime {
+		t += base
+	}
+	cols.Time = append(cols.Time, t)
+	cols.CPU = append(cols.CPU, int32(v[1].(int64)))
+	cols.PID = append(cols.PID, int32(v[2].(int64)))
+	cols.TID = append(cols.TID, int32(v[3].(int64)))
+	cols.Comm = append(cols.Comm, comm)
+	cols.Event = append(cols.Event, uint16(v[5].(int64)))
+	cols.Weight = append(cols.Weight, uint64(v[6].(int64)))
+	cols.Stack = append(cols.Stack, stack)
+}
+
+func asString(v driver.Value) string {
+	switch s := v.(type) {
+	case string:
+		return s
+	case []byte:
+		return string(s)
+	}
+	return ""
+}
+
+// eachRow runs query on the driver connection and calls fn with each row's
+// ncol values, checking that every value is an integer except text columns
+// fn reads with asString.
+func eachRow(ctx context.Context, conn *sqlite3.SQLiteConn, query string, args []driver.NamedValue, ncol int, fn func([]driver.Value) error) error {
+	rows, err := conn.QueryContext(ctx, query, args)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	v := make([]driver.Value, ncol)
+	for {
+		err := rows.Next(v)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for i, x := range v {
+			if _, ok := x.(int64); !ok {
+				if _, ok := x.(string); !ok {
+					return fmt.Errorf("column %d holds %T, want an integer", i, x)
+				}
+			}
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+}
+
+// Window returns the samples of profile id whose time lies in r (half-open,
+// absolute nanoseconds), on the given CPUs (all when cpus is empty), sorted
+// by time. It reads the rows from SQLite, touching only the window's rows
+// thanks to the samples table's (profile, t, seq) clustering. Comm and Stack
+// index the tables of the profile's Capture.
+func (s *Store) Window(ctx context.Context, id string, r subsecond.Range, cpus []int32) (subsecond.Columns, error) {
+	var cols subsecond.Columns
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return cols, fmt.Errorf("window of %s: %w", id, err)
+	}
+	defer tx.Rollback()
+	if !validID(id) {
+		return cols, fmt.Errorf("window of %q: %w", id, subsecond.ErrNotFound)
+	}
+	var pk, base int64
+	err = tx.QueryRowContext(ctx, `SELECT pk, time_base FROM profiles WHERE id = ?`, id).Scan(&pk, &base)
+	if errors.Is(err, sql.ErrNoRows) {
+		return cols, fmt.Errorf("window of %s: %w", id, subsecond.ErrNotFound)
+	}
+	if err != nil {
+		return cols, fmt.Errorf("window of %s: %w", id, err)
+	}
+	if r.Empty() {
+		return cols, nil
+	}
+	q, args := windowQuery(pk, base, r, cpus)
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return cols, fmt.Errorf("window of %s: %w", id, err)
+	}
+	defer rows.Close()
+	v := make([]driver.Value, 8)
+	var x [8]int64
+	for rows.Next() {
+		if err := rows.Scan(&x[0], &x[1], &x[2], &x[3], &x[4], &x[5], &x[6], &x[7]); err != nil {
+			return cols, fmt.Errorf("window of %s: %w", id, err)
+		}
+		for i := range x {
+			v[i] = x[i]
+		}
+		appendSample(&cols, base, v, uint32(x[4]), int32(x[7]))
+	}
+	if err := rows.Err(); err != nil {
+		return cols, fmt.Errorf("window of %s: %w", id, err)
+	}
+	return cols, nil
+}
+
+// windowQuery builds the samples query of Window. Times are converted to
+// offsets from base, clamped so that the subtraction cannot overflow.
+func windowQuery(pk, base int64, r subsecond.Range, cpus []int32) (string, []any) {
+	rel := func(t int64) int64 {
+		switch {
+		case base > 0 && t < subsecond.NoTime+base+1:
+			return subsecond.NoTime + 1
+		case base < 0 && t > -1-(-1<<63)+base:
+			return 1<<63 - 1
+		}
+		return t - base
+	}
+	var b strings.Builder
+	b.WriteString(`SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? AND t >= ? AND t < ?`)
+	args := []any{pk, rel(r.Start), rel(r.End)}
+	if len(cpus) > 0 {
+		b.WriteString(` AND cpu IN (`)
+		for i, c := range cpus {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('?')
+			args = append(args, int64(c))
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(` ORDER BY t, seq`)
+	return b.String(), args
+}
+
+// captureCache keeps the most recently used captures. Concurrent requests
+// for the same capture share one load.
+type captureCache struct {
+	mu      sync.Mutex
+	max     int
+	entries []*cacheEntry // most recently used first
+}
+
+type cacheEntry struct {
+	id    string
+	ready chan struct{}
+	c     *subsecond.Capture
+	err   error
+}
+
+func newCaptureCache(max int) *captureCache { return &captureCache{max: max} }
+
+// get returns the cached capture id, loading it with load if absent.
+func (cc *captureCache) get(ctx context.Context, id string, load func() (*subsecond.Capture, error)) (*subsecond.Capture, error) {
+	cc.mu.Lock()
+	var e *cacheEntry
+	for i, x := range cc.entries {
+		if x.id == id {
+			e = x
+			copy(cc.entries[1:i+1], cc.entries[:i])
+			cc.entries[0] = e
+			break
+		}
+	}
+	if e != nil {
+		cc.mu.Unlock()
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.err != nil && ctx.Err() == nil && (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
+			return cc.get(ctx, id, load) // the caller that loaded it gave up; load it again
+		}
+		if e.err != nil {
+			return nil, e.err
+		}
+		return e.c, nil
+	}
+	e = &cacheEntry{id: id, ready: make(chan struct{})}
+	cc.entries = append([]*cacheEntry{e}, cc.entries...)
+	if len(cc.entries) > cc.max {
+		cc.entries = cc.entries[:cc.max]
+	}
+	cc.mu.Unlock()
+
+	e.c, e.err = load()
+	close(e.ready)
+	if e.err != nil {
+		cc.drop(e)
+	}
+	return e.c, e.err
+}
+
+// remove forgets capture id.
+func (cc *captureCache) remove(id string) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	for i, x := range cc.entries {
+		if x.id == id {
+			cc.entries = append(cc.entries[:i], cc.entries[i+1:]...)
+			return
+		}
+	}
+}
+
+// drop forgets entry e if it is still cached.
+func (cc *captureCache) drop(e *cacheEntry) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	for i, x := range cc.entries {
+		if x == e {
+			cc.entries = append(cc.entries[:i], cc.entries[i+1:]...)
+			return
+		}
+	}
+}

@@ -1,0 +1,473 @@
+package store
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/decompress"
+	"github.com/subsecond/subsecond/parser"
+)
+
+// ImportOptions describe one import.
+type ImportOptions struct {
+	Name     string // display name; FileName when empty
+	FileName string // original file name, "" for stdin or an unnamed upload
+	Size     int64  // compressed bytes of the input when known, else 0
+	Strict   bool   // fail on the first malformed record instead of skipping it
+	// Progress, when set, is called from Import's goroutine after each batch
+	// of samples is stored, with the input bytes (as read from r, before
+	// decompression) consumed so far.
+	Progress func(read int64)
+}
+
+// batchSamples is the number of samples handed from the parsing goroutine
+// to the inserting one at a time. Three batches are in flight at most.
+const batchSamples = 8192
+
+// sampleCols is the number of columns of a samples row after the profile.
+const sampleCols = 9
+
+// batch is a slice of parsed samples plus the strings, frames and stack
+// nodes first seen in them.
+type batch struct {
+	rows     []int64 // sampleCols per sample: t, seq, cpu, pid, tid, comm, event, weight, stack
+	strBase  int
+	strs     []string
+	frameBas int
+	frames   []subsecond.FrameRec
+	nodeBase int
+	nodes    []subsecond.StackNode
+	read     int64
+}
+
+// parseResult is what the parsing goroutine knows at the end.
+type parseResult struct {
+	err      error
+	base     int64
+	stats    *subsecond.Stats
+	meta     subsecond.Metadata
+	warnings int
+	first    []subsecond.Warning
+	bytes    int64
+	sum      []byte
+}
+
+// Import reads a perf script capture from r (plain, gzip or zstd), stores
+// it and returns its profile. If a profile with the same uncompressed
+// content exists already, Import stores nothing and returns that profile
+// with existed set.
+//
+// Input that is not perf script text (empty, binary, HTML, JSON) is refused
+// with an error wrapping subsecond.ErrNotPerf. Malformed records are skipped
+// and counted unless opt.Strict is set, in which case the first one fails
+// the import. Nothing is stored unless Import returns a nil error.
+func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *subsecond.Profile, existed bool, err error) {
+	name := opt.FileName
+	if name == "" {
+		name = "input"
+	}
+	cr := &countingReader{r: r}
+	dr, err := decompress.NewReader(cr)
+	if err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	defer dr.Close()
+	br := bufio.NewReaderSize(dr, 64<<10)
+	head, err := br.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	if err := sniff(head); err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+
+	if err := s.lockWrite(ctx); err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	defer s.unlockWrite()
+
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	defer tx.Rollback()
+
+	id := newID()
+	res, err := tx.ExecContext(ctx, `INSERT INTO profiles (id, name, file_name, sha256, bytes, uploaded_ns, metadata,
+		time_base, start_ns, end_ns, samples, cpus, frequency_hz, warnings)
+		VALUES (?, '', '', ?, 0, 0, '{}', 0, 0, 0, 0, 0, 0, 0)`, id, "pending:"+id)
+	if err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	pk, err := res.LastInsertId()
+	if err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	w, err := newWriter(ctx, tx, pk)
+	if err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	defer w.close()
+
+	full := make(chan *batch, 2)
+	free := make(chan *batch, 3)
+	for range 3 {
+		free <- &batch{rows: make([]int64, 0, batchSamples*sampleCols)}
+	}
+	stop := make(chan struct{})
+	done := make(chan parseResult, 1)
+	go func() {
+		done <- parseInput(br, cr, opt.Strict, full, free, stop)
+	}()
+
+	var werr error
+	for b := range full {
+		if werr == nil {
+			werr = w.write(ctx, b)
+			if werr == nil && opt.Progress != nil {
+				opt.Progress(b.read)
+			}
+			if werr != nil {
+				close(stop) // the parser stops at its next send
+			}
+		}
+		free <- b
+	}
+	pr := <-done
+	if werr != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, werr)
+	}
+	if pr.err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, pr.err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+
+	p = &subsecond.Profile{ID: id, Name: opt.Name, FileName: opt.FileName, Bytes: pr.bytes, Meta: pr.meta,
+		Warnings: pr.warnings, WarningList: pr.first, SHA256: hex.EncodeToString(pr.sum)}
+	if p.Name == "" {
+		p.Name = opt.FileName
+	}
+	pr.stats.Fill(p)
+	if p.Samples == 0 {
+		msg := "no samples found"
+		if len(pr.first) > 0 {
+			msg += fmt.Sprintf("; line %d: %s", pr.first[0].Line, pr.first[0].Message)
+		}
+		return nil, false, fmt.Errorf("import %s: %w: %s", name, subsecond.ErrNotPerf, msg)
+	}
+
+	var existing string
+	err = tx.QueryRowContext(ctx, `SELECT id FROM profiles WHERE sha256 = ?`, p.SHA256).Scan(&existing)
+	switch {
+	case err == nil:
+		tx.Rollback()
+		old, err := s.Profile(ctx, existing)
+		if err != nil {
+			return nil, false, fmt.Errorf("import %s: %w", name, err)
+		}
+		return old, true, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+
+	if err := w.finish(ctx, p, pr.base); err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	w.close()
+	if err := tx.Commit(); err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	return p, false, nil
+}
+
+// parseInput runs in its own goroutine: it scans r, interns what it finds
+// and sends batches of sample rows on full, taking empty ones from free.
+// It closes full when done and stops early when stop is closed.
+func parseInput(r io.Reader, cr *countingReader, strict bool, full, free chan *batch, stop chan struct{}) parseResult {
+	defer close(full)
+	h := sha256.New()
+	tr := &hashReader{r: r, h: h}
+	sc := parser.NewScanner(tr, parser.Options{Strict: strict})
+	in := subsecond.NewInterner()
+	stats := subsecond.NewStats()
+	res := parseResult{base: subsecond.NoTime, stats: stats}
+	var sent struct{ strs, frames, nodes int }
+	sent.strs, sent.nodes = 1, 1 // "" and the root are implied
+
+	var b *batch
+	send := func() bool {
+		b.strBase, b.strs = sent.strs, in.Strings[sent.strs:]
+		b.frameBas, b.frames = sent.frames, in.Frames[sent.frames:]
+		b.nodeBase, b.nodes = sent.nodes, in.Nodes[sent.nodes:]
+		sent.strs, sent.frames, sent.nodes = len(in.Strings), len(in.Frames), len(in.Nodes)
+		b.read = cr.n.Load()
+		select {
+		case full <- b:
+			b = nil
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	var seq int64
+	for sc.Scan() {
+		if b == nil {
+			select {
+			case b = <-free:
+				b.rows = b.rows[:0]
+			case <-stop:
+				res.err = errors.New("stopped")
+				return res
+			}
+		}
+		smp := sc.Sample()
+		ev := stats.Add(smp)
+		t := smp.Time
+		if t != subsecond.NoTime {
+			if res.base == subsecond.NoTime {
+				res.base = t
+			}
+			t -= res.base
+		}
+		wt := smp.Period
+		if wt == 0 {
+			wt = 1
+		}
+		b.rows = append(b.rows, t, seq, int64(smp.CPU), int64(smp.PID), int64(smp.TID),
+			int64(in.String(smp.Comm)), int64(ev), int64(wt), int64(in.Stack(smp.Frames)))
+		seq++
+		if len(b.rows) == cap(b.rows) && !send() {
+			res.err = errors.New("stopped")
+			return res
+		}
+	}
+	if err := sc.Err(); err != nil {
+		res.err = err
+		return res
+	}
+	if b == nil {
+		select {
+		case b = <-free:
+			b.rows = b.rows[:0]
+		case <-stop:
+			res.err = errors.New("stopped")
+			return res
+		}
+	}
+	if !send() {
+		res.err = errors.New("stopped")
+		return res
+	}
+	if res.base == subsecond.NoTime {
+		res.base = 0
+	}
+	res.meta = sc.Metadata()
+	res.warnings, res.first = sc.Warnings()
+	res.bytes = tr.n
+	res.sum = h.Sum(nil)
+	return res
+}
+
+// writer inserts one profile's rows with prepared statements inside the
+// import's transaction.
+type writer struct {
+	tx      *sql.Tx
+	pk      int64
+	samples *inserter
+	strs    *inserter
+	frames  *inserter
+	nodes   *inserter
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx, pk int64) (*writer, error) {
+	w := &writer{tx: tx, pk: pk}
+	var err error
+	if w.samples, err = newInserter(ctx, tx, "samples", 1+sampleCols, 64); err != nil {
+		return nil, err
+	}
+	if w.strs, err = newInserter(ctx, tx, "strings", 3, 64); err != nil {
+		return nil, err
+	}
+	if w.frames, err = newInserter(ctx, tx, "frames", 8, 64); err != nil {
+		return nil, err
+	}
+	if w.nodes, err = newInserter(ctx, tx, "stack_nodes", 4, 64); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, in := range []*inserter{w.samples, w.strs, w.frames, w.nodes} {
+		if in != nil {
+			in.close()
+		}
+	}
+}
+
+// write stores b's new strings, frames, stack nodes and samples.
+func (w *writer) write(ctx context.Context, b *batch) error {
+	for i, s := range b.strs {
+		if err := w.strs.add(ctx, w.pk, int64(b.strBase+i), s); err != nil {
+			return err
+		}
+	}
+	if err := w.strs.flush(ctx); err != nil {
+		return err
+	}
+	for i, f := range b.frames {
+		inline := int64(0)
+		if f.Inline {
+			inline = 1
+		}
+		if err := w.frames.add(ctx, w.pk, int64(b.frameBas+i), int64(f.Symbol), int64(f.DSO), int64(f.SrcLine),
+			int64(f.Addr), int64(f.Kind), inline); err != nil {
+			return err
+		}
+	}
+	if err := w.frames.flush(ctx); err != nil {
+		return err
+	}
+	for i, n := range b.nodes {
+		if err := w.nodes.add(ctx, w.pk, int64(b.nodeBase+i), int64(n.Parent), int64(n.Frame)); err != nil {
+			return err
+		}
+	}
+	if err := w.nodes.flush(ctx); err != nil {
+		return err
+	}
+	rows := b.rows
+	for len(rows) > 0 {
+		r := rows[:sampleCols]
+		rows = rows[sampleCols:]
+		if err := w.samples.add(ctx, w.pk, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]); err != nil {
+			return err
+		}
+	}
+	return w.samples.flush(ctx)
+}
+
+// finish writes the profile row's final figures, its events and warnings.
+func (w *writer) finish(ctx context.Context, p *subsecond.Profile, base int64) error {
+	meta, err := json.Marshal(p.Meta)
+	if err != nil {
+		return err
+	}
+	p.Uploaded = time.Now().UTC()
+	_, err = w.tx.ExecContext(ctx, `UPDATE profiles SET name = ?, file_name = ?, sha256 = ?, bytes = ?, uploaded_ns = ?,
+		metadata = ?, time_base = ?, start_ns = ?, end_ns = ?, samples = ?, cpus = ?, frequency_hz = ?, warnings = ?
+		WHERE pk = ?`, p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta), base,
+		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, w.pk)
+	if err != nil {
+		return fmt.Errorf("store profile: %w", err)
+	}
+	for i, e := range p.Events {
+		if _, err := w.tx.ExecContext(ctx, `INSERT INTO events (profile, idx, name, samples) VALUES (?, ?, ?, ?)`,
+			w.pk, i, e.Name, e.Samples); err != nil {
+			return fmt.Errorf("store events: %w", err)
+		}
+	}
+	for i, wn := range p.WarningList {
+		if _, err := w.tx.ExecContext(ctx, `INSERT INTO warnings (profile, seq, line, message) VALUES (?, ?, ?, ?)`,
+			w.pk, i, wn.Line, wn.Message); err != nil {
+			return fmt.Errorf("store warnings: %w", err)
+		}
+	}
+	return nil
+}
+
+// inserter batches rows of one table into multi-row INSERT statements,
+// which cut the per-statement overhead of database/sql and cgo; leftover
+// rows go through a single-row statement.
+type inserter struct {
+	table     string
+	cols, per int
+	one, many *sql.Stmt
+	args      []any
+}
+
+func newInserter(ctx context.Context, tx *sql.Tx, table string, cols, per int) (*inserter, error) {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
+	one, err := tx.PrepareContext(ctx, "INSERT INTO "+table+" VALUES "+row)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %s insert: %w", table, err)
+	}
+	many, err := tx.PrepareContext(ctx, "INSERT INTO "+table+" VALUES "+strings.TrimSuffix(strings.Repeat(row+",", per), ","))
+	if err != nil {
+		one.Close()
+		return nil, fmt.Errorf("prepare %s insert: %w", table, err)
+	}
+	return &inserter{table: table, cols: cols, per: per, one: one, many: many, args: make([]any, 0, cols*per)}, nil
+}
+
+// add queues one row, executing the multi-row statement when it is full.
+func (in *inserter) add(ctx context.Context, vals ...any) error {
+	in.args = append(in.args, vals...)
+	if len(in.args) < in.cols*in.per {
+		return nil
+	}
+	_, err := in.many.ExecContext(ctx, in.args...)
+	in.args = in.args[:0]
+	if err != nil {
+		return fmt.Errorf("insert %s: %w", in.table, err)
+	}
+	return nil
+}
+
+// flush stores the queued rows.
+func (in *inserter) flush(ctx context.Context) error {
+	for i := 0; i < len(in.args); i += in.cols {
+		if _, err := in.one.ExecContext(ctx, in.args[i:i+in.cols]...); err != nil {
+			in.args = in.args[:0]
+			return fmt.Errorf("insert %s: %w", in.table, err)
+		}
+	}
+	in.args = in.args[:0]
+	return nil
+}
+
+func (in *inserter) close() {
+	in.one.Close()
+	in.many.Close()
+}
+
+// countingReader counts the bytes read through it; the count may be read
+// from another goroutine.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// hashReader hashes and counts the bytes read through it.
+type hashReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (t *hashReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.h.Write(p[:n])
+	t.n += int64(n)
+	return n, err
+}
