@@ -66,10 +66,15 @@ func status(err error) (int, string) {
 	return http.StatusInternalServerError, "internal error"
 }
 
-// userMessage returns err's text without the trailing ": <sentinel>" that
-// wrapping with %w appends; the sentinel's own text when err is the sentinel.
+// userMessage returns err's text for the client. An ErrInvalid error names
+// the parameter at its start, so the trailing ": invalid" that wrapping with
+// %w appends is dropped; other errors keep their sentinel's words ("not
+// found").
 func userMessage(err, sentinel error) string {
-	msg := strings.TrimSuffix(err.Error(), ": "+sentinel.Error())
+	msg := err.Error()
+	if sentinel == subsecond.ErrInvalid {
+		msg = strings.TrimSuffix(msg, ": "+sentinel.Error())
+	}
 	if msg == "" {
 		return sentinel.Error()
 	}

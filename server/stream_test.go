@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/subsecond/subsecond"
+)
+
+// firstReadStore signals on started when Import first gets bytes from the
+// upload.
+type firstReadStore struct {
+	sqliteStore
+	started chan struct{}
+}
+
+func (s firstReadStore) Import(ctx context.Context, r io.Reader, u Upload) (*subsecond.Profile, bool, error) {
+	return s.sqliteStore.Import(ctx, &signalReader{r: r, started: s.started}, u)
+}
+
+type signalReader struct {
+	r       io.Reader
+	started chan struct{}
+	once    bool
+}
+
+func (s *signalReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 && !s.once {
+		s.once = true
+		close(s.started)
+	}
+	return n, err
+}
+
+// TestUploadStreams holds back the end of an upload until the store has
+// begun reading it: a server that buffered the body whole would never get
+// there.
+func TestUploadStreams(t *testing.T) {
+	for _, multi := range []bool{false, true} {
+		name := "raw"
+		if multi {
+			name = "multipart"
+		}
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, Config{})
+			started := make(chan struct{})
+			srv := httptest.NewServer(New(Config{Store: firstReadStore{sqliteStore{e.st}, started}, Engine: countEngine{}}).Handler())
+			defer srv.Close()
+
+			text := perfText(2, 100, 3)
+			var body io.Reader = strings.NewReader(text)
+			ct := "text/plain"
+			if multi {
+				body, ct = multipartBody(t, "name", "streamed", "file", text)
+			}
+			all, _ := io.ReadAll(body)
+			head, tail := all[:len(all)/2], all[len(all)/2:]
+
+			pr, pw := io.Pipe()
+			go func() {
+				pw.Write(head)
+				select {
+				case <-started:
+					pw.Write(tail)
+					pw.Close()
+				case <-time.After(10 * time.Second):
+					pw.CloseWithError(errors.New("the store saw no bytes before the upload ended"))
+				}
+			}()
+			req, _ := http.NewRequest("POST", srv.URL+"/api/profiles", pr)
+			req.Header.Set("Content-Type", ct)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusCreated {
+				t.Fatalf("status = %d; want 201", res.StatusCode)
+			}
+			select {
+			case <-started:
+			default:
+				t.Fatal("the store never read the upload")
+			}
+		})
+	}
+}
+
+// failingStore fails every listing with an error full of internals.
+type failingStore struct{ sqliteStore }
+
+func (failingStore) List(context.Context) ([]subsecond.Profile, error) {
+	return nil, errors.New("sqlite: disk I/O error at /var/lib/secret/subsecond.db")
+}
+
+func TestInternalErrorsHidden(t *testing.T) {
+	e := newEnv(t, Config{})
+	srv := httptest.NewServer(New(Config{Store: failingStore{sqliteStore{e.st}}, Engine: countEngine{}}).Handler())
+	defer srv.Close()
+	e.srv = srv
+	res, b := e.do("GET", "/api/profiles", nil)
+	wantError(t, res, b, http.StatusInternalServerError, "internal error")
+	if strings.Contains(string(b), "secret") {
+		t.Errorf("500 body leaks internals: %s", b)
+	}
+	res, b = e.do("GET", "/", nil)
+	if res.StatusCode != http.StatusInternalServerError || strings.Contains(string(b), "secret") || !strings.Contains(string(b), "internal error") {
+		t.Errorf("index with a failing store = %d; want a 500 page without internals:\n%s", res.StatusCode, b)
+	}
+}
+
+func TestStaticAssets(t *testing.T) {
+	e := newEnv(t, Config{})
+	s := New(Config{Store: sqliteStore{e.st}, Engine: countEngine{}})
+	s.assets = newAssets(fstest.MapFS{
+		"app.js":     {Data: []byte("console.log('subsecond')\n")},
+		"app.css":    {Data: []byte("body { margin: 0 }\n")},
+		".gitkeep":   {Data: nil},
+		"app.js.map": {Data: []byte("{}")},
+	})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	e.srv = srv
+
+	_, page := e.do("GET", "/", nil)
+	jsURL := s.assets.url("app.js")
+	if !strings.Contains(jsURL, "?v=") || !strings.Contains(string(page), `src="`+jsURL+`"`) || !strings.Contains(string(page), s.assets.url("app.css")) {
+		t.Fatalf("index does not reference the versioned assets %s", jsURL)
+	}
+	res, b := e.do("GET", jsURL, nil)
+	if res.StatusCode != 200 || string(b) != "console.log('subsecond')\n" {
+		t.Fatalf("GET %s = %d %q", jsURL, res.StatusCode, b)
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.Contains(ct, "javascript") {
+		t.Errorf("app.js Content-Type = %q", ct)
+	}
+	if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") {
+		t.Errorf("versioned app.js Cache-Control = %q; want immutable", cc)
+	}
+	etag := res.Header.Get("ETag")
+	res, _ = e.do("GET", "/static/app.css", nil)
+	if cc := res.Header.Get("Cache-Control"); cc != "no-cache" || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/css") {
+		t.Errorf("unversioned app.css: Cache-Control %q, Content-Type %q; want no-cache, text/css", cc, res.Header.Get("Content-Type"))
+	}
+	if res, _ = e.do("GET", "/static/app.js", nil, "If-None-Match", etag); res.StatusCode != http.StatusNotModified {
+		t.Errorf("revalidation with ETag %s = %d; want 304", etag, res.StatusCode)
+	}
+	for _, path := range []string{"/static/.gitkeep", "/static/nope.js", "/static/../server.go"} {
+		if res, _ = e.do("GET", path, nil); res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s = %d; want 404", path, res.StatusCode)
+		}
+	}
+}
