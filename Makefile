@@ -2,9 +2,9 @@
 # tests need on a fresh machine and then runs this target.
 GO ?= go
 
-.PHONY: test check gotest fuzz bench
+.PHONY: test check gotest fuzz bench browser
 
-test: check gotest fuzz
+test: check gotest fuzz browser
 
 # check fails on unformatted Go, vet findings and generated files that drift.
 check:
@@ -20,3 +20,12 @@ fuzz:
 
 bench:
 	./bench/run
+
+# browser type-checks the front end, rebuilds it and fails if the committed
+# build in web/static drifts from web/src, then drives Debian's chromium
+# against the real server (tests/browser). Needs `npm ci` first.
+browser:
+	npm run check
+	npm run build
+	git diff --exit-code -- web/static
+	npm test

@@ -264,6 +264,18 @@ export class FlameGraph {
     ctx.fillText(text, x + 3, y + ROW_H / 2);
   }
 
+  // locate returns the canvas rectangle (css px) of the widest drawn node
+  // named name, or null: a handle for keyboard-less tools and tests.
+  locate(name: string): { x: number; y: number; w: number; h: number } | null {
+    const t = this.tree;
+    const z = this.zoom;
+    let best = -1;
+    for (let i = z; i < t.end[z]; i++) if (t.name(i) === name && (best < 0 || t.d.total_n[i] > t.d.total_n[best])) best = i;
+    if (best < 0) return null;
+    const scale = this.width / (t.d.total_n[z] || 1);
+    return { x: (t.x[best] - t.x[z]) * scale, y: this.y(t.d.depth[best]), w: t.d.total_n[best] * scale, h: ROW_H };
+  }
+
   // hit returns the node under the pointer, or -1.
   hit(ev: MouseEvent): number {
     const r = this.canvas.getBoundingClientRect();

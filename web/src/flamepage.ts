@@ -147,6 +147,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     }
   };
   window.addEventListener("popstate", applyURL);
+  (window as unknown as { __flame: unknown }).__flame = { locate: (name: string) => graph.locate(name), nodes: tree.n };
   applyURL();
 
   // First frame drawn: record timings for the browser tests.

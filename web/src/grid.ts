@@ -102,6 +102,8 @@ export class Grid {
     const base = setupCanvas(this.base, w, hh);
     setupCanvas(this.overlay, w, hh);
     const axis = setupCanvas(this.yaxis, AXIS_W, hh);
+    // Geometry for tests and tools that drive the grid with a pointer.
+    Object.assign(this.overlay.dataset, { cols: String(cols), rows: String(rows), cellW: String(cellW), cellH: String(cellH), top: String(TOP) });
     base.clearRect(0, 0, w, hh);
     axis.clearRect(0, 0, AXIS_W, hh);
     return { base, axis };

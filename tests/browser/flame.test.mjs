@@ -1,0 +1,260 @@
+// Drag-select on the heatmap and the cores map, the flame graph of the
+// selection, search, zoom, icicle view, top functions and callers, the
+// differential view, shareable links, and hostile names staying text.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeCapture, count, HOSTILE_SYMBOL, HOSTILE_COMM, PEGGED } from './capture.mjs';
+import { startServer, launch, watch, shot, inkedPixels, tempDir, upload, cellCentre, gridPoint, copyToDocs } from './helpers.mjs';
+
+let server, browser, id, records;
+
+// pct formats a fraction as the page does (fmtPct in web/src/dom.ts).
+function pct(f) {
+  const p = f * 100;
+  if (p === 0) return '0%';
+  if (p < 10) return p.toFixed(2) + '%';
+  return p.toFixed(1) + '%';
+}
+
+before(async () => {
+  const dir = tempDir();
+  const path = join(dir, 'known.perf.txt');
+  ({ records } = await writeCapture(path, { cpus: 8, seconds: 20 }));
+  server = await startServer();
+  const res = await upload(server.url, path, 'known capture');
+  id = res.profile.id;
+  browser = await launch();
+  await browser.grantClipboard(server.url);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// drag presses at a, moves through the points and returns the label shown
+// before release.
+async function drag(page, a, b, labelSel) {
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  const steps = 6;
+  for (let i = 1; i <= steps; i++) await page.mouse.move(a.x + ((b.x - a.x) * i) / steps, a.y + ((b.y - a.y) * i) / steps);
+  return page.textContent(labelSel);
+}
+
+async function topRows(page, n = 5) {
+  return page.$$eval(
+    '[data-testid=top-functions] tbody tr',
+    (trs, n) => trs.slice(0, n).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())),
+    n,
+  );
+}
+
+async function flameState(page) {
+  return page.evaluate(() => ({
+    url: location.pathname + location.search,
+    title: document.title,
+    range: document.querySelector('[data-testid=range]')?.textContent.replace(/\s+/g, ' ').trim(),
+    search: document.getElementById('search').value,
+    matched: document.getElementById('search-match').textContent,
+    zoom: document.querySelector('[data-testid=zoom-path]').textContent,
+    icicle: document.querySelector('[data-testid=view-icicle]').getAttribute('aria-pressed'),
+  }));
+}
+
+test('drag across heatmap cells, read the flame graph, search, zoom and share the link', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/p/${id}`);
+  await page.waitForSelector('body[data-rendered="1"]');
+
+  // Column 12, rows 0..49: the second [12, 13), holding the all-CPU burst.
+  const a = await cellCentre(page, '#heatmap .grid-overlay', 12, 0);
+  const b = await cellCentre(page, '#heatmap .grid-overlay', 12, 49);
+  const want = count(records, 12, 13);
+  const label = await drag(page, a, b, '[data-testid=selection]');
+  assert.equal(label, `12.000–13.000 s (1 s) · ${want.toLocaleString('en-US')} samples`);
+  await shot(page, 'heatmap-selecting');
+  const nav = page.waitForURL(/\/flame\?/);
+  await page.mouse.up();
+  await nav;
+  const url = new URL(page.url());
+  assert.equal(url.pathname, `/p/${id}/flame`);
+  assert.equal(url.searchParams.get('start'), '12');
+  assert.equal(url.searchParams.get('end'), '13');
+  await page.waitForSelector('body[data-rendered="1"]');
+
+  // Top functions by self: hot_loop first with exactly the burst's samples.
+  const rows = await topRows(page);
+  const hot = count(records, 12, 13, (r) => r.kind === 'hot');
+  assert.equal(rows[0][0], 'hot_loop /usr/bin/webapp');
+  assert.equal(rows[0][1], hot.toLocaleString('en-US'));
+  const flameShot = await shot(page, 'flame', { fullPage: true });
+  copyToDocs(flameShot, 'flame.png');
+  const timings = await page.evaluate(() => window.__timings);
+  assert.ok(timings['select-to-flame'] > 0, JSON.stringify(timings));
+  console.log(`# drag-release-to-rendered-flame-graph (8 CPUs, 1 s): ${timings['select-to-flame']} ms`);
+  const ink = await inkedPixels(page, '[data-testid=flame-canvas]');
+  assert.ok(ink.inked > 1000 && ink.colours > 5, JSON.stringify(ink));
+
+  // Search: the matched share counts nested matches once.
+  await page.fill('#search', 'hot_loop|compute');
+  await page.waitForFunction(() => document.getElementById('search-match').textContent.startsWith('Matched'));
+  assert.equal(await page.textContent('#search-match'), `Matched: ${pct(hot / want)}`);
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('search') === 'hot_loop|compute');
+  const magenta = await page.$eval('[data-testid=flame-canvas]', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] === 220 && d[i + 1] === 40 && d[i + 2] === 220) n++;
+    return n;
+  });
+  assert.ok(magenta > 500, `highlighted pixels: ${magenta}`);
+  await shot(page, 'flame-search', { fullPage: true });
+
+  // Click zooms: the clicked frame fills the width and the URL records it.
+  const box = await page.$eval('[data-testid=flame-canvas]', (c) => {
+    const r = c.getBoundingClientRect();
+    return { x: r.left, y: r.top };
+  });
+  const rect = await page.evaluate(() => window.__flame.locate('compute'));
+  assert.ok(rect && rect.w > 50, JSON.stringify(rect));
+  await page.mouse.move(box.x + rect.x + rect.w / 2, box.y + rect.y + rect.h / 2);
+  assert.equal(await page.textContent('[data-testid=tooltip] .tt-title'), 'compute');
+  await page.mouse.click(box.x + rect.x + rect.w / 2, box.y + rect.y + rect.h / 2);
+  await page.waitForFunction(() => (new URLSearchParams(location.search).get('zoom') || '').endsWith('main;compute'));
+  assert.equal(await page.textContent('[data-testid=zoom-path]'), 'Zoomed: compute');
+  const zoomed = await page.evaluate(() => window.__flame.locate('hot_loop'));
+  assert.ok(Math.abs(zoomed.w - (await page.$eval('[data-testid=flame-canvas]', (c) => c.clientWidth))) < 2, 'hot_loop fills the zoomed width');
+  assert.equal(await page.textContent('#search-match'), 'Matched: 100%');
+  await page.click('[data-testid=view-icicle]');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('view') === 'icicle');
+
+  // Copy the link and open it in a fresh browser: the same view.
+  await page.click('#copy-link');
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, page.url());
+  const before = await flameState(page);
+  const fresh = await launch();
+  try {
+    const p2 = await fresh.ctx.newPage();
+    await p2.goto(copied);
+    await p2.waitForSelector('body[data-rendered="1"]');
+    assert.deepEqual(await flameState(p2), before);
+    const z2 = await p2.evaluate(() => window.__flame.locate('hot_loop'));
+    assert.deepEqual(z2, zoomed === null ? null : { ...zoomed, y: z2.y });
+  } finally {
+    await fresh.close();
+  }
+
+  // Reset zoom, back to the whole graph.
+  await page.click('[data-testid=reset-zoom]');
+  await page.waitForFunction(() => !new URLSearchParams(location.search).has('zoom'));
+  assert.equal(await page.textContent('#search-match'), `Matched: ${pct(hot / want)}`);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('top functions sort by total and list a function\'s callers', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(`${server.url}/p/${id}/flame?start=12&end=13`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  await page.click('[data-testid=top-functions] th[data-sort=total]');
+  const rows = await topRows(page, 1);
+  const want = count(records, 12, 13);
+  // Every sample in [12, 13) runs a function named main (webapp's or evil's).
+  assert.match(rows[0][0], /^main /);
+  assert.equal(rows[0][3], want.toLocaleString('en-US'));
+  assert.equal(rows[0][4], '100.0%');
+  await page.click('[data-testid=top-functions] tbody tr:has-text("hot_loop")');
+  const callers = await page.$$eval('[data-testid=callers-tree] .cn', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(callers.slice(0, 4), ['hot_loop', 'compute', 'main', '_start']);
+  await page.close();
+});
+
+test('drag on the cores map selects CPUs and a time range', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(`${server.url}/p/${id}`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  // Buckets are 0.1 s: 40..79 is [4, 8) s; row 5 is CPU 5, pegged then.
+  const a = await gridPoint(page, '#cores .grid-overlay', 40, PEGGED.cpu);
+  const b = await gridPoint(page, '#cores .grid-overlay', 79, PEGGED.cpu);
+  const want = count(records, PEGGED.start, PEGGED.end, (r) => r.cpu === PEGGED.cpu && r.kind !== 'idle');
+  const label = await drag(page, a, b, '[data-testid=cores-selection]');
+  assert.equal(label, `CPU 5 · 4.000–8.000 s (4 s) · ${want.toLocaleString('en-US')} samples`);
+  await shot(page, 'cores-selecting');
+  const nav = page.waitForURL(/\/flame\?/);
+  await page.mouse.up();
+  await nav;
+  const url = new URL(page.url());
+  assert.equal(url.searchParams.get('cpu'), '5');
+  assert.equal(url.searchParams.get('start'), '4');
+  assert.equal(url.searchParams.get('end'), '8');
+  await page.waitForSelector('body[data-rendered="1"]');
+  const rows = await topRows(page, 1);
+  assert.equal(rows[0][0], 'mark_object /usr/bin/gc');
+  assert.equal(rows[0][1], want.toLocaleString('en-US'));
+  await page.close();
+});
+
+test('compare with a baseline range: the differential view colours growth red', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(`${server.url}/p/${id}/flame?start=12&end=13`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.equal(await page.inputValue('[data-testid=compare-start]'), '11');
+  assert.equal(await page.inputValue('[data-testid=compare-end]'), '12');
+  const nav = page.waitForURL(/\/diff\?/);
+  await page.click('[data-testid=compare] button[type=submit]');
+  await nav;
+  const url = new URL(page.url());
+  assert.deepEqual(
+    ['start', 'end', 'start2', 'end2'].map((k) => url.searchParams.get(k)),
+    ['12', '13', '11', '12'],
+  );
+  await page.waitForSelector('body[data-rendered="1"]');
+  const colours = await page.$eval('[data-testid=flame-canvas]', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let red = 0, blue = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i] === 250 && d[i + 1] < 200 && d[i + 1] === d[i + 2]) red++;
+      if (d[i + 2] === 250 && d[i] < 200 && d[i] === d[i + 1]) blue++;
+    }
+    return { red, blue };
+  });
+  // hot_loop appears only in [12, 13): it grew. The background shrank as a share.
+  assert.ok(colours.red > 500, JSON.stringify(colours));
+  assert.ok(colours.blue > 50, JSON.stringify(colours));
+  const rect = await page.evaluate(() => window.__flame.locate('hot_loop'));
+  const box = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  await page.mouse.move(box.x + rect.x + rect.w / 2, box.y + rect.y + rect.h / 2);
+  const tip = await page.$$eval('[data-testid=tooltip] div', (ds) => ds.map((d) => d.textContent));
+  assert.equal(tip[0], 'hot_loop');
+  assert.ok(tip.some((t) => t.startsWith('baseline 0% → ')), tip.join(' | '));
+  await shot(page, 'diff', { fullPage: true });
+  await page.close();
+});
+
+test('hostile symbol and command names stay text on every page', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  for (const path of [`/`, `/p/${id}`, `/p/${id}/flame?start=0&end=20`, `/p/${id}/flame?start=0&end=20&search=img`, `/p/${id}/diff?start=10&end=20&start2=0&end2=10`]) {
+    await page.goto(server.url + path);
+    if (path !== '/') await page.waitForSelector('body[data-rendered="1"]');
+    const got = await page.evaluate(() => ({ xss: window.__xss, imgs: document.querySelectorAll('img').length, bold: document.querySelectorAll('main b').length }));
+    assert.deepEqual(got, { xss: undefined, imgs: 0, bold: 0 }, path);
+  }
+  await page.goto(`${server.url}/p/${id}/flame?start=0&end=20`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const names = await page.$$eval('[data-testid=top-functions] td.fn > span:nth-child(2)', (s) => s.map((e) => e.textContent));
+  assert.ok(names.includes(HOSTILE_SYMBOL), names.join(', '));
+  const rect = await page.evaluate((n) => window.__flame.locate(n), HOSTILE_SYMBOL);
+  const box = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  await page.mouse.move(box.x + rect.x + rect.w / 2, box.y + rect.y + rect.h / 2);
+  assert.equal(await page.textContent('[data-testid=tooltip] .tt-title'), HOSTILE_SYMBOL);
+  const comm = await page.evaluate((n) => window.__flame.locate(n), HOSTILE_COMM);
+  assert.ok(comm === null || comm.w > 0);
+  assert.deepEqual(w.dialogs, []);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

@@ -1,0 +1,203 @@
+// Shared set-up for the browser tests: build the real binary, run the real
+// server on a free loopback port with a fresh database, drive Debian's
+// chromium through playwright-core (no downloaded browser).
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, existsSync, copyFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SCREENSHOTS = join(ROOT, 'test-results', 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+// tempDir returns a fresh directory removed when the process exits.
+export function tempDir(prefix = 'subsecond-browser-') {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  process.on('exit', () => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+let binary = null;
+
+// build compiles ./cmd/subsecond once per test process.
+export function build() {
+  if (binary) return binary;
+  const dir = tempDir('subsecond-bin-');
+  binary = join(dir, 'subsecond');
+  execFileSync('go', ['build', '-o', binary, './cmd/subsecond'], { cwd: ROOT, stdio: 'inherit' });
+  return binary;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// startServer runs `subsecond serve` on a free port with a database in a
+// fresh directory and resolves once it answers.
+export async function startServer(extraArgs = []) {
+  const bin = build();
+  const dir = tempDir();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = spawn(bin, ['serve', '--addr', `127.0.0.1:${port}`, '--db', join(dir, 'x.db'), ...extraArgs], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  proc.stdout.on('data', (b) => (log += b));
+  proc.stderr.on('data', (b) => (log += b));
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}:\n${log}`);
+    try {
+      const r = await fetch(url + '/');
+      if (r.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`server did not answer within 60 s:\n${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    dir,
+    log: () => log,
+    async stop() {
+      if (proc.exitCode === null) {
+        proc.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
+
+// upload posts a capture file as a raw body and returns the JSON answer.
+export async function upload(url, path, name) {
+  const { readFile } = await import('node:fs/promises');
+  const body = await readFile(path);
+  const r = await fetch(`${url}/api/profiles?name=${encodeURIComponent(name)}`, {
+    method: 'POST',
+    body,
+    headers: { 'Content-Type': 'application/octet-stream' },
+  });
+  const j = await r.json();
+  if (r.status !== 201 && r.status !== 200) throw new Error(`upload ${r.status}: ${JSON.stringify(j)}`);
+  return j;
+}
+
+// launch starts chromium with a fresh user-data directory. The context
+// grants clipboard access so the copy-link button can be read back.
+export async function launch() {
+  const ctx = await chromium.launchPersistentContext(tempDir('subsecond-chromium-'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1440, height: 900 },
+    deviceScaleFactor: 1,
+  });
+  const origins = new Set();
+  return {
+    ctx,
+    async grantClipboard(origin) {
+      if (origins.has(origin)) return;
+      origins.add(origin);
+      await ctx.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    },
+    close: () => ctx.close(),
+  };
+}
+
+// watch records a page's console errors, page errors, dialogs and requests.
+export function watch(page) {
+  const w = { errors: [], dialogs: [], requests: [], logs: [] };
+  page.on('pageerror', (e) => w.errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') w.errors.push(m.text());
+    else w.logs.push(m.text());
+  });
+  page.on('dialog', (d) => {
+    w.dialogs.push(d.message());
+    d.dismiss().catch(() => {});
+  });
+  page.on('request', (r) => w.requests.push(r.url()));
+  return w;
+}
+
+// shot saves a screenshot under test-results/screenshots.
+export async function shot(page, name, opts = {}) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, name + '.png');
+  await page.screenshot({ path, ...opts });
+  return path;
+}
+
+// inkedPixels counts the pixels of a canvas that are neither transparent nor
+// white, and how many distinct colours it holds.
+export async function inkedPixels(page, selector) {
+  return page.$eval(selector, (c) => {
+    const ctx = c.getContext('2d');
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let inked = 0;
+    const colours = new Set();
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] === 0) continue;
+      if (d[i] > 250 && d[i + 1] > 250 && d[i + 2] > 250) continue;
+      inked++;
+      if (colours.size < 1000) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    }
+    return { inked, colours: colours.size, total: c.width * c.height };
+  });
+}
+
+// cellCentre returns page coordinates of heatmap cell (col, row), row 0
+// being the start of each column (drawn at the bottom).
+export async function cellCentre(page, overlaySelector, col, row) {
+  return gridPoint(page, overlaySelector, col, row, true);
+}
+
+// gridPoint returns page coordinates of the centre of a grid cell; display
+// rows count from the top unless flip is set.
+export async function gridPoint(page, overlaySelector, col, row, flip = false) {
+  const g = await page.$eval(overlaySelector, (c) => {
+    const r = c.getBoundingClientRect();
+    return { x: r.left, y: r.top, ...c.dataset };
+  });
+  const rows = Number(g.rows);
+  const cellW = Number(g.cellW);
+  const cellH = Number(g.cellH);
+  return {
+    x: g.x + (col + 0.5) * cellW,
+    y: g.y + Number(g.top) + ((flip ? rows - 1 - row : row) + 0.5) * cellH,
+  };
+}
+
+// copyToDocs copies a screenshot into docs/screenshots for the README when
+// UPDATE_SCREENSHOTS=1, so ordinary runs leave the tree clean.
+export function copyToDocs(path, name) {
+  if (process.env.UPDATE_SCREENSHOTS !== '1' || !existsSync(path)) return;
+  const dir = join(ROOT, 'docs', 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(path, join(dir, name));
+}

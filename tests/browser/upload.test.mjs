@@ -1,0 +1,99 @@
+// Upload through the index page: the progress bar finishes, the browser lands
+// on the profile page, and the heatmap and cores map render from the API.
+// Bad input gets a clear error on the page.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeCapture } from './capture.mjs';
+import { startServer, launch, watch, shot, inkedPixels, tempDir, copyToDocs } from './helpers.mjs';
+
+let server, browser, dir, capture;
+
+before(async () => {
+  dir = tempDir();
+  capture = join(dir, 'incident.perf.txt');
+  await writeCapture(capture, { cpus: 8, seconds: 20 });
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('upload a capture, watch the progress bar finish and land on the heatmaps', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(server.url + '/');
+  assert.equal(await page.getAttribute('body', 'data-page'), 'index');
+  await page.fill('#upload-form input[name=name]', 'browser upload');
+  const indexShot = await shot(page, 'index');
+  copyToDocs(indexShot, 'index.png');
+
+  // Log what the progress bar and status line show on the way; the log sits
+  // in sessionStorage so that it survives the navigation to the profile.
+  await page.evaluate(() => {
+    const log = (k, v) => {
+      const a = JSON.parse(sessionStorage.getItem(k) || '[]');
+      a.push(v);
+      sessionStorage.setItem(k, JSON.stringify(a));
+    };
+    const p = document.getElementById('upload-progress');
+    new MutationObserver(() => log('t.progress', [p.value, getComputedStyle(p).visibility])).observe(p, { attributes: true });
+    const s = document.getElementById('upload-status');
+    new MutationObserver(() => log('t.status', s.textContent)).observe(s, { childList: true, characterData: true, subtree: true });
+  });
+  const landed = page.waitForURL(/\/p\/[^/?]+$/, { timeout: 30_000 });
+  await page.setInputFiles('#upload-file', capture);
+  await landed;
+  const progress = await page.evaluate(() => JSON.parse(sessionStorage.getItem('t.progress') || '[]'));
+  const status = await page.evaluate(() => JSON.parse(sessionStorage.getItem('t.status') || '[]'));
+  assert.ok(progress.some(([v, vis]) => v === 100 && vis === 'visible'), `progress values: ${JSON.stringify(progress)}`);
+  assert.ok(status.some((t) => /^Uploading incident\.perf\.txt/.test(t)), `status texts: ${JSON.stringify(status)}`);
+  assert.ok(status.includes('Parsing…'), `status texts: ${JSON.stringify(status)}`);
+
+  await page.waitForSelector('body[data-rendered="1"]', { timeout: 30_000 });
+  assert.equal(await page.getAttribute('body', 'data-page'), 'profile');
+  const id = new URL(page.url()).pathname.split('/')[2];
+  assert.ok(w.requests.some((u) => u.includes(`/api/profiles/${id}/heatmap`)), 'heatmap API called');
+  assert.ok(w.requests.some((u) => u.includes(`/api/profiles/${id}/cpus`)), 'cores API called');
+
+  const heat = await inkedPixels(page, '[data-testid=heatmap-canvas]');
+  assert.ok(heat.inked > heat.total * 0.2, `heatmap canvas mostly blank: ${JSON.stringify(heat)}`);
+  assert.ok(heat.colours > 5, `heatmap has too few colours: ${JSON.stringify(heat)}`);
+  const cores = await inkedPixels(page, '[data-testid=cores-canvas]');
+  assert.ok(cores.inked > cores.total * 0.2, `cores canvas mostly blank: ${JSON.stringify(cores)}`);
+
+  // 8 CPUs → 8 rows in the cores map, labelled on the axis; 20 s → 20 columns.
+  const geo = await page.$eval('#heatmap .grid-overlay', (c) => ({ ...c.dataset }));
+  assert.equal(Number(geo.cols), 20);
+  assert.equal(Number(geo.rows), 50);
+  const cgeo = await page.$eval('#cores .grid-overlay', (c) => ({ ...c.dataset }));
+  assert.equal(Number(cgeo.rows), 8);
+
+  const timings = await page.evaluate(() => window.__timings);
+  assert.ok(timings['upload-to-heatmap'] > 0, `timings: ${JSON.stringify(timings)}`);
+  console.log(`# upload-to-rendered-heatmap (8 CPUs × 20 s, ${(await (await import('node:fs/promises')).stat(capture)).size} bytes): ${timings['upload-to-heatmap']} ms`);
+  assert.deepEqual(w.errors, []);
+  const profileShot = await shot(page, 'profile', { fullPage: true });
+  copyToDocs(profileShot, 'profile.png');
+  await page.close();
+});
+
+test('the upload form shows the server error for input that is not perf text', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(server.url + '/');
+  const bad = join(dir, 'page.html');
+  writeFileSync(bad, '<!DOCTYPE html><html><body>not a capture</body></html>\n');
+  await page.setInputFiles('#upload-file', bad);
+  const err = page.locator('#upload-error');
+  await err.waitFor({ state: 'visible', timeout: 15_000 });
+  const text = await err.textContent();
+  assert.match(text, /415/);
+  assert.match(text, /perf/i);
+  assert.match(new URL(page.url()).pathname, /^\/$/);
+  await page.close();
+});
