@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
-	"regexp"
 	"slices"
 	"testing"
 
@@ -13,47 +12,6 @@ import (
 	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/internal/synth"
 )
-
-// refKeep decides from the generated sample alone, without the engine's
-// compiled filter, whether f keeps s.
-func refKeep(s *synth.Labeled, f subsecond.Filter, firstEvent string) bool {
-	ev := f.Event
-	if ev == "" {
-		ev = firstEvent
-	}
-	if s.Event != ev {
-		return false
-	}
-	if len(f.CPUs) > 0 && !slices.Contains(f.CPUs, s.CPU) ||
-		len(f.PIDs) > 0 && !slices.Contains(f.PIDs, s.PID) ||
-		len(f.TIDs) > 0 && !slices.Contains(f.TIDs, s.TID) {
-		return false
-	}
-	if f.Comm != "" && s.Comm != f.Comm {
-		return false
-	}
-	if f.CommRegex != "" && !regexp.MustCompile(f.CommRegex).MatchString(s.Comm) {
-		return false
-	}
-	if f.Function != "" {
-		re := regexp.MustCompile(f.Function)
-		if !slices.ContainsFunc(s.Frames, func(fr subsecond.Frame) bool { return re.MatchString(fr.Symbol) }) {
-			return false
-		}
-	}
-	isK := func(fr subsecond.Frame) bool { return fr.Kind == subsecond.KindKernel }
-	switch f.Only {
-	case "kernel":
-		if !slices.ContainsFunc(s.Frames, isK) {
-			return false
-		}
-	case "user":
-		if !slices.ContainsFunc(s.Frames, func(fr subsecond.Frame) bool { return !isK(fr) }) {
-			return false
-		}
-	}
-	return f.Idle || !s.Idle
-}
 
 var filters = []subsecond.Filter{
 	{},
@@ -115,7 +73,7 @@ func TestOffsetMatchesIndependentCount(t *testing.T) {
 			want := map[[2]int64]int64{}
 			var total int64
 			for i := range ss {
-				if !refKeep(&ss[i], f, "cpu-clock") {
+				if !synth.Keep(&ss[i], f, "cpu-clock") {
 					continue
 				}
 				// col = floor(d/C), row = floor(frac(d/C)·R), in exact rationals.
@@ -281,12 +239,12 @@ func TestPerCoreMatchesIndependentCount(t *testing.T) {
 					cpus[s.CPU] = true
 				}
 				key := [2]int64{int64(s.CPU), (s.Time - t0) / B}
-				if refKeep(s, f, "cpu-clock") {
+				if synth.Keep(s, f, "cpu-clock") {
 					samples[key]++
 				}
 				nf := f
 				nf.Idle = false
-				if refKeep(s, nf, "cpu-clock") {
+				if synth.Keep(s, nf, "cpu-clock") {
 					busy[key]++
 				}
 			}

@@ -9,6 +9,9 @@ package synth
 import (
 	"fmt"
 	"math/rand"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/subsecond/subsecond"
 )
@@ -148,4 +151,61 @@ func Capture(samples []Labeled) *subsecond.Capture {
 		b.Add(&samples[i].Sample)
 	}
 	return b.Capture(subsecond.Profile{ID: "synth"})
+}
+
+// Keep decides from the generated sample alone, without the engine's
+// compiled filter, whether f keeps s.
+func Keep(s *Labeled, f subsecond.Filter, firstEvent string) bool {
+	ev := f.Event
+	if ev == "" {
+		ev = firstEvent
+	}
+	if s.Event != ev {
+		return false
+	}
+	if len(f.CPUs) > 0 && !slices.Contains(f.CPUs, s.CPU) ||
+		len(f.PIDs) > 0 && !slices.Contains(f.PIDs, s.PID) ||
+		len(f.TIDs) > 0 && !slices.Contains(f.TIDs, s.TID) {
+		return false
+	}
+	if f.Comm != "" && s.Comm != f.Comm {
+		return false
+	}
+	if f.CommRegex != "" && !regexp.MustCompile(f.CommRegex).MatchString(s.Comm) {
+		return false
+	}
+	if f.Function != "" {
+		re := regexp.MustCompile(f.Function)
+		if !slices.ContainsFunc(s.Frames, func(fr subsecond.Frame) bool { return re.MatchString(fr.Symbol) }) {
+			return false
+		}
+	}
+	isK := func(fr subsecond.Frame) bool { return fr.Kind == subsecond.KindKernel }
+	switch f.Only {
+	case "kernel":
+		if !slices.ContainsFunc(s.Frames, isK) {
+			return false
+		}
+	case "user":
+		if !slices.ContainsFunc(s.Frames, func(fr subsecond.Frame) bool { return !isK(fr) }) {
+			return false
+		}
+	}
+	return f.Idle || !s.Idle
+}
+
+// Folded returns the folded-stack line key of s under f: the command name
+// with spaces as underscores, then the frames root-first named by name,
+// those of the other kind left out when f.Only is set.
+func Folded(s *Labeled, f subsecond.Filter, name func(sym, dso string) string) string {
+	parts := []string{strings.ReplaceAll(s.Comm, " ", "_")}
+	for i := len(s.Frames) - 1; i >= 0; i-- {
+		fr := s.Frames[i]
+		isK := fr.Kind == subsecond.KindKernel
+		if f.Only == "kernel" && !isK || f.Only == "user" && isK {
+			continue
+		}
+		parts = append(parts, name(fr.Symbol, fr.DSO))
+	}
+	return strings.Join(parts, ";")
 }

@@ -1,0 +1,297 @@
+package flame
+
+import (
+	"bufio"
+	"encoding/xml"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"strings"
+
+	"github.com/subsecond/subsecond"
+)
+
+// SVGOptions shape a standalone SVG. Zero fields take defaults.
+type SVGOptions struct {
+	Title string // default "Flame Graph"
+	Width int    // pixels, default 1200
+}
+
+const (
+	svgFrameH  = 16
+	svgFont    = 12
+	svgPad     = 10
+	svgTop     = 50
+	svgBottom  = 30
+	svgMinPx   = 0.1 // narrower frames are left out, as flamegraph.pl does
+	svgCharPx  = svgFont * 0.59
+	svgMaxRows = 4096
+)
+
+// WriteSVG writes g as a standalone interactive SVG in the manner of
+// flamegraph.pl: root at the bottom, hover details, click to zoom into a
+// frame, "Search" (or Ctrl-F) highlights frames matching a regular
+// expression and shows their share. It loads nothing from elsewhere;
+// every name is XML-escaped. A differential graph colours frames red where
+// their share grew from the base and blue where it shrank.
+func (g *Graph) WriteSVG(w io.Writer, opt SVGOptions) error {
+	if opt.Width <= 0 {
+		opt.Width = 1200
+	}
+	if opt.Title == "" {
+		opt.Title = "Flame Graph"
+		if g.BaseN != nil {
+			opt.Title = "Differential Flame Graph"
+		}
+	}
+	n := g.Len()
+	x := make([]int64, n) // start of each node in samples from the left
+	next := make([]int64, n)
+	maxDepth := int32(0)
+	for i := 1; i < n; i++ {
+		p := g.Parent[i]
+		x[i] = next[p]
+		next[p] += g.TotalN[i]
+		next[i] = x[i]
+		maxDepth = max(maxDepth, g.Depth[i])
+	}
+	maxDepth = min(maxDepth, svgMaxRows)
+	height := svgTop + int(maxDepth+1)*svgFrameH + svgBottom
+	plot := float64(opt.Width - 2*svgPad)
+	total := float64(g.Total)
+
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, `<?xml version="1.0" standalone="no"?>
+<svg version="1.1" width="%d" height="%d" viewBox="0 0 %d %d" xmlns="http://www.w3.org/2000/svg" onload="init(evt)" data-width="%d">
+<style type="text/css">
+text { font-family: Verdana, sans-serif; font-size: %dpx; fill: rgb(0,0,0); }
+#title { text-anchor: middle; font-size: 17px; }
+#frames > g { cursor: pointer; }
+#frames > g:hover > rect { stroke: black; stroke-width: 0.5; }
+.hidden { display: none; }
+.parent { opacity: 0.5; }
+#search, #unzoom { cursor: pointer; }
+</style>
+<script type="text/ecmascript"><![CDATA[%s]]></script>
+<rect x="0" y="0" width="100%%" height="100%%" fill="rgb(248,248,248)"/>
+<text id="title" x="%d" y="24">%s</text>
+<text id="subtitle" x="%d" y="42" style="text-anchor: middle">%s</text>
+<text id="unzoom" class="hidden" x="%d" y="24">Reset Zoom</text>
+<text id="search" x="%d" y="24" style="text-anchor: end">Search</text>
+<text id="details" x="%d" y="%d"> </text>
+<text id="matched" x="%d" y="%d" style="text-anchor: end"> </text>
+<g id="frames">
+`, opt.Width, height, opt.Width, height, opt.Width, svgFont, svgScript,
+		opt.Width/2, esc(opt.Title), opt.Width/2, esc(g.subtitle()),
+		svgPad, opt.Width-svgPad, svgPad, height-10, opt.Width-svgPad, height-10)
+
+	for i := 0; i < n; i++ {
+		if g.TotalN[i] == 0 || g.Depth[i] > maxDepth {
+			continue
+		}
+		wpx := float64(g.TotalN[i]) / total * plot
+		if wpx < svgMinPx {
+			continue
+		}
+		xpx := svgPad + float64(x[i])/total*plot
+		y := height - svgBottom - int(g.Depth[i]+1)*svgFrameH
+		name := g.NameOf(i)
+		info := fmt.Sprintf("%s (%d samples, %.2f%%)", name, g.TotalN[i], 100*float64(g.TotalN[i])/total)
+		if g.BaseN != nil {
+			info += fmt.Sprintf("; base %d samples, %.2f%%", g.BaseN[i], 100*g.baseShare(i))
+		}
+		if dso := g.Strings[g.DSO[i]]; dso != "" {
+			info += " in " + dso
+		}
+		fmt.Fprintf(bw, `<g data-x="%.6f" data-w="%.6f" data-d="%d" data-name="%s"><title>%s</title><rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" rx="2" ry="2"/><text x="%.1f" y="%d">%s</text></g>
+`, float64(x[i])/total, float64(g.TotalN[i])/total, g.Depth[i], esc(name), esc(info),
+			xpx, y, wpx, svgFrameH-1, g.color(i), xpx+3, y+svgFrameH-4, esc(fit(name, wpx)))
+	}
+	bw.WriteString("</g>\n</svg>\n")
+	return bw.Flush()
+}
+
+func (g *Graph) subtitle() string {
+	if g.c == nil {
+		return ""
+	}
+	t0 := g.c.Profile.T0()
+	s := fmt.Sprintf("[%s s, %s s) from T0, %d samples", subsecond.FormatSeconds(g.Start-t0), subsecond.FormatSeconds(g.End-t0), g.Total)
+	if g.BaseN != nil {
+		s += fmt.Sprintf("; base [%s s, %s s), %d samples", subsecond.FormatSeconds(g.BaseStart-t0), subsecond.FormatSeconds(g.BaseEnd-t0), g.BaseTotal)
+	}
+	if q := g.f.Values().Encode(); q != "" {
+		s += "; " + q
+	}
+	return s
+}
+
+func (g *Graph) baseShare(i int) float64 {
+	if g.BaseTotal == 0 {
+		return 0
+	}
+	return float64(g.BaseN[i]) / float64(g.BaseTotal)
+}
+
+// color returns flamegraph.pl's "hot" palette by name, orange-tinted for
+// kernel frames, green for JIT, grey for commands; in a differential graph
+// red for growth and blue for shrinkage, saturated by the change in share.
+func (g *Graph) color(i int) string {
+	if g.BaseN != nil {
+		d := float64(g.TotalN[i])/float64(g.Total) - g.baseShare(i)
+		v := int(255 - 205*min(1, 10*abs(d)))
+		switch {
+		case d > 0:
+			return fmt.Sprintf("rgb(255,%d,%d)", v, v)
+		case d < 0:
+			return fmt.Sprintf("rgb(%d,%d,255)", v, v)
+		}
+		return "rgb(250,250,250)"
+	}
+	h := fnv.New32a()
+	h.Write([]byte(g.NameOf(i)))
+	v := h.Sum32()
+	v1, v2, v3 := float64(v&0xff)/255, float64(v>>8&0xff)/255, float64(v>>16&0xff)/255
+	switch g.Kind[i] {
+	case KindRoot, KindComm:
+		return fmt.Sprintf("rgb(%d,%d,%d)", 180+int(40*v1), 180+int(40*v1), 190+int(40*v1))
+	case int32(subsecond.KindKernel):
+		return fmt.Sprintf("rgb(%d,%d,%d)", 220+int(35*v1), 120+int(60*v2), int(40*v3))
+	case int32(subsecond.KindJIT):
+		return fmt.Sprintf("rgb(%d,%d,%d)", 50+int(60*v1), 190+int(60*v2), 50+int(60*v3))
+	}
+	return fmt.Sprintf("rgb(%d,%d,%d)", 205+int(50*v1), int(230*v2), int(55*v3))
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+// fit truncates name to what fits in wpx pixels, with "..", or "" when
+// fewer than three characters fit.
+func fit(name string, wpx float64) string {
+	chars := int((wpx - 6) / svgCharPx)
+	if chars < 3 {
+		return ""
+	}
+	r := []rune(name)
+	if len(r) <= chars {
+		return name
+	}
+	return string(r[:chars-2]) + ".."
+}
+
+// esc XML-escapes s for text and attribute values; characters XML cannot
+// carry become U+FFFD.
+func esc(s string) string {
+	var b strings.Builder
+	xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// svgScript is the SVG's behaviour: hover details, click-zoom, search.
+// Names reach the page only as text nodes and attributes.
+const svgScript = `
+"use strict";
+var svg, frames, details, matched, unzoomBtn, searchBtn, W, PAD = 10, CHAR = 12 * 0.59, searching = null;
+function init(evt) {
+	svg = document.documentElement;
+	W = +svg.getAttribute("data-width");
+	frames = document.getElementById("frames");
+	details = document.getElementById("details");
+	matched = document.getElementById("matched");
+	unzoomBtn = document.getElementById("unzoom");
+	searchBtn = document.getElementById("search");
+	frames.addEventListener("click", function (e) { var g = frameOf(e.target); if (g) zoom(g); });
+	frames.addEventListener("mouseover", function (e) {
+		var g = frameOf(e.target);
+		if (g) details.textContent = g.querySelector("title").textContent;
+	});
+	frames.addEventListener("mouseout", function () { details.textContent = " "; });
+	unzoomBtn.addEventListener("click", unzoom);
+	searchBtn.addEventListener("click", function () { if (searching) resetSearch(); else search(); });
+	window.addEventListener("keydown", function (e) {
+		if (e.keyCode === 114 || ((e.ctrlKey || e.metaKey) && e.keyCode === 70)) { e.preventDefault(); search(); }
+	});
+}
+function frameOf(el) {
+	while (el && el !== frames) {
+		if (el.getAttribute && el.hasAttribute("data-x")) return el;
+		el = el.parentNode;
+	}
+	return null;
+}
+function all() { return frames.querySelectorAll("g[data-x]"); }
+function num(g, a) { return +g.getAttribute(a); }
+function place(g, x, w) {
+	var r = g.querySelector("rect"), t = g.querySelector("text");
+	var px = PAD + x * (W - 2 * PAD), pw = w * (W - 2 * PAD);
+	r.setAttribute("x", px.toFixed(1));
+	r.setAttribute("width", pw.toFixed(1));
+	t.setAttribute("x", (px + 3).toFixed(1));
+	var name = g.getAttribute("data-name"), n = Math.floor((pw - 6) / CHAR);
+	t.textContent = n < 3 ? "" : (name.length <= n ? name : name.slice(0, n - 2) + "..");
+}
+function zoom(z) {
+	var x0 = num(z, "data-x"), w0 = num(z, "data-w"), d0 = num(z, "data-d"), eps = 1e-9;
+	all().forEach(function (g) {
+		var x = num(g, "data-x"), w = num(g, "data-w"), d = num(g, "data-d");
+		g.classList.remove("hidden", "parent");
+		if (d < d0 && x <= x0 + eps && x + w >= x0 + w0 - eps) {
+			g.classList.add("parent");
+			place(g, 0, 1);
+		} else if (d >= d0 && x >= x0 - eps && x + w <= x0 + w0 + eps) {
+			place(g, (x - x0) / w0, w / w0);
+		} else {
+			g.classList.add("hidden");
+		}
+	});
+	unzoomBtn.classList.remove("hidden");
+}
+function unzoom() {
+	all().forEach(function (g) {
+		g.classList.remove("hidden", "parent");
+		place(g, num(g, "data-x"), num(g, "data-w"));
+	});
+	unzoomBtn.classList.add("hidden");
+}
+function search() {
+	var term = prompt("Search for (regular expression):", "");
+	if (term === null || term === "") return;
+	var re;
+	try { re = new RegExp(term); } catch (e) { alert("Bad regular expression: " + e.message); return; }
+	searching = term;
+	var spans = [];
+	all().forEach(function (g) {
+		var r = g.querySelector("rect");
+		if (!r.hasAttribute("data-fill")) r.setAttribute("data-fill", r.getAttribute("fill"));
+		if (re.test(g.getAttribute("data-name"))) {
+			r.setAttribute("fill", "rgb(230,0,230)");
+			spans.push([num(g, "data-x"), num(g, "data-x") + num(g, "data-w")]);
+		} else {
+			r.setAttribute("fill", r.getAttribute("data-fill"));
+		}
+	});
+	spans.sort(function (a, b) { return a[0] - b[0]; });
+	var sum = 0, end = -1;
+	spans.forEach(function (s) {
+		if (s[1] <= end) return;
+		sum += s[1] - Math.max(s[0], end);
+		end = s[1];
+	});
+	searchBtn.textContent = "Reset Search";
+	matched.textContent = "Matched: " + (100 * sum).toFixed(1) + "%";
+}
+function resetSearch() {
+	all().forEach(function (g) {
+		var r = g.querySelector("rect");
+		if (r.hasAttribute("data-fill")) r.setAttribute("fill", r.getAttribute("data-fill"));
+	});
+	searching = null;
+	searchBtn.textContent = "Search";
+	matched.textContent = " ";
+}
+`
