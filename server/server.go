@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -88,7 +89,11 @@ type Config struct {
 	MaxUpload int64  // largest accepted request body in bytes; 0 means 2 GiB
 	Token     string // when set, uploads and deletes need "Authorization: Bearer Token"
 	ReadOnly  bool   // refuse uploads and deletes
-	Logger    *slog.Logger
+	// UploadTimeout bounds the reading and importing of one upload,
+	// overriding the http.Server's shorter ReadTimeout and WriteTimeout for
+	// that request; 0 means one hour.
+	UploadTimeout time.Duration
+	Logger        *slog.Logger
 }
 
 // Server is Subsecond's HTTP server. Its Handler is safe for concurrent use.
@@ -98,6 +103,7 @@ type Server struct {
 	maxUpload int64
 	token     string
 	readOnly  bool
+	uploadTTL time.Duration
 	log       *slog.Logger
 	assets    *assets
 	csrf      *http.CrossOriginProtection
@@ -114,12 +120,16 @@ func New(cfg Config) *Server {
 		maxUpload: cfg.MaxUpload,
 		token:     cfg.Token,
 		readOnly:  cfg.ReadOnly,
+		uploadTTL: cfg.UploadTimeout,
 		log:       cfg.Logger,
 		assets:    newAssets(web.Static()),
 		csrf:      http.NewCrossOriginProtection(),
 	}
 	if s.maxUpload <= 0 {
 		s.maxUpload = DefaultMaxUpload
+	}
+	if s.uploadTTL <= 0 {
+		s.uploadTTL = time.Hour
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -159,3 +159,32 @@ func TestStaticAssets(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadOutlastsReadTimeout sends an upload more slowly than the
+// http.Server's ReadTimeout allows other requests: the upload handler
+// extends its own deadlines.
+func TestUploadOutlastsReadTimeout(t *testing.T) {
+	e := newEnv(t, Config{})
+	srv := httptest.NewUnstartedServer(New(Config{Store: sqliteStore{e.st}, Engine: countEngine{}}).Handler())
+	srv.Config.ReadTimeout = 200 * time.Millisecond
+	srv.Config.WriteTimeout = 200 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+
+	text := perfText(1, 50, 2)
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write([]byte(text[:len(text)/2]))
+		time.Sleep(600 * time.Millisecond)
+		pw.Write([]byte(text[len(text)/2:]))
+		pw.Close()
+	}()
+	res, err := http.Post(srv.URL+"/api/profiles", "text/plain", pr)
+	if err != nil {
+		t.Fatalf("slow upload: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("slow upload: status %d; want 201", res.StatusCode)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/subsecond/subsecond"
 )
@@ -35,6 +36,12 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, errorf(errEncoding, "Content-Encoding %q is not supported: send plain, gzip or zstd", enc))
 		return
 	}
+	// An upload may take longer than the server's read and write timeouts
+	// allow other requests; the deadlines fail where unsupported (HTTP/2
+	// handles them per stream), which only leaves the server's defaults.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.uploadTTL))
+	_ = rc.SetWriteDeadline(time.Now().Add(s.uploadTTL + time.Minute))
 	limited := &limitReader{r: http.MaxBytesReader(w, r.Body, s.maxUpload)}
 	up := Upload{Name: r.URL.Query().Get("name")}
 	var body io.Reader = limited
