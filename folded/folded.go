@@ -19,9 +19,10 @@ package folded
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,13 +66,20 @@ type run struct{ start, n uint32 }
 type Collapser struct {
 	opt Options
 
-	names   []string
-	nameIDs map[string]uint32
-	seq     []uint32 // name ids of cached frames, see frames
-	frames  map[frameKey]run
-	roots   map[rootKey]uint32
-	stacks  map[string]uint64
-	key     []byte
+	names    []string
+	nameIDs  map[string]uint32
+	seq      []uint32 // name ids of cached frames, see frames
+	frames   map[frameKey]run
+	byID     [2][]run // frame names by caller frame ID, without and with Java tidying
+	roots    map[rootKey]uint32
+	lastRoot struct {
+		key rootKey
+		id  uint32
+		ok  bool
+	}
+	stacks map[string]int // index into counts
+	counts []uint64
+	key    []byte
 
 	added, skipped int64
 }
@@ -81,15 +89,25 @@ func New(opt Options) *Collapser {
 	return &Collapser{
 		opt:     opt,
 		nameIDs: map[string]uint32{},
-		frames:  map[frameKey]run{},
+		frames:  make(map[frameKey]run, 1<<12),
 		roots:   map[rootKey]uint32{},
-		stacks:  map[string]uint64{},
+		stacks:  make(map[string]int, 1<<12),
 	}
 }
 
 // Add counts s, unless it belongs to another event than the one kept.
 // The Collapser keeps no reference to s.
-func (c *Collapser) Add(s *subsecond.Sample) {
+func (c *Collapser) Add(s *subsecond.Sample) { c.AddFrames(s, nil) }
+
+// AddFrames is Add with a dense identity for each of s's frames (see
+// parser.Scanner.FrameIDs): frames with equal IDs must have equal Symbol and
+// DSO. The Collapser then caches each frame's folded names by ID, which is
+// several times faster than by value. IDs must come from one source for the
+// Collapser's whole life; ids may be nil.
+func (c *Collapser) AddFrames(s *subsecond.Sample, ids []uint32) {
+	if len(ids) != len(s.Frames) || c.opt.Addrs || c.opt.SrcLine {
+		ids = nil
+	}
 	if c.opt.Event == "" {
 		c.opt.Event = s.Event
 	} else if s.Event != c.opt.Event {
@@ -100,8 +118,27 @@ func (c *Collapser) Add(s *subsecond.Sample) {
 	root := c.root(s)
 	java := strings.HasPrefix(c.names[root], "java")
 	k := binary.LittleEndian.AppendUint32(c.key[:0], root)
+	var byID []run
+	useIDs := ids != nil
+	if useIDs {
+		j := 0
+		if java {
+			j = 1
+		}
+		byID = c.byID[j]
+	}
 	for i := len(s.Frames) - 1; i >= 0; i-- {
 		f := &s.Frames[i]
+		if useIDs {
+			id := int(ids[i])
+			if id < len(byID) && byID[id].n > 0 {
+				r := byID[id]
+				for _, name := range c.seq[r.start : r.start+r.n] {
+					k = binary.LittleEndian.AppendUint32(k, name)
+				}
+				continue
+			}
+		}
 		fk := frameKey{sym: f.Symbol, dso: f.DSO, java: java}
 		if c.opt.Addrs && f.Symbol == "[unknown]" {
 			fk.addr = f.Addr
@@ -113,8 +150,11 @@ func (c *Collapser) Add(s *subsecond.Sample) {
 		if !ok {
 			r = c.frame(fk)
 		}
-		for _, id := range c.seq[r.start : r.start+r.n] {
-			k = binary.LittleEndian.AppendUint32(k, id)
+		for _, name := range c.seq[r.start : r.start+r.n] {
+			k = binary.LittleEndian.AppendUint32(k, name)
+		}
+		if useIDs {
+			byID = c.cacheID(java, int(ids[i]), r)
 		}
 	}
 	c.key = k
@@ -122,7 +162,27 @@ func (c *Collapser) Add(s *subsecond.Sample) {
 	if w == 0 {
 		w = 1
 	}
-	c.stacks[string(k)] += w
+	if i, ok := c.stacks[string(k)]; ok {
+		c.counts[i] += w
+		return
+	}
+	c.stacks[string(k)] = len(c.counts)
+	c.counts = append(c.counts, w)
+}
+
+// cacheID records the names of frame id and returns the updated table.
+func (c *Collapser) cacheID(java bool, id int, r run) []run {
+	j := 0
+	if java {
+		j = 1
+	}
+	t := c.byID[j]
+	if id >= len(t) {
+		t = append(t, make([]run, id+1-len(t)+len(t)/2)...)
+	}
+	t[id] = r
+	c.byID[j] = t
+	return t
 }
 
 // Event returns the event being kept ("" before the first sample).
@@ -137,38 +197,55 @@ func (c *Collapser) Len() int { return len(c.stacks) }
 
 // Lines returns the folded lines, sorted, without line endings.
 func (c *Collapser) Lines() []string {
-	lines := make([]string, 0, len(c.stacks))
-	var b strings.Builder
-	for k, n := range c.stacks {
-		b.Reset()
-		for i := 0; i+4 <= len(k); i += 4 {
-			if i > 0 {
-				b.WriteByte(';')
-			}
-			b.WriteString(c.names[binary.LittleEndian.Uint32([]byte(k[i:i+4]))])
-		}
-		b.WriteByte(' ')
-		b.WriteString(strconv.FormatUint(n, 10))
-		lines = append(lines, b.String())
+	arena, spans := c.render()
+	lines := make([]string, len(spans))
+	text := string(arena)
+	for i, sp := range spans {
+		lines[i] = text[sp[0]:sp[1]]
 	}
-	sort.Strings(lines)
 	return lines
+}
+
+// render writes every folded line, newline-terminated, into one buffer and
+// returns it with the lines' spans (newline excluded) in sorted order.
+func (c *Collapser) render() ([]byte, [][2]int) {
+	size := 0
+	for k := range c.stacks {
+		for j := 0; j+4 <= len(k); j += 4 {
+			size += len(c.names[binary.LittleEndian.Uint32([]byte(k[j:j+4]))]) + 1
+		}
+		size += 21 + 1
+	}
+	arena := make([]byte, 0, size)
+	spans := make([][2]int, 0, len(c.stacks))
+	for k, i := range c.stacks {
+		start := len(arena)
+		for j := 0; j+4 <= len(k); j += 4 {
+			if j > 0 {
+				arena = append(arena, ';')
+			}
+			arena = append(arena, c.names[binary.LittleEndian.Uint32([]byte(k[j:j+4]))]...)
+		}
+		arena = append(arena, ' ')
+		arena = strconv.AppendUint(arena, c.counts[i], 10)
+		spans = append(spans, [2]int{start, len(arena)})
+		arena = append(arena, '\n')
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return bytes.Compare(arena[a[0]:a[1]], arena[b[0]:b[1]]) })
+	return arena, spans
 }
 
 // WriteTo writes the folded lines, sorted, each ending in a newline.
 func (c *Collapser) WriteTo(w io.Writer) (int64, error) {
+	arena, spans := c.render()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var n int64
-	for _, l := range c.Lines() {
-		m, err := bw.WriteString(l)
+	for _, sp := range spans {
+		m, err := bw.Write(arena[sp[0] : sp[1]+1])
 		n += int64(m)
 		if err != nil {
 			return n, err
 		}
-		if err := bw.WriteByte('\n'); err != nil {
-			return n, err
-		}
-		n++
 	}
 	return n, bw.Flush()
 }
@@ -194,9 +271,18 @@ func (c *Collapser) root(s *subsecond.Sample) uint32 {
 	if c.opt.TID {
 		rk.tid = s.TID
 	}
-	if id, ok := c.roots[rk]; ok {
-		return id
+	if rk == c.lastRoot.key && c.lastRoot.ok {
+		return c.lastRoot.id
 	}
+	id, ok := c.roots[rk]
+	if !ok {
+		id = c.newRoot(rk, s)
+	}
+	c.lastRoot.key, c.lastRoot.id, c.lastRoot.ok = rk, id, true
+	return id
+}
+
+func (c *Collapser) newRoot(rk rootKey, s *subsecond.Sample) uint32 {
 	name := strings.ReplaceAll(s.Comm, " ", "_")
 	switch {
 	case c.opt.TID:

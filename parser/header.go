@@ -35,7 +35,11 @@ func (s *Scanner) parseHeader(line []byte, h *header) bool {
 	for a := 0; a < len(toks) && a <= maxCommTokens; a++ {
 		if s.headerTail(line, toks, a, h) {
 			if a > 0 {
-				h.comm = s.intern(line[toks[0].start:toks[a-1].end])
+				comm := line[toks[0].start:toks[a-1].end]
+				if s.lastComm != string(comm) {
+					s.lastComm = s.intern(comm)
+				}
+				h.comm = s.lastComm
 			} else {
 				h.comm = ""
 			}
@@ -71,12 +75,15 @@ func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header) bool {
 	if i >= len(toks) || !isEvent(tok(i)) {
 		return false
 	}
-	h.event = s.intern(eventName(tok(i)))
+	if ev := eventName(tok(i)); s.lastEvent != string(ev) {
+		s.lastEvent = s.intern(ev)
+	}
+	h.event = s.lastEvent
 	rest := trimSpace(line[toks[i].end:])
 	if len(rest) > 0 {
 		if rest[len(rest)-1] == ')' && hexval[rest[0]] >= 0 {
-			if f, ok := s.parseFrame(rest); ok {
-				h.frame, h.hasFrame = f, true
+			if f, id, ok := s.parseFrame(rest); ok {
+				h.frame, h.frameID, h.hasFrame = f, id, true
 				return true
 			}
 		}

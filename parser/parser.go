@@ -68,6 +68,8 @@ func (e *SyntaxError) Unwrap() error { return subsecond.ErrInvalid }
 // frameInfo is the parsed text of a stack line after its address, cached by
 // that text.
 type frameInfo struct {
+	id     uint32
+	text   string // the text after the address, the cache key
 	sym    string
 	off    uint64
 	dso    string
@@ -84,11 +86,22 @@ type header struct {
 	period   uint64
 	event    string
 	frame    subsecond.Frame // the frame printed on the header line, if any
+	frameID  uint32
 	hasFrame bool
 	payload  bool // text after the event that is not a frame (tracepoint data)
 }
 
 type span struct{ start, end int }
+
+// recentFrame caches the frameInfo last seen at an address. Most stack lines
+// repeat an address seen shortly before with the same text, and comparing
+// the text is cheaper than hashing it.
+type recentFrame struct {
+	text string
+	fi   *frameInfo
+}
+
+const recentBits = 15
 
 // Scanner streams samples out of perf script text.
 type Scanner struct {
@@ -98,18 +111,22 @@ type Scanner struct {
 	n    int64 // bytes read
 	eof  bool
 
-	cur, out *subsecond.Sample
-	open     bool // cur holds a record whose end has not been seen
-	bad      bool // the open record is malformed and will be dropped
-	single   bool // the open record's frame was on its header line
-	payload  bool // the open record's header carried tracepoint text
-	last     bool // the previous line was a stack frame of the open record
-	samples  int64
+	cur, out       *subsecond.Sample
+	curIDs, outIDs []uint32 // FrameIDs of cur and out
+	open           bool     // cur holds a record whose end has not been seen
+	bad            bool     // the open record is malformed and will be dropped
+	single         bool     // the open record's frame was on its header line
+	payload        bool     // the open record's header carried tracepoint text
+	last           bool     // the previous line was a stack frame of the open record
+	samples        int64
 
 	strs   map[string]string
 	frames map[string]*frameInfo
+	recent []recentFrame // direct-mapped by address, in front of frames
 	toks   []span
 	meta   subsecond.Metadata
+
+	lastComm, lastEvent string // the latest interned command and event names
 
 	nwarn int
 	warns []subsecond.Warning
@@ -126,9 +143,10 @@ func NewScanner(r io.Reader, opt Options) *Scanner {
 		opt:    opt,
 		cur:    &subsecond.Sample{},
 		out:    &subsecond.Sample{},
-		strs:   map[string]string{},
-		frames: map[string]*frameInfo{},
+		strs:   make(map[string]string, 1<<12),
+		frames: make(map[string]*frameInfo, 1<<14),
 		toks:   make([]span, 0, 32),
+		recent: make([]recentFrame, 1<<recentBits),
 	}
 }
 
@@ -165,6 +183,14 @@ func (s *Scanner) Metadata() subsecond.Metadata { return s.meta }
 
 // Warnings returns how many bad records were skipped and the first few.
 func (s *Scanner) Warnings() (int, []subsecond.Warning) { return s.nwarn, s.warns }
+
+// FrameIDs returns, parallel to Sample().Frames, a dense identity of each
+// frame's text as printed: frames with equal IDs have equal Symbol, Offset,
+// DSO and Inline (their addresses may differ). IDs start at 0 and are
+// private to this Scanner. Consumers that derive something per frame (a
+// folded name) can cache it in a slice indexed by ID instead of a map. The
+// slice is reused by the next Scan.
+func (s *Scanner) FrameIDs() []uint32 { return s.outIDs }
 
 // Line returns the number of lines read so far.
 func (s *Scanner) Line() int { return s.line }
@@ -274,6 +300,7 @@ func (s *Scanner) end() bool {
 	s.open, s.bad, s.single, s.payload, s.last = false, false, false, false, false
 	if ready {
 		s.cur, s.out = s.out, s.cur
+		s.curIDs, s.outIDs = s.outIDs, s.curIDs
 		s.samples++
 	}
 	return ready
@@ -285,8 +312,10 @@ func (s *Scanner) begin(h *header) {
 	c.Comm, c.PID, c.TID, c.CPU = h.comm, h.pid, h.tid, h.cpu
 	c.Time, c.Period, c.Event, c.Line = h.time, h.period, h.event, s.line
 	c.Frames = c.Frames[:0]
+	s.curIDs = s.curIDs[:0]
 	if h.hasFrame {
 		c.Frames = append(c.Frames, h.frame)
+		s.curIDs = append(s.curIDs, h.frameID)
 	}
 	s.open, s.bad, s.single, s.payload, s.last = true, false, h.hasFrame, h.payload, false
 }
@@ -367,18 +396,19 @@ var hexval = func() (t [256]int8) {
 // frameLine parses a stack line ("address symbol+0xoff (dso)") into the open
 // record and reports whether the line was one.
 func (s *Scanner) frameLine(line []byte) bool {
-	f, ok := s.parseFrame(line)
+	f, id, ok := s.parseFrame(line)
 	if !ok {
 		return false
 	}
 	s.last = true
 	if !s.bad {
 		s.cur.Frames = append(s.cur.Frames, f)
+		s.curIDs = append(s.curIDs, id)
 	}
 	return true
 }
 
-func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, bool) {
+func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, uint32, bool) {
 	i := 0
 	for i < len(line) && isSpace(line[i]) {
 		i++
@@ -391,23 +421,29 @@ func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, bool) {
 			break
 		}
 		if j-i == 16 {
-			return subsecond.Frame{}, false
+			return subsecond.Frame{}, 0, false
 		}
 		addr = addr<<4 | uint64(d)
 	}
 	if j == i || (j < len(line) && !isSpace(line[j])) {
-		return subsecond.Frame{}, false
+		return subsecond.Frame{}, 0, false
 	}
 	rest := trimSpace(line[j:])
-	fi := s.frames[string(rest)]
-	if fi == nil {
-		fi = s.frameText(rest)
+	rc := &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-recentBits)]
+	fi := rc.fi
+	if fi == nil || rc.text != string(rest) {
+		fi = s.frames[string(rest)]
+		if fi == nil {
+			fi = s.frameText(rest)
+		}
+		rc.fi = fi
+		rc.text = fi.text
 	}
 	kind := fi.kind
 	if addr >= kernelHalf && kind != subsecond.KindJIT {
 		kind = subsecond.KindKernel
 	}
-	return subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: kind}, true
+	return subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: kind}, fi.id, true
 }
 
 func trimSpace(b []byte) []byte {
@@ -422,7 +458,7 @@ func trimSpace(b []byte) []byte {
 
 // frameText parses and caches the text of a stack line after the address.
 func (s *Scanner) frameText(rest []byte) *frameInfo {
-	fi := &frameInfo{}
+	fi := &frameInfo{id: uint32(len(s.frames))}
 	sym := rest
 	if n := len(rest); n > 0 && rest[n-1] == ')' {
 		// The DSO is the last parenthesised group; it may hold parentheses
@@ -450,7 +486,8 @@ func (s *Scanner) frameText(rest []byte) *frameInfo {
 	sym, fi.off = splitOffset(sym)
 	fi.sym = s.intern(sym)
 	fi.kind = Kind(fi.sym, fi.dso, fi.inline)
-	s.frames[string(rest)] = fi
+	fi.text = string(rest)
+	s.frames[fi.text] = fi
 	return fi
 }
 
