@@ -236,3 +236,17 @@ func eventName(b []byte) []byte {
 	}
 	return b
 }
+
+// EventName returns the event name perf would print as tok, without its
+// modifiers: "cycles:u" and "cycles:u:" give "cycles", "sched:sched_switch"
+// stays as it is. Use it to compare a user's event choice with
+// Sample.Event.
+func EventName(tok string) string {
+	if tok == "" {
+		return ""
+	}
+	if tok[len(tok)-1] != ':' {
+		tok += ":"
+	}
+	return string(eventName([]byte(tok)))
+}
