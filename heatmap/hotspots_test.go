@@ -1,0 +1,81 @@
+package heatmap_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/internal/synth"
+)
+
+func TestHotspotsFindPeggedCPU(t *testing.T) {
+	start := int64(2000_250_000_000)
+	pegStart, pegEnd := int64(5e9), int64(9_500_000_000)
+	ss := synth.Generate(synth.Options{Seed: 11, CPUs: 8, Seconds: 20, Hz: 49, Start: start, Busy: 0.3,
+		Pegged: 2, PegStart: pegStart, PegEnd: pegEnd})
+	c := synth.Capture(ss)
+	rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Spots) != 1 {
+		t.Fatalf("Hotspots = %+v; want one episode on CPU 2", rep.Spots)
+	}
+	s := rep.Spots[0]
+	bucket := heatmap.DefaultBucket
+	if s.CPU != 2 || abs(s.Start-(start+pegStart)) > bucket || abs(s.End-(start+pegEnd)) > bucket {
+		t.Errorf("episode CPU %d [%d, %d); want CPU 2 [%d, %d) within %d ns", s.CPU, s.Start, s.End, start+pegStart, start+pegEnd, bucket)
+	}
+	if s.Function != "mem_cgroup_nr_lru_pages" || s.FunctionShare < 0.95 {
+		t.Errorf("top function %q (%.2f); want mem_cgroup_nr_lru_pages", s.Function, s.FunctionShare)
+	}
+	if s.Comm != "node-agent" || s.CommShare < 0.95 {
+		t.Errorf("dominant comm %q (%.2f); want node-agent", s.Comm, s.CommShare)
+	}
+	if !strings.HasPrefix(s.Stack, "node-agent;runtime.goexit;main.collect;") || !strings.HasSuffix(s.Stack, ";memcg_stat_show;mem_cgroup_nr_lru_pages") {
+		t.Errorf("top stack %q", s.Stack)
+	}
+	if s.Busy < 0.9 || s.Samples < int64(float64(s.End-s.Start)/1e9*49*0.9) {
+		t.Errorf("busy %.2f with %d samples over %d ns", s.Busy, s.Samples, s.End-s.Start)
+	}
+
+	// Hottest cells: sorted, the first is the heatmap's maximum.
+	g, _ := heatmap.Offset(c, subsecond.Filter{}, heatmap.Options{})
+	if len(rep.Cells) != 10 || rep.Cells[0].Count != g.Max {
+		t.Fatalf("cells = %+v; want 10, the first with %d samples", rep.Cells, g.Max)
+	}
+	for i, cell := range rep.Cells {
+		if g.Counts[cell.Col][cell.Row] != cell.Count || i > 0 && cell.Count > rep.Cells[i-1].Count {
+			t.Errorf("cell %d = %+v; heatmap has %d", i, cell, g.Counts[cell.Col][cell.Row])
+		}
+		if r := g.CellRange(cell.Col, cell.Row); r.Start != cell.Start || r.End != cell.End {
+			t.Errorf("cell %d range [%d, %d); want %+v", i, cell.Start, cell.End, r)
+		}
+	}
+
+	// Filters apply: without the node agent nothing is hot; a 5 s minimum drops the 4.5 s episode.
+	rep, _ = heatmap.Hotspots(c, subsecond.Filter{CommRegex: "^[^n]"}, heatmap.HotOptions{})
+	if len(rep.Spots) != 0 {
+		t.Errorf("Hotspots(comm_regex=^[^n]) = %+v; want none", rep.Spots)
+	}
+	rep, _ = heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Min: 5e9})
+	if len(rep.Spots) != 0 {
+		t.Errorf("Hotspots(min 5 s) = %+v; want none", rep.Spots)
+	}
+	rep, _ = heatmap.Hotspots(c, subsecond.Filter{Only: "kernel"}, heatmap.HotOptions{})
+	if len(rep.Spots) != 1 || !strings.HasPrefix(rep.Spots[0].Stack, "node-agent;entry_SYSCALL_64_after_hwframe;") {
+		t.Errorf("Hotspots(only=kernel) = %+v; want the kernel part of the stack", rep.Spots)
+	}
+	if _, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Threshold: 1.5}); !errors.Is(err, subsecond.ErrInvalid) {
+		t.Errorf("threshold 1.5: error %v; want ErrInvalid", err)
+	}
+}
+
+func abs(d int64) int64 {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
