@@ -3,7 +3,32 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runDelete(ctx context.Context, e env) error { return errors.New("delete: not implemented yet") }
+// runDelete implements `subsecond delete [--db PATH] ID…`: it removes the
+// profiles and everything stored with them.
+func runDelete(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("delete", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	db := dbFlag(fs)
+	if err := fs.Parse(e.args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("delete: want one or more profile IDs (see 'subsecond list')")
+	}
+	s, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, id := range fs.Args() {
+		if err := s.Delete(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "deleted %s\n", id)
+	}
+	return nil
+}

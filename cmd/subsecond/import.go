@@ -3,7 +3,146 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/store"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runImport(ctx context.Context, e env) error { return errors.New("import: not implemented yet") }
+// runImport implements `subsecond import [--db PATH] [--name NAME]
+// [--strict] FILE…`: each FILE (plain, gzip or zstd perf script text; "-"
+// for standard input) becomes a stored profile, or is recognised as one
+// stored before. A failed file does not stop the others.
+func runImport(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	db := dbFlag(fs)
+	name := fs.String("name", "", "display name of the imported profiles (default: the file name)")
+	strict := fs.Bool("strict", false, "fail on the first malformed record instead of skipping it")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--strict] FILE…\n\nFILE may be - for standard input.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("import: no files given")
+	}
+	s, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+
+	failed := 0
+	for _, file := range fs.Args() {
+		if err := importOne(ctx, s, e, file, *name, *strict); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "subsecond: %v\n", err)
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("import: %d of %d files failed", failed, fs.NArg())
+	}
+	return nil
+}
+
+// importOne imports one file and prints its summary line.
+func importOne(ctx context.Context, s *store.Store, e env, file, name string, strict bool) error {
+	opt := store.ImportOptions{Name: name, FileName: file, Strict: strict}
+	var r io.Reader
+	if file == "-" {
+		r, opt.FileName = e.stdin, ""
+		if opt.Name == "" {
+			opt.Name = "stdin"
+		}
+	} else {
+		f, err := os.Open(file)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			opt.Size = fi.Size()
+		}
+		r = f
+	}
+	bar := newProgress(e.stderr, opt.Size, file)
+	if bar != nil {
+		opt.Progress = func(n int64) { bar.Set64(n) }
+	}
+	p, existed, err := s.Import(ctx, r, opt)
+	if bar != nil {
+		bar.Finish()
+		bar.Clear()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, summary(p, existed))
+	for _, w := range p.WarningList[:min(len(p.WarningList), 3)] {
+		fmt.Fprintf(e.stdout, "  warning: line %d: %s\n", w.Line, w.Message)
+	}
+	return nil
+}
+
+// summary is the one line import prints per profile.
+func summary(p *subsecond.Profile, existed bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s: %d samples, %s, %d CPUs, %d warnings", p.ID, displayName(p), p.Samples,
+		duration(p), p.CPUs, p.Warnings)
+	if existed {
+		b.WriteString(" (already stored)")
+	}
+	return b.String()
+}
+
+func displayName(p *subsecond.Profile) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	if p.FileName != "" {
+		return p.FileName
+	}
+	return "(unnamed)"
+}
+
+// duration formats the time between a profile's first and last sample.
+func duration(p *subsecond.Profile) string {
+	return fmt.Sprintf("%.3f s", float64(p.End-p.Start)/1e9)
+}
+
+// newProgress returns a progress bar drawn on w when w is a terminal, and
+// nil otherwise, so that logs and pipes get only the summary lines. size is
+// the input's length in bytes, or 0 when unknown (a spinner is drawn).
+func newProgress(w io.Writer, size int64, desc string) *progressbar.ProgressBar {
+	f, ok := w.(*os.File)
+	if !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		return nil
+	}
+	max := size
+	if max <= 0 {
+		max = -1
+	}
+	return progressbar.NewOptions64(max,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}

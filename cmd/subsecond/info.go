@@ -2,8 +2,96 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/subsecond/subsecond"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runInfo(ctx context.Context, e env) error { return errors.New("info: not implemented yet") }
+// runInfo implements `subsecond info [--db PATH] [--format text|json] ID`:
+// a stored profile's metadata, events and warnings.
+func runInfo(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("info", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	db := dbFlag(fs)
+	format := fs.String("format", "text", "output format: text or json")
+	if err := fs.Parse(e.args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("info: want exactly one profile ID (see 'subsecond list')")
+	}
+	if *format != "text" && *format != "json" {
+		return fmt.Errorf("info: --format %q: want text or json", *format)
+	}
+	s, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	p, err := s.Profile(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	printInfo(e, p)
+	return nil
+}
+
+// printInfo writes p as aligned "field: value" lines.
+func printInfo(e env, p *subsecond.Profile) {
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 1, ' ', 0)
+	row := func(k string, v any) { fmt.Fprintf(tw, "%s:\t%v\n", k, v) }
+	row("ID", p.ID)
+	row("Name", displayName(p))
+	row("File", p.FileName)
+	row("SHA-256", p.SHA256)
+	row("Bytes", p.Bytes)
+	row("Imported", p.Uploaded.Local().Format(time.RFC3339))
+	row("Samples", p.Samples)
+	row("First sample", fmt.Sprintf("%.6f s", float64(p.Start)/1e9))
+	row("Last sample", fmt.Sprintf("%.6f s", float64(p.End)/1e9))
+	row("Duration", duration(p))
+	row("CPUs", p.CPUs)
+	if p.FrequencyHz > 0 {
+		row("Frequency", fmt.Sprintf("%.1f Hz per CPU", p.FrequencyHz))
+	} else {
+		row("Frequency", "unknown (too few samples per CPU)")
+	}
+	m := p.Meta
+	for _, kv := range [][2]string{{"Hostname", m.Hostname}, {"OS release", m.OSRelease}, {"Perf version", m.PerfVersion},
+		{"Arch", m.Arch}, {"CPU", m.CPUDesc}, {"Command line", m.Cmdline}, {"Captured on", m.CapturedOn}} {
+		if kv[1] != "" {
+			row(kv[0], kv[1])
+		}
+	}
+	if m.NrCPUs > 0 {
+		row("CPUs online", m.NrCPUs)
+	}
+	tw.Flush()
+	fmt.Fprintln(e.stdout, "Events:")
+	for _, ev := range p.Events {
+		fmt.Fprintf(e.stdout, "  %s: %d samples\n", ev.Name, ev.Samples)
+	}
+	fmt.Fprintf(e.stdout, "Warnings: %d\n", p.Warnings)
+	for _, w := range p.WarningList {
+		fmt.Fprintf(e.stdout, "  line %d: %s\n", w.Line, w.Message)
+	}
+	if n := p.Warnings - len(p.WarningList); n > 0 {
+		fmt.Fprintf(e.stdout, "  … and %d more\n", n)
+	}
+	if len(m.Header) > 0 {
+		fmt.Fprintln(e.stdout, "Header:")
+		for _, h := range m.Header {
+			fmt.Fprintf(e.stdout, "  # %s\n", h)
+		}
+	}
+}

@@ -2,8 +2,50 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runList(ctx context.Context, e env) error { return errors.New("list: not implemented yet") }
+// runList implements `subsecond list [--db PATH] [--format text|json]`:
+// every stored profile, most recently imported first.
+func runList(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	db := dbFlag(fs)
+	format := fs.String("format", "text", "output format: text or json")
+	if err := fs.Parse(e.args); err != nil {
+		return err
+	}
+	if *format != "text" && *format != "json" {
+		return fmt.Errorf("list: --format %q: want text or json", *format)
+	}
+	s, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.List(ctx)
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stdout, "no profiles stored; add one with 'subsecond import FILE'")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSAMPLES\tDURATION\tCPUS\tWARNINGS\tIMPORTED")
+	for i := range list {
+		p := &list[i]
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%d\t%s\n", p.ID, displayName(p), p.Samples, duration(p), p.CPUs,
+			p.Warnings, p.Uploaded.Local().Format(time.DateTime))
+	}
+	return tw.Flush()
+}
