@@ -7,11 +7,15 @@
 package synth
 
 import (
-	"fmt"
 	"math/rand"
 	"regexp"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"testing"
+	"time"
 
 	"github.com/subsecond/subsecond"
 )
@@ -61,7 +65,7 @@ var irqIdle = []string{"secondary_startup_64_no_verify", "start_secondary", "cpu
 var memcg = []string{"entry_SYSCALL_64_after_hwframe", "do_syscall_64", "ksys_read", "vfs_read", "seq_read_iter", "memcg_stat_show", "mem_cgroup_nr_lru_pages"}
 
 var procs = []proc{
-	{comm: "python3", pid: 1000, user: []string{"_start", "__libc_start_main", "main", "Py_RunMain", "_PyEval_EvalFrameDefault", "train_step"}, fan: 6},
+	{comm: "python3", pid: 1000, user: []string{"_start", "__libc_start_main", "main", "Py_RunMain", "_PyEval_EvalFrameDefault", "train_step"}, fan: 4},
 	{comm: "python3", pid: 1000, user: []string{"_start", "__libc_start_main", "main", "Py_RunMain", "_PyEval_EvalFrameDefault", "save_checkpoint"},
 		kern: []string{"entry_SYSCALL_64_after_hwframe", "do_syscall_64", "ksys_write", "vfs_write", "ext4_buffered_write_iter"}, fan: 3},
 	{comm: "nccl proxy", pid: 1001, user: []string{"start_thread", "ncclProxyService", "ncclProxyProgress"}, fan: 4},
@@ -124,10 +128,16 @@ func build(r *rand.Rand, p *proc, cpu int, t int64) Labeled {
 		root = append(root, u(s, dso))
 	}
 	if len(p.user) > 0 {
-		// A deep user part: 10–25 generated levels, each one of p.fan variants.
+		// A deep user part: 10–25 generated levels; every sixth level
+		// branches into one of p.fan variants, the others follow it.
+		base := p.user[len(p.user)-1] + "_fn"
 		depth := 10 + r.Intn(16)
+		v := 0
 		for d := 0; d < depth; d++ {
-			root = append(root, u(fmt.Sprintf("%s_fn%d_%d", p.user[len(p.user)-1], d, r.Intn(p.fan)), dso))
+			if d%6 == 0 {
+				v = r.Intn(p.fan)
+			}
+			root = append(root, u(base+strconv.Itoa(d)+"_"+strconv.Itoa(v), dso))
 		}
 	}
 	for _, s := range p.kern {
@@ -208,4 +218,42 @@ func Folded(s *Labeled, f subsecond.Filter, name func(sym, dso string) string) s
 		parts = append(parts, name(fr.Symbol, fr.DSO))
 	}
 	return strings.Join(parts, ";")
+}
+
+// Latency runs fn b.N times and reports the p50 and p95 of its wall time
+// in milliseconds, the figures the performance targets are stated in.
+func Latency(b *testing.B, fn func() error) {
+	b.Helper()
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t := time.Now()
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	b.StopTimer()
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	q := func(p float64) float64 {
+		return float64(ds[min(len(ds)-1, int(p*float64(len(ds))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.95), "p95-ms")
+}
+
+var (
+	benchOnce sync.Once
+	bench     *subsecond.Capture
+)
+
+// Bench returns the benchmark capture, built once: 96 CPUs × 120 s at
+// 49 Hz (about 565k samples), 60% busy, CPU 17 pegged by the node agent
+// from 30 s to 34 s.
+func Bench() *subsecond.Capture {
+	benchOnce.Do(func() {
+		bench = Capture(Generate(Options{Seed: 1, CPUs: 96, Seconds: 120, Hz: 49, Start: 7_000_300_000_000,
+			Pegged: 17, PegStart: 30e9, PegEnd: 34e9}))
+	})
+	return bench
 }
