@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { writeCapture, count, HOSTILE_SYMBOL, HOSTILE_COMM, PEGGED } from './capture.mjs';
+import { writeCapture, count, HOSTILE_SYMBOL, HOSTILE_COMM, HOSTILE_FLAME_NAME, PEGGED } from './capture.mjs';
 import { startServer, launch, watch, shot, inkedPixels, tempDir, upload, cellCentre, gridPoint, copyToDocs } from './helpers.mjs';
 
 let server, browser, id, records;
@@ -23,7 +23,7 @@ before(async () => {
   const path = join(dir, 'known.perf.txt');
   ({ records } = await writeCapture(path, { cpus: 8, seconds: 20 }));
   server = await startServer();
-  const res = await upload(server.url, path, 'known capture');
+  const res = await upload(server.url, path, `known ${HOSTILE_SYMBOL}`);
   id = res.profile.id;
   browser = await launch();
   await browser.grantClipboard(server.url);
@@ -34,13 +34,15 @@ after(async () => {
   await server?.stop();
 });
 
-// drag presses at a, moves through the points and returns the label shown
-// before release.
-async function drag(page, a, b, labelSel) {
+// drag presses at a and moves to b without releasing, then waits until the
+// label at labelSel reads want (pointer moves reach the page asynchronously)
+// and returns what it last read.
+async function drag(page, a, b, labelSel, want) {
   await page.mouse.move(a.x, a.y);
   await page.mouse.down();
   const steps = 6;
   for (let i = 1; i <= steps; i++) await page.mouse.move(a.x + ((b.x - a.x) * i) / steps, a.y + ((b.y - a.y) * i) / steps);
+  await page.waitForFunction(([sel, want]) => document.querySelector(sel).textContent === want, [labelSel, want], { timeout: 3000 }).catch(() => {});
   return page.textContent(labelSel);
 }
 
@@ -74,8 +76,8 @@ test('drag across heatmap cells, read the flame graph, search, zoom and share th
   const a = await cellCentre(page, '#heatmap .grid-overlay', 12, 0);
   const b = await cellCentre(page, '#heatmap .grid-overlay', 12, 49);
   const want = count(records, 12, 13);
-  const label = await drag(page, a, b, '[data-testid=selection]');
-  assert.equal(label, `12.000–13.000 s (1 s) · ${want.toLocaleString('en-US')} samples`);
+  const wantLabel = `12.000–13.000 s (1 s) · ${want.toLocaleString('en-US')} samples`;
+  assert.equal(await drag(page, a, b, '[data-testid=selection]', wantLabel), wantLabel);
   await shot(page, 'heatmap-selecting');
   const nav = page.waitForURL(/\/flame\?/);
   await page.mouse.up();
@@ -127,7 +129,7 @@ test('drag across heatmap cells, read the flame graph, search, zoom and share th
   assert.equal(await page.textContent('[data-testid=zoom-path]'), 'Zoomed: compute');
   const zoomed = await page.evaluate(() => window.__flame.locate('hot_loop'));
   assert.ok(Math.abs(zoomed.w - (await page.$eval('[data-testid=flame-canvas]', (c) => c.clientWidth))) < 2, 'hot_loop fills the zoomed width');
-  assert.equal(await page.textContent('#search-match'), 'Matched: 100%');
+  assert.equal(await page.textContent('#search-match'), `Matched: ${pct(1)}`);
   await page.click('[data-testid=view-icicle]');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('view') === 'icicle');
 
@@ -181,8 +183,8 @@ test('drag on the cores map selects CPUs and a time range', async () => {
   const a = await gridPoint(page, '#cores .grid-overlay', 40, PEGGED.cpu);
   const b = await gridPoint(page, '#cores .grid-overlay', 79, PEGGED.cpu);
   const want = count(records, PEGGED.start, PEGGED.end, (r) => r.cpu === PEGGED.cpu && r.kind !== 'idle');
-  const label = await drag(page, a, b, '[data-testid=cores-selection]');
-  assert.equal(label, `CPU 5 · 4.000–8.000 s (4 s) · ${want.toLocaleString('en-US')} samples`);
+  const wantLabel = `CPU 5 · 4.000–8.000 s (4 s) · ${want.toLocaleString('en-US')} samples`;
+  assert.equal(await drag(page, a, b, '[data-testid=cores-selection]', wantLabel), wantLabel);
   await shot(page, 'cores-selecting');
   const nav = page.waitForURL(/\/flame\?/);
   await page.mouse.up();
@@ -246,14 +248,21 @@ test('hostile symbol and command names stay text on every page', async () => {
   }
   await page.goto(`${server.url}/p/${id}/flame?start=0&end=20`);
   await page.waitForSelector('body[data-rendered="1"]');
-  const names = await page.$$eval('[data-testid=top-functions] td.fn > span:nth-child(2)', (s) => s.map((e) => e.textContent));
-  assert.ok(names.includes(HOSTILE_SYMBOL), names.join(', '));
-  const rect = await page.evaluate((n) => window.__flame.locate(n), HOSTILE_SYMBOL);
+  // The profile's name is hostile too: the heading shows it as text.
+  assert.equal(await page.textContent('main h1'), `known ${HOSTILE_SYMBOL}`);
+  const names = await page.$$eval('[data-testid=top-functions] .fn-name', (s) => s.map((e) => e.textContent));
+  assert.ok(names.includes(HOSTILE_FLAME_NAME), names.join(', '));
   const box = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
-  await page.mouse.move(box.x + rect.x + rect.w / 2, box.y + rect.y + rect.h / 2);
-  assert.equal(await page.textContent('[data-testid=tooltip] .tt-title'), HOSTILE_SYMBOL);
-  const comm = await page.evaluate((n) => window.__flame.locate(n), HOSTILE_COMM);
-  assert.ok(comm === null || comm.w > 0);
+  for (const name of [HOSTILE_FLAME_NAME, HOSTILE_COMM]) {
+    const rect = await page.evaluate((n) => window.__flame.locate(n), name);
+    assert.ok(rect && rect.w > 10, `${name}: ${JSON.stringify(rect)}`);
+    await page.mouse.move(box.x + rect.x + rect.w / 2, box.y + rect.y + rect.h / 2);
+    assert.equal(await page.textContent('[data-testid=tooltip] .tt-title'), name);
+  }
+  // Searching for the tag's text highlights without creating elements.
+  await page.fill('#search', '<b>');
+  await page.waitForFunction(() => document.getElementById('search-match').textContent.startsWith('Matched'));
+  assert.equal(await page.evaluate(() => document.querySelectorAll('main b, img').length), 0);
   assert.deepEqual(w.dialogs, []);
   assert.deepEqual(w.errors, []);
   await page.close();

@@ -33,9 +33,11 @@ export function tempDir(prefix = 'subsecond-browser-') {
 
 let binary = null;
 
-// build compiles ./cmd/subsecond once per test process.
+// build compiles ./cmd/subsecond once per test process; SUBSECOND_BIN names
+// a prebuilt binary to test instead.
 export function build() {
   if (binary) return binary;
+  if (process.env.SUBSECOND_BIN) return (binary = process.env.SUBSECOND_BIN);
   const dir = tempDir('subsecond-bin-');
   binary = join(dir, 'subsecond');
   execFileSync('go', ['build', '-o', binary, './cmd/subsecond'], { cwd: ROOT, stdio: 'inherit' });
@@ -134,8 +136,12 @@ export function watch(page) {
   const w = { errors: [], dialogs: [], requests: [], logs: [] };
   page.on('pageerror', (e) => w.errors.push(String(e)));
   page.on('console', (m) => {
-    if (m.type() === 'error') w.errors.push(m.text());
+    // Failed loads are checked by status below, where the URL is known.
+    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) w.errors.push(m.text());
     else w.logs.push(m.text());
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400 && new URL(r.url()).pathname !== '/favicon.ico') w.errors.push(`HTTP ${r.status()} ${r.url()}`);
   });
   page.on('dialog', (d) => {
     w.dialogs.push(d.message());

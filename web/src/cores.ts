@@ -5,7 +5,7 @@
 import { busyColor, EMPTY_CELL } from "./colors";
 import { clear, fmtInt, fmtPct, h, Tooltip } from "./dom";
 import { type Cell, Grid, legend } from "./grid";
-import { cpuList, fmtDuration, fmtSeconds } from "./state";
+import { cpuList, fmtDuration, fmtSeconds, fmtTick } from "./state";
 import type { CoresJSON } from "./types";
 
 export interface CoresSelection {
@@ -95,8 +95,7 @@ export class CoresView {
       }
     }
     const shift = d.t0_ns - this.opt.originNs;
-    const span = d.buckets * d.bucket_ns;
-    g.drawXLabels(base, (b) => fmtSeconds(shift + b * d.bucket_ns, span), 40);
+    g.drawXLabels(base, (b) => fmtTick(shift + b * d.bucket_ns, d.bucket_ns), 40);
     g.drawYLabels(
       axis,
       d.cpus.map((cpu, r) => ({ row: r + 0.5, text: String(cpu) })),

@@ -16,7 +16,7 @@ import {
   takeHandOff,
   updateURL,
 } from "./state";
-import type { FlameJSON, ViewData } from "./types";
+import type { FlameJSON, ProfileSummary, ViewData } from "./types";
 
 export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
   const box = $("#flame");
@@ -167,7 +167,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     runSearch(search.value);
     updateURL({ search: search.value }, false);
   });
-  if (prof && !diff) compareForm(toolbar, prof.id, p);
+  if (prof && !diff) compareForm(toolbar, prof, p);
 }
 
 function kindLegend(): HTMLElement {
@@ -195,16 +195,22 @@ function swatch(color: string): HTMLElement {
 
 // compareForm offers a differential view against a baseline range, by
 // default the same length just before this one.
-function compareForm(toolbar: HTMLElement, id: string, p: URLSearchParams): void {
+function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchParams): void {
+  const id = prof.id;
   const s = parseOffset(p.get("start"));
   const e = parseOffset(p.get("end"));
   if (!(e > s)) return;
   const len = e - s;
-  const bs = s - len >= 0 ? s - len : e;
+  // The same length just before, else just after, else the first half.
+  const dur = prof.end_ns - prof.t0_ns;
+  let bs = s - len;
+  let bl = len;
+  if (bs < 0) bs = e + len <= dur ? e : s;
+  if (bs === s) bl = Math.floor(len / 2e6) * 1e6 || len / 2;
   const from = h("input", { class: "num", attrs: { name: "start", "aria-label": "baseline start (s)", "data-testid": "compare-start", size: "7" } });
   const to = h("input", { class: "num", attrs: { name: "end", "aria-label": "baseline end (s)", "data-testid": "compare-end", size: "7" } });
   from.value = fmtOffset(bs);
-  to.value = fmtOffset(bs + len);
+  to.value = fmtOffset(bs + bl);
   const form = h(
     "form",
     { class: "compare", attrs: { "data-testid": "compare" } },
@@ -283,7 +289,7 @@ function topTable(top: HTMLElement, tree: Tree, onSearch: (name: string) => void
     const tr = h(
       "tr",
       { attrs: { tabindex: "0" } },
-      h("td", { class: "fn" }, swatch(frameColor(r.kind, name)), h("span", { text: name }), dso ? h("span", { class: "dso", text: " " + dso }) : null),
+      h("td", { class: "fn" }, h("span", { class: "fn-cell" }, swatch(frameColor(r.kind, name)), h("span", { class: "fn-name", text: name }), dso ? h("span", { class: "dso", text: " " + dso }) : null)),
       h("td", { class: "num", text: fmtInt(r.self) }),
       h("td", { class: "num", text: fmtPct(r.self / total) }),
       h("td", { class: "num", text: fmtInt(r.total) }),

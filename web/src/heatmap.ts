@@ -7,7 +7,7 @@
 import { EMPTY_CELL, heatColor, type Scale, scaleValue } from "./colors";
 import { clear, fmtInt, h, Tooltip } from "./dom";
 import { type Cell, Grid, legend } from "./grid";
-import { fmtDuration, fmtSeconds } from "./state";
+import { fmtDuration, fmtSeconds, fmtTick } from "./state";
 import type { HeatmapJSON } from "./types";
 
 // Selection is a time range as offsets from the profile's T0, half-open.
@@ -112,10 +112,9 @@ export class HeatmapView {
       }
     }
     const shift = d.t0_ns - this.opt.originNs;
-    const span = d.cols * d.col_ns;
-    g.drawXLabels(base, (c) => fmtSeconds(shift + c * d.col_ns, span));
+    g.drawXLabels(base, (c) => fmtTick(shift + c * d.col_ns, d.col_ns));
     const marks: { row: number; text: string }[] = [];
-    const unit = d.col_ns >= 1e9 ? 1e6 : 1e6;
+    const unit = 1e6;
     for (let r = d.rows; r >= 0; r--) {
       const ns = (r * d.col_ns) / d.rows;
       const v = ns / unit;

@@ -154,11 +154,13 @@ function syncForm(form: HTMLFormElement, p: URLSearchParams): void {
 }
 
 // loadHotspots refreshes the hot-spots list for the current filters. The
-// server renders the list for the first view; it is fetched again only when
-// the server rendered none or the filters changed since.
+// server renders the list for the first view; it is fetched again when the
+// filters change.
 async function loadHotspots(api: string, flameBase: string, origin: number, p: URLSearchParams, signal: AbortSignal, initial: boolean): Promise<void> {
   const ol = $("ol[data-testid=hotspots]");
-  if (!ol || (initial && ol.children.length > 0)) return;
+  if (!ol || initial) return;
+  // The server's note about the first view's list no longer applies.
+  ol.parentElement?.querySelector(":scope > p.empty")?.remove();
   try {
     const body = await getJSON<{ hotspots: Hotspot[] }>(`${api}/hotspots?${pick(p, FILTER_PARAMS)}`, signal);
     const list = body.hotspots || [];

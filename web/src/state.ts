@@ -79,6 +79,15 @@ export function fmtSeconds(ns: number, spanNs = ns): string {
   return s.toFixed(3);
 }
 
+// fmtTick formats an axis offset: whole seconds without decimals when the
+// step is whole seconds, else with the step's precision.
+export function fmtTick(ns: number, stepNs: number): string {
+  if (stepNs % 1e9 === 0 && ns % 1e9 === 0) return String(ns / 1e9);
+  if (stepNs % 1e8 === 0) return (ns / 1e9).toFixed(1);
+  if (stepNs % 1e7 === 0) return (ns / 1e9).toFixed(2);
+  return (ns / 1e9).toFixed(3);
+}
+
 // fmtDuration formats a nanosecond duration: "340 ms", "2.5 s".
 export function fmtDuration(ns: number): string {
   if (ns >= 1e9) return (ns / 1e9).toFixed(ns >= 10e9 ? 1 : 2).replace(/\.?0+$/, "") + " s";
