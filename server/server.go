@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/web"
@@ -141,7 +142,7 @@ func New(cfg Config) *Server {
 // cross-origin protection.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.secureHeaders, s.crossOrigin)
+	r.Use(middleware.GetHead, s.secureHeaders, s.crossOrigin)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, errorf(subsecond.ErrNotFound, "no such page"))
 	})

@@ -430,6 +430,9 @@ func TestProfileAPI(t *testing.T) {
 	wantError(t, res, b, http.StatusNotFound, "not found")
 	res, b = e.do("GET", "/api/nothing-here", nil)
 	wantError(t, res, b, http.StatusNotFound, "no such page")
+	if res, _ = e.do("HEAD", "/api/profiles", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("HEAD /api/profiles = %d; want 200", res.StatusCode)
+	}
 	res, b = e.do("PUT", "/api/profiles", nil)
 	wantError(t, res, b, http.StatusMethodNotAllowed, "method")
 }

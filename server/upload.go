@@ -116,7 +116,15 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", link)
-	s.json(w, code, map[string]any{"profile": p, "url": link, "existed": existed})
+	s.json(w, code, created{URL: link, Existed: existed, Profile: p})
+}
+
+// created is the answer to an upload; the link comes first so that it is
+// the first thing a terminal shows.
+type created struct {
+	URL     string             `json:"url"`
+	Existed bool               `json:"existed"`
+	Profile *subsecond.Profile `json:"profile"`
 }
 
 // uploadError reports an upload that went past the size limit as such,
