@@ -31,6 +31,9 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// implicit is set when no command was named and the default, serve,
+	// runs: a bare `subsecond` on a new machine imports the bundled sample.
+	implicit bool
 }
 
 // command is one subcommand of the binary.
@@ -58,20 +61,20 @@ func commands() map[string]command {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmds := commands()
-	name := "serve"
+	name, implicit := "serve", true
 	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
 		usage(stdout, cmds)
 		return nil
 	}
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		name, args = args[0], args[1:]
+		name, args, implicit = args[0], args[1:], false
 	}
 	c, ok := cmds[name]
 	if !ok {
 		usage(stderr, cmds)
 		return fmt.Errorf("unknown command %q", name)
 	}
-	return c.run(ctx, env{args: args, stdin: stdin, stdout: stdout, stderr: stderr})
+	return c.run(ctx, env{args: args, stdin: stdin, stdout: stdout, stderr: stderr, implicit: implicit})
 }
 
 func usage(w io.Writer, cmds map[string]command) {

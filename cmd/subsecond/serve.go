@@ -3,7 +3,252 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/server"
+	"github.com/subsecond/subsecond/store"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runServe(ctx context.Context, e env) error { return errors.New("serve: not implemented yet") }
+// runServe serves the web app: `subsecond serve [flags] [FILE…]`. FILEs are
+// imported first (plain, gzip or zstd perf script text), so a capture on a
+// laptop is one command away from its heatmaps.
+func runServe(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	addr := fs.String("addr", envOr("SUBSECOND_ADDR", "localhost:8080"), "listen `address`; use :8080 to serve other hosts ($SUBSECOND_ADDR)")
+	dbPath := dbFlag(fs)
+	maxUpload := byteSize(server.DefaultMaxUpload)
+	fs.Var(&maxUpload, "max-upload", "largest accepted upload `size`, as sent (compressed), e.g. 500MiB or 2GiB")
+	token := fs.String("token", os.Getenv("SUBSECOND_TOKEN"), "require this bearer `token` for uploads and deletes ($SUBSECOND_TOKEN)")
+	readOnly := fs.Bool("read-only", envBool("SUBSECOND_READ_ONLY"), "refuse uploads and deletes ($SUBSECOND_READ_ONLY=1)")
+	noSample := fs.Bool("no-sample", false, "when run as the default command, do not import the bundled incident capture into an empty database")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: subsecond serve [flags] [FILE…]")
+		fmt.Fprintln(fs.Output(), "\nServes the web app until interrupted. FILEs (perf script text, plain, gzip or")
+		fmt.Fprintln(fs.Output(), "zstd) are imported first. Run as the default command (a bare `subsecond`) with")
+		fmt.Fprintln(fs.Output(), "no FILE and an empty database, it imports the bundled incident capture once.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return err
+	}
+	if *readOnly && fs.NArg() > 0 {
+		return errors.New("serve: --read-only serves what is stored; import FILEs without it first")
+	}
+
+	path := *dbPath
+	if path == "" {
+		p, err := defaultDBPath(os.Getenv)
+		if err != nil {
+			return err
+		}
+		path = p
+	}
+	st, err := openStore(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer ln.Close()
+	base := listenURL(ln.Addr())
+
+	for _, name := range fs.Args() {
+		p, existed, err := importFile(ctx, st, name)
+		if err != nil {
+			return err
+		}
+		how := "imported"
+		if existed {
+			how = "already stored"
+		}
+		fmt.Fprintf(e.stdout, "%s %s: %d samples, %d CPUs, %s → %s/p/%s\n", how, name, p.Samples, p.CPUs,
+			time.Duration(p.End-p.T0()).Round(time.Millisecond), base, p.ID)
+	}
+	if e.implicit && fs.NArg() == 0 && !*noSample && !*readOnly {
+		if err := importSample(ctx, st, e.stdout, base); err != nil {
+			return err
+		}
+	}
+
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	srv := server.New(server.Config{
+		Store:     serveStore{st},
+		Engine:    engine{},
+		MaxUpload: int64(maxUpload),
+		Token:     *token,
+		ReadOnly:  *readOnly,
+		Logger:    log,
+	})
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute, // uploads extend their own deadline
+		WriteTimeout:      5 * time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	mode := ""
+	if *readOnly {
+		mode = " (read-only)"
+	} else if *token != "" {
+		mode = " (uploads need the token)"
+	}
+	fmt.Fprintf(e.stdout, "Subsecond serving %s on %s/%s\n", path, base, mode)
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(e.stdout, "Shutting down…")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	return nil
+}
+
+// importFile imports one capture file ("-" for standard input).
+func importFile(ctx context.Context, st *store.Store, name string) (*subsecond.Profile, bool, error) {
+	var r io.Reader = os.Stdin
+	opt := store.ImportOptions{FileName: filepath.Base(name)}
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, false, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil {
+			opt.Size = fi.Size()
+		}
+		r = f
+	} else {
+		opt.FileName = "stdin"
+	}
+	return st.Import(ctx, r, opt)
+}
+
+// listenURL returns the URL a local browser reaches addr by.
+func listenURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// serveStore adapts the store to the server's Store interface.
+type serveStore struct{ *store.Store }
+
+func (s serveStore) Import(ctx context.Context, r io.Reader, u server.Upload) (*subsecond.Profile, bool, error) {
+	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size})
+}
+
+// engine answers the server's view requests with the heatmap and flame
+// packages.
+type engine struct{}
+
+func (engine) Heatmap(c *subsecond.Capture, q *server.Query) (any, error) {
+	return heatmap.Offset(c, q.Filter, heatmap.Options{Col: q.Col, Rows: q.Rows})
+}
+
+func (engine) Cores(c *subsecond.Capture, q *server.Query) (any, error) {
+	return heatmap.PerCore(c, q.Filter, q.Bucket)
+}
+
+func (engine) Hotspots(c *subsecond.Capture, q *server.Query) ([]server.Hotspot, error) {
+	rep, err := heatmap.Hotspots(c, q.Filter, heatmap.HotOptions{Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket})
+	if err != nil {
+		return nil, err
+	}
+	hs := make([]server.Hotspot, len(rep.Spots))
+	for i, sp := range rep.Spots {
+		hs[i] = server.Hotspot{CPU: sp.CPU, Start: sp.Start, End: sp.End, Busy: sp.Busy, Samples: sp.Samples,
+			Comm: sp.Comm, Share: sp.CommShare, Stack: sp.Stack, Function: sp.Function}
+	}
+	return hs, nil
+}
+
+func (engine) Flame(c *subsecond.Capture, q *server.Query) (server.Graph, error) {
+	return flame.Build(c, q.Filter, q.Range)
+}
+
+func (engine) Diff(c *subsecond.Capture, q *server.Query) (server.Graph, error) {
+	return flame.Diff(c, q.Filter, q.Range2, q.Range)
+}
+
+// byteSize is a flag value of bytes written as 1048576, 500MB, 500MiB or 2G.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(s string) error {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
+		if strings.HasSuffix(strings.ToUpper(t), strings.ToUpper(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 || n*float64(mult) > 1<<62 {
+		return fmt.Errorf("%q is not a size like 500MiB or 2GiB", s)
+	}
+	*b = byteSize(n * float64(mult))
+	return nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func envBool(name string) bool {
+	v, _ := strconv.ParseBool(os.Getenv(name))
+	return v
+}
+
+// importSample imports the bundled incident capture when the database holds
+// no profile yet: a first run shows something worth looking at.
+func importSample(ctx context.Context, st *store.Store, out io.Writer, base string) error {
+	list, err := st.List(ctx)
+	if err != nil || len(list) > 0 {
+		return err
+	}
+	// The bundled capture (sample-data) is not in the tree yet; until it
+	// is, say how to get a first profile in.
+	fmt.Fprintf(out, "No profiles yet: upload a capture at %s/ or run `subsecond serve FILE`.\n", base)
+	return nil
+}

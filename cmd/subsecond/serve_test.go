@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// writeCapture writes a gzip-compressed perf script capture of 2 CPUs at
+// 100 Hz for 3 s: 600 samples, CPU 1 busy in read().
+func writeCapture(t *testing.T, path string) {
+	t.Helper()
+	var b strings.Builder
+	start := int64(5086_050_000_000)
+	for i := 0; i < 300; i++ {
+		tm := start + int64(i)*10_000_000
+		for cpu := 0; cpu < 2; cpu++ {
+			comm, leaf := "web", "handle_request"
+			if cpu == 1 {
+				comm, leaf = "kubelet", "mem_cgroup_nr_lru_pages"
+			}
+			fmt.Fprintf(&b, "%s 300/301 [%03d] %d.%06d: 10101010 cpu-clock:ppp: \n", comm, cpu, tm/1e9, tm%1e9/1e3)
+			fmt.Fprintf(&b, "\tffffffff81001100 %s+0x1a ([kernel.kallsyms])\n", leaf)
+			b.WriteString("\tffffffff81001000 do_syscall_64+0x5b ([kernel.kallsyms])\n\n")
+		}
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	io.WriteString(zw, b.String())
+	zw.Close()
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var servingRe = regexp.MustCompile(`serving .* on (http://\S+?)/`)
+
+// startServe runs `subsecond args…` until the test ends and returns the
+// URL it serves on, its output and a function that stops it and returns
+// run's error.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, strings.NewReader(""), out, io.Discard) }()
+	var once sync.Once
+	var stopErr error
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-done:
+			case <-time.After(20 * time.Second):
+				stopErr = fmt.Errorf("serve did not stop within 20 s")
+			}
+		})
+		return stopErr
+	}
+	t.Cleanup(func() { stop() })
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := servingRe.FindStringSubmatch(out.String()); m != nil {
+			return m[1], out, stop
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve exited early: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("serve printed no URL:\n%s", out.String())
+	return "", nil, nil
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s = %d %s", url, res.StatusCode, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+func TestServeFiles(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "web-1.perf.txt.gz")
+	writeCapture(t, file)
+	base, out, stop := startServe(t, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db"), file)
+
+	link := regexp.MustCompile(`imported .*web-1.perf.txt.gz: 600 samples, 2 CPUs, .* → (http://\S+/p/(\S+))`).FindStringSubmatch(out.String())
+	if link == nil {
+		t.Fatalf("serve did not print the imported profile's link:\n%s", out.String())
+	}
+	if !strings.HasPrefix(link[1], base+"/p/") {
+		t.Errorf("profile link %s is not under %s", link[1], base)
+	}
+	res, err := http.Get(link[1])
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("GET %s: %v %v", link[1], err, res)
+	}
+	res.Body.Close()
+
+	var list struct {
+		Profiles []struct {
+			ID string `json:"id"`
+		} `json:"profiles"`
+	}
+	getJSON(t, base+"/api/profiles", &list)
+	if len(list.Profiles) != 1 || list.Profiles[0].ID != link[2] {
+		t.Fatalf("profiles = %+v; want only %s (no bundled sample when serve is named)", list.Profiles, link[2])
+	}
+	// The real engine answers: CPU 1 holds 300 samples, all in kubelet.
+	var grid struct {
+		Rows  int   `json:"rows"`
+		Total int64 `json:"total"`
+	}
+	getJSON(t, base+"/api/profiles/"+link[2]+"/heatmap?cpu=1&rows=10", &grid)
+	if grid.Rows != 10 || grid.Total != 300 {
+		t.Errorf("heatmap of CPU 1 = %+v; want 10 rows, 300 samples", grid)
+	}
+	var fg struct {
+		Total   int64    `json:"total"`
+		Strings []string `json:"strings"`
+	}
+	getJSON(t, base+"/api/profiles/"+link[2]+"/flamegraph?start=1&end=2&comm=kubelet", &fg)
+	if fg.Total != 100 || !strings.Contains(strings.Join(fg.Strings, " "), "mem_cgroup_nr_lru_pages") {
+		t.Errorf("flame graph of kubelet in [1, 2) = total %d, strings %v; want 100 samples through mem_cgroup_nr_lru_pages", fg.Total, fg.Strings)
+	}
+
+	if err := stop(); err != nil {
+		t.Fatalf("serve returned %v after SIGINT-like cancel", err)
+	}
+	if !strings.Contains(out.String(), "Shutting down") {
+		t.Errorf("serve did not report its shutdown:\n%s", out.String())
+	}
+	if _, err := http.Get(base + "/"); err == nil {
+		t.Errorf("server still answers after shutdown")
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--max-upload", "lots"}, "not a size"},
+		{[]string{"serve", "--read-only", "--db", filepath.Join(dir, "x.db"), "f.txt"}, "read-only"},
+		{[]string{"serve", "--db", filepath.Join(dir, "x.db"), "--addr", "127.0.0.1:0", filepath.Join(dir, "missing.txt")}, "missing.txt"},
+		{[]string{"serve", "--db", filepath.Join(dir, "x.db"), "--addr", "256.1.1.1:80"}, "256.1.1.1"},
+	} {
+		err := run(context.Background(), tc.args, strings.NewReader(""), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run(%q) = %v; want an error mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"1048576", 1 << 20}, {"2GiB", 2 << 30}, {"500MB", 500e6}, {"1.5G", 3 << 29}, {"64KiB", 64 << 10}, {"10B", 10},
+	} {
+		var b byteSize
+		if err := b.Set(tc.in); err != nil || int64(b) != tc.want {
+			t.Errorf("Set(%q) = %d, %v; want %d", tc.in, b, err, tc.want)
+		}
+	}
+	for _, in := range []string{"", "-1", "GiB", "2XB", "1e30"} {
+		var b byteSize
+		if err := b.Set(in); err == nil {
+			t.Errorf("Set(%q) = %d; want an error", in, b)
+		}
+	}
+}
