@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/subsecond/subsecond"
 )
@@ -34,31 +36,35 @@ func (g *Graph) WriteJSON(w io.Writer) error {
 	return json.NewEncoder(w).Encode(g)
 }
 
-// WriteFolded writes g as folded stacks, one line per node with self
-// samples: the command name (spaces as underscores), then the frames
-// root-first, ';'-joined, a space and the count. It is what `subsecond
-// collapse` prints for the same samples, lines in the graph's order.
+// WriteFolded writes g as folded stacks exactly as `subsecond collapse`
+// prints the same samples: one line per distinct stack, sorted, the
+// command name (spaces as underscores) then the frames root-first,
+// ';'-joined, a space and the summed sample period (1 per sample where
+// perf printed none).
 func (g *Graph) WriteFolded(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	var stack []int32
+	sums := map[string]int64{}
+	var stack []string
 	for i := 1; i < g.Len(); i++ {
 		d := int(g.Depth[i])
-		stack = append(stack[:d-1], int32(i))
-		if g.SelfN[i] == 0 {
-			continue
+		name := g.NameOf(i)
+		if d == 1 {
+			name = CommName(name)
 		}
-		for j, n := range stack {
-			if j > 0 {
-				bw.WriteByte(';')
-			}
-			if j == 0 {
-				bw.WriteString(CommName(g.NameOf(int(n))))
-			} else {
-				bw.WriteString(g.NameOf(int(n)))
-			}
+		stack = append(stack[:d-1], name)
+		if g.SelfN[i] > 0 {
+			sums[strings.Join(stack, ";")] += g.selfW[i]
 		}
+	}
+	lines := make([]string, 0, len(sums))
+	for k := range sums {
+		lines = append(lines, k)
+	}
+	sort.Strings(lines)
+	bw := bufio.NewWriter(w)
+	for _, l := range lines {
+		bw.WriteString(l)
 		bw.WriteByte(' ')
-		bw.WriteString(strconv.FormatInt(g.SelfN[i], 10))
+		bw.WriteString(strconv.FormatInt(sums[l], 10))
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

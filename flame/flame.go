@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/folded"
 )
 
 // Node kinds beyond the frame kinds: a command name and the root.
@@ -63,6 +64,8 @@ type Graph struct {
 	BaseN     []int64 `json:"base_n,omitempty"`
 
 	Parent []int32 `json:"-"` // -1 for the root
+
+	selfW []int64 // summed sample weights (periods) behind SelfN
 
 	c *subsecond.Capture
 	f subsecond.Filter
@@ -160,15 +163,16 @@ type builder struct {
 
 	strs    map[string]int32
 	strings []string
-	frName  []int32 // per capture frame: output string of its name, -1 unknown
+	frNames [2][][]int32 // per capture frame, without and with Java tidying: output strings of its names
 	frDSO   []int32
 	commStr map[uint32]int32
+	java    int // 1 while resolving a command named java*
 
 	parent []int32
 	name   []int32
 	dso    []int32
 	kind   []int32
-	self   [2][]int64
+	self   [3][]int64 // slot 0 samples, 1 base samples, 2 slot 0's summed weight
 	kids   map[[3]int32]int32
 
 	// per stack node memo of the tree node, valid when gen matches
@@ -184,11 +188,9 @@ func newBuilder(c *subsecond.Capture, f subsecond.Filter) (*builder, error) {
 		return nil, err
 	}
 	b := &builder{c: c, f: f, m: m, strs: map[string]int32{}, commStr: map[uint32]int32{}, kids: map[[3]int32]int32{}}
-	b.frName = make([]int32, len(c.Frames))
+	b.frNames[0] = make([][]int32, len(c.Frames))
+	b.frNames[1] = make([][]int32, len(c.Frames))
 	b.frDSO = make([]int32, len(c.Frames))
-	for i := range b.frName {
-		b.frName[i] = -1
-	}
 	b.memo = make([]int32, len(c.Nodes))
 	b.memoGen = make([]int32, len(c.Nodes))
 	b.newNode(-1, b.str("all"), b.str(""), KindRoot)
@@ -211,8 +213,9 @@ func (b *builder) newNode(parent, name, dso, kind int32) int32 {
 	b.name = append(b.name, name)
 	b.dso = append(b.dso, dso)
 	b.kind = append(b.kind, kind)
-	b.self[0] = append(b.self[0], 0)
-	b.self[1] = append(b.self[1], 0)
+	for s := range b.self {
+		b.self[s] = append(b.self[s], 0)
+	}
 	return i
 }
 
@@ -226,20 +229,31 @@ func (b *builder) child(parent, name, dso, kind int32) int32 {
 	return i
 }
 
-// frame returns the tree child of parent for capture frame fr.
+// frame returns the tree node below parent for capture frame fr: one
+// level per name, an inlined chain "A->B" giving two.
 func (b *builder) frame(parent, fr int32) int32 {
-	if b.frName[fr] < 0 {
-		rec := &b.c.Frames[fr]
+	names := b.frNames[b.java][fr]
+	rec := &b.c.Frames[fr]
+	if names == nil {
 		dso := b.c.Strings[rec.DSO]
-		b.frName[fr] = b.str(Name(b.c.Strings[rec.Symbol], dso))
+		for _, n := range Names(b.c.Strings[rec.Symbol], dso, b.java == 1) {
+			names = append(names, b.str(n))
+		}
+		b.frNames[b.java][fr] = names
 		b.frDSO[fr] = b.str(dso)
 	}
-	rec := &b.c.Frames[fr]
 	kind := int32(rec.Kind)
 	if rec.Inline {
 		kind = int32(subsecond.KindInlined)
 	}
-	return b.child(parent, b.frName[fr], b.frDSO[fr], kind)
+	t := parent
+	for i, n := range names {
+		if i > 0 {
+			kind = int32(subsecond.KindInlined)
+		}
+		t = b.child(t, n, b.frDSO[fr], kind)
+	}
+	return t
 }
 
 // add counts the samples of r that pass the filter into slot.
@@ -252,35 +266,39 @@ func (b *builder) add(r subsecond.Range, slot int) error {
 	// Counts per stack node for the node's first command; other
 	// (command, node) pairs, rare, go to a map.
 	cnt := make([]int64, len(b.c.Nodes))
+	wt := make([]int64, len(b.c.Nodes))
 	comm := make([]uint32, len(b.c.Nodes))
-	other := map[[2]uint32]int64{}
+	other := map[[2]uint32][2]int64{}
 	for i := lo; i < hi; i++ {
 		if !b.m.Keep(i) {
 			continue
 		}
-		n, cm := s.Stack[i], s.Comm[i]
+		n, cm, w := s.Stack[i], s.Comm[i], int64(s.Weight[i])
 		switch {
 		case cnt[n] == 0:
-			cnt[n], comm[n] = 1, cm
+			cnt[n], wt[n], comm[n] = 1, w, cm
 		case comm[n] == cm:
 			cnt[n]++
+			wt[n] += w
 		default:
-			other[[2]uint32{cm, uint32(n)}]++
+			k := [2]uint32{cm, uint32(n)}
+			o := other[k]
+			other[k] = [2]int64{o[0] + 1, o[1] + w}
 		}
 	}
 	type pair struct {
 		comm uint32
 		node int32
-		n    int64
+		n, w int64
 	}
 	var pairs []pair
 	for n, k := range cnt {
 		if k > 0 {
-			pairs = append(pairs, pair{comm[n], int32(n), k})
+			pairs = append(pairs, pair{comm[n], int32(n), k, wt[n]})
 		}
 	}
 	for k, v := range other {
-		pairs = append(pairs, pair{k[0], int32(k[1]), v})
+		pairs = append(pairs, pair{k[0], int32(k[1]), v[0], v[1]})
 	}
 	sort.Slice(pairs, func(i, j int) bool {
 		if pairs[i].comm != pairs[j].comm {
@@ -298,8 +316,16 @@ func (b *builder) add(r subsecond.Range, slot int) error {
 				b.commStr[p.comm] = cs
 			}
 			commNode = b.child(0, cs, b.str(""), KindComm)
+			b.java = 0
+			if strings.HasPrefix(b.c.Strings[p.comm], "java") {
+				b.java = 1
+			}
 		}
-		b.self[slot][b.resolve(p.node, commNode)] += p.n
+		t := b.resolve(p.node, commNode)
+		b.self[slot][t] += p.n
+		if slot == 0 {
+			b.self[2][t] += p.w
+		}
 	}
 	return nil
 }
@@ -360,6 +386,7 @@ func (b *builder) graph(diff bool) *Graph {
 	g.Depth = make([]int32, 0, n)
 	g.TotalN = make([]int64, 0, n)
 	g.SelfN = make([]int64, 0, n)
+	g.selfW = make([]int64, 0, n)
 	g.Parent = make([]int32, 0, n)
 	if diff {
 		g.BaseTotal = tot[1][0]
@@ -377,6 +404,7 @@ func (b *builder) graph(diff bool) *Graph {
 		g.Depth = append(g.Depth, it.depth)
 		g.TotalN = append(g.TotalN, tot[0][it.node])
 		g.SelfN = append(g.SelfN, b.self[0][it.node])
+		g.selfW = append(g.selfW, b.self[2][it.node])
 		g.Parent = append(g.Parent, it.parent)
 		if diff {
 			g.BaseN = append(g.BaseN, tot[1][it.node])
@@ -389,48 +417,19 @@ func (b *builder) graph(diff bool) *Graph {
 	return g
 }
 
-// Name returns the name a frame has in flame graphs and folded stacks,
-// following FlameGraph's stackcollapse-perf.pl: an "[unknown]" symbol takes
-// its DSO's base name in brackets ("[libc.so.6]"); ';' becomes ':' so the
-// name cannot split a folded line; a C++ or Java signature loses its
-// argument list and template brackets; quotes are dropped.
-func Name(sym, dso string) string {
-	if sym == "[unknown]" || sym == "" {
-		if dso != "" && dso != "[unknown]" {
-			if i := strings.LastIndexByte(dso, '/'); i >= 0 {
-				dso = dso[i+1:]
-			}
-			return "[" + dso + "]"
-		}
-		return "[unknown]"
-	}
-	if !strings.ContainsAny(sym, ";<>()\"'\n") {
-		return sym
-	}
-	sym = strings.ReplaceAll(sym, ";", ":")
-	sym = strings.ReplaceAll(sym, "\n", " ")
-	if !javaSpecialised(sym) {
-		sym = strings.NewReplacer("<", "", ">", "").Replace(sym)
-		if !strings.HasPrefix(sym, "(") {
-			if i := strings.IndexByte(sym, '('); i >= 0 {
-				sym = sym[:i]
-			}
-		}
-	}
-	return strings.NewReplacer("\"", "", "'", "").Replace(sym)
-}
-
-// javaSpecialised reports whether s contains ".(…)." as in per-function
-// specialisations, which stackcollapse-perf.pl leaves alone.
-func javaSpecialised(s string) bool {
-	i := strings.Index(s, ".(")
-	return i >= 0 && strings.Contains(s[i+2:], ").")
+// Names returns the names a frame has in flame graphs and folded stacks,
+// root-most first, as `subsecond collapse` names them (package folded,
+// after FlameGraph's stackcollapse-perf.pl): an "[unknown]" symbol takes
+// its DSO's base name in brackets, ';' becomes ':', argument lists and
+// quotes are dropped, and a perf-map-agent inline chain "A->B" yields "A"
+// and "B_[i]". java turns on the Java signature tidying applied under
+// commands named java*.
+func Names(sym, dso string, java bool) []string {
+	return folded.Names(sym, dso, "", 0, java, folded.Options{})
 }
 
 // CommName returns a command name as the root frame of a folded stack:
 // spaces become underscores, as stackcollapse-perf.pl writes them.
 func CommName(comm string) string {
-	comm = strings.ReplaceAll(comm, ";", ":")
-	comm = strings.ReplaceAll(comm, "\n", " ")
 	return strings.ReplaceAll(comm, " ", "_")
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/folded"
 	"github.com/subsecond/subsecond/internal/synth"
 )
 
@@ -51,13 +51,18 @@ func data(t testing.TB) ([]synth.Labeled, *subsecond.Capture) {
 	return ss, synth.Capture(ss)
 }
 
-// reference counts folded lines straight from the generated samples.
-func reference(ss []synth.Labeled, f subsecond.Filter, r subsecond.Range) (map[string]int64, int64) {
+// reference sums the periods of folded lines straight from the generated
+// samples, or counts the samples when count is set.
+func reference(ss []synth.Labeled, f subsecond.Filter, r subsecond.Range, count ...bool) (map[string]int64, int64) {
 	want := map[string]int64{}
 	var total int64
 	for i := range ss {
 		if r.Contains(ss[i].Time) && synth.Keep(&ss[i], f, "cpu-clock") {
-			want[synth.Folded(&ss[i], f, flame.Name)]++
+			w := int64(ss[i].Period)
+			if len(count) > 0 {
+				w = 1
+			}
+			want[synth.Folded(&ss[i], f, flame.Names)] += w
 			total++
 		}
 	}
@@ -218,8 +223,8 @@ func TestDiff(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkTree(t, "diff", g)
-		wantT, totT := reference(ss, f, target)
-		wantB, totB := reference(ss, f, base)
+		wantT, totT := reference(ss, f, target, true)
+		wantB, totB := reference(ss, f, base, true)
 		if g.Total != totT || g.BaseTotal != totB {
 			t.Errorf("Diff totals = %d, %d; want %d, %d", g.Total, g.BaseTotal, totT, totB)
 		}
@@ -345,9 +350,11 @@ func TestPprof(t *testing.T) {
 			ns += s.Value[1]
 			parts := []string{flame.CommName(s.Label["comm"][0])}
 			for i := len(s.Location) - 1; i >= 0; i-- {
-				parts = append(parts, s.Location[i].Line[0].Function.Name)
+				for j := len(s.Location[i].Line) - 1; j >= 0; j-- {
+					parts = append(parts, s.Location[i].Line[j].Function.Name)
+				}
 			}
-			got[strings.Join(parts, ";")] += s.Value[0]
+			got[strings.Join(parts, ";")] += s.Value[1]
 			if len(s.Label["cpu"]) != 1 || len(s.Label["pid"]) != 1 || len(s.Label["tid"]) != 1 {
 				t.Fatalf("sample labels = %v; want cpu, pid, tid", s.Label)
 			}
@@ -421,7 +428,7 @@ func TestSVG(t *testing.T) {
 		if frames != drawn {
 			t.Errorf("SVG has %d frames; want %d", frames, drawn)
 		}
-		for _, n := range []string{"all", "scriptalert", "a:b&c", "[libc.so.6]", evilComm, "mem_cgroup_nr_lru_pages"} {
+		for _, n := range []string{"all", `<script>alert`, "a:b&c", "[libc.so.6]", evilComm, "mem_cgroup_nr_lru_pages"} {
 			if !names[n] {
 				t.Errorf("SVG lacks a frame named %q", n)
 			}
@@ -440,25 +447,64 @@ func TestSVG(t *testing.T) {
 	}
 }
 
-func TestName(t *testing.T) {
-	tests := []struct{ sym, dso, want string }{
-		{"main", "/bin/x", "main"},
-		{"[unknown]", "/usr/lib/libc.so.6", "[libc.so.6]"},
-		{"[unknown]", "[unknown]", "[unknown]"},
-		{"[unknown]", "", "[unknown]"},
-		{"a;b", "", "a:b"},
-		{"Foo<T>::bar(int) const", "", "FooT::bar"},
-		{"(anonymous namespace)::f", "", "(anonymous namespace)::f"},
-		{`say "hi"`, "", "say hi"},
-		{"Lfoo/Bar;.baz", "", "Lfoo/Bar:.baz"},
+func TestNames(t *testing.T) {
+	tests := []struct {
+		sym, dso string
+		java     bool
+		want     string
+	}{
+		{"main", "/bin/x", false, "main"},
+		{"[unknown]", "/usr/lib/libc.so.6", false, "[libc.so.6]"},
+		{"[unknown]", "[unknown]", false, "[unknown]"},
+		{"a;b", "", false, "a:b"},
+		{"Foo<T>::bar(int) const", "", false, "Foo<T>::bar"},
+		{"(anonymous namespace)::f", "", false, "(anonymous namespace)::f"},
+		{`say "hi"`, "", false, "say hi"},
+		{"main.(*T).Run", "/bin/x", false, "main.(*T).Run"},
+		{"inl_a->inl_b", "/bin/x", false, "inl_a;inl_b_[i]"},
 	}
 	for _, tt := range tests {
-		if got := flame.Name(tt.sym, tt.dso); got != tt.want {
-			t.Errorf("Name(%q, %q) = %q; want %q", tt.sym, tt.dso, got, tt.want)
+		if got := strings.Join(flame.Names(tt.sym, tt.dso, tt.java), ";"); got != tt.want {
+			t.Errorf("Names(%q, %q) = %q; want %q", tt.sym, tt.dso, got, tt.want)
 		}
 	}
 	if got := flame.CommName("nccl proxy"); got != "nccl_proxy" {
 		t.Errorf("CommName(nccl proxy) = %q", got)
 	}
-	_ = sort.Strings
+}
+
+// TestFoldedEqualsCollapse checks the folded export against package
+// folded, which `subsecond collapse` prints: same samples, same text.
+func TestFoldedEqualsCollapse(t *testing.T) {
+	ss, c := data(t)
+	ss = append(ss, synth.Labeled{Sample: subsecond.Sample{Comm: "java", PID: 5, TID: 5, CPU: 0, Time: c.Samples.Time[0], Event: "cpu-clock",
+		Frames: []subsecond.Frame{{Symbol: "Lcom/example/Foo;::bar", DSO: "/tmp/perf-5.map", Kind: subsecond.KindJIT}, {Symbol: "a->b", DSO: "/bin/java", Kind: subsecond.KindUser}}}})
+	c = synth.Capture(ss)
+	col := folded.New(folded.Options{})
+	for i := range ss {
+		col.Add(&ss[i].Sample)
+	}
+	var want, got bytes.Buffer
+	if _, err := col.WriteTo(&want); err != nil {
+		t.Fatal(err)
+	}
+	g, err := flame.Build(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: c.Profile.T0(), End: c.Profile.End + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.WriteFolded(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		gl, wl := strings.Split(got.String(), "\n"), strings.Split(want.String(), "\n")
+		for i := 0; i < len(gl) && i < len(wl); i++ {
+			if gl[i] != wl[i] {
+				t.Fatalf("folded export differs from collapse at line %d:\n got %q\nwant %q", i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("folded export has %d lines; collapse %d", len(gl), len(wl))
+	}
+	if !strings.Contains(got.String(), "java;a;b_[i];com/example/Foo:::bar ") {
+		t.Errorf("folded export lacks the java stack:\n%s", got.String())
+	}
 }

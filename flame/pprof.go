@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/google/pprof/profile"
 	"github.com/subsecond/subsecond"
@@ -73,9 +74,13 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 
 	mappings := map[uint32]*profile.Mapping{}
 	funcs := map[[2]string]*profile.Function{}
-	locs := map[int32]*profile.Location{}
-	location := func(fr int32) *profile.Location {
-		if l := locs[fr]; l != nil {
+	locs := map[[2]int32]*profile.Location{}
+	location := func(fr int32, java bool) *profile.Location {
+		lk := [2]int32{fr, 0}
+		if java {
+			lk[1] = 1
+		}
+		if l := locs[lk]; l != nil {
 			return l
 		}
 		rec := &c.Frames[fr]
@@ -86,30 +91,39 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 			mappings[rec.DSO] = mp
 			p.Mapping = append(p.Mapping, mp)
 		}
-		name := Name(c.Strings[rec.Symbol], dso)
-		fk := [2]string{name, dso}
-		fn := funcs[fk]
-		if fn == nil {
-			fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: c.Strings[rec.Symbol], Filename: dso}
-			funcs[fk] = fn
-			p.Function = append(p.Function, fn)
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: mp, Address: rec.Addr}
+		// An inlined chain "A->B" is one location with B's line first.
+		names := Names(c.Strings[rec.Symbol], dso, java)
+		for i := len(names) - 1; i >= 0; i-- {
+			fk := [2]string{names[i], dso}
+			fn := funcs[fk]
+			if fn == nil {
+				fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: names[i], SystemName: names[i], Filename: dso}
+				funcs[fk] = fn
+				p.Function = append(p.Function, fn)
+			}
+			l.Line = append(l.Line, profile.Line{Function: fn})
 		}
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: mp, Address: rec.Addr, Line: []profile.Line{{Function: fn}}}
-		locs[fr] = l
+		locs[lk] = l
 		p.Location = append(p.Location, l)
 		return l
 	}
-	stacks := map[int32][]*profile.Location{}
+	stacks := map[[2]int32][]*profile.Location{}
 	for _, k := range order {
 		a := agg[k]
-		st, ok := stacks[k.node]
+		java := strings.HasPrefix(c.Strings[k.comm], "java")
+		sk := [2]int32{k.node, 0}
+		if java {
+			sk[1] = 1
+		}
+		st, ok := stacks[sk]
 		if !ok {
 			for n := k.node; n > 0; n = c.Nodes[n].Parent {
 				if fr := c.Nodes[n].Frame; m.KeepFrame(fr) {
-					st = append(st, location(fr))
+					st = append(st, location(fr, java))
 				}
 			}
-			stacks[k.node] = st
+			stacks[sk] = st
 		}
 		w := a.w
 		if !periods && interval > 0 {

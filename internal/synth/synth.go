@@ -205,9 +205,9 @@ func Keep(s *Labeled, f subsecond.Filter, firstEvent string) bool {
 }
 
 // Folded returns the folded-stack line key of s under f: the command name
-// with spaces as underscores, then the frames root-first named by name,
+// with spaces as underscores, then the frames root-first named by names,
 // those of the other kind left out when f.Only is set.
-func Folded(s *Labeled, f subsecond.Filter, name func(sym, dso string) string) string {
+func Folded(s *Labeled, f subsecond.Filter, names func(sym, dso string, java bool) []string) string {
 	parts := []string{strings.ReplaceAll(s.Comm, " ", "_")}
 	for i := len(s.Frames) - 1; i >= 0; i-- {
 		fr := s.Frames[i]
@@ -215,7 +215,7 @@ func Folded(s *Labeled, f subsecond.Filter, name func(sym, dso string) string) s
 		if f.Only == "kernel" && !isK || f.Only == "user" && isK {
 			continue
 		}
-		parts = append(parts, name(fr.Symbol, fr.DSO))
+		parts = append(parts, names(fr.Symbol, fr.DSO, strings.HasPrefix(s.Comm, "java"))...)
 	}
 	return strings.Join(parts, ";")
 }
