@@ -1,14 +1,3 @@
-// Package server serves Subsecond's web app and JSON API over a store of
-// profiles and an analysis engine, both reached through small interfaces
-// declared here (Store, Engine) and wired together by cmd/subsecond.
-//
-// Every view is a link: the range, filters, heatmap shape and flame-graph
-// state live in the URL query, with the parameter names of docs/contracts.md
-// (the CLI's flag names). Times in URLs are seconds from the profile's T0;
-// ranges are half-open [start, end).
-//
-//	srv := server.New(server.Config{Store: st, Engine: eng, MaxUpload: 2 << 30})
-//	hs := &http.Server{Addr: ":8080", Handler: srv.Handler()}
 package server
 
 import (

@@ -325,6 +325,16 @@ func TestToken(t *testing.T) {
 	if res, b = e.do("DELETE", "/api/profiles/"+up.Profile.ID, nil, "Authorization", "Bearer s3cret"); res.StatusCode != http.StatusNoContent {
 		t.Errorf("delete with token: %d %s", res.StatusCode, b)
 	}
+	// A browser without script sends the form's fields in document order:
+	// name and token must come before the file the server streams.
+	_, page := e.do("GET", "/", nil)
+	iName, iToken, iFile := bytes.Index(page, []byte(`name="name"`)), bytes.Index(page, []byte(`name="token"`)), bytes.Index(page, []byte(`name="file"`))
+	if iName < 0 || iToken < 0 || iFile < 0 || iName > iFile || iToken > iFile {
+		t.Errorf("upload form field offsets: name %d, token %d, file %d; want name and token before file", iName, iToken, iFile)
+	}
+	if vd := viewDataOf(t, page); vd["tokenRequired"] != true {
+		t.Errorf("view data tokenRequired = %v; want true", vd["tokenRequired"])
+	}
 	// Reading needs no token.
 	if res, b = e.do("GET", "/api/profiles", nil); res.StatusCode != http.StatusOK {
 		t.Errorf("list: %d %s", res.StatusCode, b)

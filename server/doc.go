@@ -1,0 +1,54 @@
+// Package server serves Subsecond's web app and JSON API over a store of
+// profiles and an analysis engine, both reached through small interfaces
+// declared here (Store, Engine) and wired together by cmd/subsecond.
+//
+// Every view is a link: the range, filters, heatmap shape and flame-graph
+// state live in the URL query, with the parameter names of docs/contracts.md
+// (the CLI's flag names). Times in URLs are seconds from the profile's T0;
+// ranges are half-open [start, end).
+//
+//	srv := server.New(server.Config{Store: st, Engine: eng, MaxUpload: 2 << 30})
+//	hs := &http.Server{Addr: ":8080", Handler: srv.Handler()}
+//
+// # Pages
+//
+//	GET /                     profiles and the upload form
+//	GET /p/{id}               metadata, offset heatmap, cores map, hot spots
+//	GET /p/{id}/flame         flame graph of start..end with filters
+//	GET /p/{id}/diff          differential flame graph from start2..end2 to start..end
+//	GET /static/*             embedded front-end assets
+//
+// # JSON API
+//
+//	POST   /api/profiles?name=N          upload (raw body or multipart field "file")
+//	GET    /api/profiles                 {"profiles": [...]}
+//	GET    /api/profiles/{id}            the profile
+//	DELETE /api/profiles/{id}            204
+//	GET    /api/profiles/{id}/heatmap    offset heatmap: rows, col, filters
+//	GET    /api/profiles/{id}/cpus       cores map: bucket, filters
+//	GET    /api/profiles/{id}/hotspots   {"hotspots": [...]}: threshold, min, bucket, filters
+//	GET    /api/profiles/{id}/flamegraph start, end, filters, format=json|folded|svg|pprof
+//	GET    /api/profiles/{id}/diff       start2, end2 (base), start, end, filters, format
+//
+// Filters are cpu, pid, tid, comm, comm_regex, event, function, only, idle.
+// Errors are {"error": "..."} with status 400 (naming the bad parameter),
+// 401 (token), 403 (read-only or cross-origin), 404, 413 (over the upload
+// limit; nothing is stored), 415 (not perf script text, or an unknown
+// Content-Encoding) or 500 (details only in the server's log).
+//
+// From a host under investigation:
+//
+//	perf script | gzip | curl --data-binary @- -H 'Content-Encoding: gzip' \
+//	    'http://HOST:8080/api/profiles?name=web-1'
+//	curl -H 'Accept: text/plain' --data-binary @out.perf 'http://HOST:8080/api/profiles'   # the link alone
+//	curl -H "Authorization: Bearer $TOKEN" -X DELETE http://HOST:8080/api/profiles/ID
+//	curl -o range.svg 'http://HOST:8080/api/profiles/ID/flamegraph?start=12.5&end=14&cpu=39&format=svg'
+//
+// # Security
+//
+// Pages carry a Content-Security-Policy without inline script; data for the
+// script travels as a JSON script element. State-changing requests that a
+// browser sends cross-origin are refused (http.CrossOriginProtection).
+// Uploads and deletes can require a bearer token, or be refused altogether
+// in read-only mode.
+package server
