@@ -273,7 +273,7 @@ func (s *Scanner) handle(line []byte) bool {
 		if s.frameLine(line) {
 			return false
 		}
-		if s.last && indented {
+		if s.last && indented && isSrcLine(line) {
 			if !s.bad {
 				f := &s.cur.Frames[len(s.cur.Frames)-1]
 				f.SrcLine = s.intern(bytes.TrimSpace(line))
@@ -356,6 +356,24 @@ func excerpt(b []byte) string {
 		return string(b[:max]) + "…"
 	}
 	return string(b)
+}
+
+// isSrcLine reports whether line looks like what perf script -F +srcline
+// prints under a frame: "file.c:12", "??:0", "libc.so.6[27b25]" or
+// "[kernel.kallsyms][ffffffff8110]".
+func isSrcLine(line []byte) bool {
+	t := trimSpace(line)
+	if len(t) == 0 {
+		return false
+	}
+	if t[len(t)-1] == ']' {
+		return true
+	}
+	k := len(t)
+	for k > 0 && t[k-1] >= '0' && t[k-1] <= '9' {
+		k--
+	}
+	return k < len(t) && k > 0 && t[k-1] == ':'
 }
 
 func isBlank(b []byte) bool {

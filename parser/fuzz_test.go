@@ -1,0 +1,77 @@
+package parser
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/decompress"
+)
+
+// FuzzScanner feeds arbitrary text to the Scanner in both modes. It must
+// never panic, and what it yields must be consistent: header line numbers
+// increase and lie within the lines read, frame IDs match frames, and a
+// strict scan fails only with a SyntaxError.
+func FuzzScanner(f *testing.F) {
+	inputs, _ := filepath.Glob(filepath.Join("..", "..", "shared", "corpus", "inputs", "*", "*"))
+	for _, p := range inputs {
+		fh, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		r, err := decompress.NewReader(fh)
+		if err == nil {
+			b, _ := io.ReadAll(r)
+			if len(b) > 64<<10 {
+				b = b[:64<<10] // keep seeds small so the fuzzer mutates quickly
+			}
+			f.Add(b)
+		}
+		fh.Close()
+	}
+	f.Add([]byte("a 1 [000] 1.0: cycles:\n\t1 f (x)\n\n"))
+	f.Add([]byte("       c 3 [001] 1.000004: 7 cycles:      4 h+0x2 (/bin/c)\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, strict := range []bool{false, true} {
+			sc := NewScanner(bytes.NewReader(data), Options{Strict: strict, MaxWarnings: 5})
+			last := 0
+			for sc.Scan() {
+				s := sc.Sample()
+				if s.Line <= last || s.Line > sc.Line() {
+					t.Fatalf("sample line %d after %d, %d lines read", s.Line, last, sc.Line())
+				}
+				last = s.Line
+				if len(sc.FrameIDs()) != len(s.Frames) {
+					t.Fatalf("%d frame IDs for %d frames", len(sc.FrameIDs()), len(s.Frames))
+				}
+				for _, fr := range s.Frames {
+					if fr.Kind > subsecond.KindInlined {
+						t.Fatalf("frame kind %d", fr.Kind)
+					}
+				}
+			}
+			err := sc.Err()
+			var se *SyntaxError
+			switch {
+			case err == nil:
+			case strict && errors.As(err, &se):
+				if se.Line < 1 || se.Line > sc.Line() {
+					t.Fatalf("error at line %d of %d", se.Line, sc.Line())
+				}
+			case !strict && errors.Is(err, subsecond.ErrNotPerf):
+			default:
+				t.Fatalf("strict=%v: unexpected error %v", strict, err)
+			}
+			if n, ws := sc.Warnings(); len(ws) > 5 || len(ws) > n || (strict && n > 0) {
+				t.Fatalf("warnings %d, kept %d", n, len(ws))
+			}
+			if err == nil && sc.Bytes() != int64(len(data)) {
+				t.Fatalf("read %d of %d bytes", sc.Bytes(), len(data))
+			}
+		}
+	})
+}
