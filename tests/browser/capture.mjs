@@ -9,9 +9,9 @@ import { once } from 'node:events';
 
 export const HOSTILE_SYMBOL = '<img src=x onerror=alert(1)>';
 export const HOSTILE_COMM = '<b>evil</b>';
-// HOSTILE_FLAME_NAME is the symbol as flame graphs name it: like
-// stackcollapse-perf.pl, the engine drops angle brackets and argument lists.
-export const HOSTILE_FLAME_NAME = 'img src=x onerror=alert';
+// HOSTILE_CORE is the part of the symbol that survives the flame graph's
+// frame naming (which, like stackcollapse-perf.pl, trims argument lists).
+export const HOSTILE_CORE = 'img src=x onerror=alert';
 export const T_BASE = 5000; // seconds; perf prints uptime-based timestamps
 export const BURST = { start: 12, end: 12.5 };
 export const PEGGED = { cpu: 5, start: 4, end: 8 };

@@ -231,15 +231,28 @@ export class FlameGraph {
     if (this.onDrawn) this.onDrawn();
   }
 
+  private maxDelta = -1;
+
+  // delta is node i's change in share of its range's samples: target share
+  // minus baseline share, in -1..1.
+  private delta(i: number): number {
+    const d = this.tree.d;
+    const cur = d.total ? d.total_n[i] / d.total : 0;
+    const base = d.base_total && d.base_n ? (d.base_n[i] ?? 0) / d.base_total : 0;
+    return cur - base;
+  }
+
   private color(i: number): string {
     const t = this.tree;
     const d = t.d;
     if (this.match && this.match[i]) return MATCH_COLOR;
     if (this.opt.diff && d.base_n && i > 0) {
-      const cur = d.total ? d.total_n[i] / d.total : 0;
-      const base = d.base_total ? (d.base_n[i] ?? 0) / d.base_total : 0;
-      const rel = Math.max(cur, base);
-      return diffColor(rel > 0 ? (cur - base) / rel : 0);
+      // Scale to the largest change, as flamegraph.pl's differential mode does.
+      if (this.maxDelta < 0) {
+        this.maxDelta = 0;
+        for (let j = 1; j < t.n; j++) this.maxDelta = Math.max(this.maxDelta, Math.abs(this.delta(j)));
+      }
+      return diffColor(this.maxDelta > 0 ? this.delta(i) / this.maxDelta : 0);
     }
     return frameColor(t.kind(i), t.name(i));
   }
@@ -331,10 +344,11 @@ export class FlameGraph {
     lines.push(`${fmtInt(d.total_n[i])} samples · ${fmtPct(d.total ? d.total_n[i] / d.total : 0)} of total`);
     if (d.self_n[i]) lines.push(`self ${fmtInt(d.self_n[i])} · ${fmtPct(d.total ? d.self_n[i] / d.total : 0)}`);
     if (this.opt.diff && d.base_n) {
-      const base = d.base_total ? (d.base_n[i] ?? 0) / d.base_total : 0;
       const cur = d.total ? d.total_n[i] / d.total : 0;
+      const base = d.base_total ? (d.base_n[i] ?? 0) / d.base_total : 0;
       const delta = (cur - base) * 100;
       lines.push(`baseline ${fmtPct(base)} → ${fmtPct(cur)} (${delta >= 0 ? "+" : ""}${delta.toFixed(2)} pts)`);
+      lines.push(`baseline samples ${fmtInt(d.base_n[i] ?? 0)}`);
     }
     if (i !== this.zoom && i > 0) lines.push("click to zoom");
     return lines;

@@ -82,7 +82,7 @@ export function fmtSeconds(ns: number, spanNs = ns): string {
 // fmtTick formats an axis offset: whole seconds without decimals when the
 // step is whole seconds, else with the step's precision.
 export function fmtTick(ns: number, stepNs: number): string {
-  if (stepNs % 1e9 === 0 && ns % 1e9 === 0) return String(ns / 1e9);
+  if (ns % 1e9 === 0) return String(ns / 1e9);
   if (stepNs % 1e8 === 0) return (ns / 1e9).toFixed(1);
   if (stepNs % 1e7 === 0) return (ns / 1e9).toFixed(2);
   return (ns / 1e9).toFixed(3);
