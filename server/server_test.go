@@ -76,7 +76,7 @@ func newEnv(t *testing.T, cfg Config) *testEnv {
 	t.Cleanup(func() { st.Close() })
 	cfg.Store = sqliteStore{st}
 	if cfg.Engine == nil {
-		cfg.Engine = countEngine{}
+		cfg.Engine = realEngine{}
 	}
 	srv := httptest.NewServer(New(cfg).Handler())
 	t.Cleanup(srv.Close)
@@ -447,8 +447,10 @@ func TestProfileAPI(t *testing.T) {
 	wantError(t, res, b, http.StatusMethodNotAllowed, "method")
 }
 
+// TestViewAPI checks with a counting engine that URL parameters reach the
+// engine parsed and its answers reach the client in each format.
 func TestViewAPI(t *testing.T) {
-	e := newEnv(t, Config{})
+	e := newEnv(t, Config{Engine: countEngine{}})
 	p := e.upload(perfText(2, 100, 3), "web-1") // 5086.05 s to 5089.04 s; T0 = 5086 s
 	api := "/api/profiles/" + p.ID
 
@@ -628,7 +630,8 @@ func TestPages(t *testing.T) {
 		`name="comm_regex"`, `name="function"`, `name="only"`, `name="idle"`, `name="bucket"`, `name="col"`,
 		`<option value="log" selected>`,
 		`<div id="heatmap" data-testid="heatmap"`, `<div id="cores" data-testid="cores-map"`,
-		`<ol data-testid="hotspots">`, `href="/p/`+p.ID+`/flame?cpu=1&amp;end=3.040000001&amp;start=0.05"`,
+		`<ol data-testid="hotspots">`, `href="/p/`+p.ID+`/flame?cpu=1&amp;end=3&amp;start=0.1"`,
+		`<code class="func">&lt;img src=x onerror=alert</code>`,
 		`id="copy-link" data-testid="copy-link"`)
 	params := viewDataOf(t, got["profile"])["params"].(map[string]any)
 	if params["cpu"] != "0-1" || params["rows"] != "20" || params["scale"] != "log" {

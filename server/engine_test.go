@@ -1,0 +1,164 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/heatmap"
+)
+
+// realEngine adapts the heatmap and flame packages to Engine, as the serve
+// command does.
+type realEngine struct{}
+
+func (realEngine) Heatmap(c *subsecond.Capture, q *Query) (any, error) {
+	return heatmap.Offset(c, q.Filter, heatmap.Options{Col: q.Col, Rows: q.Rows})
+}
+
+func (realEngine) Cores(c *subsecond.Capture, q *Query) (any, error) {
+	return heatmap.PerCore(c, q.Filter, q.Bucket)
+}
+
+func (realEngine) Hotspots(c *subsecond.Capture, q *Query) ([]Hotspot, error) {
+	rep, err := heatmap.Hotspots(c, q.Filter, heatmap.HotOptions{Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket})
+	if err != nil {
+		return nil, err
+	}
+	hs := make([]Hotspot, len(rep.Spots))
+	for i, sp := range rep.Spots {
+		hs[i] = Hotspot{CPU: sp.CPU, Start: sp.Start, End: sp.End, Busy: sp.Busy, Samples: sp.Samples,
+			Comm: sp.Comm, Share: sp.CommShare, Stack: sp.Stack, Function: sp.Function}
+	}
+	return hs, nil
+}
+
+func (realEngine) Flame(c *subsecond.Capture, q *Query) (Graph, error) {
+	return flame.Build(c, q.Filter, q.Range)
+}
+
+func (realEngine) Diff(c *subsecond.Capture, q *Query) (Graph, error) {
+	return flame.Diff(c, q.Filter, q.Range2, q.Range)
+}
+
+func TestRealEngine(t *testing.T) {
+	e := newEnv(t, Config{Engine: realEngine{}})
+	p := e.upload(perfText(2, 100, 3), "web-1") // T0 = 5086 s; samples from 0.05 s to 3.04 s
+	api := "/api/profiles/" + p.ID
+	getJSON := func(path string, v any) {
+		t.Helper()
+		res, b := e.do("GET", api+path, nil)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s = %d %s", path, res.StatusCode, b)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+	}
+
+	var grid struct {
+		T0     int64     `json:"t0_ns"`
+		Col    int64     `json:"col_ns"`
+		Rows   int       `json:"rows"`
+		Cols   int       `json:"cols"`
+		Counts [][]int64 `json:"counts"`
+		Total  int64     `json:"total"`
+	}
+	getJSON("/heatmap?rows=10&cpu=1", &grid)
+	if grid.T0 != 5086e9 || grid.Col != 1e9 || grid.Rows != 10 || grid.Cols != 4 || grid.Total != 300 {
+		t.Errorf("heatmap = t0 %d col %d rows %d cols %d total %d; want 5086e9, 1e9, 10, 4, 300", grid.T0, grid.Col, grid.Rows, grid.Cols, grid.Total)
+	}
+	// Column 1 is [5087, 5088): 100 samples of CPU 1, 10 per 100 ms row.
+	if len(grid.Counts) > 1 && (len(grid.Counts[1]) != 10 || grid.Counts[1][0] != 10) {
+		t.Errorf("heatmap column 1 = %v; want 10 samples in each of 10 rows", grid.Counts[1])
+	}
+
+	var cores struct {
+		CPUs    []int32     `json:"cpus"`
+		Buckets int         `json:"buckets"`
+		Busy    [][]float64 `json:"busy"`
+	}
+	getJSON("/cpus?bucket=0.5", &cores)
+	if len(cores.CPUs) != 2 || cores.Buckets != 7 || len(cores.Busy) != 2 || cores.Busy[1][2] != 1 {
+		t.Errorf("cores = %+v; want 2 CPUs, 7 half-second buckets, CPU 1 fully busy", cores)
+	}
+
+	var hs struct {
+		Hotspots []Hotspot `json:"hotspots"`
+	}
+	getJSON("/hotspots", &hs)
+	found := false
+	for _, h := range hs.Hotspots {
+		// Flame graphs name frames as stackcollapse-perf.pl does, cutting
+		// a symbol at its first parenthesis.
+		if h.CPU == 1 && h.Comm == "kubelet" && strings.HasPrefix(hostile, h.Function) && strings.HasPrefix(h.URL, "/p/"+p.ID+"/flame?cpu=1&end=") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("hot spots = %+v; want CPU 1 busy in kubelet's hostile function, linking to its flame graph", hs.Hotspots)
+	}
+
+	var fg struct {
+		Total   int64    `json:"total"`
+		Strings []string `json:"strings"`
+		Name    []int32  `json:"name"`
+		Depth   []int32  `json:"depth"`
+	}
+	getJSON("/flamegraph?start=1&end=2", &fg)
+	if fg.Total != 200 || len(fg.Name) < 3 || fg.Strings[fg.Name[0]] != "all" {
+		t.Errorf("flame graph of [1, 2) = total %d, %d nodes; want 200 samples under the root all", fg.Total, len(fg.Name))
+	}
+
+	res, b := e.do("GET", api+"/flamegraph?start=0&end=1&comm=web&format=folded", nil)
+	if want := "web;main.main;do_syscall_64;handle_request 959595950\n"; res.StatusCode != 200 || string(b) != want {
+		t.Errorf("folded = %d %q; want %q (95 samples of period 10101010)", res.StatusCode, b, want)
+	}
+
+	res, b = e.do("GET", api+"/flamegraph?start=0&end=3.5&cpu=1&format=svg", nil)
+	if res.StatusCode != 200 || !bytes.Contains(b, []byte("<svg")) || bytes.Contains(b, []byte("<img")) || !bytes.Contains(b, []byte("&lt;img src=x onerror=alert")) {
+		t.Errorf("svg export: status %d; want an SVG with the hostile name escaped", res.StatusCode)
+	}
+
+	res, b = e.do("GET", api+"/flamegraph?start=0&end=3.5&format=pprof", nil)
+	if res.StatusCode != 200 {
+		t.Fatalf("pprof export: %d %s", res.StatusCode, b)
+	}
+	prof, err := profile.Parse(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("pprof export does not parse: %v", err)
+	}
+	var n int64
+	for _, s := range prof.Sample {
+		n += s.Value[0]
+	}
+	if n != 600 {
+		t.Errorf("pprof export holds %d samples; want 600", n)
+	}
+	if _, err := gzip.NewReader(bytes.NewReader(b)); err != nil {
+		t.Errorf("pprof export is not gzip-compressed: %v", err)
+	}
+
+	var diff struct {
+		Total     int64   `json:"total"`
+		BaseTotal int64   `json:"base_total"`
+		BaseN     []int64 `json:"base_n"`
+	}
+	getJSON("/diff?start2=0&end2=1&start=1&end=3", &diff)
+	if diff.Total != 400 || diff.BaseTotal != 190 || len(diff.BaseN) == 0 {
+		t.Errorf("diff = total %d base %d (%d base counts); want 400 over 190", diff.Total, diff.BaseTotal, len(diff.BaseN))
+	}
+
+	// Ranges past the end are the client's mistake, named as such.
+	res, b = e.do("GET", api+"/flamegraph?start=100&end=101", nil)
+	if res.StatusCode != http.StatusBadRequest {
+		t.Errorf("flame graph past the end = %d %s; want 400", res.StatusCode, b)
+	}
+}
