@@ -109,17 +109,31 @@ func TestImportRoundTrip(t *testing.T) {
 // compareCapture checks that got has exactly want's tables and samples.
 func compareCapture(t *testing.T, got, want *subsecond.Capture) {
 	t.Helper()
-	if !reflect.DeepEqual(got.Strings, want.Strings) {
-		t.Errorf("Strings = %q\nwant %q", got.Strings, want.Strings)
+	diff(t, "Strings", got.Strings, want.Strings)
+	diff(t, "Frames", got.Frames, want.Frames)
+	diff(t, "Nodes", got.Nodes, want.Nodes)
+	g, w := &got.Samples, &want.Samples
+	diff(t, "Samples.Time", g.Time, w.Time)
+	diff(t, "Samples.CPU", g.CPU, w.CPU)
+	diff(t, "Samples.PID", g.PID, w.PID)
+	diff(t, "Samples.TID", g.TID, w.TID)
+	diff(t, "Samples.Comm", g.Comm, w.Comm)
+	diff(t, "Samples.Event", g.Event, w.Event)
+	diff(t, "Samples.Weight", g.Weight, w.Weight)
+	diff(t, "Samples.Stack", g.Stack, w.Stack)
+}
+
+// diff reports the first difference between two slices.
+func diff[T comparable](t *testing.T, name string, got, want []T) {
+	t.Helper()
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Errorf("%s[%d] = %v; want %v", name, i, got[i], want[i])
+			return
+		}
 	}
-	if !reflect.DeepEqual(got.Frames, want.Frames) {
-		t.Errorf("Frames = %v\nwant %v", got.Frames, want.Frames)
-	}
-	if !reflect.DeepEqual(got.Nodes, want.Nodes) {
-		t.Errorf("Nodes = %v\nwant %v", got.Nodes, want.Nodes)
-	}
-	if !reflect.DeepEqual(got.Samples, want.Samples) {
-		t.Errorf("Samples differ: got %d samples, want %d", got.Samples.Len(), want.Samples.Len())
+	if len(got) != len(want) {
+		t.Errorf("len(%s) = %d; want %d", name, len(got), len(want))
 	}
 }
 
