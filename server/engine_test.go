@@ -156,6 +156,14 @@ func TestRealEngine(t *testing.T) {
 		t.Errorf("diff = total %d base %d (%d base counts); want 400 over 190", diff.Total, diff.BaseTotal, len(diff.BaseN))
 	}
 
+	// Reads are compressed for clients that accept it.
+	res, b = e.do("GET", api+"/cpus", nil, "Accept-Encoding", "gzip")
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("cores map with Accept-Encoding gzip: Content-Encoding %q", res.Header.Get("Content-Encoding"))
+	} else if zr, err := gzip.NewReader(bytes.NewReader(b)); err != nil || json.NewDecoder(zr).Decode(&cores) != nil || len(cores.CPUs) != 2 {
+		t.Errorf("compressed cores map does not decode: %v", err)
+	}
+
 	// Ranges past the end are the client's mistake, named as such.
 	res, b = e.do("GET", api+"/flamegraph?start=100&end=101", nil)
 	if res.StatusCode != http.StatusBadRequest {

@@ -128,7 +128,9 @@ func New(cfg Config) *Server {
 }
 
 // Handler returns the server's routes wrapped in its security headers and
-// cross-origin protection.
+// cross-origin protection. Responses to reads are compressed when the
+// client accepts it; uploads are left unwrapped so that they can extend
+// their own deadlines.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.GetHead, s.secureHeaders, s.crossOrigin)
@@ -139,21 +141,25 @@ func (s *Server) Handler() http.Handler {
 		s.error(w, r, errMethod)
 	})
 
-	r.Get("/", s.index)
-	r.Get("/p/{id}", s.profilePage)
-	r.Get("/p/{id}/flame", s.flamePage)
-	r.Get("/p/{id}/diff", s.diffPage)
-	r.Get("/static/*", s.static)
-
 	r.Post("/api/profiles", s.createProfile)
-	r.Get("/api/profiles", s.listProfiles)
-	r.Get("/api/profiles/{id}", s.getProfile)
 	r.Delete("/api/profiles/{id}", s.deleteProfile)
-	r.Get("/api/profiles/{id}/heatmap", s.heatmap)
-	r.Get("/api/profiles/{id}/cpus", s.cores)
-	r.Get("/api/profiles/{id}/hotspots", s.hotspots)
-	r.Get("/api/profiles/{id}/flamegraph", s.flamegraph)
-	r.Get("/api/profiles/{id}/diff", s.diff)
+	r.Group(func(r chi.Router) {
+		r.Use(middleware.Compress(5, "text/html", "text/css", "text/javascript", "application/javascript",
+			"application/json", "image/svg+xml", "text/plain"))
+		r.Get("/", s.index)
+		r.Get("/p/{id}", s.profilePage)
+		r.Get("/p/{id}/flame", s.flamePage)
+		r.Get("/p/{id}/diff", s.diffPage)
+		r.Get("/static/*", s.static)
+
+		r.Get("/api/profiles", s.listProfiles)
+		r.Get("/api/profiles/{id}", s.getProfile)
+		r.Get("/api/profiles/{id}/heatmap", s.heatmap)
+		r.Get("/api/profiles/{id}/cpus", s.cores)
+		r.Get("/api/profiles/{id}/hotspots", s.hotspots)
+		r.Get("/api/profiles/{id}/flamegraph", s.flamegraph)
+		r.Get("/api/profiles/{id}/diff", s.diff)
+	})
 	return r
 }
 
