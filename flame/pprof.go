@@ -87,7 +87,7 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 		dso := c.Strings[rec.DSO]
 		mp := mappings[rec.DSO]
 		if mp == nil && dso != "" {
-			mp = &profile.Mapping{ID: uint64(len(p.Mapping) + 1), File: dso}
+			mp = &profile.Mapping{ID: uint64(len(p.Mapping) + 1), File: dso, HasFunctions: true}
 			mappings[rec.DSO] = mp
 			p.Mapping = append(p.Mapping, mp)
 		}

@@ -1,9 +1,100 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"errors"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/heatmap"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runCPUs(ctx context.Context, e env) error { return errors.New("cpus: not implemented yet") }
+// runCPUs implements `subsecond cpus [--bucket B] [filters] [--format
+// text|json|csv] FILE|ID`: the cores map, one row per CPU, busy fraction
+// per bucket of B seconds.
+func runCPUs(ctx context.Context, e env) error {
+	v := newViewFlags("cpus", e)
+	v.param("bucket", "bucket width in seconds (default 0.1)")
+	format := v.fs.String("format", "text", "output format: text, json or csv")
+	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
+	v.usage("cpus [--bucket B] [filters] [--format text|json|csv] FILE|ID",
+		"Prints the cores map: one row per CPU, the busy fraction (non-idle samples over\nthose expected at the sampling rate) per bucket of B seconds from T0.")
+	f, err := v.parse(e.args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat("cpus", *format, "text", "json", "csv"); err != nil {
+		return err
+	}
+	bucket, err := heatmap.ParseBucket(v.values())
+	if err != nil {
+		return fmt.Errorf("cpus: --%w", err)
+	}
+	if *width < 10 {
+		return fmt.Errorf("cpus: --width %d: want at least 10: %w", *width, subsecond.ErrInvalid)
+	}
+	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
+	if err != nil {
+		return fmt.Errorf("cpus: %w", err)
+	}
+	k, err := heatmap.PerCore(c, f, bucket)
+	if err != nil {
+		return fmt.Errorf("cpus: %w", err)
+	}
+	switch *format {
+	case "json":
+		return json.NewEncoder(e.stdout).Encode(k)
+	case "csv":
+		w := csv.NewWriter(e.stdout)
+		w.Write([]string{"cpu", "bucket", "start_s", "samples", "busy"})
+		for r, cpu := range k.CPUs {
+			for b := range k.Buckets {
+				w.Write([]string{strconv.Itoa(int(cpu)), strconv.Itoa(b), subsecond.FormatSeconds(int64(b) * k.Bucket),
+					strconv.FormatInt(k.Samples[r][b], 10), strconv.FormatFloat(k.Busy[r][b], 'f', 4, 64)})
+			}
+		}
+		w.Flush()
+		return w.Error()
+	}
+	return writeCoresText(e, c, k, *width)
+}
+
+// writeCoresText renders k with one character per group of buckets (their
+// mean busy fraction) and each CPU's mean and peak busy fraction, so that
+// a pegged core reads as a solid run of █.
+func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, width int) error {
+	w := bufio.NewWriter(e.stdout)
+	per := (k.Buckets + width - 1) / width
+	cols := (k.Buckets + per - 1) / per
+	span := int64(per) * k.Bucket
+	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s s (one character = %s s), %.1f samples expected per bucket\n",
+		c.Profile.Name, len(k.CPUs), k.Buckets, subsecond.FormatSeconds(k.Bucket), subsecond.FormatSeconds(span), k.Expected)
+	axis := []rune(strings.Repeat(" ", cols+10))
+	for col := 0; col < cols; col += 10 {
+		copy(axis[col:], []rune(subsecond.FormatSeconds(int64(col)*span)))
+	}
+	fmt.Fprintf(w, "%8s  %s  %5s %5s\n", "s →", strings.TrimRight(string(axis), " ")+strings.Repeat(" ", max(0, cols-len(strings.TrimRight(string(axis), " ")))), "mean", "peak")
+	line := make([]rune, cols)
+	for r, cpu := range k.CPUs {
+		var sum, peak float64
+		for col := range line {
+			var s float64
+			n := 0
+			for b := col * per; b < min((col+1)*per, k.Buckets); b++ {
+				s += k.Busy[r][b]
+				n++
+			}
+			m := s / float64(n)
+			line[col] = shade(m, 1)
+			sum += s
+			peak = max(peak, m)
+		}
+		fmt.Fprintf(w, "%8s │%s│ %4.0f%% %4.0f%%\n", "cpu "+strconv.Itoa(int(cpu)), string(line), 100*sum/float64(k.Buckets), 100*peak)
+	}
+	fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = busy up to 25%% 50%% 75%% 100%%\n", "")
+	return w.Flush()
+}

@@ -1,9 +1,82 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/subsecond/subsecond/flame"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runFlamegraph(ctx context.Context, e env) error { return errors.New("flamegraph: not implemented yet") }
+// runFlamegraph implements `subsecond flamegraph --start S --end E
+// [filters] [--start2 S2 --end2 E2] --format svg|folded|pprof|json [-o OUT]
+// FILE|ID`: the flame graph of [S, E) seconds from T0 (default: the whole
+// capture), or with --start2/--end2 the differential graph from that base
+// range to [S, E).
+func runFlamegraph(ctx context.Context, e env) error {
+	v := newViewFlags("flamegraph", e)
+	v.param("start", "range start, seconds from T0 (default: the first sample)")
+	v.param("end", "range end, seconds from T0, exclusive (default: after the last sample)")
+	v.param("start2", "differential: base range start, seconds from T0")
+	v.param("end2", "differential: base range end, seconds from T0")
+	format := v.fs.String("format", "svg", "output format: svg, folded, pprof or json")
+	out := v.fs.String("o", "", "write to this file instead of standard output")
+	v.usage("flamegraph [--start S] [--end E] [filters] [--start2 S2 --end2 E2] [--format svg|folded|pprof|json] [-o OUT] FILE|ID",
+		"Writes the flame graph of the samples in [S, E) seconds from T0 that pass the\nfilters; with --start2/--end2, the differential graph from that base range.")
+	f, err := v.parse(e.args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat("flamegraph", *format, flame.Formats...); err != nil {
+		return err
+	}
+	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
+	if err != nil {
+		return fmt.Errorf("flamegraph: %w", err)
+	}
+	q := v.values()
+	r, err := parseRange(c, q, "start", "end")
+	if err != nil {
+		return fmt.Errorf("flamegraph: --%w", err)
+	}
+	var g *flame.Graph
+	if q.Get("start2") != "" || q.Get("end2") != "" {
+		base, err := parseRange(c, q, "start2", "end2")
+		if err != nil {
+			return fmt.Errorf("flamegraph: --%w", err)
+		}
+		g, err = flame.Diff(c, f, base, r)
+		if err != nil {
+			return fmt.Errorf("flamegraph: %w", err)
+		}
+	} else if g, err = flame.Build(c, f, r); err != nil {
+		return fmt.Errorf("flamegraph: %w", err)
+	}
+
+	var w io.Writer = e.stdout
+	if *out != "" {
+		file, err := os.Create(*out)
+		if err != nil {
+			return fmt.Errorf("flamegraph: %w", err)
+		}
+		defer file.Close()
+		bw := bufio.NewWriter(file)
+		if err := g.Export(bw, *format); err != nil {
+			return fmt.Errorf("flamegraph: %w", err)
+		}
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("flamegraph: %w", err)
+		}
+		if err := file.Close(); err != nil {
+			return fmt.Errorf("flamegraph: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "subsecond: wrote %s (%d samples, %d frames)\n", *out, g.Total, g.Len())
+		return nil
+	}
+	if err := g.Export(w, *format); err != nil {
+		return fmt.Errorf("flamegraph: %w", err)
+	}
+	return nil
+}

@@ -2,8 +2,89 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/heatmap"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runHotspots(ctx context.Context, e env) error { return errors.New("hotspots: not implemented yet") }
+// runHotspots implements `subsecond hotspots [--threshold 0.9] [--min 1s]
+// [--bucket B] [filters] [--format text|json] FILE|ID`: busy episodes per
+// CPU and the hottest heatmap cells.
+func runHotspots(ctx context.Context, e env) error {
+	v := newViewFlags("hotspots", e)
+	v.param("bucket", "cores-map resolution in seconds (default 0.1)")
+	v.param("threshold", "busy fraction that counts as busy, in (0, 1] (default 0.9)")
+	v.param("min", "shortest episode: seconds, or a duration such as 1500ms (default 1s)")
+	cells := v.fs.Int("cells", 10, "how many of the hottest heatmap cells to list")
+	format := v.fs.String("format", "text", "output format: text or json")
+	v.usage("hotspots [--threshold 0.9] [--min 1s] [--bucket B] [filters] [--format text|json] FILE|ID",
+		"Lists, per CPU, the windows where the busy fraction stays at or above the\nthreshold for at least --min, with what ran there; then the hottest heatmap cells.")
+	f, err := v.parse(e.args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat("hotspots", *format, "text", "json"); err != nil {
+		return err
+	}
+	q := v.values()
+	var opt heatmap.HotOptions
+	if opt.Bucket, err = heatmap.ParseBucket(q); err != nil {
+		return fmt.Errorf("hotspots: --%w", err)
+	}
+	if s := q.Get("threshold"); s != "" {
+		if opt.Threshold, err = strconv.ParseFloat(s, 64); err != nil || !(opt.Threshold > 0 && opt.Threshold <= 1) {
+			return fmt.Errorf("hotspots: --threshold %q: want a fraction in (0, 1]: %w", s, subsecond.ErrInvalid)
+		}
+	}
+	if s := q.Get("min"); s != "" {
+		if d, err := time.ParseDuration(s); err == nil {
+			opt.Min = int64(d)
+		} else if opt.Min, err = subsecond.ParseSeconds("min", s); err != nil {
+			return fmt.Errorf("hotspots: --%w", err)
+		}
+		if opt.Min <= 0 {
+			return fmt.Errorf("hotspots: --min %q: want a positive duration: %w", s, subsecond.ErrInvalid)
+		}
+	}
+	if *cells < 1 {
+		return fmt.Errorf("hotspots: --cells %d: want at least 1: %w", *cells, subsecond.ErrInvalid)
+	}
+	opt.Cells = *cells
+	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
+	if err != nil {
+		return fmt.Errorf("hotspots: %w", err)
+	}
+	rep, err := heatmap.Hotspots(c, f, opt)
+	if err != nil {
+		return fmt.Errorf("hotspots: %w", err)
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	t0 := rep.T0
+	sec := func(ns int64) string { return subsecond.FormatSeconds(ns - t0) }
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	if len(rep.Spots) == 0 {
+		fmt.Fprintln(tw, "No CPU stayed busy long enough.")
+	} else {
+		fmt.Fprintln(tw, "#\tCPU\tSTART s\tEND s\tBUSY\tCOMM\tTOP FUNCTION\tTOP STACK")
+	}
+	for i, s := range rep.Spots {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.0f%%\t%s (%.0f%%)\t%s (%.0f%%)\t%s\n", i+1, s.CPU, sec(s.Start), sec(s.End),
+			100*s.Busy, s.Comm, 100*s.CommShare, s.Function, 100*s.FunctionShare, s.Stack)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "Hottest heatmap cells (1 s columns, 50 rows):")
+	fmt.Fprintln(tw, "START s\tEND s\tSAMPLES")
+	for _, cell := range rep.Cells {
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", sec(cell.Start), sec(cell.End), cell.Count)
+	}
+	return tw.Flush()
+}

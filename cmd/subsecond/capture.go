@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/decompress"
+	"github.com/subsecond/subsecond/parser"
+)
+
+// viewFlags are the flags the analysis commands (heatmap, cpus,
+// flamegraph, hotspots) share: the filter parameters, named exactly as
+// the URL parameters (subsecond.FilterParams), and --db.
+type viewFlags struct {
+	fs     *flag.FlagSet
+	params map[string]*paramValue
+	db     *string
+}
+
+// paramValue is one query parameter given as a flag. "idle" may be given
+// bare (--idle), meaning idle=1.
+type paramValue struct {
+	name string
+	val  string
+}
+
+func (p *paramValue) String() string { return p.val }
+func (p *paramValue) Set(s string) error {
+	if p.name == "idle" && s == "true" {
+		s = "1"
+	} else if p.name == "idle" && s == "false" {
+		s = "0"
+	}
+	p.val = s
+	return nil
+}
+func (p *paramValue) IsBoolFlag() bool { return p.name == "idle" }
+
+// newViewFlags returns a flag set for command name with the filter flags
+// and --db registered.
+func newViewFlags(name string, e env) *viewFlags {
+	v := &viewFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), params: map[string]*paramValue{}}
+	v.fs.SetOutput(e.stderr)
+	for _, p := range subsecond.FilterParams() {
+		pv := &paramValue{name: p.Name}
+		v.params[p.Name] = pv
+		v.fs.Var(pv, p.Name, p.Usage)
+	}
+	v.db = dbFlag(v.fs)
+	return v
+}
+
+// param registers another flag that is also a URL parameter (start, end,
+// rows, …).
+func (v *viewFlags) param(name, usage string) {
+	pv := &paramValue{name: name}
+	v.params[name] = pv
+	v.fs.Var(pv, name, usage)
+}
+
+// values returns the flags that were set as URL query values.
+func (v *viewFlags) values() url.Values {
+	q := url.Values{}
+	for k, p := range v.params {
+		if p.val != "" {
+			q.Set(k, p.val)
+		}
+	}
+	return q
+}
+
+// parse parses args, requires exactly one FILE|ID argument and returns
+// the filter.
+func (v *viewFlags) parse(args []string) (subsecond.Filter, error) {
+	if err := v.fs.Parse(args); err != nil {
+		return subsecond.Filter{}, err
+	}
+	if v.fs.NArg() != 1 {
+		v.fs.Usage()
+		return subsecond.Filter{}, fmt.Errorf("%s: want one capture FILE or stored profile ID, got %d arguments", v.fs.Name(), v.fs.NArg())
+	}
+	f, err := subsecond.ParseFilter(v.values())
+	if err != nil {
+		return f, fmt.Errorf("%s: --%w", v.fs.Name(), err)
+	}
+	return f, nil
+}
+
+// usage sets the flag set's usage text.
+func (v *viewFlags) usage(synopsis, text string) {
+	v.fs.Usage = func() {
+		fmt.Fprintf(v.fs.Output(), "Usage: subsecond %s\n\n%s\n\nFILE is a perf script capture on disk (plain, gzip or zstd; - for standard\ninput), analysed without storing it; ID is a stored profile (see 'subsecond list').\n\nFlags:\n", synopsis, text)
+		v.fs.PrintDefaults()
+	}
+}
+
+// loadCapture returns the capture arg names: a file on disk (or - for
+// stdin) is parsed into memory; anything else is looked up as the ID of a
+// stored profile in the database.
+func loadCapture(ctx context.Context, e env, arg, db string) (*subsecond.Capture, error) {
+	if arg == "-" {
+		return readCapture(ctx, e, e.stdin, "stdin")
+	}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return readCapture(ctx, e, f, arg)
+	}
+	if strings.ContainsAny(arg, `/\.`) {
+		return nil, fmt.Errorf("%s: no such file (and not a profile ID)", arg)
+	}
+	s, err := openStore(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	c, err := s.Capture(ctx, arg)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", arg, err)
+	}
+	return c, nil
+}
+
+// readCapture parses perf script text (plain, gzip or zstd) from r into a
+// Capture, reporting skipped records on e.stderr.
+func readCapture(ctx context.Context, e env, r io.Reader, name string) (*subsecond.Capture, error) {
+	dr, err := decompress.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	defer dr.Close()
+	sc := parser.NewScanner(dr, parser.Options{})
+	b := subsecond.NewBuilder()
+	for n := 0; sc.Scan(); n++ {
+		if n&0xffff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		b.Add(sc.Sample())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	nw, ws := sc.Warnings()
+	if nw > 0 {
+		fmt.Fprintf(e.stderr, "subsecond: %s: skipped %d malformed records\n", name, nw)
+		for _, w := range ws {
+			fmt.Fprintf(e.stderr, "  line %d: %s\n", w.Line, w.Message)
+		}
+	}
+	c := b.Capture(subsecond.Profile{Name: filepath.Base(name), FileName: name, Meta: sc.Metadata(), Warnings: nw, WarningList: ws})
+	if c.Profile.Samples == 0 {
+		return nil, fmt.Errorf("%s: no samples: %w", name, subsecond.ErrEmptyRange)
+	}
+	return c, nil
+}
+
+// parseRange reads --start and --end (seconds from T0) into an absolute
+// range; missing bounds are the capture's.
+func parseRange(c *subsecond.Capture, q url.Values, startName, endName string) (subsecond.Range, error) {
+	t0 := c.Profile.T0()
+	r := subsecond.Range{Start: t0, End: c.Profile.End + 1}
+	if s := q.Get(startName); s != "" {
+		off, err := subsecond.ParseSeconds(startName, s)
+		if err != nil {
+			return r, err
+		}
+		r.Start = t0 + off
+	}
+	if s := q.Get(endName); s != "" {
+		off, err := subsecond.ParseSeconds(endName, s)
+		if err != nil {
+			return r, err
+		}
+		r.End = t0 + off
+	}
+	return r, nil
+}
+
+// shades are the text renderings' five levels, empty to full.
+const shades = " ░▒▓█"
+
+// shade returns the character for v of max: blank for 0, else one of the
+// four filled levels.
+func shade(v, top float64) rune {
+	levels := []rune(shades)
+	if v <= 0 || top <= 0 {
+		return levels[0]
+	}
+	i := int(v/top*4 + 0.999999)
+	return levels[min(max(i, 1), 4)]
+}
