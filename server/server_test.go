@@ -247,6 +247,9 @@ func TestUploadMultipart(t *testing.T) {
 		t.Errorf("form post = %d Location %q; want 303 to /p/ID (%s)", res.StatusCode, res.Header.Get("Location"), b)
 	}
 
+	res, b = e.do("POST", "/api/profiles?name="+strings.Repeat("n", 300), strings.NewReader(perfText(1, 50, 1)))
+	wantError(t, res, b, http.StatusBadRequest, "name")
+
 	body, ct = multipartBody(t, "name", "no file here")
 	res, b = e.do("POST", "/api/profiles", body, "Content-Type", ct)
 	wantError(t, res, b, http.StatusBadRequest, "file")

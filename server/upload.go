@@ -16,6 +16,9 @@ import (
 // file part.
 const maxField = 4 << 10
 
+// maxName bounds a profile's name.
+const maxName = 256
+
 // createProfile handles POST /api/profiles?name=: a capture as a raw body or
 // as the multipart field "file" (optionally preceded by fields "name" and
 // "token"), plain, gzip or zstd (detected from the content). The upload
@@ -87,6 +90,10 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.authorize(r, formToken); err != nil {
 		s.error(w, r, err)
+		return
+	}
+	if len(up.Name) > maxName {
+		s.error(w, r, fmt.Errorf("name: longer than %d bytes: %w", maxName, subsecond.ErrInvalid))
 		return
 	}
 	if up.Name == "" {
