@@ -10,6 +10,8 @@ test: check gotest fuzz browser
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) tool templ generate
+	git diff --exit-code -- 'web/*_templ.go'
 
 gotest:
 	$(GO) test -count=1 ./...
