@@ -311,6 +311,7 @@ type Match struct {
 	event     uint16
 	noEvent   bool // the capture has no such event: nothing passes
 	cpu       []bool
+	cpuSet    map[int32]bool
 	pid, tid  map[int32]bool
 	comm      string
 	commRe    *regexp.Regexp
@@ -361,11 +362,13 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 			return nil, fmt.Errorf("event: the capture has no event %q (it has %s): %w", f.Event, strings.Join(names, ", "), ErrInvalid)
 		}
 	}
-	if len(f.CPUs) > 0 {
+	if len(f.CPUs) > 0 && f.CPUs[len(f.CPUs)-1] < 1<<16 {
 		m.cpu = make([]bool, f.CPUs[len(f.CPUs)-1]+1)
 		for _, id := range f.CPUs {
 			m.cpu[id] = true
 		}
+	} else {
+		m.cpuSet = idSet(f.CPUs) // ids too large for a slice
 	}
 	m.pid = idSet(f.PIDs)
 	m.tid = idSet(f.TIDs)
@@ -493,6 +496,9 @@ func (m *Match) Test(i int) (pass, idle bool) {
 		if cpu < 0 || int(cpu) >= len(m.cpu) || !m.cpu[cpu] {
 			return false, false
 		}
+	}
+	if m.cpuSet != nil && !m.cpuSet[s.CPU[i]] {
+		return false, false
 	}
 	if m.pid != nil && !m.pid[s.PID[i]] {
 		return false, false

@@ -225,3 +225,21 @@ func TestOnlyFrames(t *testing.T) {
 		}
 	}
 }
+
+func TestHugeIDs(t *testing.T) {
+	b := subsecond.NewBuilder()
+	b.Add(&subsecond.Sample{Comm: "a", CPU: 2_000_000_000, PID: 1, Event: "e", Time: 1, Frames: []subsecond.Frame{ufframe("f")}})
+	b.Add(&subsecond.Sample{Comm: "a", CPU: 3, PID: 1, Event: "e", Time: 2, Frames: []subsecond.Frame{ufframe("f")}})
+	c := b.Capture(subsecond.Profile{})
+	f, err := subsecond.ParseFilter(url.Values{"cpu": {"2000000000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Compile(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Keep(0) || m.Keep(1) {
+		t.Errorf("cpu=2000000000: Keep = %v, %v; want true, false", m.Keep(0), m.Keep(1))
+	}
+}

@@ -115,7 +115,11 @@ func Span(c *subsecond.Capture) (t0, last int64, err error) {
 	if lo == len(ts) {
 		return 0, 0, fmt.Errorf("profile %q: %w", c.Profile.ID, subsecond.ErrEmptyRange)
 	}
-	return subsecond.FloorSecond(ts[lo]), ts[len(ts)-1], nil
+	t0, last = subsecond.FloorSecond(ts[lo]), ts[len(ts)-1]
+	if last-t0 < 0 {
+		return 0, 0, fmt.Errorf("profile %q: samples from %d ns to %d ns span too long a time: %w", c.Profile.ID, ts[lo], last, subsecond.ErrInvalid)
+	}
+	return t0, last, nil
 }
 
 // Offset returns the offset heatmap of the samples of c that pass f.

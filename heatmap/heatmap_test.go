@@ -207,6 +207,9 @@ func TestOptionErrors(t *testing.T) {
 	if _, err := heatmap.Offset(capture(0, 1e18), subsecond.Filter{}, heatmap.Options{}); !errors.Is(err, subsecond.ErrInvalid) {
 		t.Errorf("Offset over 1e9 s: error = %v; want ErrInvalid (too many cells)", err)
 	}
+	if _, err := heatmap.PerCore(capture(-9e18, 9e18), subsecond.Filter{}, 0); !errors.Is(err, subsecond.ErrInvalid) {
+		t.Errorf("PerCore over an overflowing span: error = %v; want ErrInvalid", err)
+	}
 	if _, err := heatmap.Offset(c, subsecond.Filter{Event: "nope"}, heatmap.Options{}); !errors.Is(err, subsecond.ErrInvalid) {
 		t.Errorf("Offset(event=nope) error = %v; want ErrInvalid", err)
 	}
