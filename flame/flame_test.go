@@ -263,6 +263,24 @@ func TestDiff(t *testing.T) {
 	if share, wasShare := float64(now)/float64(g.Total), float64(was)/float64(g.BaseTotal); share <= 2*wasShare {
 		t.Errorf("mem_cgroup_nr_lru_pages share %v, base %v; want growth", share, wasShare)
 	}
+	for i := 0; i < g.Len(); i++ {
+		want := float64(g.TotalN[i])/float64(g.Total) - float64(g.BaseN[i])/float64(g.BaseTotal)
+		if d := g.Delta(i); d != want {
+			t.Fatalf("Delta(%d) = %v; want %v", i, d, want)
+		}
+	}
+	if d := g.Delta(0); d != 0 {
+		t.Errorf("Delta(root) = %v; want 0", d)
+	}
+	// A base range whose samples the filter drops: base_total 0 is still written.
+	var buf bytes.Buffer
+	g, err := flame.Diff(c, subsecond.Filter{Comm: "nobody"}, subsecond.Range{Start: t0, End: t0 + 1e9}, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.WriteJSON(&buf); err != nil || !strings.Contains(buf.String(), `"base_total":0`) {
+		t.Errorf("differential JSON with an empty base lacks base_total 0: %v", err)
+	}
 	if _, err := flame.Diff(c, subsecond.Filter{}, subsecond.Range{Start: t0 + 100e9, End: t0 + 101e9}, target); !errors.Is(err, subsecond.ErrEmptyRange) {
 		t.Errorf("Diff(base past the end) error = %v; want ErrEmptyRange", err)
 	}

@@ -133,12 +133,27 @@ func (g *Graph) baseShare(i int) float64 {
 	return float64(g.BaseN[i]) / float64(g.BaseTotal)
 }
 
+// Delta returns how node i's share of its graph changed from the base to
+// the target range in a differential graph: TotalN[i]/Total −
+// BaseN[i]/BaseTotal, each share 0 when its total is. Positive means grew.
+// It is 0 for a graph that is not differential.
+func (g *Graph) Delta(i int) float64 {
+	if g.BaseN == nil {
+		return 0
+	}
+	share := 0.0
+	if g.Total > 0 {
+		share = float64(g.TotalN[i]) / float64(g.Total)
+	}
+	return share - g.baseShare(i)
+}
+
 // color returns flamegraph.pl's "hot" palette by name, orange-tinted for
 // kernel frames, green for JIT, grey for commands; in a differential graph
 // red for growth and blue for shrinkage, saturated by the change in share.
 func (g *Graph) color(i int) string {
 	if g.BaseN != nil {
-		d := float64(g.TotalN[i])/float64(g.Total) - g.baseShare(i)
+		d := g.Delta(i)
 		v := int(255 - 205*min(1, 10*abs(d)))
 		switch {
 		case d > 0:
