@@ -105,3 +105,30 @@ export function count(records, start, end, keep = (r) => r.kind !== 'idle') {
   for (const r of records) if (r.us >= a && r.us < b && keep(r)) n++;
   return n;
 }
+
+// writeWideCapture writes a capture whose flame graph is wide and deep:
+// every sample has a random stack 8–31 frames deep over `names` function
+// names, so most paths are distinct and the tree has tens of thousands of
+// nodes. One CPU sampled at 1 kHz from T_BASE.
+export async function writeWideCapture(path, { samples = 6000, names = 400, seed = 7 } = {}) {
+  const out = createWriteStream(path);
+  const rand = rng(seed);
+  const write = async (s) => {
+    if (!out.write(s)) await once(out, 'drain');
+  };
+  for (let i = 0; i < samples; i++) {
+    const depth = 8 + Math.floor(rand() * 24);
+    const frames = [];
+    for (let d = 0; d < depth; d++) {
+      // Shallow frames come from few names so that the tree branches gradually.
+      const pool = Math.min(names, 2 + d * d * 2);
+      const f = Math.floor(rand() * pool);
+      frames.push(U((0x55d000100000 + f * 0x40).toString(16), `fn_${d < 4 ? 'top' : 'deep'}_${f}`));
+    }
+    frames.reverse();
+    const t = (T_BASE + i / 1000).toFixed(6);
+    await write(`wide            4242/4242 [000] ${t}: 1000000 cpu-clock:pppH: \n${frames.join('\n')}\n\n`);
+  }
+  out.end();
+  await once(out, 'finish');
+}

@@ -5,11 +5,13 @@
 
 import { setupCopyLink } from "./copylink";
 import { flamePage } from "./flamepage";
+import { watchHistory } from "./nav";
 import { profilePage } from "./profile";
 import { viewData } from "./state";
 import { setupUpload } from "./upload";
 
-function main(): void {
+// boot fills the current page; it runs again after an in-place navigation.
+function boot(): void {
   const vd = viewData();
   const page = document.body.dataset.page || vd.page;
   setupCopyLink();
@@ -18,7 +20,7 @@ function main(): void {
       setupUpload();
       break;
     case "profile":
-      profilePage(vd);
+      profilePage(vd, boot);
       break;
     case "flame":
       void flamePage(vd, false);
@@ -27,6 +29,11 @@ function main(): void {
       void flamePage(vd, true);
       break;
   }
+}
+
+function main(): void {
+  watchHistory();
+  boot();
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", main);

@@ -105,7 +105,9 @@ export class FlameGraph {
   private height = 0;
   private pending = false;
   private charW = 7;
+  private cssWidth = 0; // the container's width, kept by a ResizeObserver
   drawn = 0; // nodes drawn in the last frame, for tests and tuning
+  drawMs = 0; // how long the last frame took to draw
   onDrawn: (() => void) | null = null;
 
   constructor(
@@ -124,8 +126,12 @@ export class FlameGraph {
       const i = this.hit(ev);
       if (i >= 0) this.opt.onZoom(i);
     });
-    new ResizeObserver(() => {
-      if (this.el.clientWidth !== this.width) this.invalidate();
+    new ResizeObserver((entries) => {
+      const w = Math.floor(entries[entries.length - 1].contentRect.width);
+      if (w !== this.cssWidth) {
+        this.cssWidth = w;
+        this.invalidate();
+      }
     }).observe(this.el);
   }
 
@@ -189,9 +195,13 @@ export class FlameGraph {
   }
 
   draw(): void {
+    const started = performance.now();
     const t = this.tree;
     const d = t.d;
-    const W = Math.max(200, this.el.clientWidth);
+    // Reading the width from layout here would force a synchronous layout of
+    // the whole page; the ResizeObserver keeps it instead.
+    if (!this.cssWidth) this.cssWidth = this.el.clientWidth;
+    const W = Math.max(200, this.cssWidth);
     const H = (t.maxDepth + 1) * ROW_H + 2;
     let ctx: CanvasRenderingContext2D;
     if (W !== this.width || H !== this.height) {
@@ -228,6 +238,7 @@ export class FlameGraph {
       i++;
     }
     this.drawn = drawn;
+    this.drawMs = performance.now() - started;
     if (this.onDrawn) this.onDrawn();
   }
 

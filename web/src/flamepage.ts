@@ -1,13 +1,15 @@
 // The flame graph and differential pages: fetch the tree for the range and
 // filters in the URL, draw it, and keep zoom, search and view mode in the URL.
 
-import { errorMessage, getJSON } from "./api";
+import { errorMessage } from "./api";
+import { fetchJSON } from "./nav";
 import { diffColor, KIND_STYLE, frameColor } from "./colors";
 import { $, clear, fmtInt, fmtPct, h } from "./dom";
 import { type CallerNode, callers, FlameGraph, type FunctionRow, topFunctions, Tree } from "./flame";
 import {
   currentParams,
   FILTER_PARAMS,
+  flameAPI,
   fmtOffset,
   now,
   parseOffset,
@@ -26,14 +28,12 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
   const selectMark = takeHandOff("select");
   const t0 = performance.now();
   const p = currentParams();
-  const q = pick(p, ["start", "end", "start2", "end2", ...FILTER_PARAMS]);
-  q.set("format", "json");
   clear(box);
   const status = h("p", { class: "flame-status", text: "Loading flame graph…" });
   box.append(status);
   let data: FlameJSON;
   try {
-    data = await getJSON<FlameJSON>(`${api}/${diff ? "diff" : "flamegraph"}?${q}`);
+    data = await fetchJSON<FlameJSON>(flameAPI(api, p, diff));
   } catch (e) {
     status.textContent = errorMessage(e);
     status.classList.add("error");
@@ -137,6 +137,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
   reset.addEventListener("click", () => zoomTo(0, true));
 
   const applyURL = () => {
+    if (!box.isConnected) return;
     const cur = currentParams();
     setView(cur.get("view") === "icicle", false);
     const z = tree.find(cur.get("zoom") ?? "");
@@ -147,7 +148,12 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     }
   };
   window.addEventListener("popstate", applyURL);
-  (window as unknown as { __flame: unknown }).__flame = { locate: (name: string) => graph.locate(name), nodes: tree.n };
+  // A handle for tests and tools: where a frame is drawn, and drawing costs.
+  (window as unknown as { __flame: unknown }).__flame = {
+    locate: (name: string) => graph.locate(name),
+    nodes: tree.n,
+    stats: () => ({ drawn: graph.drawn, drawMs: graph.drawMs }),
+  };
   applyURL();
 
   // First frame drawn: record timings for the browser tests.
@@ -156,17 +162,19 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     recordTiming("flame-fetch", fetched - t0);
     recordTiming("flame-render", performance.now() - t0);
     if (selectMark !== null) recordTiming("select-to-flame", now() - selectMark);
-    document.body.dataset.rendered = "1";
     box.dataset.nodes = String(tree.n);
+    // The table comes after the graph's first frame, which it would delay.
+    const top = $("#top");
+    if (top && !diff) {
+      topTable(top, tree, (name) => {
+        if (!search) return;
+        search.value = "^" + name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
+        runSearch(search.value);
+        updateURL({ search: search.value }, false);
+      });
+    }
+    document.body.dataset.rendered = "1";
   };
-
-  const top = $("#top");
-  if (top && !diff) topTable(top, tree, (name) => {
-    if (!search) return;
-    search.value = "^" + name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
-    runSearch(search.value);
-    updateURL({ search: search.value }, false);
-  });
   if (prof && !diff) compareForm(toolbar, prof, p);
 }
 

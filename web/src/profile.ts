@@ -6,10 +6,12 @@ import type { Scale } from "./colors";
 import { CoresView } from "./cores";
 import { $, clear, fmtPct, h } from "./dom";
 import { HeatmapView } from "./heatmap";
+import { navigate, prefetchJSON } from "./nav";
 import {
   cpuList,
   currentParams,
   FILTER_PARAMS,
+  flameAPI,
   fmtOffset,
   handOff,
   now,
@@ -19,7 +21,7 @@ import {
 } from "./state";
 import type { CoresJSON, HeatmapJSON, Hotspot, ViewData } from "./types";
 
-export function profilePage(vd: ViewData): void {
+export function profilePage(vd: ViewData, boot: () => void): void {
   const prof = vd.profile;
   const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
   if (!prof || !api) return;
@@ -27,11 +29,14 @@ export function profilePage(vd: ViewData): void {
   const flameBase = `/p/${encodeURIComponent(prof.id)}/flame`;
   const uploadMark = takeHandOff("upload");
 
+  // open shows the flame graph of a selection, fetching its JSON while the
+  // page itself loads.
   const open = (extra: Record<string, string>) => {
     const q = pick(currentParams(), FILTER_PARAMS);
     for (const [k, v] of Object.entries(extra)) q.set(k, v);
     handOff("select");
-    location.assign(flameBase + "?" + q.toString());
+    prefetchJSON(flameAPI(api, q, false));
+    void navigate(flameBase + "?" + q.toString(), boot);
   };
 
   const scaleOf = (p: URLSearchParams): Scale => (p.get("scale") === "log" ? "log" : "linear");
@@ -110,8 +115,9 @@ export function profilePage(vd: ViewData): void {
       for (const [k, v] of cur.entries()) if (!form.elements.namedItem(k) && !p.has(k)) p.set(k, v);
       const qs = p.toString();
       const url = location.pathname + (qs ? "?" + qs : "");
-      if (push) history.pushState(null, "", url);
-      else history.replaceState(null, "", url);
+      const state = { page: "profile" };
+      if (push) history.pushState(state, "", url);
+      else history.replaceState(state, "", url);
       void load();
     };
     form.addEventListener("submit", (ev) => {
@@ -125,6 +131,7 @@ export function profilePage(vd: ViewData): void {
       }
     });
     window.addEventListener("popstate", () => {
+      if (!form.isConnected) return;
       syncForm(form, currentParams());
       void load();
     });
@@ -132,6 +139,7 @@ export function profilePage(vd: ViewData): void {
 
   let resizeTimer = 0;
   window.addEventListener("resize", () => {
+    if (heatEl && !heatEl.isConnected) return;
     clearTimeout(resizeTimer);
     resizeTimer = window.setTimeout(() => {
       heat?.render();

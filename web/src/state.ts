@@ -46,10 +46,19 @@ export function updateURL(changes: Record<string, string | null>, push: boolean)
   const qs = p.toString();
   const url = location.pathname + (qs ? "?" + qs : "") + location.hash;
   if (url !== location.pathname + location.search + location.hash) {
-    if (push) history.pushState(null, "", url);
-    else history.replaceState(null, "", url);
+    const state = { page: document.body.dataset.page };
+    if (push) history.pushState(state, "", url);
+    else history.replaceState(state, "", url);
   }
   return p;
+}
+
+// flameAPI returns the JSON API URL of the flame graph (or, for diff, the
+// differential graph) that a flame page with query p shows.
+export function flameAPI(api: string, p: URLSearchParams, diff: boolean): string {
+  const q = pick(p, ["start", "end", "start2", "end2", ...FILTER_PARAMS]);
+  q.set("format", "json");
+  return `${api}/${diff ? "diff" : "flamegraph"}?${q}`;
 }
 
 // fmtOffset formats an integer nanosecond offset as decimal seconds without

@@ -1,0 +1,99 @@
+// Speed in the browser, measured and printed (targets from issue 5: upload
+// to rendered heatmap under 2 s, drag release to rendered flame graph under
+// 300 ms for a 10 s range of a 96-CPU capture), and a flame graph of 50k+
+// nodes that draws, zooms and searches.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { writeCapture, writeWideCapture, count } from './capture.mjs';
+import { startServer, launch, watch, tempDir, upload, cellCentre, shot } from './helpers.mjs';
+
+let server, browser, dir;
+
+before(async () => {
+  dir = tempDir();
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('96 CPUs: upload to heatmap, and drag release to flame graph for 10 s', async () => {
+  const path = join(dir, 'cpus96.perf.txt');
+  const { records } = await writeCapture(path, { cpus: 96, seconds: 20, hz: 49, seed: 96 });
+  const size = (await stat(path)).size;
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(server.url + '/');
+  const landed = page.waitForURL(/\/p\/[^/?]+$/, { timeout: 120_000 });
+  await page.setInputFiles('#upload-file', path);
+  await landed;
+  await page.waitForSelector('body[data-rendered="1"]', { timeout: 60_000 });
+  const t1 = await page.evaluate(() => window.__timings);
+  assert.ok(t1['upload-to-heatmap'] > 0, JSON.stringify(t1));
+  const cores = await page.$eval('#cores .grid-overlay', (c) => Number(c.dataset.rows));
+  assert.equal(cores, 96);
+  console.log(`# upload-to-rendered-heatmap (96 CPUs × 20 s at 49 Hz, ${(size / 1e6).toFixed(1)} MB): ${t1['upload-to-heatmap']} ms (target < 2000 ms)`);
+
+  // Columns 5..14, all rows: [5, 15) s.
+  const a = await cellCentre(page, '#heatmap .grid-overlay', 5, 0);
+  const b = await cellCentre(page, '#heatmap .grid-overlay', 14, 49);
+  const want = count(records, 5, 15);
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2);
+  await page.mouse.move(b.x, b.y);
+  await page.waitForFunction((n) => document.querySelector('[data-testid=selection]').textContent.endsWith(`${n} samples`), want.toLocaleString('en-US'));
+  const nav = page.waitForURL(/\/flame\?/);
+  await page.mouse.up();
+  await nav;
+  await page.waitForSelector('body[data-rendered="1"]');
+  const url = new URL(page.url());
+  assert.deepEqual([url.searchParams.get('start'), url.searchParams.get('end')], ['5', '15']);
+  const summary = await page.textContent('[data-testid=flame-summary]');
+  assert.ok(summary.startsWith(`${want.toLocaleString('en-US')} samples`), summary);
+  const t2 = await page.evaluate(() => window.__timings);
+  console.log(`# drag-release-to-rendered-flame-graph (96 CPUs, 10 s, ${want} samples): ${t2['select-to-flame']} ms (target < 300 ms; fetch ${t2['flame-fetch']} ms)`);
+  assert.ok(t2['select-to-flame'] > 0);
+  assert.deepEqual(w.errors, []);
+  await page.goto(server.url + url.pathname.replace(/\/flame$/, ''));
+  await page.waitForSelector('body[data-rendered="1"]');
+  await shot(page, 'profile-96cpus', { fullPage: true });
+  await page.close();
+});
+
+test('a flame graph of 50k+ nodes draws, zooms and searches', async () => {
+  const path = join(dir, 'wide.perf.txt');
+  await writeWideCapture(path, { samples: 6000 });
+  const res = await upload(server.url, path, 'wide');
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/p/${res.profile.id}/flame`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const nodes = await page.evaluate(() => window.__flame.nodes);
+  assert.ok(nodes >= 50_000, `nodes: ${nodes}`);
+  const first = await page.evaluate(() => ({ ...window.__timings, ...window.__flame.stats() }));
+  // Only nodes at least half a pixel wide are drawn.
+  assert.ok(first.drawn > 100 && first.drawn < nodes, JSON.stringify(first));
+
+  // Zoom into the widest top-level function and back; search everything.
+  const box = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  const rect = await page.evaluate(() => window.__flame.locate('fn_top_0'));
+  await page.mouse.click(box.x + rect.x + rect.w / 2, box.y + rect.y + rect.h / 2);
+  await page.waitForFunction(() => new URLSearchParams(location.search).has('zoom'));
+  await page.waitForFunction(() => window.__flame.stats().drawn > 0);
+  const zoomed = await page.evaluate(() => window.__flame.stats());
+  await page.fill('#search', 'fn_deep_1\\d$');
+  await page.waitForFunction(() => document.getElementById('search-match').textContent.startsWith('Matched'));
+  await page.waitForTimeout(100);
+  const searched = await page.evaluate(() => window.__flame.stats());
+  console.log(`# flame graph of ${nodes} nodes: fetch ${first['flame-fetch']} ms, first render ${first['flame-render']} ms; frame draws: full ${first.drawMs.toFixed(1)} ms (${first.drawn} drawn), zoomed ${zoomed.drawMs.toFixed(1)} ms, search ${searched.drawMs.toFixed(1)} ms`);
+  await shot(page, 'flame-wide', { fullPage: false });
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
