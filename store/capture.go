@@ -40,6 +40,10 @@ func (s *Store) loadCapture(ctx context.Context, id string) (*subsecond.Capture,
 	if err != nil {
 		return nil, err
 	}
+	periods, err := eventPeriods(ctx, tx, pk)
+	if err != nil {
+		return nil, fmt.Errorf("load capture %s: %w", id, err)
+	}
 	c := &subsecond.Capture{Profile: *p}
 	// The tables are read through the driver connection directly: with
 	// hundreds of thousands of rows, database/sql's per-column conversion
@@ -49,7 +53,7 @@ func (s *Store) loadCapture(ctx context.Context, id string) (*subsecond.Capture,
 		if !ok {
 			return fmt.Errorf("unexpected driver connection %T", dc)
 		}
-		return readTables(ctx, sc, pk, base, c)
+		return readTables(ctx, sc, pk, base, periods, c)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load capture %s: %w", id, err)
@@ -58,7 +62,7 @@ func (s *Store) loadCapture(ctx context.Context, id string) (*subsecond.Capture,
 }
 
 // readTables fills c's strings, frames, stack nodes and samples.
-func readTables(ctx context.Context, conn *sqlite3.SQLiteConn, pk, base int64, c *subsecond.Capture) error {
+func readTables(ctx context.Context, conn *sqlite3.SQLiteConn, pk, base int64, periods []uint64, c *subsecond.Capture) error {
 	arg := []driver.NamedValue{{Ordinal: 1, Value: pk}}
 	c.Strings = []string{""}
 	err := eachRow(ctx, conn, `SELECT idx, s FROM strings WHERE profile = ? ORDER BY idx`, arg, 2, func(v []driver.Value) error {
@@ -108,14 +112,33 @@ func readTables(ctx context.Context, conn *sqlite3.SQLiteConn, pk, base int64, c
 		if comm < 0 || comm >= int64(nstr) || stack < 0 || stack >= nodes {
 			return errors.New("sample refers to a missing string or stack")
 		}
-		appendSample(cols, base, v, uint32(comm), int32(stack))
+		appendSample(cols, base, periods, v, uint32(comm), int32(stack))
 		return nil
 	})
 }
 
+// eventPeriods returns each event's usual period, which a samples row's
+// weight of 0 stands for.
+func eventPeriods(ctx context.Context, tx *sql.Tx, pk int64) ([]uint64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT period FROM events WHERE profile = ? ORDER BY idx`, pk)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var periods []uint64
+	for rows.Next() {
+		var p int64
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		periods = append(periods, uint64(p))
+	}
+	return periods, rows.Err()
+}
+
 // appendSample appends one samples row (t, cpu, pid, tid, comm, event,
-// weight, stack) to cols.
-func appendSample(cols *subsecond.Columns, base int64, v []driver.Value, comm uint32, stack int32) {
+// weight, stack) to cols, restoring absolute times and implied weights.
+func appendSample(cols *subsecond.Columns, base int64, periods []uint64, v []driver.Value, comm uint32, stack int32) {
 	t := v[0].(int64)
 	if t != subsecond.NoTime {
 		t += base
@@ -126,7 +149,14 @@ func appendSample(cols *subsecond.Columns, base int64, v []driver.Value, comm ui
 	cols.TID = append(cols.TID, int32(v[3].(int64)))
 	cols.Comm = append(cols.Comm, comm)
 	cols.Event = append(cols.Event, uint16(v[5].(int64)))
-	cols.Weight = append(cols.Weight, uint64(v[6].(int64)))
+	w := uint64(v[6].(int64))
+	if ev := int(v[5].(int64)); w == 0 && ev >= 0 && ev < len(periods) {
+		w = periods[ev]
+	}
+	if w == 0 {
+		w = 1
+	}
+	cols.Weight = append(cols.Weight, w)
 	cols.Stack = append(cols.Stack, stack)
 }
 
@@ -197,6 +227,10 @@ func (s *Store) Window(ctx context.Context, id string, r subsecond.Range, cpus [
 	if r.Empty() {
 		return cols, nil
 	}
+	periods, err := eventPeriods(ctx, tx, pk)
+	if err != nil {
+		return cols, fmt.Errorf("window of %s: %w", id, err)
+	}
 	q, args := windowQuery(pk, base, r, cpus)
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -212,7 +246,7 @@ func (s *Store) Window(ctx context.Context, id string, r subsecond.Range, cpus [
 		for i := range x {
 			v[i] = x[i]
 		}
-		appendSample(&cols, base, v, uint32(x[4]), int32(x[7]))
+		appendSample(&cols, base, periods, v, uint32(x[4]), int32(x[7]))
 	}
 	if err := rows.Err(); err != nil {
 		return cols, fmt.Errorf("window of %s: %w", id, err)

@@ -43,7 +43,7 @@ const sampleCols = 9
 // batch is a slice of parsed samples plus the strings, frames and stack
 // nodes first seen in them.
 type batch struct {
-	rows     []int64 // sampleCols per sample: t, seq, cpu, pid, tid, comm, event, weight, stack
+	rows     []int64 // sampleCols per sample: t, seq, cpu, pid, tid, comm, event, weight, stack (as stored)
 	strBase  int
 	strs     []string
 	frameBas int
@@ -63,6 +63,7 @@ type parseResult struct {
 	first    []subsecond.Warning
 	bytes    int64
 	sum      []byte
+	periods  []uint64 // per event: the period of its first sample
 }
 
 // Import reads a perf script capture from r (plain, gzip or zstd), stores
@@ -185,7 +186,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
 
-	if err := w.finish(ctx, p, pr.base); err != nil {
+	if err := w.finish(ctx, p, pr.base, pr.periods); err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
 	w.close()
@@ -225,7 +226,7 @@ func parseInput(r io.Reader, cr *countingReader, strict bool, full, free chan *b
 			return false
 		}
 	}
-	var seq int64
+	var seqs seqCounter
 	for sc.Scan() {
 		if b == nil {
 			select {
@@ -249,9 +250,14 @@ func parseInput(r io.Reader, cr *countingReader, strict bool, full, free chan *b
 		if wt == 0 {
 			wt = 1
 		}
-		b.rows = append(b.rows, t, seq, int64(smp.CPU), int64(smp.PID), int64(smp.TID),
+		if int(ev) == len(res.periods) {
+			res.periods = append(res.periods, wt)
+		}
+		if wt == res.periods[ev] {
+			wt = 0 // stored as "the event's period", in no bytes
+		}
+		b.rows = append(b.rows, t, seqs.next(t), int64(smp.CPU), int64(smp.PID), int64(smp.TID),
 			int64(in.String(smp.Comm)), int64(ev), int64(wt), int64(stacks.stack(smp.Frames, sc.FrameIDs())))
-		seq++
 		if len(b.rows) == cap(b.rows) && !send() {
 			res.err = errors.New("stopped")
 			return res
@@ -282,6 +288,56 @@ func parseInput(r io.Reader, cr *countingReader, strict bool, full, free chan *b
 	res.bytes = tr.n
 	res.sum = h.Sum(nil)
 	return res
+}
+
+// seqCounter numbers samples for the samples table's key (profile, t,
+// seq): seq must keep samples with equal times distinct and in input order,
+// and should be small, since it is stored in every row. Within a sliding
+// window of recent times it counts samples per time, so nearly every seq is
+// 0 and costs no bytes; a sample whose time has fallen out of the window
+// (input far out of order, or without a time) gets farSeq plus its ordinal,
+// larger than any count and than every earlier fallback. The window keeps
+// memory bounded by the sampling rate, not the input size.
+type seqCounter struct {
+	recent  map[int64]int64
+	latest  int64
+	started bool
+	n       int64
+}
+
+const (
+	seqWindow = int64(time.Second)
+	farSeq    = int64(1) << 40
+	sweepMask = 1<<14 - 1
+)
+
+func (c *seqCounter) next(t int64) int64 {
+	c.n++
+	if t == subsecond.NoTime {
+		return farSeq + c.n
+	}
+	if !c.started {
+		c.started, c.latest, c.recent = true, t, map[int64]int64{}
+	}
+	if t > c.latest {
+		c.latest = t
+	}
+	if t < c.latest-seqWindow {
+		return farSeq + c.n
+	}
+	if c.n&sweepMask == 0 {
+		for k := range c.recent {
+			if k < c.latest-seqWindow {
+				delete(c.recent, k)
+			}
+		}
+	}
+	s := c.recent[t]
+	if s >= farSeq>>1 {
+		return farSeq + c.n
+	}
+	c.recent[t] = s + 1
+	return s
 }
 
 // stackCache puts a fast path in front of Interner.Stack. Interning a
@@ -435,7 +491,7 @@ func (w *writer) write(ctx context.Context, b *batch) error {
 }
 
 // finish writes the profile row's final figures, its events and warnings.
-func (w *writer) finish(ctx context.Context, p *subsecond.Profile, base int64) error {
+func (w *writer) finish(ctx context.Context, p *subsecond.Profile, base int64, periods []uint64) error {
 	meta, err := json.Marshal(p.Meta)
 	if err != nil {
 		return err
@@ -449,8 +505,8 @@ func (w *writer) finish(ctx context.Context, p *subsecond.Profile, base int64) e
 		return fmt.Errorf("store profile: %w", err)
 	}
 	for i, e := range p.Events {
-		if _, err := w.tx.ExecContext(ctx, `INSERT INTO events (profile, idx, name, samples) VALUES (?, ?, ?, ?)`,
-			w.pk, i, e.Name, e.Samples); err != nil {
+		if _, err := w.tx.ExecContext(ctx, `INSERT INTO events (profile, idx, name, samples, period) VALUES (?, ?, ?, ?, ?)`,
+			w.pk, i, e.Name, e.Samples, int64(periods[i])); err != nil {
 			return fmt.Errorf("store events: %w", err)
 		}
 	}

@@ -25,7 +25,10 @@
 // in nanoseconds from the profile's first timestamp. Rows are therefore
 // clustered by time: a query over a time window, with or without a CPU
 // filter, reads only that window's rows (see Window), and no secondary index
-// doubles the table. Small integers keep a sample row near 30 bytes.
+// doubles the table. Every column is a small integer, and the two that
+// would repeat the same value in nearly every row cost nothing: seq is 0
+// unless another sample has the same time (see seqCounter), and weight is 0
+// when it equals the event's usual period, kept in the events table.
 //
 // # Atomicity
 //

@@ -351,3 +351,69 @@ func TestSniff(t *testing.T) {
 		}
 	}
 }
+
+// oddCapture has two events with varying periods, equal times on several
+// CPUs and a sample more than a second out of order.
+const oddCapture = `a 1/1 [000] 10.000000: 100 cycles:
+	400100 main+0x20 (/usr/bin/a)
+
+a 1/1 [001] 10.000000: 250 cycles:
+	400100 main+0x20 (/usr/bin/a)
+
+b 2/2 [002] 10.000000: 7 instructions:
+	400200 work+0x4 (/usr/bin/b)
+	400100 main+0x20 (/usr/bin/a)
+
+a 1/1 [000] 12.500000: 100 cycles:
+	400100 main+0x20 (/usr/bin/a)
+
+a 1/1 [003] 10.000000: 100 cycles:
+	400100 main+0x20 (/usr/bin/a)
+
+b 2/2 [002] 9.000000: 9 instructions:
+	400200 work+0x4 (/usr/bin/b)
+
+a 1/1 [001] 10.000000: 1 cycles:
+
+`
+
+func TestImportPeriodsAndEqualTimes(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	p, _, err := s.Import(ctx, strings.NewReader(oddCapture), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Capture(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := buildCapture(t, []byte(oddCapture))
+	compareCapture(t, c, want)
+	if got := c.Samples.Weight; len(got) != 7 || got[0] != 9 || got[1] != 100 || got[2] != 250 {
+		t.Errorf("weights = %v; want 9, 100, 250, …", got)
+	}
+	all, err := s.Window(ctx, p.ID, subsecond.Range{Start: 0, End: 20e9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, "Window.Weight", all.Weight, want.Samples.Weight)
+	diff(t, "Window.Time", all.Time, want.Samples.Time)
+	diff(t, "Window.Stack", all.Stack, want.Samples.Stack)
+}
+
+func TestSeqCounter(t *testing.T) {
+	var c seqCounter
+	type step struct{ t, want int64 }
+	steps := []step{
+		{10e9, 0}, {10e9, 1}, {11e9, 0}, {10e9, 2}, // equal times count up
+		{12e9, 0}, {10e9, farSeq + 6}, // 10 s fell out of the window
+		{subsecond.NoTime, farSeq + 7},
+		{12e9, 1},
+	}
+	for i, s := range steps {
+		if got := c.next(s.t); got != s.want {
+			t.Errorf("step %d: next(%d) = %d; want %d", i, s.t, got, s.want)
+		}
+	}
+}
