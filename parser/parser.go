@@ -47,6 +47,10 @@ type Options struct {
 // malformed.
 const MaxLine = 1 << 20
 
+// bufSize is the read buffer. Longer lines are gathered in a separate
+// buffer, up to MaxLine.
+const bufSize = 64 << 10
+
 // maxHeaderLines bounds how many '#' lines Metadata keeps.
 const maxHeaderLines = 2048
 
@@ -101,14 +105,15 @@ type recentFrame struct {
 	fi   *frameInfo
 }
 
-const recentBits = 15
+const recentBits = 14
 
 // Scanner streams samples out of perf script text.
 type Scanner struct {
 	r    *bufio.Reader
 	opt  Options
-	line int   // lines read
-	n    int64 // bytes read
+	long []byte // a line longer than the read buffer
+	line int    // lines read
+	n    int64  // bytes read
 	eof  bool
 
 	cur, out       *subsecond.Sample
@@ -139,14 +144,13 @@ func NewScanner(r io.Reader, opt Options) *Scanner {
 		opt.MaxWarnings = 20
 	}
 	return &Scanner{
-		r:      bufio.NewReaderSize(r, MaxLine),
+		r:      bufio.NewReaderSize(r, bufSize),
 		opt:    opt,
 		cur:    &subsecond.Sample{},
 		out:    &subsecond.Sample{},
-		strs:   make(map[string]string, 1<<12),
-		frames: make(map[string]*frameInfo, 1<<14),
+		strs:   make(map[string]string, 64),
+		frames: make(map[string]*frameInfo, 256),
 		toks:   make([]span, 0, 32),
-		recent: make([]recentFrame, 1<<recentBits),
 	}
 }
 
@@ -206,6 +210,18 @@ func (s *Scanner) readLine() ([]byte, bool) {
 		}
 		line, err := s.r.ReadSlice('\n')
 		s.n += int64(len(line))
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: gather it, up to MaxLine.
+			s.long = append(s.long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = s.r.ReadSlice('\n')
+				s.n += int64(len(line))
+				if len(s.long) <= MaxLine {
+					s.long = append(s.long, line...)
+				}
+			}
+			line = s.long
+		}
 		switch {
 		case err == nil:
 		case errors.Is(err, io.EOF):
@@ -213,22 +229,6 @@ func (s *Scanner) readLine() ([]byte, bool) {
 			if len(line) == 0 {
 				return nil, false
 			}
-		case errors.Is(err, bufio.ErrBufferFull):
-			s.line++
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = s.r.ReadSlice('\n')
-				s.n += int64(len(line))
-			}
-			if err != nil && !errors.Is(err, io.EOF) {
-				s.err = fmt.Errorf("read line %d: %w", s.line, err)
-				return nil, false
-			}
-			s.eof = err != nil
-			s.malformed(fmt.Sprintf("line longer than %d bytes", MaxLine), nil)
-			if s.err != nil {
-				return nil, false
-			}
-			continue
 		default:
 			s.err = fmt.Errorf("read line %d: %w", s.line+1, err)
 			return nil, false
@@ -239,6 +239,13 @@ func (s *Scanner) readLine() ([]byte, bool) {
 		}
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
+		}
+		if len(line) > MaxLine {
+			s.malformed(fmt.Sprintf("line longer than %d bytes", MaxLine), nil)
+			if s.err != nil {
+				return nil, false
+			}
+			continue
 		}
 		return line, true
 	}
@@ -447,6 +454,9 @@ func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, uint32, bool) {
 		return subsecond.Frame{}, 0, false
 	}
 	rest := trimSpace(line[j:])
+	if s.recent == nil {
+		s.recent = make([]recentFrame, 1<<recentBits)
+	}
 	rc := &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-recentBits)]
 	fi := rc.fi
 	if fi == nil || rc.text != string(rest) {
