@@ -109,34 +109,27 @@ func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
 	s.json(w, http.StatusOK, v)
 }
 
-// hotspots handles GET /api/profiles/{id}/hotspots?threshold=&min=&<filters>:
-// {"hotspots": [...]}, each with the URL of its flame graph page.
+// hotspots handles GET /api/profiles/{id}/hotspots?threshold=&min=&bucket=&limit=&<filters>:
+// {"hotspots": [...], "total": n}, the first limit (default 100) episodes,
+// longest and busiest first, each with the URL of its flame graph page.
 func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
-	c, q, err := s.load(r)
+	_, q, err := s.pageProfile(r.Context(), r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	hs, err := s.hotspotList(c, q, r)
+	limit, err := intParam(r.URL.Query(), "limit", 100, 1, 100000)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	s.json(w, http.StatusOK, map[string]any{"hotspots": hs})
-}
-
-func (s *Server) hotspotList(c *subsecond.Capture, q *Query, r *http.Request) ([]Hotspot, error) {
-	hs, err := s.engine.Hotspots(c, q)
+	hs, err := s.hotspotList(r, q, 0)
 	if err != nil {
-		return nil, err
+		s.error(w, r, err)
+		return
 	}
-	if hs == nil {
-		hs = []Hotspot{}
-	}
-	for i := range hs {
-		hs[i].URL = hotspotLink(&c.Profile, &hs[i], r.URL.Query())
-	}
-	return hs, nil
+	total := len(hs)
+	s.json(w, http.StatusOK, map[string]any{"hotspots": hs[:min(limit, total)], "total": total})
 }
 
 // flamegraph handles GET /api/profiles/{id}/flamegraph?start=&end=&<filters>&format=:

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -76,6 +77,14 @@ func viewData(page string, p *subsecond.Profile, r *http.Request) web.ViewData {
 	}
 }
 
+// The profile page lists the first pageHotspots hot spots, waiting at most
+// pageHotspotWait for them; past that the page says they are being
+// computed and its script fetches them from the API.
+const (
+	pageHotspots    = 20
+	pageHotspotWait = 300 * time.Millisecond
+)
+
 // profilePage handles GET /p/{id}?<filters>&rows=&col=&bucket=&scale=: the
 // metadata, heatmaps and hot spots of a profile.
 func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
@@ -89,13 +98,27 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		Profile: *p,
 		Filters: filterFields(p, r.URL.Query()),
 	}
-	hs, err := s.pageHotspots(r, q)
-	if err != nil {
+	hs, err := s.hotspotList(r, q, pageHotspotWait)
+	switch {
+	case err == errPending:
+		page.HotspotsPending = true
+	case err != nil:
 		code, msg := status(err)
 		if code == http.StatusInternalServerError {
 			s.log.Error("hot spots", "profile", p.ID, "err", err)
 		}
 		page.HotspotsErr = "Hot spots unavailable: " + msg
+	}
+	if len(hs) > pageHotspots {
+		all := url.Values{"limit": {strconv.Itoa(len(hs))}}
+		for _, fp := range subsecond.FilterParams() {
+			if v := r.URL.Query().Get(fp.Name); v != "" {
+				all.Set(fp.Name, v)
+			}
+		}
+		page.HotspotsAPI = "/api/profiles/" + p.ID + "/hotspots?" + all.Encode()
+		page.HotspotsMore = len(hs) - pageHotspots
+		hs = hs[:pageHotspots]
 	}
 	t0 := p.T0()
 	for _, h := range hs {
@@ -117,18 +140,10 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		}
 		page.Hotspots = append(page.Hotspots, item)
 	}
-	if len(hs) == 0 && page.HotspotsErr == "" {
+	if len(hs) == 0 && page.HotspotsErr == "" && !page.HotspotsPending {
 		page.HotspotsErr = "No CPU stayed busy long enough to count as a hot spot."
 	}
 	s.render(w, r, web.Profile(page))
-}
-
-func (s *Server) pageHotspots(r *http.Request, q *Query) ([]Hotspot, error) {
-	c, err := s.store.Capture(r.Context(), chi.URLParam(r, "id"))
-	if err != nil {
-		return nil, err
-	}
-	return s.hotspotList(c, q, r)
 }
 
 // flamePage handles GET /p/{id}/flame?start=&end=&<filters>&search=&zoom=&view=:

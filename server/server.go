@@ -97,6 +97,7 @@ type Server struct {
 	log       *slog.Logger
 	assets    *assets
 	csrf      *http.CrossOriginProtection
+	hot       hotCache
 }
 
 // DefaultMaxUpload is the upload size limit when Config.MaxUpload is 0.

@@ -123,6 +123,11 @@ type ProfilePage struct {
 	Filters     []Field
 	Hotspots    []Hotspot
 	HotspotsErr string // why the list is empty, when it could not be computed
+	// HotspotsPending says the list is still being computed: the list is
+	// rendered empty with data-pending="true" for the script to fetch.
+	HotspotsPending bool
+	HotspotsMore    int    // episodes beyond those listed
+	HotspotsAPI     string // the JSON list of every episode
 }
 
 // FlamePage shows the flame graph of a range (and, for a differential graph,

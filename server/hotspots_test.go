@@ -1,0 +1,99 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+)
+
+// gatedEngine holds hot spots back until release is closed and counts how
+// often they are computed.
+type gatedEngine struct {
+	realEngine
+	release chan struct{}
+	calls   *atomic.Int32
+	spots   int // when > 0, report this many copies of the first spot
+}
+
+func (g gatedEngine) Hotspots(c *subsecond.Capture, q *Query) ([]Hotspot, error) {
+	g.calls.Add(1)
+	<-g.release
+	hs, err := g.realEngine.Hotspots(c, q)
+	if err != nil || g.spots == 0 || len(hs) == 0 {
+		return hs, err
+	}
+	many := make([]Hotspot, g.spots)
+	for i := range many {
+		many[i] = hs[0]
+	}
+	return many, nil
+}
+
+func TestHotspotsPending(t *testing.T) {
+	eng := gatedEngine{release: make(chan struct{}), calls: new(atomic.Int32)}
+	e := newEnv(t, Config{Engine: eng})
+	p := e.upload(perfText(2, 100, 3), "x")
+
+	// The page does not wait for slow hot spots: it says they are coming.
+	res, b := e.do("GET", "/p/"+p.ID+"?comm=kubelet", nil)
+	if res.StatusCode != 200 || !strings.Contains(string(b), `data-testid="hotspots" data-pending`) ||
+		!strings.Contains(string(b), `data-testid="hotspots-pending"`) {
+		t.Fatalf("page with slow hot spots = %d; want the list marked pending:\n%s", res.StatusCode, b)
+	}
+	// The API waits for the same computation rather than starting another.
+	close(eng.release)
+	res, b = e.do("GET", "/api/profiles/"+p.ID+"/hotspots?comm=kubelet", nil)
+	var got struct {
+		Hotspots []Hotspot `json:"hotspots"`
+		Total    int       `json:"total"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil || res.StatusCode != 200 || got.Total != 1 || len(got.Hotspots) != 1 || got.Hotspots[0].Comm != "kubelet" {
+		t.Fatalf("hot spots = %d %s; want kubelet's one episode", res.StatusCode, b)
+	}
+	// Now the page has them at once, from the same computation.
+	_, b = e.do("GET", "/p/"+p.ID+"?comm=kubelet", nil)
+	if strings.Contains(string(b), "data-pending") || !strings.Contains(string(b), `<span class="comm">kubelet</span>`) {
+		t.Errorf("second page view does not list the computed hot spot:\n%s", b)
+	}
+	if n := eng.calls.Load(); n != 1 {
+		t.Errorf("hot spots computed %d times; want once for the same profile and filters", n)
+	}
+	// Other filters are another computation.
+	e.do("GET", "/api/profiles/"+p.ID+"/hotspots?comm=web", nil)
+	if n := eng.calls.Load(); n != 2 {
+		t.Errorf("hot spots computed %d times after a second filter; want 2", n)
+	}
+}
+
+func TestHotspotsLimit(t *testing.T) {
+	eng := gatedEngine{release: make(chan struct{}), calls: new(atomic.Int32), spots: 250}
+	close(eng.release)
+	e := newEnv(t, Config{Engine: eng})
+	p := e.upload(perfText(2, 100, 3), "x")
+
+	for _, tc := range []struct {
+		query     string
+		want, all int
+	}{{"", 100, 250}, {"?limit=7", 7, 250}, {"?limit=1000", 250, 250}} {
+		res, b := e.do("GET", "/api/profiles/"+p.ID+"/hotspots"+tc.query, nil)
+		var got struct {
+			Hotspots []Hotspot `json:"hotspots"`
+			Total    int       `json:"total"`
+		}
+		if err := json.Unmarshal(b, &got); err != nil || res.StatusCode != 200 || len(got.Hotspots) != tc.want || got.Total != tc.all {
+			t.Errorf("hotspots%s = %d, %d listed of %d; want %d of %d", tc.query, res.StatusCode, len(got.Hotspots), got.Total, tc.want, tc.all)
+		}
+	}
+	res, b := e.do("GET", "/api/profiles/"+p.ID+"/hotspots?limit=0", nil)
+	wantError(t, res, b, http.StatusBadRequest, "limit")
+
+	_, page := e.do("GET", "/p/"+p.ID, nil)
+	if n := strings.Count(string(page), `<span class="busy">`); n != pageHotspots {
+		t.Errorf("profile page lists %d hot spots; want the first %d", n, pageHotspots)
+	}
+	wantMarkup(t, "profile", page, `data-testid="hotspots-more"`, `…and 230 more`, `/api/profiles/`+p.ID+`/hotspots?limit=250`)
+}
