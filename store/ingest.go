@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -123,6 +122,8 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 	}
 	defer w.close()
 
+	hr := newHashingReader(br)
+	defer hr.Close()
 	full := make(chan *batch, 2)
 	free := make(chan *batch, 3)
 	for range 3 {
@@ -131,7 +132,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 	stop := make(chan struct{})
 	done := make(chan parseResult, 1)
 	go func() {
-		done <- parseInput(br, cr, opt.Strict, full, free, stop)
+		done <- parseInput(hr, cr, opt.Strict, full, free, stop)
 	}()
 
 	var werr error
@@ -199,11 +200,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 // parseInput runs in its own goroutine: it scans r, interns what it finds
 // and sends batches of sample rows on full, taking empty ones from free.
 // It closes full when done and stops early when stop is closed.
-func parseInput(r io.Reader, cr *countingReader, strict bool, full, free chan *batch, stop chan struct{}) parseResult {
+func parseInput(hr *hashingReader, cr *countingReader, strict bool, full, free chan *batch, stop chan struct{}) parseResult {
 	defer close(full)
-	h := sha256.New()
-	tr := &hashReader{r: r, h: h}
-	sc := parser.NewScanner(tr, parser.Options{Strict: strict})
+	sc := parser.NewScanner(hr, parser.Options{Strict: strict})
 	in := subsecond.NewInterner()
 	stacks := newStackCache(in)
 	stats := subsecond.NewStats()
@@ -285,8 +284,7 @@ func parseInput(r io.Reader, cr *countingReader, strict bool, full, free chan *b
 	}
 	res.meta = sc.Metadata()
 	res.warnings, res.first = sc.Warnings()
-	res.bytes = tr.n
-	res.sum = h.Sum(nil)
+	res.bytes, res.sum = hr.n, hr.sum
 	return res
 }
 
@@ -587,16 +585,92 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// hashReader hashes and counts the bytes read through it.
-type hashReader struct {
-	r io.Reader
-	h hash.Hash
-	n int64
+// hashingReader reads r in a goroutine of its own, computing the SHA-256
+// and length of everything read, and hands the bytes on through Read: the
+// hash then costs the parsing goroutine nothing but a copy. n and sum are
+// valid once Read has returned io.EOF.
+type hashingReader struct {
+	full chan chunk
+	free chan []byte
+	done chan struct{}
+	exit chan struct{}
+	buf  []byte // the chunk being consumed
+	cur  []byte // its unread part
+	err  error
+	n    int64
+	sum  []byte
 }
 
-func (t *hashReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	t.h.Write(p[:n])
-	t.n += int64(n)
-	return n, err
+type chunk struct {
+	b   []byte
+	err error
+}
+
+const (
+	hashChunk  = 256 << 10
+	hashChunks = 4
+)
+
+func newHashingReader(r io.Reader) *hashingReader {
+	h := &hashingReader{full: make(chan chunk, hashChunks), free: make(chan []byte, hashChunks),
+		done: make(chan struct{}), exit: make(chan struct{})}
+	for range hashChunks {
+		h.free <- make([]byte, hashChunk)
+	}
+	go h.run(r)
+	return h
+}
+
+func (h *hashingReader) run(r io.Reader) {
+	defer close(h.exit)
+	sha := sha256.New()
+	var n int64
+	for {
+		var buf []byte
+		select {
+		case buf = <-h.free:
+		case <-h.done:
+			return
+		}
+		k, err := io.ReadFull(r, buf)
+		sha.Write(buf[:k])
+		n += int64(k)
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = io.EOF
+		}
+		if err == io.EOF {
+			h.n, h.sum = n, sha.Sum(nil) // published by the send below
+		}
+		select {
+		case h.full <- chunk{buf[:k], err}:
+		case <-h.done:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	for len(h.cur) == 0 {
+		if h.err != nil {
+			return 0, h.err
+		}
+		if h.buf != nil {
+			h.free <- h.buf[:cap(h.buf)]
+		}
+		c := <-h.full
+		h.buf, h.cur, h.err = c.b, c.b, c.err
+	}
+	n := copy(p, h.cur)
+	h.cur = h.cur[n:]
+	return n, nil
+}
+
+// Close stops the reading goroutine and waits for it, so that the caller
+// may close what it reads from.
+func (h *hashingReader) Close() {
+	close(h.done)
+	<-h.exit
 }
