@@ -212,3 +212,49 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+func TestServeEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.perf.txt.gz")
+	writeCapture(t, file)
+	post := func(base string, hdr ...string) int {
+		t.Helper()
+		data, _ := os.ReadFile(file)
+		req, _ := http.NewRequest("POST", base+"/api/profiles", bytes.NewReader(data))
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+
+	t.Setenv("SUBSECOND_ADDR", "127.0.0.1:0")
+	t.Setenv("SUBSECOND_TOKEN", "s3cret")
+	base, _, stop := startServe(t, "serve", "--db", filepath.Join(dir, "x.db"))
+	if code := post(base); code != http.StatusUnauthorized {
+		t.Errorf("upload without the token from $SUBSECOND_TOKEN = %d; want 401", code)
+	}
+	if code := post(base, "Authorization", "Bearer s3cret"); code != http.StatusCreated {
+		t.Errorf("upload with the token = %d; want 201", code)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Setenv("SUBSECOND_READ_ONLY", "1")
+	base, _, _ = startServe(t, "serve", "--db", filepath.Join(dir, "x.db"))
+	if code := post(base, "Authorization", "Bearer s3cret"); code != http.StatusForbidden {
+		t.Errorf("upload to a server with $SUBSECOND_READ_ONLY=1 = %d; want 403", code)
+	}
+	var list struct {
+		Profiles []json.RawMessage `json:"profiles"`
+	}
+	getJSON(t, base+"/api/profiles", &list)
+	if len(list.Profiles) != 1 {
+		t.Errorf("read-only server lists %d profiles; want the 1 stored before", len(list.Profiles))
+	}
+}
