@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeCapture, count, HOSTILE_SYMBOL, HOSTILE_COMM, HOSTILE_CORE, PEGGED } from './capture.mjs';
-import { startServer, launch, watch, shot, inkedPixels, tempDir, upload, cellCentre, gridPoint, copyToDocs } from './helpers.mjs';
+import { startServer, launch, watch, shot, inkedPixels, tempDir, upload, cellCentre, gridPoint } from './helpers.mjs';
 
 let server, browser, id, records;
 
@@ -93,10 +93,21 @@ test('drag across heatmap cells, read the flame graph, search, zoom and share th
   const hot = count(records, 12, 13, (r) => r.kind === 'hot');
   assert.equal(rows[0][0], 'hot_loop /usr/bin/webapp');
   assert.equal(rows[0][1], hot.toLocaleString('en-US'));
-  const flameShot = await shot(page, 'flame', { fullPage: true });
-  copyToDocs(flameShot, 'flame.png');
+  await shot(page, 'flame', { fullPage: true });
   const timings = await page.evaluate(() => window.__timings);
   assert.ok(timings['select-to-flame'] > 0, JSON.stringify(timings));
+
+  // Export links reach the API with the same range.
+  for (const [testid, type, needle] of [['export-svg', 'image/svg+xml', 'hot_loop'], ['export-folded', 'text/plain', 'hot_loop'], ['export-pprof', 'application/vnd.google.protobuf', null]]) {
+    const href = await page.getAttribute(`[data-testid=${testid}]`, 'href');
+    assert.match(href, /start=12&end=13|end=13&.*start=12/, href);
+    const r = await fetch(new URL(href, server.url));
+    assert.equal(r.status, 200, href);
+    assert.ok(r.headers.get('content-type').startsWith(type), `${href}: ${r.headers.get('content-type')}`);
+    const body = Buffer.from(await r.arrayBuffer());
+    if (needle) assert.ok(body.toString().includes(needle), href);
+    else assert.ok(body.length > 50 && body[0] === 0x1f && body[1] === 0x8b, 'pprof is gzipped');
+  }
   console.log(`# drag-release-to-rendered-flame-graph (8 CPUs, 1 s): ${timings['select-to-flame']} ms`);
   const ink = await inkedPixels(page, '[data-testid=flame-canvas]');
   assert.ok(ink.inked > 1000 && ink.colours > 5, JSON.stringify(ink));
@@ -164,11 +175,12 @@ test('top functions sort by total and list a function\'s callers', async () => {
   await page.waitForSelector('body[data-rendered="1"]');
   await page.click('[data-testid=top-functions] th[data-sort=total]');
   const rows = await topRows(page, 1);
-  const want = count(records, 12, 13);
-  // Every sample in [12, 13) runs a function named main (webapp's or evil's).
-  assert.match(rows[0][0], /^main /);
+  const all = count(records, 12, 13);
+  const want = count(records, 12, 13, (r) => r.kind !== 'idle' && r.kind !== 'evil');
+  // Every webapp sample runs webapp's _start and main; ties sort by name.
+  assert.equal(rows[0][0], '_start /usr/bin/webapp');
   assert.equal(rows[0][3], want.toLocaleString('en-US'));
-  assert.equal(rows[0][4], '100.0%');
+  assert.equal(rows[0][4], pct(want / all));
   await page.click('[data-testid=top-functions] tbody tr:has-text("hot_loop")');
   const callers = await page.$$eval('[data-testid=callers-tree] .cn', (els) => els.map((e) => e.textContent));
   assert.deepEqual(callers.slice(0, 4), ['hot_loop', 'compute', 'main', '_start']);
@@ -265,6 +277,51 @@ test('hostile symbol and command names stay text on every page', async () => {
   await page.waitForFunction(() => document.getElementById('search-match').textContent.startsWith('Matched'));
   assert.equal(await page.evaluate(() => document.querySelectorAll('main b, img').length), 0);
   assert.deepEqual(w.dialogs, []);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('filters and scale redraw everything through the URL', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/p/${id}`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const before = await page.textContent('#heatmap .legend');
+  const cell = (col, row) =>
+    page.$eval(
+      '#cores [data-testid=cores-canvas]',
+      (c, [col, row]) => {
+        const o = c.parentElement.querySelector('.grid-overlay').dataset;
+        const x = Math.floor((col + 0.5) * Number(o.cellW));
+        const y = Math.floor(Number(o.top) + (row + 0.5) * Number(o.cellH));
+        return [...c.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)];
+      },
+      [col, row],
+    );
+  const EMPTY = [0xf4, 0xf5, 0xf7];
+  const burst = await cell(120, 0);
+  assert.ok(burst[0] < 60, `CPU 0 at 12 s before filtering: ${burst}`);
+  await page.fill('#filters input[name=comm]', 'gc');
+  await page.press('#filters input[name=comm]', 'Enter');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('comm') === 'gc');
+  await page.waitForFunction((b) => document.querySelector('#heatmap .legend').textContent !== b, before);
+  assert.ok(w.requests.some((u) => u.includes('/heatmap?') && u.includes('comm=gc')), 'heatmap refetched with comm=gc');
+  assert.ok(w.requests.some((u) => u.includes('/cpus?') && u.includes('comm=gc')), 'cores map refetched with comm=gc');
+  await page.waitForSelector('body[data-rendered="1"]');
+  // Only CPU 5 ran gc, during [4, 8) s: its row is dark then; the all-CPU
+  // burst at 12 s is gone from CPU 0's row.
+  assert.deepEqual(await cell(120, 0), EMPTY);
+  assert.deepEqual(await cell(50, 0), EMPTY);
+  const pegged = await cell(50, 5);
+  assert.ok(pegged[0] < 60 && pegged[2] < 120, `CPU 5 at 5 s: ${pegged}`);
+  await page.selectOption('#filters select[name=scale]', 'log');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('scale') === 'log');
+  await page.waitForFunction(() => document.querySelector('#heatmap .legend').textContent.includes('enhanced'));
+  // Back restores the previous filters and view.
+  await page.goBack();
+  await page.waitForFunction(() => !new URLSearchParams(location.search).has('scale'));
+  assert.equal(await page.inputValue('#filters input[name=comm]'), 'gc');
+  assert.ok(!(await page.textContent('#heatmap .legend')).includes('enhanced'));
   assert.deepEqual(w.errors, []);
   await page.close();
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { writeCapture, writeWideCapture, count } from './capture.mjs';
-import { startServer, launch, watch, tempDir, upload, cellCentre, shot } from './helpers.mjs';
+import { startServer, launch, watch, tempDir, upload, cellCentre, shot, copyToDocs } from './helpers.mjs';
 
 let server, browser, dir;
 
@@ -49,6 +49,7 @@ test('96 CPUs: upload to heatmap, and drag release to flame graph for 10 s', asy
   await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2);
   await page.mouse.move(b.x, b.y);
   await page.waitForFunction((n) => document.querySelector('[data-testid=selection]').textContent.endsWith(`${n} samples`), want.toLocaleString('en-US'));
+  copyToDocs(await shot(page, 'selecting-96cpus'), 'selecting.png');
   const nav = page.waitForURL(/\/flame\?/);
   await page.mouse.up();
   await nav;
@@ -63,7 +64,7 @@ test('96 CPUs: upload to heatmap, and drag release to flame graph for 10 s', asy
   assert.deepEqual(w.errors, []);
   await page.goto(server.url + url.pathname.replace(/\/flame$/, ''));
   await page.waitForSelector('body[data-rendered="1"]');
-  await shot(page, 'profile-96cpus', { fullPage: true });
+  copyToDocs(await shot(page, 'profile-96cpus', { fullPage: true }), 'profile.png');
   await page.close();
 });
 

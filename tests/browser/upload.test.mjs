@@ -5,16 +5,19 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeCapture } from './capture.mjs';
 import { startServer, launch, watch, shot, inkedPixels, tempDir, copyToDocs } from './helpers.mjs';
 
-let server, browser, dir, capture;
+let server, browser, dir, capture, small;
 
 before(async () => {
   dir = tempDir();
   capture = join(dir, 'incident.perf.txt');
   await writeCapture(capture, { cpus: 8, seconds: 20 });
+  small = join(dir, 'small.perf.txt');
+  await writeCapture(small, { cpus: 2, seconds: 3, seed: 3 });
   server = await startServer();
   browser = await launch();
 });
@@ -30,8 +33,6 @@ test('upload a capture, watch the progress bar finish and land on the heatmaps',
   await page.goto(server.url + '/');
   assert.equal(await page.getAttribute('body', 'data-page'), 'index');
   await page.fill('#upload-form input[name=name]', 'browser upload');
-  const indexShot = await shot(page, 'index');
-  copyToDocs(indexShot, 'index.png');
 
   // Log what the progress bar and status line show on the way; the log sits
   // in sessionStorage so that it survives the navigation to the profile.
@@ -78,8 +79,41 @@ test('upload a capture, watch the progress bar finish and land on the heatmaps',
   assert.ok(timings['upload-to-heatmap'] > 0, `timings: ${JSON.stringify(timings)}`);
   console.log(`# upload-to-rendered-heatmap (8 CPUs × 20 s, ${(await (await import('node:fs/promises')).stat(capture)).size} bytes): ${timings['upload-to-heatmap']} ms`);
   assert.deepEqual(w.errors, []);
-  const profileShot = await shot(page, 'profile', { fullPage: true });
-  copyToDocs(profileShot, 'profile.png');
+  await shot(page, 'profile', { fullPage: true });
+
+  // The flame graph around the burst, with a frame's details, for the docs.
+  await page.goto(`${server.url}/p/${id}/flame?start=11&end=13`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const box = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  const rect = await page.evaluate(() => window.__flame.locate('hot_loop'));
+  await page.mouse.move(box.x + rect.x + rect.w * 0.3, box.y + rect.y + rect.h / 2);
+  await page.waitForSelector('[data-testid=tooltip]:not([hidden])');
+  copyToDocs(await shot(page, 'flame-hover'), 'flame.png');
+  await page.goto(server.url + '/');
+  assert.equal(await page.textContent('table[data-testid=profiles] tbody tr td a'), 'browser upload');
+  copyToDocs(await shot(page, 'index'), 'index.png');
+  await page.close();
+});
+
+test('drop a capture onto the drop zone', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(server.url + '/');
+  const text = await readFile(small, 'utf8');
+  const landed = page.waitForURL(/\/p\/[^/?]+$/, { timeout: 30_000 });
+  // A real drop carries a DataTransfer holding the file.
+  const dt = await page.evaluateHandle((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'dropped.perf.txt', { type: 'text/plain' }));
+    return dt;
+  }, text);
+  await page.dispatchEvent('#upload-drop', 'dragover', { dataTransfer: dt });
+  assert.match(await page.getAttribute('#upload-drop', 'class'), /\bover\b/);
+  await page.dispatchEvent('#upload-drop', 'drop', { dataTransfer: dt });
+  await landed;
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.equal(await page.textContent('main h1'), 'dropped.perf.txt');
+  const cores = await page.$eval('#cores .grid-overlay', (c) => Number(c.dataset.rows));
+  assert.equal(cores, 2);
   await page.close();
 });
 

@@ -366,8 +366,9 @@ export class FlameGraph {
   }
 }
 
-// topFunctions aggregates self and total samples per function name; total
-// counts each stack once even when the function recurses.
+// topFunctions aggregates self and total samples per function (name and
+// DSO, as perf report keys symbols); total counts each stack once even when
+// the function recurses.
 export interface FunctionRow {
   name: number; // string index
   dso: number;
@@ -379,24 +380,24 @@ export interface FunctionRow {
 export function topFunctions(t: Tree): FunctionRow[] {
   const d = t.d;
   const rows = new Map<number, FunctionRow>();
-  const onPath = new Map<number, number>(); // name → times on the current path
+  const key = (i: number) => d.name[i] * 1048576 + d.dso[i];
+  const onPath = new Map<number, number>(); // key → times on the current path
   const path: number[] = [];
   for (let i = 1; i < t.n; i++) {
     const dep = d.depth[i];
     while (path.length >= dep) {
-      const p = path.pop()!;
-      const nm = d.name[p];
-      onPath.set(nm, (onPath.get(nm) ?? 1) - 1);
+      const k = key(path.pop()!);
+      onPath.set(k, (onPath.get(k) ?? 1) - 1);
     }
-    const nm = d.name[i];
-    let r = rows.get(nm);
+    const k = key(i);
+    let r = rows.get(k);
     if (!r) {
-      r = { name: nm, dso: d.dso[i], kind: t.kind(i), self: 0, total: 0 };
-      rows.set(nm, r);
+      r = { name: d.name[i], dso: d.dso[i], kind: t.kind(i), self: 0, total: 0 };
+      rows.set(k, r);
     }
     r.self += d.self_n[i];
-    if (!onPath.get(nm)) r.total += d.total_n[i];
-    onPath.set(nm, (onPath.get(nm) ?? 0) + 1);
+    if (!onPath.get(k)) r.total += d.total_n[i];
+    onPath.set(k, (onPath.get(k) ?? 0) + 1);
     path.push(i);
   }
   // Process (comm) frames are grouping nodes, not functions.
@@ -411,14 +412,16 @@ export interface CallerNode {
 }
 
 // callers merges the ancestry of every outermost occurrence of function fn
-// into an inverted tree rooted at fn: its children are its callers.
-export function callers(t: Tree, fn: number): CallerNode {
+// (in DSO dso) into an inverted tree rooted at fn: its children are its
+// callers.
+export function callers(t: Tree, fn: number, dso: number): CallerNode {
   const d = t.d;
   const root: CallerNode = { name: fn, n: 0, children: new Map() };
+  const is = (i: number) => d.name[i] === fn && d.dso[i] === dso;
   for (let i = 1; i < t.n; i++) {
-    if (d.name[i] !== fn) continue;
+    if (!is(i)) continue;
     let nested = false;
-    for (let j = t.parent[i]; j > 0; j = t.parent[j]) if (d.name[j] === fn) nested = true;
+    for (let j = t.parent[i]; j > 0; j = t.parent[j]) if (is(j)) nested = true;
     if (nested) continue;
     const w = d.total_n[i];
     root.n += w;

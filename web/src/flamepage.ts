@@ -277,8 +277,9 @@ function topTable(top: HTMLElement, tree: Tree, onSearch: (name: string) => void
   const render = () => {
     clear(tbl);
     const sorted = rows.slice().sort((a, b) => {
-      const v = key === "name" ? tree.d.strings[a.name].localeCompare(tree.d.strings[b.name]) : a[key] - b[key];
-      return desc ? -v : v;
+      const byName = tree.d.strings[a.name].localeCompare(tree.d.strings[b.name]);
+      const v = key === "name" ? byName : a[key] - b[key];
+      return (desc ? -v : v) || byName;
     });
     const thead = h("thead", null, h("tr", null, head("name", "Function"), head("self", "Self"), h("th", { class: "num", text: "Self %" }), head("total", "Total"), h("th", { class: "num", text: "Total %" })));
     for (const th of Array.from(thead.querySelectorAll<HTMLElement>("th[data-sort]"))) {
@@ -306,7 +307,7 @@ function topTable(top: HTMLElement, tree: Tree, onSearch: (name: string) => void
     const pickRow = () => {
       for (const o of Array.from(tbl.querySelectorAll("tr.picked"))) o.classList.remove("picked");
       tr.classList.add("picked");
-      showCallers(callersBox, tree, r.name, onSearch);
+      showCallers(callersBox, tree, r, onSearch);
     };
     tr.addEventListener("click", pickRow);
     tr.addEventListener("keydown", (ev) => {
@@ -317,11 +318,11 @@ function topTable(top: HTMLElement, tree: Tree, onSearch: (name: string) => void
   render();
 }
 
-function showCallers(boxEl: HTMLElement, tree: Tree, fn: number, onSearch: (name: string) => void): void {
+function showCallers(boxEl: HTMLElement, tree: Tree, fn: FunctionRow, onSearch: (name: string) => void): void {
   clear(boxEl);
-  const root = callers(tree, fn);
+  const root = callers(tree, fn.name, fn.dso);
   const total = tree.d.total || 1;
-  const name = tree.d.strings[fn] ?? "";
+  const name = tree.d.strings[fn.name] ?? "";
   const find = h("button", { class: "btn", text: "Highlight in graph", attrs: { type: "button" } });
   find.addEventListener("click", () => onSearch(name));
   boxEl.append(h("div", { class: "callers-head" }, h("h3", { text: "Callers of " }, h("code", { text: name })), find));

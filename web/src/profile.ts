@@ -66,6 +66,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     ctl = new AbortController();
     const signal = ctl.signal;
     const t0 = performance.now();
+    document.body.dataset.rendered = "0";
     const hq = pick(p, [...FILTER_PARAMS, "rows", "col"]);
     const cq = pick(p, [...FILTER_PARAMS, "bucket"]);
     const jobs: Promise<void>[] = [];
