@@ -62,19 +62,42 @@ type Cores struct {
 // bucket nanoseconds (0: DefaultBucket). Errors wrap subsecond.ErrInvalid
 // or subsecond.ErrEmptyRange (no timed samples).
 func PerCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, error) {
+	k, _, err := perCore(c, f, bucket)
+	return k, err
+}
+
+// cpuRows maps CPU ids to cores-map rows: small ids through a slice, the
+// rare huge id through a map.
+type cpuRows struct {
+	dense  []int32
+	sparse map[int32]int32
+}
+
+// row returns cpu's row, or -1 when it has none.
+func (cr *cpuRows) row(cpu int32) int32 {
+	if cpu >= 0 && int(cpu) < len(cr.dense) {
+		return cr.dense[cpu]
+	}
+	if v, ok := cr.sparse[cpu]; ok && cpu >= 0 {
+		return v
+	}
+	return -1
+}
+
+func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *cpuRows, error) {
 	if bucket == 0 {
 		bucket = DefaultBucket
 	}
 	if err := checkBucket(bucket); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m, err := f.Compile(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t0, last, err := Span(c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nb := (last-t0)/bucket + 1
 
@@ -116,9 +139,10 @@ func PerCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, er
 		}
 	}
 	if int64(len(cpus))*nb > MaxCells {
-		return nil, fmt.Errorf("bucket: %d CPUs × %d buckets of %s s exceed %d cells; use wider buckets: %w",
+		return nil, nil, fmt.Errorf("bucket: %d CPUs × %d buckets of %s s exceed %d cells; use wider buckets: %w",
 			len(cpus), nb, subsecond.FormatSeconds(bucket), MaxCells, subsecond.ErrInvalid)
 	}
+	rows := &cpuRows{dense: row, sparse: sparse}
 	k := &Cores{T0: t0, Bucket: bucket, Buckets: int(nb), CPUs: cpus}
 	k.Samples = grid(len(cpus), int(nb))
 	k.busy = grid(len(cpus), int(nb))
@@ -131,15 +155,7 @@ func PerCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, er
 	lo, hi := c.Window(subsecond.Range{Start: t0, End: last + 1})
 	s := &c.Samples
 	for i := lo; i < hi; i++ {
-		cpu := s.CPU[i]
-		var r int32 = -1
-		if cpu >= 0 && cpu < dense {
-			r = row[cpu]
-		} else if cpu >= dense {
-			if v, ok := sparse[cpu]; ok {
-				r = v
-			}
-		}
+		r := rows.row(s.CPU[i])
 		if r < 0 {
 			continue
 		}
@@ -174,7 +190,7 @@ func PerCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, er
 			}
 		}
 	}
-	return k, nil
+	return k, rows, nil
 }
 
 func grid(rows, cols int) [][]int64 {

@@ -15,16 +15,22 @@ type HotOptions struct {
 	Min       int64   // shortest episode, ns; default 1 s
 	Bucket    int64   // cores-map resolution, ns; default 0.1 s
 	Cells     int     // how many hottest heatmap cells to list; default 10
+	Limit     int     // how many episodes to list, best first; default 50, negative for all
 }
 
 // Spot is one busy episode of one CPU: [Start, End) in nanoseconds.
 // Busy is the mean busy fraction over the episode and Samples its non-idle
 // samples. Comm is the command with most of those samples; Stack is the
-// heaviest path of the episode's flame graph (folded: command;root;…;frame,
-// with the filter's Only applied), found by descending from Comm into the
+// heaviest path of Comm's stacks (folded: command;root;…;frame, with the
+// filter's Only applied), found by descending from the root into the
 // child with the most samples while some child outweighs the node's own
-// self samples; Function is the function with most self samples. Each Share
-// is a fraction of Samples (for Stack: the samples under its last frame).
+// self samples; Function is the function with most self samples. Each
+// Share is a fraction of Samples (for Stack: the samples under its last
+// frame).
+//
+// Usual is Comm's share of this CPU's busy samples outside the episode, and
+// Score = Samples × (1 − Usual): a command pegging a core it usually leaves
+// alone scores high, a thread that always owns its core scores low.
 type Spot struct {
 	CPU           int32   `json:"cpu"`
 	Start         int64   `json:"start_ns"`
@@ -37,6 +43,8 @@ type Spot struct {
 	StackShare    float64 `json:"top_stack_share"`
 	Function      string  `json:"top_function"`
 	FunctionShare float64 `json:"top_function_share"`
+	Usual         float64 `json:"usual"`
+	Score         float64 `json:"score"`
 }
 
 // Cell is one offset-heatmap cell (default shape: 1 s columns, 50 rows).
@@ -48,10 +56,11 @@ type Cell struct {
 	Count int64 `json:"count"`
 }
 
-// Report lists hot spots, longest and busiest first, and the hottest cells,
-// fullest first.
+// Report lists hot spots, highest Score first, and the hottest cells,
+// fullest first. Found counts the episodes before Limit applied.
 type Report struct {
 	T0    int64  `json:"t0_ns"`
+	Found int    `json:"found"`
 	Spots []Spot `json:"hotspots"`
 	Cells []Cell `json:"cells"`
 }
@@ -65,10 +74,17 @@ const smooth = int64(1e9)
 // a bucket is hot when some window of that length containing it has a
 // mean busy fraction ≥ Threshold, so one bucket that sampling jitter left a
 // sample short (at 49 Hz a 0.1 s bucket holds 4 or 5 samples) does not
-// split an episode. An episode's edge buckets are
-// then trimmed while they fall more than one sample short of the
-// threshold. The filter applies as everywhere; idle samples never count as
-// busy. Errors wrap subsecond.ErrInvalid or subsecond.ErrEmptyRange.
+// split an episode; edge buckets more than one sample short of the
+// threshold are then trimmed.
+//
+// Within each busy window, a command whose samples alone keep the CPU that
+// busy for opt.Min forms an episode of its own (a process pegging the
+// core), so an episode starts and ends with the process, not with whatever
+// ran before or after it; the rest of the window, where it still lasts
+// opt.Min, is an episode with a mix of commands.
+//
+// The filter applies as everywhere; idle samples never count as busy.
+// Errors wrap subsecond.ErrInvalid or subsecond.ErrEmptyRange.
 func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report, error) {
 	if opt.Threshold == 0 {
 		opt.Threshold = 0.9
@@ -82,92 +98,44 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 	if opt.Cells == 0 {
 		opt.Cells = 10
 	}
+	if opt.Limit == 0 {
+		opt.Limit = 50
+	}
 	if !(opt.Threshold > 0 && opt.Threshold <= 1) {
 		return nil, fmt.Errorf("threshold: %v is not a fraction in (0, 1]: %w", opt.Threshold, subsecond.ErrInvalid)
 	}
 	if opt.Min < 0 {
 		return nil, fmt.Errorf("min: %s s is negative: %w", subsecond.FormatSeconds(opt.Min), subsecond.ErrInvalid)
 	}
-	k, err := PerCore(c, f, opt.Bucket)
+	k, rows, err := perCore(c, f, opt.Bucket)
+	if err != nil {
+		return nil, err
+	}
+	m, err := f.Compile(c)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{T0: k.T0, Spots: []Spot{}, Cells: []Cell{}}
-	// Smooth over windows of at most 1 s; episodes must last opt.Min.
-	win := int((min(opt.Min, smooth) + opt.Bucket - 1) / opt.Bucket)
-	win = max(win, 1)
-	minLen := int((opt.Min + opt.Bucket - 1) / opt.Bucket)
-	need := opt.Threshold * k.Expected * float64(win) // busy samples a window needs
-	edge := opt.Threshold * (k.Expected - 1)          // busy samples an edge bucket needs
-	for r, cpu := range k.CPUs {
-		busy := k.busy[r]
-		nb := len(busy)
-		if nb < win || k.Expected <= 0 {
-			continue
-		}
-		// hot[b] > 0 when a qualifying window covers b (difference array).
-		hot := make([]int, nb+1)
-		var sum int64
-		for b := 0; b < nb; b++ {
-			sum += busy[b]
-			if b >= win {
-				sum -= busy[b-win]
-			}
-			if b >= win-1 && float64(sum) >= need-1e-9 {
-				hot[b-win+1]++
-				hot[b+1]--
-			}
-		}
-		covered := make([]bool, nb)
-		run := 0
-		for b := range covered {
-			run += hot[b]
-			covered[b] = run > 0
-		}
-		for b := 0; b < nb; b++ {
-			if !covered[b] {
-				continue
-			}
-			s := b
-			for b < nb && covered[b] {
-				b++
-			}
-			lo, hi := s, b
-			for hi-lo > win && float64(busy[lo]) < edge {
-				lo++
-			}
-			for hi-lo > win && float64(busy[hi-1]) < edge {
-				hi--
-			}
-			if hi-lo < minLen {
-				continue
-			}
-			var n int64
-			for _, v := range busy[lo:hi] {
-				n += v
-			}
-			rep.Spots = append(rep.Spots, Spot{
-				CPU: cpu, Start: k.T0 + int64(lo)*k.Bucket, End: k.T0 + int64(hi)*k.Bucket,
-				Busy: min(1, float64(n)/(k.Expected*float64(hi-lo))), Samples: n,
-			})
-		}
+	if k.Expected > 0 {
+		h := newHunt(c, m, k, rows, opt)
+		h.episodes()
+		h.split()
+		rep.Spots = h.describe(f)
 	}
-	for i := range rep.Spots {
-		if err := describe(c, f, &rep.Spots[i]); err != nil {
-			return nil, err
-		}
-	}
+	rep.Found = len(rep.Spots)
 	sort.SliceStable(rep.Spots, func(i, j int) bool {
 		a, b := &rep.Spots[i], &rep.Spots[j]
-		wa, wb := float64(a.End-a.Start)*a.Busy, float64(b.End-b.Start)*b.Busy
-		if wa != wb {
-			return wa > wb
+		if a.Score != b.Score {
+			return a.Score > b.Score
 		}
 		if a.Start != b.Start {
 			return a.Start < b.Start
 		}
 		return a.CPU < b.CPU
 	})
+	if opt.Limit > 0 && len(rep.Spots) > opt.Limit {
+		rep.Spots = rep.Spots[:opt.Limit]
+	}
 
 	g, err := Offset(c, f, Options{})
 	if err != nil {
@@ -186,45 +154,412 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 	return rep, nil
 }
 
-// describe fills in what ran on s.CPU during s: dominant command, top
-// stack and top self function, from the episode's flame graph.
-func describe(c *subsecond.Capture, f subsecond.Filter, s *Spot) error {
-	f.CPUs = []int32{s.CPU}
-	f.Idle = false
-	g, err := flame.Build(c, f, subsecond.Range{Start: s.Start, End: s.End})
-	if err != nil {
-		return err
+// span is a run of buckets [lo, hi) of one cores-map row; comm is the
+// command that pegs it, or -1 for a mix.
+type span struct {
+	row, lo, hi int
+	comm        int64
+}
+
+// commCount is one command's count, in short lists searched linearly:
+// a CPU runs few commands.
+type commCount struct {
+	comm uint32
+	n    int64
+	per  []int64 // per bucket of an episode
+}
+
+func find(list []commCount, comm uint32) int {
+	for i := range list {
+		if list[i].comm == comm {
+			return i
+		}
 	}
-	if g.Total == 0 {
+	return -1
+}
+
+// hunt holds the state of one Hotspots run.
+type hunt struct {
+	c    *subsecond.Capture
+	m    *subsecond.Match
+	k    *Cores
+	rows *cpuRows
+	nb   int
+
+	win, minLen int
+	need, edge  float64
+
+	eps     []span
+	spots   []span
+	rowComm [][]commCount // busy samples per command per row, whole capture
+	lo, hi  int           // sample window
+}
+
+func newHunt(c *subsecond.Capture, m *subsecond.Match, k *Cores, rows *cpuRows, opt HotOptions) *hunt {
+	h := &hunt{c: c, m: m, k: k, rows: rows, nb: k.Buckets}
+	h.win = max(1, int((min(opt.Min, smooth)+opt.Bucket-1)/opt.Bucket))
+	h.minLen = int((opt.Min + opt.Bucket - 1) / opt.Bucket)
+	h.need = opt.Threshold * k.Expected * float64(h.win) // busy samples a window needs
+	h.edge = opt.Threshold * (k.Expected - 1)            // busy samples an edge bucket needs
+	h.lo, h.hi = c.Window(subsecond.Range{Start: k.T0, End: k.T0 + int64(k.Buckets)*k.Bucket})
+	return h
+}
+
+// detect returns the runs of busy (counts per bucket) that qualify.
+func (h *hunt) detect(busy []int64) [][2]int {
+	nb := len(busy)
+	if nb < h.win {
 		return nil
 	}
-	total := float64(g.Total)
-	// heaviest[i] is node i's child with the largest total.
-	heaviest := make([]int, g.Len())
-	fn := map[string]int64{}
-	for i := 1; i < g.Len(); i++ {
-		p := g.Parent[i]
-		if h := heaviest[p]; h == 0 || g.TotalN[i] > g.TotalN[h] {
-			heaviest[p] = i
+	hot := make([]int, nb+1) // difference array of qualifying windows
+	var sum int64
+	for b := 0; b < nb; b++ {
+		sum += busy[b]
+		if b >= h.win {
+			sum -= busy[b-h.win]
 		}
-		if g.Kind[i] != flame.KindComm && g.SelfN[i] > 0 {
-			fn[g.NameOf(i)] += g.SelfN[i]
-		}
-	}
-	top := heaviest[0]
-	s.Comm, s.CommShare = g.NameOf(top), float64(g.TotalN[top])/total
-	for h := heaviest[top]; h != 0 && g.TotalN[h] > g.SelfN[top]; h = heaviest[top] {
-		top = h
-	}
-	p := g.Path(top)
-	p[0] = flame.CommName(p[0])
-	s.Stack, s.StackShare = strings.Join(p, ";"), float64(g.TotalN[top])/total
-	var best int64
-	for name, n := range fn {
-		if n > best || n == best && name < s.Function {
-			s.Function, best = name, n
+		if b >= h.win-1 && float64(sum) >= h.need-1e-9 {
+			hot[b-h.win+1]++
+			hot[b+1]--
 		}
 	}
-	s.FunctionShare = float64(best) / total
-	return nil
+	var out [][2]int
+	run := 0
+	start := -1
+	for b := 0; b <= nb; b++ {
+		if b < nb {
+			run += hot[b]
+		}
+		if b < nb && run > 0 {
+			if start < 0 {
+				start = b
+			}
+			continue
+		}
+		if start < 0 {
+			continue
+		}
+		lo, hi := start, b
+		start = -1
+		for hi-lo > h.win && float64(busy[lo]) < h.edge {
+			lo++
+		}
+		for hi-lo > h.win && float64(busy[hi-1]) < h.edge {
+			hi--
+		}
+		if hi-lo >= h.minLen {
+			out = append(out, [2]int{lo, hi})
+		}
+	}
+	return out
+}
+
+// episodes finds the busy windows of every CPU.
+func (h *hunt) episodes() {
+	for r := range h.k.CPUs {
+		for _, e := range h.detect(h.k.busy[r]) {
+			h.eps = append(h.eps, span{row: r, lo: e[0], hi: e[1], comm: -1})
+		}
+	}
+}
+
+// each calls fn for every busy sample that passes the filter in a bucket
+// marked in at (row-major, -1 unmarked), with the mark.
+func (h *hunt) each(at []int32, fn func(i int, row int32, mark int32)) {
+	s := &h.c.Samples
+	for i := h.lo; i < h.hi; i++ {
+		r := h.rows.row(s.CPU[i])
+		if r < 0 {
+			continue
+		}
+		b := int((s.Time[i] - h.k.T0) / h.k.Bucket)
+		mark := at[int(r)*h.nb+b]
+		if pass, idle := h.m.Test(i); pass && !idle {
+			fn(i, r, mark)
+		}
+	}
+}
+
+// split turns each busy window into per-command episodes and mixed rest.
+func (h *hunt) split() {
+	at := make([]int32, len(h.k.CPUs)*h.nb)
+	for i := range at {
+		at[i] = -1
+	}
+	for e, ep := range h.eps {
+		for b := ep.lo; b < ep.hi; b++ {
+			at[ep.row*h.nb+b] = int32(e)
+		}
+	}
+	perEp := make([][]commCount, len(h.eps))
+	h.rowComm = make([][]commCount, len(h.k.CPUs))
+	comms := h.c.Samples.Comm
+	h.each(at, func(i int, r int32, e int32) {
+		cm := comms[i]
+		rc := h.rowComm[r]
+		j := find(rc, cm)
+		if j < 0 {
+			h.rowComm[r] = append(rc, commCount{comm: cm})
+			j = len(rc)
+		}
+		h.rowComm[r][j].n++
+		if e < 0 {
+			return
+		}
+		ep := &h.eps[e]
+		list := perEp[e]
+		j = find(list, cm)
+		if j < 0 {
+			perEp[e] = append(list, commCount{comm: cm, per: make([]int64, ep.hi-ep.lo)})
+			j = len(list)
+		}
+		perEp[e][j].per[int((h.c.Samples.Time[i]-h.k.T0)/h.k.Bucket)-ep.lo]++
+	})
+	for e, ep := range h.eps {
+		taken := make([]bool, ep.hi-ep.lo)
+		for _, cc := range perEp[e] {
+			for _, run := range h.detect(cc.per) {
+				free := true
+				for b := run[0]; b < run[1]; b++ {
+					free = free && !taken[b]
+				}
+				if !free {
+					continue
+				}
+				for b := run[0]; b < run[1]; b++ {
+					taken[b] = true
+				}
+				h.spots = append(h.spots, span{row: ep.row, lo: ep.lo + run[0], hi: ep.lo + run[1], comm: int64(cc.comm)})
+			}
+		}
+		for b := 0; b < len(taken); {
+			if taken[b] {
+				b++
+				continue
+			}
+			s := b
+			for b < len(taken) && !taken[b] {
+				b++
+			}
+			if b-s >= h.minLen {
+				h.spots = append(h.spots, span{row: ep.row, lo: ep.lo + s, hi: ep.lo + b, comm: -1})
+			}
+		}
+	}
+}
+
+// describe counts what ran in each spot and fills in the Spots.
+func (h *hunt) describe(f subsecond.Filter) []Spot {
+	at := make([]int32, len(h.k.CPUs)*h.nb)
+	for i := range at {
+		at[i] = -1
+	}
+	for i, sp := range h.spots {
+		for b := sp.lo; b < sp.hi; b++ {
+			at[sp.row*h.nb+b] = int32(i)
+		}
+	}
+	type stat struct {
+		n     int64
+		comms []commCount
+		nodes map[uint64]int64 // comm<<32 | stack node
+	}
+	stats := make([]stat, len(h.spots))
+	s := &h.c.Samples
+	h.each(at, func(i int, _ int32, sp int32) {
+		if sp < 0 {
+			return
+		}
+		st := &stats[sp]
+		st.n++
+		j := find(st.comms, s.Comm[i])
+		if j < 0 {
+			st.comms = append(st.comms, commCount{comm: s.Comm[i]})
+			j = len(st.comms) - 1
+		}
+		st.comms[j].n++
+		if st.nodes == nil {
+			st.nodes = map[uint64]int64{}
+		}
+		st.nodes[uint64(s.Comm[i])<<32|uint64(uint32(s.Stack[i]))]++
+	})
+
+	names := newNamer(h.c, h.m)
+	tree := newScratch(len(h.c.Nodes))
+	out := make([]Spot, 0, len(h.spots))
+	for i, sp := range h.spots {
+		st := &stats[i]
+		if st.n == 0 {
+			continue
+		}
+		spot := Spot{
+			CPU:     h.k.CPUs[sp.row],
+			Start:   h.k.T0 + int64(sp.lo)*h.k.Bucket,
+			End:     h.k.T0 + int64(sp.hi)*h.k.Bucket,
+			Samples: st.n,
+			Busy:    min(1, float64(st.n)/(h.k.Expected*float64(sp.hi-sp.lo))),
+		}
+		top := st.comms[0]
+		for _, cc := range st.comms {
+			if cc.n > top.n || cc.n == top.n && h.c.Strings[cc.comm] < h.c.Strings[top.comm] {
+				top = cc
+			}
+		}
+		comm := h.c.Strings[top.comm]
+		java := strings.HasPrefix(comm, "java")
+		spot.Comm, spot.CommShare = comm, float64(top.n)/float64(st.n)
+
+		fn := map[string]int64{}
+		tree.reset()
+		for key, n := range st.nodes {
+			node := int32(uint32(key))
+			if leaf := names.leaf(node, java); leaf != "" {
+				fn[leaf] += n
+			}
+			if uint32(key>>32) == top.comm {
+				tree.add(h.c, node, n)
+			}
+		}
+		var best int64
+		for name, n := range fn {
+			if n > best || n == best && name < spot.Function {
+				spot.Function, best = name, n
+			}
+		}
+		spot.FunctionShare = float64(best) / float64(st.n)
+		path, under := tree.heaviest()
+		parts := []string{flame.CommName(comm)}
+		for _, node := range path {
+			parts = append(parts, names.frame(node, java)...)
+		}
+		spot.Stack, spot.StackShare = strings.Join(parts, ";"), float64(under)/float64(st.n)
+
+		// How usual is this command on this CPU outside the spot?
+		var rowBusy, rowComm int64
+		for _, cc := range h.rowComm[sp.row] {
+			rowBusy += cc.n
+			if cc.comm == top.comm {
+				rowComm = cc.n
+			}
+		}
+		if outside := rowBusy - st.n; outside > 0 {
+			spot.Usual = float64(rowComm-top.n) / float64(outside)
+		}
+		spot.Score = float64(st.n) * (1 - spot.Usual)
+		out = append(out, spot)
+	}
+	return out
+}
+
+// namer names stack nodes' frames as flame graphs do, caching per node.
+type namer struct {
+	c      *subsecond.Capture
+	m      *subsecond.Match
+	frames [2]map[int32][]string
+	leaves [2]map[int32]string
+}
+
+func newNamer(c *subsecond.Capture, m *subsecond.Match) *namer {
+	return &namer{c: c, m: m, frames: [2]map[int32][]string{{}, {}}, leaves: [2]map[int32]string{{}, {}}}
+}
+
+func idx(java bool) int {
+	if java {
+		return 1
+	}
+	return 0
+}
+
+// frame returns the names of node's own frame, none when the filter's
+// Only hides it.
+func (nm *namer) frame(node int32, java bool) []string {
+	j := idx(java)
+	if v, ok := nm.frames[j][node]; ok {
+		return v
+	}
+	fr := nm.c.Nodes[node].Frame
+	var v []string
+	if nm.m.KeepFrame(fr) {
+		rec := &nm.c.Frames[fr]
+		v = flame.Names(nm.c.Strings[rec.Symbol], nm.c.Strings[rec.DSO], java)
+	}
+	nm.frames[j][node] = v
+	return v
+}
+
+// leaf returns the self function of a sample with stack node: the last
+// name of its leaf-most shown frame, "" for none.
+func (nm *namer) leaf(node int32, java bool) string {
+	j := idx(java)
+	if v, ok := nm.leaves[j][node]; ok {
+		return v
+	}
+	v := ""
+	for n := node; n > 0; n = nm.c.Nodes[n].Parent {
+		if names := nm.frame(n, java); len(names) > 0 {
+			v = names[len(names)-1]
+			break
+		}
+	}
+	nm.leaves[j][node] = v
+	return v
+}
+
+// scratch is a reusable subtree of the stack prefix tree: totals per node
+// and child lists, reset by undoing only the touched nodes.
+type scratch struct {
+	total      []int64
+	first, sib []int32
+	touched    []int32
+}
+
+func newScratch(n int) *scratch {
+	s := &scratch{total: make([]int64, n), first: make([]int32, n), sib: make([]int32, n)}
+	for i := range s.first {
+		s.first[i], s.sib[i] = -1, -1
+	}
+	return s
+}
+
+func (s *scratch) reset() {
+	for _, n := range s.touched {
+		s.total[n], s.first[n], s.sib[n] = 0, -1, -1
+	}
+	s.total[0], s.first[0] = 0, -1
+	s.touched = s.touched[:0]
+}
+
+// add counts n samples at node and its ancestors.
+func (s *scratch) add(c *subsecond.Capture, node int32, n int64) {
+	for ; node > 0; node = c.Nodes[node].Parent {
+		if s.total[node] == 0 {
+			s.touched = append(s.touched, node)
+			p := c.Nodes[node].Parent
+			s.sib[node], s.first[p] = s.first[p], node
+		}
+		s.total[node] += n
+	}
+	s.total[0] += n
+}
+
+// heaviest descends from the root into the heaviest child while some
+// child outweighs the node's self samples; it returns the path and the
+// samples under its last node.
+func (s *scratch) heaviest() ([]int32, int64) {
+	var path []int32
+	node := int32(0)
+	for {
+		best, kids := int32(-1), int64(0)
+		for ch := s.first[node]; ch >= 0; ch = s.sib[ch] {
+			kids += s.total[ch]
+			if best < 0 || s.total[ch] > s.total[best] || s.total[ch] == s.total[best] && ch < best {
+				best = ch
+			}
+		}
+		if best < 0 || s.total[best] <= s.total[node]-kids {
+			return path, s.total[node]
+		}
+		path = append(path, best)
+		node = best
+	}
 }
