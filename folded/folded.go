@@ -197,57 +197,98 @@ func (c *Collapser) Len() int { return len(c.stacks) }
 
 // Lines returns the folded lines, sorted, without line endings.
 func (c *Collapser) Lines() []string {
-	arena, spans := c.render()
-	lines := make([]string, len(spans))
-	text := string(arena)
-	for i, sp := range spans {
-		lines[i] = text[sp[0]:sp[1]]
+	keys := c.sorted()
+	lines := make([]string, len(keys))
+	var b []byte
+	for i, k := range keys {
+		b = c.appendLine(b[:0], k)
+		lines[i] = string(b)
 	}
 	return lines
 }
 
-// render writes every folded line, newline-terminated, into one buffer and
-// returns it with the lines' spans (newline excluded) in sorted order.
-func (c *Collapser) render() ([]byte, [][2]int) {
-	size := 0
-	for k := range c.stacks {
-		for j := 0; j+4 <= len(k); j += 4 {
-			size += len(c.names[binary.LittleEndian.Uint32([]byte(k[j:j+4]))]) + 1
-		}
-		size += 21 + 1
-	}
-	arena := make([]byte, 0, size)
-	spans := make([][2]int, 0, len(c.stacks))
-	for k, i := range c.stacks {
-		start := len(arena)
-		for j := 0; j+4 <= len(k); j += 4 {
-			if j > 0 {
-				arena = append(arena, ';')
-			}
-			arena = append(arena, c.names[binary.LittleEndian.Uint32([]byte(k[j:j+4]))]...)
-		}
-		arena = append(arena, ' ')
-		arena = strconv.AppendUint(arena, c.counts[i], 10)
-		spans = append(spans, [2]int{start, len(arena)})
-		arena = append(arena, '\n')
-	}
-	slices.SortFunc(spans, func(a, b [2]int) int { return bytes.Compare(arena[a[0]:a[1]], arena[b[0]:b[1]]) })
-	return arena, spans
-}
-
 // WriteTo writes the folded lines, sorted, each ending in a newline.
 func (c *Collapser) WriteTo(w io.Writer) (int64, error) {
-	arena, spans := c.render()
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var n int64
-	for _, sp := range spans {
-		m, err := bw.Write(arena[sp[0] : sp[1]+1])
+	var b []byte
+	for _, k := range c.sorted() {
+		b = append(c.appendLine(b[:0], k), '\n')
+		m, err := bw.Write(b)
 		n += int64(m)
 		if err != nil {
 			return n, err
 		}
 	}
 	return n, bw.Flush()
+}
+
+// appendLine appends the folded line of stack key k, without a newline.
+func (c *Collapser) appendLine(b []byte, k string) []byte {
+	for j := 0; j+4 <= len(k); j += 4 {
+		if j > 0 {
+			b = append(b, ';')
+		}
+		b = append(b, c.names[keyID(k, j)]...)
+	}
+	b = append(b, ' ')
+	return strconv.AppendUint(b, c.counts[c.stacks[k]], 10)
+}
+
+func keyID(k string, j int) uint32 { return binary.LittleEndian.Uint32([]byte(k[j : j+4])) }
+
+// sorted returns the stack keys in the byte order of their folded lines, as
+// the reference sorts its output. Keys are compared name by name, which
+// avoids rendering the lines: long common prefixes cost one integer
+// comparison per frame.
+func (c *Collapser) sorted() []string {
+	keys := make([]string, 0, len(c.stacks))
+	for k := range c.stacks {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, c.compare)
+	return keys
+}
+
+// compare orders stack keys a and b as bytes.Compare orders their lines.
+func (c *Collapser) compare(a, b string) int {
+	for j := 0; ; j += 4 {
+		switch {
+		case j == len(a) && j == len(b):
+			return 0
+		case j == len(a):
+			return -1 // a's line continues with ' ', b's with ';'
+		case j == len(b):
+			return 1
+		}
+		x, y := keyID(a, j), keyID(b, j)
+		if x == y {
+			continue
+		}
+		na, nb := c.names[x], c.names[y]
+		m := min(len(na), len(nb))
+		if r := strings.Compare(na[:m], nb[:m]); r != 0 {
+			return r
+		}
+		// One name is a prefix of the other: the shorter one's next byte
+		// is its separator, ';' or, after the last frame, ' '.
+		sep := func(k string) byte {
+			if j+4 == len(k) {
+				return ' '
+			}
+			return ';'
+		}
+		var ca, cb byte
+		if len(na) < len(nb) {
+			ca, cb = sep(a), nb[m]
+		} else {
+			ca, cb = na[m], sep(b)
+		}
+		if ca != cb {
+			return int(ca) - int(cb)
+		}
+		return bytes.Compare(c.appendLine(nil, a), c.appendLine(nil, b))
+	}
 }
 
 func (c *Collapser) name(s string) uint32 {

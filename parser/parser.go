@@ -17,9 +17,10 @@
 // comments ('#' lines, as `perf script --header` prints them) become
 // Metadata; PERF_RECORD_* side-band lines are skipped.
 //
-// Symbols, DSOs, command and event names are interned: equal strings in the
-// input share one Go string, so holding many samples costs memory in
-// proportion to the distinct names, not to the input.
+// Strings are shared, not copied per sample: DSOs, command and event names
+// are interned, and a symbol is a substring of the cached text of its stack
+// line. Holding many samples therefore costs memory in proportion to the
+// distinct lines and names, not to the input.
 package parser
 
 import (
@@ -132,6 +133,10 @@ type Scanner struct {
 	meta   subsecond.Metadata
 
 	lastComm, lastEvent string // the latest interned command and event names
+	lastDSO             string // the DSO of the latest new stack-line text
+	lastDSOSet          bool
+	lastDSOKind         subsecond.FrameKind
+	slab                []frameInfo // frameInfo allocated in blocks
 
 	nwarn int
 	warns []subsecond.Warning
@@ -486,7 +491,14 @@ func trimSpace(b []byte) []byte {
 
 // frameText parses and caches the text of a stack line after the address.
 func (s *Scanner) frameText(rest []byte) *frameInfo {
-	fi := &frameInfo{id: uint32(len(s.frames))}
+	if len(s.slab) == 0 {
+		s.slab = make([]frameInfo, 256)
+	}
+	fi := &s.slab[0]
+	s.slab = s.slab[1:]
+	fi.id = uint32(len(s.frames))
+	fi.text = string(rest)
+	rest = []byte(fi.text) // parse the copy: substrings of it need no allocation
 	sym := rest
 	if n := len(rest); n > 0 && rest[n-1] == ')' {
 		// The DSO is the last parenthesised group; it may hold parentheses
@@ -512,9 +524,15 @@ func (s *Scanner) frameText(rest []byte) *frameInfo {
 		fi.dso, fi.inline = "", true
 	}
 	sym, fi.off = splitOffset(sym)
-	fi.sym = s.intern(sym)
-	fi.kind = Kind(fi.sym, fi.dso, fi.inline)
-	fi.text = string(rest)
+	fi.sym = fi.text[:len(sym)] // rest is trimmed, so the symbol is a prefix of it
+	if fi.dso != s.lastDSO || !s.lastDSOSet {
+		s.lastDSO, s.lastDSOSet = fi.dso, true
+		s.lastDSOKind = Kind("", fi.dso, false)
+	}
+	fi.kind = s.lastDSOKind
+	if fi.kind == subsecond.KindUser {
+		fi.kind = Kind(fi.sym, fi.dso, fi.inline)
+	}
 	s.frames[fi.text] = fi
 	return fi
 }
