@@ -21,8 +21,9 @@ func runHotspots(ctx context.Context, e env) error {
 	v.param("threshold", "busy fraction that counts as busy, in (0, 1] (default 0.9)")
 	v.param("min", "shortest episode: seconds, or a duration such as 1500ms (default 1s)")
 	cells := v.fs.Int("cells", 10, "how many of the hottest heatmap cells to list")
+	limit := v.fs.Int("limit", 50, "how many episodes to list, best first; 0 for all")
 	format := v.fs.String("format", "text", "output format: text or json")
-	v.usage("hotspots [--threshold 0.9] [--min 1s] [--bucket B] [filters] [--format text|json] FILE|ID",
+	v.usage("hotspots [--threshold 0.9] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID",
 		"Lists, per CPU, the windows where the busy fraction stays at or above the\nthreshold for at least --min, with what ran there; then the hottest heatmap cells.")
 	f, err := v.parse(e.args)
 	if err != nil {
@@ -55,6 +56,9 @@ func runHotspots(ctx context.Context, e env) error {
 		return fmt.Errorf("hotspots: --cells %d: want at least 1: %w", *cells, subsecond.ErrInvalid)
 	}
 	opt.Cells = *cells
+	if opt.Limit = *limit; *limit <= 0 {
+		opt.Limit = -1
+	}
 	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
@@ -74,11 +78,12 @@ func runHotspots(ctx context.Context, e env) error {
 	if len(rep.Spots) == 0 {
 		fmt.Fprintln(tw, "No CPU stayed busy long enough.")
 	} else {
-		fmt.Fprintln(tw, "#\tCPU\tSTART s\tEND s\tBUSY\tCOMM\tTOP FUNCTION\tTOP STACK")
+		fmt.Fprintf(tw, "%d busy episodes, the %d most unusual first (score = samples × share of the core the command usually leaves to others):\n", rep.Found, len(rep.Spots))
+		fmt.Fprintln(tw, "#\tCPU\tSTART s\tEND s\tBUSY\tSCORE\tCOMM\tTOP FUNCTION\tTOP STACK")
 	}
 	for i, s := range rep.Spots {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.0f%%\t%s (%.0f%%)\t%s (%.0f%%)\t%s\n", i+1, s.CPU, sec(s.Start), sec(s.End),
-			100*s.Busy, s.Comm, 100*s.CommShare, s.Function, 100*s.FunctionShare, s.Stack)
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.0f%%\t%.0f\t%s (%.0f%%)\t%s (%.0f%%)\t%s\n", i+1, s.CPU, sec(s.Start), sec(s.End),
+			100*s.Busy, s.Score, s.Comm, 100*s.CommShare, s.Function, 100*s.FunctionShare, s.Stack)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "Hottest heatmap cells (1 s columns, 50 rows):")
