@@ -371,10 +371,13 @@ func excerpt(b []byte) string {
 }
 
 // isSrcLine reports whether line looks like what perf script -F +srcline
-// prints under a frame: "file.c:12", "??:0", "libc.so.6[27b25]" or
-// "[kernel.kallsyms][ffffffff8110]".
+// prints under a frame: "file.c:12", "??:0", "file.c:12 (discriminator 3)",
+// "libc.so.6[27b25]" or "[kernel.kallsyms][ffffffff8110]".
 func isSrcLine(line []byte) bool {
 	t := trimSpace(line)
+	if i := bytes.Index(t, []byte(" (discriminator ")); i > 0 {
+		t = t[:i]
+	}
 	if len(t) == 0 {
 		return false
 	}

@@ -157,14 +157,15 @@ func TestRecordStructure(t *testing.T) {
 		"\t1 f+0x1 (/bin/a)\r\n" +
 		"  a.c:12\r\n" + // srcline
 		"\t2 main (/bin/a)\r\n" +
+		"  a.c:30 (discriminator 2)\r\n" +
 		" \t \r\n" + // whitespace-only separator
-		"b 2 [001] 1.000002: 6 instructions: \r\n" + // 19
+		"b 2 [001] 1.000002: 6 instructions: \r\n" + // 20
 		"\t3 g (/bin/b)\r\n" +
 		"\r\n" +
 		"perf 100 [000] 1.000003: PERF_RECORD_EXIT(100:100):(99:99)\r\n" +
-		"       c 3 [001] 1.000004: 7 cycles:      4 h+0x2 (/bin/c)\r\n" + // 23, no call chain
-		"       d 4 [000] 1.000005: 8 cycles:      5 i (/bin/d)\r\n" + // 24
-		"e 5 [000] 1.000006: 9 cycles: \r\n" + // 25, no frames, ends the input
+		"       c 3 [001] 1.000004: 7 cycles:      4 h+0x2 (/bin/c)\r\n" + // 24, no call chain
+		"       d 4 [000] 1.000005: 8 cycles:      5 i (/bin/d)\r\n" + // 25
+		"e 5 [000] 1.000006: 9 cycles: \r\n" + // 26, ends the input without a newline
 		"\t6 j (/bin/e)"
 	got, sc := scanAll(t, text, Options{Strict: true})
 	if err := sc.Err(); err != nil {
@@ -178,16 +179,16 @@ func TestRecordStructure(t *testing.T) {
 		}
 		b.WriteString("\n")
 	}
-	want := "14:a:cycles:5 f/a.c:12 main/\n" +
-		"19:b:instructions:6 g/\n" +
-		"23:c:cycles:7 h/\n" +
-		"24:d:cycles:8 i/\n" +
-		"25:e:cycles:9 j/\n"
+	want := "14:a:cycles:5 f/a.c:12 main/a.c:30 (discriminator 2)\n" +
+		"20:b:instructions:6 g/\n" +
+		"24:c:cycles:7 h/\n" +
+		"25:d:cycles:8 i/\n" +
+		"26:e:cycles:9 j/\n"
 	if b.String() != want {
 		t.Errorf("samples:\n%s\nwant:\n%s", b.String(), want)
 	}
-	if sc.Line() != 26 {
-		t.Errorf("Line() = %d; want 26", sc.Line())
+	if sc.Line() != 27 {
+		t.Errorf("Line() = %d; want 27", sc.Line())
 	}
 	m := sc.Metadata()
 	wantMeta := subsecond.Metadata{Hostname: "box1", OSRelease: "6.1.0-18-amd64", PerfVersion: "6.1.76", Arch: "x86_64",
