@@ -1,9 +1,180 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"errors"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
-// TODO(owner of this command): replace this placeholder.
-func runGenerate(ctx context.Context, e env) error { return errors.New("generate: not implemented yet") }
+// runGenerate writes a synthetic perf script capture with planted incidents
+// and its ground truth:
+//
+//	subsecond generate [--cpus 96] [--seconds 120] [--hz 49] [--seed 1] [--incident-cpu 39] [--best] [-o FILE] [--truth FILE]
+//
+// The output is gzip or zstd when FILE ends in .gz or .zst.
+func runGenerate(ctx context.Context, e env) error {
+	cfg := sampledata.DefaultConfig()
+	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.IntVar(&cfg.CPUs, "cpus", cfg.CPUs, "number of CPUs")
+	fs.IntVar(&cfg.Seconds, "seconds", cfg.Seconds, "capture length in seconds")
+	fs.IntVar(&cfg.Hz, "hz", cfg.Hz, "samples per second per CPU (perf record -F)")
+	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed; the same flags and seed give the same bytes")
+	fs.Float64Var(&cfg.Start, "start", cfg.Start, "time of the first tick, seconds since boot as perf prints it")
+	fs.IntVar(&cfg.IncidentCPU, "incident-cpu", cfg.IncidentCPU, "CPU the node agent pegs (-1: no incident)")
+	fs.IntVar(&cfg.Incidents, "incidents", 0, "number of incident windows (0: 3 or 4, from the seed)")
+	nics := fs.String("nic-cpus", "", "CPUs polling NIC queues, e.g. 32-47 (default: CPUs/3 up to CPUs/2)")
+	fs.BoolVar(&cfg.TIDOnly, "tid-only", false, "print 'comm TID' (perf script's default fields) instead of 'comm PID/TID'")
+	best := fs.Bool("best", false, "compress as small as possible (slow); used for the bundled sample")
+	out := fs.String("o", "", "output file (default stdout); .gz or .zst compresses")
+	truthPath := fs.String("truth", "", "ground-truth JSON file (default: the output name without .gz/.zst, plus .truth.json)")
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "Usage: subsecond generate [FLAGS]\n\nWrites a realistic perf script capture of a GPU training host with planted\nincidents (one core pegged by the kubelet walking memory cgroups) and the\nground truth of what it wrote.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(e.args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("generate: unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if !set["incident-cpu"] && cfg.CPUs != 96 {
+		// Keep the pegged core where it sits on the 96-CPU host: among
+		// the NIC-polling cores, 39/96 of the way up.
+		cfg.IncidentCPU = cfg.CPUs * 39 / 96
+	}
+	if *nics != "" {
+		list, err := parseCPUList(*nics)
+		if err != nil {
+			return fmt.Errorf("generate: --nic-cpus: %w", err)
+		}
+		cfg.NICCPUs = list
+	}
+
+	var w io.Writer = e.stdout
+	var f *os.File
+	if *out != "" && *out != "-" {
+		var err error
+		f, err = os.Create(*out + ".tmp")
+		if err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		w = f
+		if *truthPath == "" {
+			*truthPath = strings.TrimSuffix(strings.TrimSuffix(*out, ".gz"), ".zst") + ".truth.json"
+		}
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	cw, err := compressor(bw, *out, *best)
+	if err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	truth, err := sampledata.Generate(ctxWriter{ctx, cw}, cfg)
+	if err != nil {
+		return err
+	}
+	if err := cw.Close(); err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	if f != nil {
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		if err := os.Rename(f.Name(), *out); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+	}
+	if *truthPath != "" {
+		b, err := json.MarshalIndent(truth, "", "  ")
+		if err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+		if err := os.WriteFile(*truthPath, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
+	}
+	if f != nil {
+		fmt.Fprintf(e.stderr, "wrote %s: %d samples, %d bytes of text, %d incident windows on CPU %d; truth in %s\n",
+			filepath.Base(*out), truth.Samples, truth.Bytes, len(truth.Incidents), cfg.IncidentCPU, *truthPath)
+	}
+	return nil
+}
+
+// nopCloser adds a no-op Close to a plain output.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// compressor wraps w in gzip or zstd according to name's extension.
+func compressor(w io.Writer, name string, best bool) (io.WriteCloser, error) {
+	switch filepath.Ext(name) {
+	case ".gz":
+		level := gzip.DefaultCompression
+		if best {
+			level = gzip.BestCompression
+		}
+		return gzip.NewWriterLevel(w, level)
+	case ".zst":
+		level := zstd.SpeedDefault
+		if best {
+			level = zstd.SpeedBestCompression
+		}
+		return zstd.NewWriter(w, zstd.WithEncoderLevel(level), zstd.WithEncoderConcurrency(1))
+	}
+	return nopCloser{w}, nil
+}
+
+// ctxWriter stops a long write when ctx is cancelled (Ctrl-C).
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// parseCPUList reads a CPU list such as "0,3-5,39".
+func parseCPUList(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("%q: want a CPU number or a range like 32-47", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b-a > 1<<16 {
+				return nil, fmt.Errorf("%q: want a range like 32-47", part)
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
