@@ -204,8 +204,8 @@ const (
 
 // pools holds every activity's stacks.
 type pools struct {
-	idle, idle0, irq, irq0, nicIdle, nicSoft                 *pool
-	train, autograd, nccl, worker                            *pool
+	idle, idle0, irq, irq0, nicIdle, nicSoft                  *pool
+	train, autograd, nccl, worker                             *pool
 	kubelet, memcg, containerd, shim, runc, journald, kworker *pool
 }
 
