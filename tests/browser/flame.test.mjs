@@ -165,6 +165,15 @@ test('drag across heatmap cells, read the flame graph, search, zoom and share th
   await page.click('[data-testid=reset-zoom]');
   await page.waitForFunction(() => !new URLSearchParams(location.search).has('zoom'));
   assert.equal(await page.textContent('#search-match'), `Matched: ${pct(hot / want)}`);
+  // Escape zooms out too; back returns to the zoomed view.
+  const again = await page.evaluate(() => window.__flame.locate('compute'));
+  await page.mouse.click(box.x + again.x + again.w / 2, box.y + again.y + again.h / 2);
+  await page.waitForFunction(() => new URLSearchParams(location.search).has('zoom'));
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => !new URLSearchParams(location.search).has('zoom'));
+  await page.goBack();
+  await page.waitForFunction(() => new URLSearchParams(location.search).has('zoom'));
+  assert.equal(await page.textContent('[data-testid=zoom-path]'), 'Zoomed: compute');
   assert.deepEqual(w.errors, []);
   await page.close();
 });

@@ -57,6 +57,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     summary,
     crumb,
     diff ? diffLegend() : kindLegend(),
+    h("span", { class: "muted keys", text: "click a frame to zoom · Esc: zoom out · /: search" }),
   );
   const graph = new FlameGraph(tree, {
     icicle: p.get("view") === "icicle",
@@ -135,6 +136,17 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     if (search) runSearch(search.value);
   }
   reset.addEventListener("click", () => zoomTo(0, true));
+  // Keys: Escape zooms out to the whole graph, "/" jumps to the search box.
+  document.addEventListener("keydown", (ev) => {
+    if (!box.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const typing = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement;
+    if (ev.key === "Escape" && !typing && graph.zoom !== 0) zoomTo(0, true);
+    else if (ev.key === "/" && !typing && search) {
+      ev.preventDefault();
+      search.focus();
+      search.select();
+    }
+  });
 
   const applyURL = () => {
     if (!box.isConnected) return;

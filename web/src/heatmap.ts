@@ -95,7 +95,10 @@ export class HeatmapView {
       g.el.append(g.yaxis, g.scroller);
     }
     const avail = g.availableWidth(this.container);
-    const cellW = Math.min(24, Math.max(4, Math.floor(avail / Math.max(1, d.cols))));
+    // Fit the columns to the width (whole pixels while cells are wide, down
+    // to 2 px); beyond that the grid scrolls.
+    const fit = avail / Math.max(1, d.cols);
+    const cellW = Math.min(24, Math.max(2, fit >= 4 ? Math.floor(fit) : fit));
     const cellH = Math.min(12, Math.max(1, Math.floor(360 / Math.max(1, d.rows))));
     const { base, axis } = g.layout(d.cols, d.rows, cellW, cellH);
     // Cells: quantise to 256 levels so colour strings are built once.
