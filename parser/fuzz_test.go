@@ -26,8 +26,8 @@ func FuzzScanner(f *testing.F) {
 		r, err := decompress.NewReader(fh)
 		if err == nil {
 			b, _ := io.ReadAll(r)
-			if len(b) > 64<<10 {
-				b = b[:64<<10] // keep seeds small so the fuzzer mutates quickly
+			if len(b) > 16<<10 {
+				b = b[:16<<10] // keep seeds small so the fuzzer mutates quickly
 			}
 			f.Add(b)
 		}

@@ -1,0 +1,213 @@
+package parser
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/subsecond/subsecond"
+)
+
+// frameInfo is the parsed text of a stack line after its address, cached by
+// that text.
+type frameInfo struct {
+	id     uint32
+	text   string // the text after the address, the cache key
+	sym    string
+	off    uint64
+	dso    string
+	inline bool
+	kind   subsecond.FrameKind
+}
+
+// recentFrame caches the frameInfo last seen at an address. Most stack lines
+// repeat an address seen shortly before with the same text, and comparing
+// the text is cheaper than hashing it.
+type recentFrame struct {
+	text string
+	fi   *frameInfo
+}
+
+const recentBits = 14
+
+// frameLine parses a stack line ("address symbol+0xoff (dso)") into the open
+// record and reports whether the line was one.
+func (s *Scanner) frameLine(line []byte) bool {
+	f, id, ok := s.parseFrame(line)
+	if !ok {
+		return false
+	}
+	s.last = true
+	if !s.bad {
+		s.cur.Frames = append(s.cur.Frames, f)
+		s.curIDs = append(s.curIDs, id)
+	}
+	return true
+}
+
+func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, uint32, bool) {
+	i := 0
+	for i < len(line) && isSpace(line[i]) {
+		i++
+	}
+	j := i
+	var addr uint64
+	for ; j < len(line); j++ {
+		d := hexval[line[j]]
+		if d < 0 {
+			break
+		}
+		if j-i == 16 {
+			return subsecond.Frame{}, 0, false
+		}
+		addr = addr<<4 | uint64(d)
+	}
+	if j == i || (j < len(line) && !isSpace(line[j])) {
+		return subsecond.Frame{}, 0, false
+	}
+	rest := trimSpace(line[j:])
+	if s.recent == nil {
+		s.recent = make([]recentFrame, 1<<recentBits)
+	}
+	rc := &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-recentBits)]
+	fi := rc.fi
+	if fi == nil || rc.text != string(rest) {
+		fi = s.frames[string(rest)]
+		if fi == nil {
+			fi = s.frameText(rest)
+		}
+		rc.fi = fi
+		rc.text = fi.text
+	}
+	kind := fi.kind
+	if addr >= kernelHalf && kind != subsecond.KindJIT {
+		kind = subsecond.KindKernel
+	}
+	return subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: kind}, fi.id, true
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// frameText parses and caches the text of a stack line after the address.
+func (s *Scanner) frameText(rest []byte) *frameInfo {
+	if len(s.slab) == 0 {
+		s.slab = make([]frameInfo, 256)
+	}
+	fi := &s.slab[0]
+	s.slab = s.slab[1:]
+	fi.id = uint32(len(s.frames))
+	fi.text = string(rest)
+	rest = []byte(fi.text) // parse the copy: substrings of it need no allocation
+	sym := rest
+	if n := len(rest); n > 0 && rest[n-1] == ')' {
+		// The DSO is the last parenthesised group; it may hold parentheses
+		// itself ("/x/y (deleted)").
+		depth := 0
+		for k := n - 1; k >= 0; k-- {
+			switch rest[k] {
+			case ')':
+				depth++
+			case '(':
+				depth--
+			}
+			if depth == 0 {
+				if k == 0 || isSpace(rest[k-1]) {
+					fi.dso = s.intern(rest[k+1 : n-1])
+					sym = trimSpace(rest[:k])
+				}
+				break
+			}
+		}
+	}
+	if fi.dso == "inlined" {
+		fi.dso, fi.inline = "", true
+	}
+	sym, fi.off = splitOffset(sym)
+	fi.sym = fi.text[:len(sym)] // rest is trimmed, so the symbol is a prefix of it
+	if fi.dso != s.lastDSO || !s.lastDSOSet {
+		s.lastDSO, s.lastDSOSet = fi.dso, true
+		s.lastDSOKind = Kind("", fi.dso, false)
+	}
+	fi.kind = s.lastDSOKind
+	if fi.kind == subsecond.KindUser {
+		fi.kind = Kind(fi.sym, fi.dso, fi.inline)
+	}
+	s.frames[fi.text] = fi
+	return fi
+}
+
+// splitOffset splits a trailing "+0x…" hexadecimal offset off sym.
+func splitOffset(sym []byte) ([]byte, uint64) {
+	k := len(sym)
+	for k > 0 && hexval[sym[k-1]] >= 0 {
+		k--
+	}
+	digits := len(sym) - k
+	if digits == 0 || digits > 16 || k < 3 || sym[k-1] != 'x' || sym[k-2] != '0' || sym[k-3] != '+' {
+		return sym, 0
+	}
+	off, err := strconv.ParseUint(string(sym[k:]), 16, 64)
+	if err != nil {
+		return sym, 0
+	}
+	return sym[:k-3], off
+}
+
+// Kind classifies a frame by its symbol, DSO and inline marker: kernel DSOs
+// ([kernel.kallsyms], [kernel.*], vmlinux*, *.ko, bracketed kernel modules),
+// JIT code (/tmp/perf-N.map, jitted-*.so, [JIT]…), inlined frames, unknown
+// frames ([unknown] symbol without a known DSO), and user code. The Scanner
+// also counts any frame at a kernel-half address as kernel.
+func Kind(sym, dso string, inline bool) subsecond.FrameKind {
+	d := strings.TrimSuffix(dso, " (deleted)")
+	base := d[strings.LastIndexByte(d, '/')+1:]
+	switch {
+	case strings.HasPrefix(d, "[kernel."), strings.HasPrefix(base, "vmlinux"),
+		strings.HasSuffix(base, ".ko"), strings.Contains(base, ".ko."):
+		return subsecond.KindKernel
+	case strings.HasPrefix(d, "[JIT]"), isPerfMap(base),
+		strings.HasPrefix(base, "jitted-") && strings.HasSuffix(base, ".so"):
+		return subsecond.KindJIT
+	case len(d) > 2 && d[0] == '[' && d[len(d)-1] == ']' && !userSpecial(d):
+		return subsecond.KindKernel // a kernel module, e.g. [nf_conntrack]
+	case inline:
+		return subsecond.KindInlined
+	case sym == "[unknown]" && (d == "" || d == "[unknown]"):
+		return subsecond.KindUnknown
+	}
+	return subsecond.KindUser
+}
+
+func isPerfMap(base string) bool {
+	digits, ok := strings.CutPrefix(base, "perf-")
+	if !ok {
+		return false
+	}
+	digits, ok = strings.CutSuffix(digits, ".map")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// userSpecial reports whether a bracketed DSO name is one perf uses for
+// user-space mappings.
+func userSpecial(d string) bool {
+	switch d {
+	case "[unknown]", "[vdso]", "[vsyscall]", "[vvar]", "[vectors]", "[heap]", "[stack]", "[uprobes]", "[sigpage]":
+		return true
+	}
+	return strings.HasPrefix(d, "[anon") || strings.HasPrefix(d, "[stack:")
+}
