@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"sync"
@@ -67,8 +68,9 @@ func (hc *hotCache) get(key string, compute func() ([]Hotspot, error)) *hotEntry
 }
 
 // errPending reports hot spots still being computed when the page stopped
-// waiting.
-var errPending = errorf(subsecond.ErrEmptyRange, "hot spots are still being computed")
+// waiting. Only the profile page waits with a limit, and it shows the list
+// as pending instead of an error.
+var errPending = errors.New("hot spots are still being computed")
 
 // hotspotList returns the hot spots of the request's profile for q, each
 // with the link to its flame graph, waiting at most wait (0: until done or
