@@ -632,12 +632,9 @@ func (h *hashingReader) run(r io.Reader) {
 		case <-h.done:
 			return
 		}
-		k, err := io.ReadFull(r, buf)
+		k, err := fill(r, buf)
 		sha.Write(buf[:k])
 		n += int64(k)
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = io.EOF
-		}
 		if err == io.EOF {
 			h.n, h.sum = n, sha.Sum(nil) // published by the send below
 		}
@@ -650,6 +647,21 @@ func (h *hashingReader) run(r io.Reader) {
 			return
 		}
 	}
+}
+
+// fill reads into buf until it is full or r fails, and returns r's error
+// unchanged (io.ReadFull would turn a truncated gzip stream's
+// io.ErrUnexpectedEOF into success).
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		k, err := r.Read(buf[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 func (h *hashingReader) Read(p []byte) (int, error) {

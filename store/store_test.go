@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -416,4 +417,43 @@ func TestSeqCounter(t *testing.T) {
 			t.Errorf("step %d: next(%d) = %d; want %d", i, s.t, got, s.want)
 		}
 	}
+}
+
+// failingReader yields its data and then an error instead of io.EOF.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestImportBrokenInputLeavesNothing(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTest(t)
+	text := genText(t, genConfig{CPUs: 8, Seconds: 5, Hz: 49, Seed: 11})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(text)
+	zw.Close()
+	readErr := errors.New("connection reset")
+	for name, r := range map[string]io.Reader{
+		"truncated gzip": bytes.NewReader(gz.Bytes()[:gz.Len()/2]),
+		"read error":     &failingReader{data: text[:len(text)/2], err: readErr},
+	} {
+		_, _, err := s.Import(ctx, r, ImportOptions{FileName: name})
+		if err == nil {
+			t.Errorf("Import(%s) succeeded; want an error", name)
+		}
+		if name == "read error" && !errors.Is(err, readErr) {
+			t.Errorf("Import(%s) error = %v; want it to wrap %v", name, err, readErr)
+		}
+	}
+	assertEmpty(t, path)
 }
