@@ -70,7 +70,7 @@ type Collapser struct {
 	nameIDs  map[string]uint32
 	seq      []uint32 // name ids of cached frames, see frames
 	frames   map[frameKey]run
-	byID     [2][]run // frame names by caller frame ID, without and with Java tidying
+	byID     [2][]uint32 // 1 + the one folded name of a frame by caller ID, without and with Java tidying; 0 if not cached
 	roots    map[rootKey]uint32
 	lastRoot struct {
 		key rootKey
@@ -118,7 +118,7 @@ func (c *Collapser) AddFrames(s *subsecond.Sample, ids []uint32) {
 	root := c.root(s)
 	java := strings.HasPrefix(c.names[root], "java")
 	k := binary.LittleEndian.AppendUint32(c.key[:0], root)
-	var byID []run
+	var byID []uint32
 	useIDs := ids != nil
 	if useIDs {
 		j := 0
@@ -130,12 +130,8 @@ func (c *Collapser) AddFrames(s *subsecond.Sample, ids []uint32) {
 	for i := len(s.Frames) - 1; i >= 0; i-- {
 		f := &s.Frames[i]
 		if useIDs {
-			id := int(ids[i])
-			if id < len(byID) && byID[id].n > 0 {
-				r := byID[id]
-				for _, name := range c.seq[r.start : r.start+r.n] {
-					k = binary.LittleEndian.AppendUint32(k, name)
-				}
+			if id := ids[i]; int(id) < len(byID) && byID[id] != 0 {
+				k = binary.LittleEndian.AppendUint32(k, byID[id]-1)
 				continue
 			}
 		}
@@ -153,8 +149,8 @@ func (c *Collapser) AddFrames(s *subsecond.Sample, ids []uint32) {
 		for _, name := range c.seq[r.start : r.start+r.n] {
 			k = binary.LittleEndian.AppendUint32(k, name)
 		}
-		if useIDs {
-			byID = c.cacheID(java, int(ids[i]), r)
+		if useIDs && r.n == 1 {
+			byID = c.cacheID(java, int(ids[i]), c.seq[r.start])
 		}
 	}
 	c.key = k
@@ -170,17 +166,18 @@ func (c *Collapser) AddFrames(s *subsecond.Sample, ids []uint32) {
 	c.counts = append(c.counts, w)
 }
 
-// cacheID records the names of frame id and returns the updated table.
-func (c *Collapser) cacheID(java bool, id int, r run) []run {
+// cacheID records the one folded name of frame id and returns the updated
+// table. Frames with several names (A->B->C) are not cached by ID.
+func (c *Collapser) cacheID(java bool, id int, name uint32) []uint32 {
 	j := 0
 	if java {
 		j = 1
 	}
 	t := c.byID[j]
 	if id >= len(t) {
-		t = append(t, make([]run, id+1-len(t)+len(t)/2)...)
+		t = append(t, make([]uint32, id+1-len(t)+len(t)/2)...)
 	}
-	t[id] = r
+	t[id] = name + 1
 	c.byID[j] = t
 	return t
 }

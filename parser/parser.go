@@ -131,7 +131,7 @@ func NewScanner(r io.Reader, opt Options) *Scanner {
 		cur:    &subsecond.Sample{},
 		out:    &subsecond.Sample{},
 		strs:   make(map[string]string, 64),
-		frames: make(map[string]*frameInfo, 256),
+		frames: make(map[string]*frameInfo, 1<<10),
 		toks:   make([]span, 0, 32),
 	}
 }
