@@ -204,7 +204,21 @@ func (engine) Diff(c *subsecond.Capture, q *server.Query) (server.Graph, error) 
 // byteSize is a flag value of bytes written as 1048576, 500MB, 500MiB or 2G.
 type byteSize int64
 
-func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+// binaryUnits are the suffixes String writes, largest first.
+var binaryUnits = []struct {
+	suffix string
+	size   int64
+}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+
+func (b *byteSize) String() string {
+	n := int64(*b)
+	for _, u := range binaryUnits {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
 
 func (b *byteSize) Set(s string) error {
 	t := strings.TrimSpace(s)

@@ -204,6 +204,13 @@ func TestByteSize(t *testing.T) {
 		if err := b.Set(tc.in); err != nil || int64(b) != tc.want {
 			t.Errorf("Set(%q) = %d, %v; want %d", tc.in, b, err, tc.want)
 		}
+		var again byteSize
+		if err := again.Set(b.String()); err != nil || again != b {
+			t.Errorf("Set(%q).String() = %q does not read back: %d, %v", tc.in, b.String(), again, err)
+		}
+	}
+	if s := byteSize(2 << 30); s.String() != "2GiB" {
+		t.Errorf("byteSize(2 << 30).String() = %q; want 2GiB", s.String())
 	}
 	for _, in := range []string{"", "-1", "GiB", "2XB", "1e30"} {
 		var b byteSize
