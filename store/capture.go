@@ -45,6 +45,25 @@ func (s *Store) loadCapture(ctx context.Context, id string) (*subsecond.Capture,
 		return nil, fmt.Errorf("load capture %s: %w", id, err)
 	}
 	c := &subsecond.Capture{Profile: *p}
+	n := int(p.Samples)
+	c.Samples = makeColumns(n)
+
+	// A large capture's samples are read in two halves of its time span at
+	// once, the later half on a second connection: SQLite's stepping is
+	// most of the cost, and it runs on both cores. The profile cannot
+	// change under the second reader (a stored profile is only ever
+	// deleted), which the sample count below confirms.
+	mid := int64(-1 << 63)
+	var later subsecond.Columns
+	var laterErr error
+	var wg sync.WaitGroup
+	if lo, hi := p.Start-base, p.End-base; n >= parallelLoad && hi > lo {
+		mid = lo + (hi-lo)/2
+		wg.Go(func() {
+			later = makeColumns(n/2 + n/8)
+			laterErr = s.readSamplesFrom(ctx, pk, base, periods, mid, &later)
+		})
+	}
 	// The tables are read through the driver connection directly: with
 	// hundreds of thousands of rows, database/sql's per-column conversion
 	// would cost more than SQLite's own work.
@@ -53,16 +72,107 @@ func (s *Store) loadCapture(ctx context.Context, id string) (*subsecond.Capture,
 		if !ok {
 			return fmt.Errorf("unexpected driver connection %T", dc)
 		}
-		return readTables(ctx, sc, pk, base, periods, c)
+		if err := readTables(ctx, sc, pk, c); err != nil {
+			return err
+		}
+		q, args := `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? ORDER BY t, seq`, []driver.NamedValue{{Ordinal: 1, Value: pk}}
+		if mid != -1<<63 {
+			q = `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? AND t < ? ORDER BY t, seq`
+			args = append(args, driver.NamedValue{Ordinal: 2, Value: mid})
+		}
+		return readSamples(ctx, sc, q, args, base, periods, &c.Samples)
 	})
+	wg.Wait()
+	if err == nil {
+		err = laterErr
+	}
 	if err != nil {
+		return nil, fmt.Errorf("load capture %s: %w", id, err)
+	}
+	appendColumns(&c.Samples, &later)
+	if c.Samples.Len() != n {
+		return nil, fmt.Errorf("load capture %s: read %d of %d samples: %w", id, c.Samples.Len(), n, subsecond.ErrNotFound)
+	}
+	if err := checkRefs(c); err != nil {
 		return nil, fmt.Errorf("load capture %s: %w", id, err)
 	}
 	return c, nil
 }
 
-// readTables fills c's strings, frames, stack nodes and samples.
-func readTables(ctx context.Context, conn *sqlite3.SQLiteConn, pk, base int64, periods []uint64, c *subsecond.Capture) error {
+// parallelLoad is the sample count from which loadCapture reads in two
+// halves at once.
+const parallelLoad = 50_000
+
+// readSamplesFrom reads the samples of profile pk from relative time from
+// on, on a connection and read transaction of its own.
+func (s *Store) readSamplesFrom(ctx context.Context, pk, base int64, periods []uint64, from int64, cols *subsecond.Columns) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return conn.Raw(func(dc any) error {
+		sc, ok := dc.(*sqlite3.SQLiteConn)
+		if !ok {
+			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		return readSamples(ctx, sc, `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? AND t >= ? ORDER BY t, seq`,
+			[]driver.NamedValue{{Ordinal: 1, Value: pk}, {Ordinal: 2, Value: from}}, base, periods, cols)
+	})
+}
+
+func makeColumns(n int) subsecond.Columns {
+	return subsecond.Columns{
+		Time: make([]int64, 0, n), CPU: make([]int32, 0, n), PID: make([]int32, 0, n), TID: make([]int32, 0, n),
+		Comm: make([]uint32, 0, n), Event: make([]uint16, 0, n), Weight: make([]uint64, 0, n), Stack: make([]int32, 0, n),
+	}
+}
+
+func appendColumns(dst, src *subsecond.Columns) {
+	dst.Time = append(dst.Time, src.Time...)
+	dst.CPU = append(dst.CPU, src.CPU...)
+	dst.PID = append(dst.PID, src.PID...)
+	dst.TID = append(dst.TID, src.TID...)
+	dst.Comm = append(dst.Comm, src.Comm...)
+	dst.Event = append(dst.Event, src.Event...)
+	dst.Weight = append(dst.Weight, src.Weight...)
+	dst.Stack = append(dst.Stack, src.Stack...)
+}
+
+// checkRefs verifies that every sample's comm, event and stack index a
+// table entry, so that a damaged database cannot make readers index out of
+// range.
+func checkRefs(c *subsecond.Capture) error {
+	ns, nn, ne := uint32(len(c.Strings)), int32(len(c.Nodes)), uint16(len(c.Profile.Events))
+	cols := &c.Samples
+	for i := range cols.Time {
+		if cols.Comm[i] >= ns || cols.Stack[i] < 0 || cols.Stack[i] >= nn || cols.Event[i] >= ne {
+			return fmt.Errorf("sample %d refers to a missing string, event or stack", i)
+		}
+	}
+	return nil
+}
+
+// readSamples appends the rows of a samples query (t, cpu, pid, tid, comm,
+// event, weight, stack) to cols.
+func readSamples(ctx context.Context, conn *sqlite3.SQLiteConn, q string, args []driver.NamedValue, base int64, periods []uint64, cols *subsecond.Columns) error {
+	return eachRow(ctx, conn, q, args, 8, func(v []driver.Value) error {
+		comm, stack := v[4].(int64), v[7].(int64)
+		if comm < 0 || comm > 1<<32-1 || stack < 0 || stack > 1<<31-1 {
+			return errors.New("sample refers to a missing string or stack")
+		}
+		appendSample(cols, base, periods, v, uint32(comm), int32(stack))
+		return nil
+	})
+}
+
+// readTables fills c's strings, frames and stack nodes.
+func readTables(ctx context.Context, conn *sqlite3.SQLiteConn, pk int64, c *subsecond.Capture) error {
 	arg := []driver.NamedValue{{Ordinal: 1, Value: pk}}
 	c.Strings = []string{""}
 	err := eachRow(ctx, conn, `SELECT idx, s FROM strings WHERE profile = ? ORDER BY idx`, arg, 2, func(v []driver.Value) error {
@@ -100,21 +210,7 @@ func readTables(ctx context.Context, conn *sqlite3.SQLiteConn, pk, base int64, p
 	if err != nil {
 		return err
 	}
-	cols := &c.Samples
-	n := int(c.Profile.Samples)
-	*cols = subsecond.Columns{
-		Time: make([]int64, 0, n), CPU: make([]int32, 0, n), PID: make([]int32, 0, n), TID: make([]int32, 0, n),
-		Comm: make([]uint32, 0, n), Event: make([]uint16, 0, n), Weight: make([]uint64, 0, n), Stack: make([]int32, 0, n),
-	}
-	nodes := int64(len(c.Nodes))
-	return eachRow(ctx, conn, `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? ORDER BY t, seq`, arg, 8, func(v []driver.Value) error {
-		comm, stack := v[4].(int64), v[7].(int64)
-		if comm < 0 || comm >= int64(nstr) || stack < 0 || stack >= nodes {
-			return errors.New("sample refers to a missing string or stack")
-		}
-		appendSample(cols, base, periods, v, uint32(comm), int32(stack))
-		return nil
-	})
+	return nil
 }
 
 // eventPeriods returns each event's usual period, which a samples row's

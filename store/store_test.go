@@ -457,3 +457,24 @@ func TestImportBrokenInputLeavesNothing(t *testing.T) {
 	}
 	assertEmpty(t, path)
 }
+
+// TestCaptureLoadedInHalves covers a capture large enough for Capture to
+// read its two halves on two connections at once.
+func TestCaptureLoadedInHalves(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	cfg := genConfig{CPUs: 48, Seconds: 22, Hz: 49, Seed: 17, Start: 300}
+	if n := cfg.CPUs * cfg.Seconds * cfg.Hz; n < parallelLoad {
+		t.Fatalf("capture of %d samples is below parallelLoad (%d)", n, parallelLoad)
+	}
+	text := genText(t, cfg)
+	p, _, err := s.Import(ctx, bytes.NewReader(text), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Capture(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareCapture(t, c, buildCapture(t, text))
+}
