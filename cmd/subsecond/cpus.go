@@ -60,13 +60,20 @@ func runCPUs(ctx context.Context, e env) error {
 		w.Flush()
 		return w.Error()
 	}
-	return writeCoresText(e, c, k, *width)
+	// The episodes that stand out most, marked on their rows so that a
+	// pegged core is seen even when every core is busy.
+	rep, err := heatmap.Hotspots(c, f, heatmap.HotOptions{Bucket: bucket, Limit: 3})
+	if err != nil {
+		return fmt.Errorf("cpus: %w", err)
+	}
+	return writeCoresText(e, c, k, rep, *width)
 }
 
 // writeCoresText renders k with one character per group of buckets (their
 // mean busy fraction) and each CPU's mean and peak busy fraction, so that
-// a pegged core reads as a solid run of █.
-func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, width int) error {
+// a pegged core reads as a solid run of █; the rows of rep's episodes
+// carry a ◀ and the episodes are listed below the map.
+func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, rep *heatmap.Report, width int) error {
 	w := bufio.NewWriter(e.stdout)
 	per := (k.Buckets + width - 1) / width
 	cols := (k.Buckets + per - 1) / per
@@ -93,8 +100,21 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, width int) er
 			sum += s
 			peak = max(peak, m)
 		}
-		fmt.Fprintf(w, "%8s │%s│ %4.0f%% %4.0f%%\n", "cpu "+strconv.Itoa(int(cpu)), string(line), 100*sum/float64(k.Buckets), 100*peak)
+		mark := ""
+		for i, s := range rep.Spots {
+			if s.CPU == cpu {
+				mark += fmt.Sprintf(" ◀%d", i+1)
+			}
+		}
+		fmt.Fprintf(w, "%8s │%s│ %4.0f%% %4.0f%%%s\n", "cpu "+strconv.Itoa(int(cpu)), string(line), 100*sum/float64(k.Buckets), 100*peak, mark)
 	}
 	fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = busy up to 25%% 50%% 75%% 100%%\n", "")
+	if len(rep.Spots) > 0 {
+		fmt.Fprintf(w, "\nStanding out (of %d busy episodes; 'subsecond hotspots' lists them all):\n", rep.Found)
+	}
+	for i, s := range rep.Spots {
+		fmt.Fprintf(w, "  ◀%d cpu %d [%s s, %s s): %s (%.0f%%) in %s (%.0f%%)\n", i+1, s.CPU,
+			subsecond.FormatSeconds(s.Start-k.T0), subsecond.FormatSeconds(s.End-k.T0), s.Comm, 100*s.CommShare, s.Function, 100*s.FunctionShare)
+	}
 	return w.Flush()
 }
