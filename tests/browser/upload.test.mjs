@@ -77,7 +77,7 @@ test('upload a capture, watch the progress bar finish and land on the heatmaps',
 
   const timings = await page.evaluate(() => window.__timings);
   assert.ok(timings['upload-to-heatmap'] > 0, `timings: ${JSON.stringify(timings)}`);
-  console.log(`# upload-to-rendered-heatmap (8 CPUs × 20 s, ${(await (await import('node:fs/promises')).stat(capture)).size} bytes): ${timings['upload-to-heatmap']} ms`);
+  console.log(`# upload-to-rendered-heatmap (8 CPUs × 20 s, ${(await (await import('node:fs/promises')).stat(capture)).size} bytes): ${timings['upload-to-heatmap']} ms (body read and parsed: ${timings['upload-send']} ms, then until the answer: ${timings['upload-ingest']} ms)`);
   assert.deepEqual(w.errors, []);
   await shot(page, 'profile', { fullPage: true });
 

@@ -8,6 +8,23 @@ import { type Cell, Grid, legend } from "./grid";
 import { cpuList, fmtDuration, fmtSeconds, fmtTick } from "./state";
 import type { CoresJSON } from "./types";
 
+// busyScale spends most of the colour ramp on the top of the range: on a busy
+// host most cores sit at 60–90%, and a core pegged at 100% must still stand
+// out among them.
+export function busyScale(v: number): number {
+  return Math.pow(Math.min(1, Math.max(0, v)), 2.5);
+}
+
+// autoBucket returns the cores-map bucket, in seconds, for a capture of
+// durNs on a map availPx wide: the finest of the usual widths that keeps each
+// bucket at least 2 px wide, and no finer than 0.1 s.
+export function autoBucket(durNs: number, availPx: number): string {
+  const nice = [0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60];
+  const maxBuckets = Math.max(1, Math.floor(availPx / 2));
+  const pick = nice.find((b) => durNs / (b * 1e9) <= maxBuckets);
+  return String(pick ?? 60);
+}
+
 export interface CoresSelection {
   cpus: number[];
   startNs: number; // offset from T0
@@ -48,7 +65,7 @@ export class CoresView {
     const head = h(
       "div",
       { class: "panel-head" },
-      legend(busyColor, "idle", "busy", "busy fraction"),
+      legend((t) => busyColor(busyScale(t)), "0%", "100%", "busy"),
       this.status,
     );
     this.el = h("div", { class: "panel cores-panel" }, head, this.grid.el);
@@ -89,7 +106,7 @@ export class CoresView {
       const y = g.rowY(r);
       for (let b = 0; b < d.buckets; b++) {
         const v = busy[b] || 0;
-        base.fillStyle = v > 0 ? palette[Math.min(255, Math.floor(v * 255.999))] : EMPTY_CELL;
+        base.fillStyle = v > 0 ? palette[Math.min(255, Math.floor(busyScale(v) * 255.999))] : EMPTY_CELL;
         const x = g.colX(b);
         base.fillRect(x, y, g.colX(b + 1) - x, cellH - gap);
       }

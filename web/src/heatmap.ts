@@ -104,14 +104,17 @@ export class HeatmapView {
     // Cells: quantise to 256 levels so colour strings are built once.
     const palette: string[] = [];
     for (let i = 0; i < 256; i++) palette.push(heatColor((i + 1) / 256));
+    // Cells get a hairline gap only when they are large in both directions;
+    // a gap in one direction only would stripe the map.
+    const gap = cellW >= 6 && cellH >= 6 ? 1 : 0;
     for (let c = 0; c < d.cols; c++) {
       const col = d.counts[c] || [];
       const x = g.colX(c);
-      const w = g.colX(c + 1) - x - (cellW >= 6 ? 1 : 0);
+      const w = g.colX(c + 1) - x - gap;
       for (let r = 0; r < d.rows; r++) {
         const v = col[r] || 0;
         base.fillStyle = v > 0 ? palette[Math.min(255, Math.floor(scaleValue(v, d.max, this.opt.scale) * 255.999))] : EMPTY_CELL;
-        base.fillRect(x, g.rowY(d.rows - 1 - r), w, cellH - (cellH >= 6 ? 1 : 0));
+        base.fillRect(x, g.rowY(d.rows - 1 - r), w, cellH - gap);
       }
     }
     const shift = d.t0_ns - this.opt.originNs;

@@ -3,7 +3,7 @@
 
 import { errorMessage, getJSON } from "./api";
 import type { Scale } from "./colors";
-import { CoresView } from "./cores";
+import { autoBucket, CoresView } from "./cores";
 import { $, clear, fmtPct, h } from "./dom";
 import { HeatmapView } from "./heatmap";
 import { navigate, prefetchJSON } from "./nav";
@@ -18,6 +18,7 @@ import {
   pick,
   recordTiming,
   takeHandOff,
+  updateURL,
 } from "./state";
 import type { CoresJSON, HeatmapJSON, Hotspot, ViewData } from "./types";
 
@@ -28,6 +29,8 @@ export function profilePage(vd: ViewData, boot: () => void): void {
   const origin = prof.t0_ns;
   const flameBase = `/p/${encodeURIComponent(prof.id)}/flame`;
   const uploadMark = takeHandOff("upload");
+  const sentMark = takeHandOff("upload-sent");
+  const storedMark = takeHandOff("upload-stored");
 
   // open shows the flame graph of a selection, fetching its JSON while the
   // page itself loads.
@@ -57,6 +60,14 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     : null;
 
   const form = $<HTMLFormElement>("form#filters");
+  // Without a bucket in the URL, fit the cores map to the screen, and say so
+  // in the URL so that the link reproduces this picture.
+  if (coresEl && !currentParams().get("bucket")) {
+    const bucket = autoBucket(prof.end_ns - prof.t0_ns, coresEl.clientWidth - 60);
+    updateURL({ bucket }, false);
+    const field = form?.elements.namedItem("bucket");
+    if (field instanceof HTMLInputElement) field.value = bucket;
+  }
   let ctl: AbortController | null = null;
   let initial = true;
 
@@ -77,7 +88,13 @@ export function profilePage(vd: ViewData, boot: () => void): void {
           (d) => {
             heat.setData(d);
             recordTiming("heatmap", performance.now() - t0);
-            if (uploadMark !== null) recordTiming("upload-to-heatmap", now() - uploadMark);
+            if (uploadMark !== null) {
+              recordTiming("upload-to-heatmap", now() - uploadMark);
+              // Where the time went: the server parses the body as it reads it,
+              // then finishes the import before it answers.
+              if (sentMark !== null) recordTiming("upload-send", sentMark - uploadMark);
+              if (sentMark !== null && storedMark !== null) recordTiming("upload-ingest", storedMark - sentMark);
+            }
           },
           (e) => {
             if (!signal.aborted) heat.showError(errorMessage(e));

@@ -68,6 +68,7 @@ export function setupUpload(): void {
       statusEl.textContent = `Uploading ${file.name}… ${Math.floor((ev.loaded / ev.total) * 100)}%`;
     });
     xhr.upload.addEventListener("load", () => {
+      handOff("upload-sent");
       if (progress) progress.value = 100;
       statusEl.textContent = "Parsing…";
       form.classList.add("parsing");
@@ -75,6 +76,7 @@ export function setupUpload(): void {
     xhr.addEventListener("error", () => fail("Upload failed: the server could not be reached."));
     xhr.addEventListener("abort", () => fail("Upload aborted."));
     xhr.addEventListener("load", () => {
+      handOff("upload-stored");
       form.classList.remove("parsing");
       let body: UploadResponse = {};
       try {
