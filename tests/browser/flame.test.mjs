@@ -221,6 +221,23 @@ test('drag on the cores map selects CPUs and a time range', async () => {
   await page.close();
 });
 
+test('a hot spot links to its flame graph', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(`${server.url}/p/${id}`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  // CPU 5 pegged in gc during [4, 8) s is the capture's one hot spot.
+  const link = page.locator('ol[data-testid=hotspots] li a').first();
+  assert.match(await link.textContent(), /CPU 5/);
+  await link.click();
+  await page.waitForURL(/\/flame\?/);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const url = new URL(page.url());
+  assert.equal(url.searchParams.get('cpu'), '5');
+  const rows = await topRows(page, 1);
+  assert.equal(rows[0][0], 'mark_object /usr/bin/gc');
+  await page.close();
+});
+
 test('compare with a baseline range: the differential view colours growth red', async () => {
   const page = await browser.ctx.newPage();
   await page.goto(`${server.url}/p/${id}/flame?start=12&end=13`);

@@ -131,3 +131,26 @@ test('the upload form shows the server error for input that is not perf text', a
   assert.match(new URL(page.url()).pathname, /^\/$/);
   await page.close();
 });
+
+test('with --token, the upload form sends the token it is given', async () => {
+  const guarded = await startServer(['--token', 's3cret-token']);
+  try {
+    const page = await browser.ctx.newPage();
+    await page.goto(guarded.url + '/');
+    // Without the token: the server's refusal, shown on the page.
+    await page.setInputFiles('#upload-file', small);
+    const err = page.locator('#upload-error');
+    await err.waitFor({ state: 'visible', timeout: 15_000 });
+    assert.match(await err.textContent(), /HTTP 401/);
+    // With it: on to the profile.
+    await page.fill('#upload-form input[name=token]', 's3cret-token');
+    const landed = page.waitForURL(/\/p\/[^/?]+$/, { timeout: 30_000 });
+    await page.setInputFiles('#upload-file', []);
+    await page.setInputFiles('#upload-file', small);
+    await landed;
+    await page.waitForSelector('body[data-rendered="1"]');
+    await page.close();
+  } finally {
+    await guarded.stop();
+  }
+});
