@@ -9,7 +9,7 @@
 //
 //	c := folded.New(folded.Options{Kernel: true})
 //	for sc.Scan() {
-//		c.Add(sc.Sample())
+//		c.AddFrames(sc.Sample(), sc.FrameIDs()) // or c.Add(sample) from any source
 //	}
 //	_, err := c.WriteTo(os.Stdout)
 //
