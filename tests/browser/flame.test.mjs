@@ -178,6 +178,28 @@ test('drag across heatmap cells, read the flame graph, search, zoom and share th
   await page.close();
 });
 
+test('click one cell, then another: the range between them, in time order', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(`${server.url}/p/${id}`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  // Second click first in time: the range still runs from the earlier cell.
+  const later = await cellCentre(page, '#heatmap .grid-overlay', 12, 24);
+  const earlier = await cellCentre(page, '#heatmap .grid-overlay', 12, 0);
+  await page.mouse.click(later.x, later.y);
+  const n = count(records, 12.48, 12.5);
+  await page.waitForFunction(() => document.querySelector('[data-testid=selection]').textContent.includes('click the last cell'));
+  assert.equal(await page.textContent('[data-testid=selection]'), `Start 12.480–12.500 s (20 ms) · ${n} samples — click the last cell`);
+  const nav = page.waitForURL(/\/flame\?/);
+  await page.mouse.click(earlier.x, earlier.y);
+  await nav;
+  const url = new URL(page.url());
+  assert.deepEqual([url.searchParams.get('start'), url.searchParams.get('end')], ['12', '12.5']);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const rows = await topRows(page, 1);
+  assert.equal(rows[0][1], count(records, 12, 12.5, (r) => r.kind === 'hot').toLocaleString('en-US'));
+  await page.close();
+});
+
 test('top functions sort by total and list a function\'s callers', async () => {
   const page = await browser.ctx.newPage();
   await page.goto(`${server.url}/p/${id}/flame?start=12&end=13`);
