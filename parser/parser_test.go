@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/decompress"
 )
 
 const U = subsecond.Unknown
@@ -302,5 +305,54 @@ func TestReadError(t *testing.T) {
 	}
 	if !errors.Is(sc.Err(), io.ErrUnexpectedEOF) {
 		t.Errorf("Err = %v; want the reader's error", sc.Err())
+	}
+}
+
+// TestRealCapture reads the shared 27-second capture: every sample parses,
+// with no warnings, times in order per CPU and frames on every sample.
+func TestRealCapture(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "..", "shared", "samples", "mixed-2cpu-27s.perf.txt.gz"))
+	if err != nil {
+		t.Fatalf("shared sample: %v", err)
+	}
+	defer f.Close()
+	r, err := decompress.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewScanner(r, Options{Strict: true})
+	n, frames := 0, 0
+	last := map[int32]int64{}
+	kinds := map[subsecond.FrameKind]int{}
+	for sc.Scan() {
+		s := sc.Sample()
+		n++
+		frames += len(s.Frames)
+		if s.CPU < 0 || s.CPU > 1 || s.Event != "cpu-clock" || s.Comm == "" || s.Period == 0 {
+			t.Fatalf("line %d: odd sample %+v", s.Line, *s)
+		}
+		if s.Time < last[s.CPU] {
+			t.Fatalf("line %d: time %d before %d on CPU %d", s.Line, s.Time, last[s.CPU], s.CPU)
+		}
+		last[s.CPU] = s.Time
+		for _, f := range s.Frames {
+			kinds[f.Kind]++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Figures from ../shared/samples/README.md: 47,290 samples, 737,805 lines,
+	// mean stack depth 13.6.
+	if n != 47290 || sc.Line() != 737805 {
+		t.Errorf("%d samples in %d lines; want 47290 in 737805", n, sc.Line())
+	}
+	if depth := float64(frames) / float64(n); depth < 13.55 || depth > 13.65 {
+		t.Errorf("mean stack depth %.2f; want 13.6", depth)
+	}
+	for _, k := range []subsecond.FrameKind{subsecond.KindKernel, subsecond.KindUser, subsecond.KindJIT, subsecond.KindUnknown} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s frames in a capture with kernel, user, JIT and unresolved code", k)
+		}
 	}
 }
