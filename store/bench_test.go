@@ -9,10 +9,8 @@ import (
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	sampledata "github.com/subsecond/subsecond/sample-data"
 )
-
-// benchCapture is the 96-CPU × 120 s × 49 Hz capture of the ingest target.
-var benchCapture = genConfig{CPUs: 96, Seconds: 120, Hz: 49, Seed: 42, Start: 86400}
 
 var (
 	benchOnce sync.Once
@@ -46,7 +44,8 @@ func benchFile(b *testing.B) string {
 			return
 		}
 		w := bufio.NewWriterSize(f, 1<<20)
-		if _, err := genPerf(w, benchCapture); err != nil {
+		// The 96-CPU × 120 s × 49 Hz incident capture of the ingest target.
+		if _, err := sampledata.Generate(w, sampledata.DefaultConfig()); err != nil {
 			benchErr = err
 		}
 		if err := w.Flush(); err != nil && benchErr == nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/decompress"
@@ -99,7 +102,15 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 	}
 	defer s.unlockWrite()
 
-	tx, err := s.db.BeginTx(ctx, nil)
+	// The bulk inserts go through the driver connection underneath the
+	// transaction (see writer), so the transaction is pinned to one
+	// connection.
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
@@ -116,12 +127,6 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 	if err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
-	w, err := newWriter(ctx, tx, pk)
-	if err != nil {
-		return nil, false, fmt.Errorf("import %s: %w", name, err)
-	}
-	defer w.close()
-
 	hr := newHashingReader(br)
 	defer hr.Close()
 	full := make(chan *batch, 2)
@@ -135,19 +140,32 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		done <- parseInput(hr, cr, opt.Strict, full, free, stop)
 	}()
 
-	var werr error
-	for b := range full {
-		if werr == nil {
-			werr = w.write(ctx, b)
-			if werr == nil && opt.Progress != nil {
-				opt.Progress(b.read)
-			}
-			if werr != nil {
-				close(stop) // the parser stops at its next send
-			}
+	werr := conn.Raw(func(dc any) error {
+		var err error
+		w, ok := (*writer)(nil), false
+		if sc, isSQLite := dc.(*sqlite3.SQLiteConn); !isSQLite {
+			err = fmt.Errorf("unexpected driver connection %T", dc)
+		} else if w, err = newWriter(sc, pk); err == nil {
+			ok = true
+			defer w.close()
 		}
-		free <- b
-	}
+		if err != nil {
+			close(stop)
+		}
+		for b := range full { // drained to the end so the parser never blocks
+			if ok {
+				if err = w.write(ctx, b); err == nil && opt.Progress != nil {
+					opt.Progress(b.read)
+				}
+				if err != nil {
+					ok = false
+					close(stop) // the parser stops at its next send
+				}
+			}
+			free <- b
+		}
+		return err
+	})
 	pr := <-done
 	if werr != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, werr)
@@ -187,10 +205,15 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
 
-	if err := w.finish(ctx, p, pr.base, pr.periods); err != nil {
+	if err := finish(ctx, tx, pk, p, pr.base, pr.periods); err != nil {
+		if isConstraint(err) { // another process stored the same bytes meanwhile
+			tx.Rollback()
+			if old, err := s.profileBySHA(ctx, p.SHA256); err == nil {
+				return old, true, nil
+			}
+		}
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
-	w.close()
 	if err := tx.Commit(); err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
@@ -409,10 +432,12 @@ func (c *stackCache) frame(f *subsecond.Frame, id uint32) int32 {
 	return idx
 }
 
-// writer inserts one profile's rows with prepared statements inside the
-// import's transaction.
+// writer inserts one profile's rows inside the import's transaction. It
+// works on the driver connection under the transaction: database/sql would
+// allocate and convert an argument slice for every statement (220 MB for
+// the 96-CPU capture), and go-sqlite3 would start a goroutine per statement
+// to watch the context, which write checks once per batch instead.
 type writer struct {
-	tx      *sql.Tx
 	pk      int64
 	samples *inserter
 	strs    *inserter
@@ -420,19 +445,22 @@ type writer struct {
 	nodes   *inserter
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx, pk int64) (*writer, error) {
-	w := &writer{tx: tx, pk: pk}
+func newWriter(conn *sqlite3.SQLiteConn, pk int64) (*writer, error) {
+	w := &writer{pk: pk}
 	var err error
-	if w.samples, err = newInserter(ctx, tx, "samples", 1+sampleCols, 64); err != nil {
+	if w.samples, err = newInserter(conn, "samples", 1+sampleCols, 64); err != nil {
 		return nil, err
 	}
-	if w.strs, err = newInserter(ctx, tx, "strings", 3, 64); err != nil {
+	if w.strs, err = newInserter(conn, "strings", 3, 64); err != nil {
+		w.close()
 		return nil, err
 	}
-	if w.frames, err = newInserter(ctx, tx, "frames", 8, 64); err != nil {
+	if w.frames, err = newInserter(conn, "frames", 8, 64); err != nil {
+		w.close()
 		return nil, err
 	}
-	if w.nodes, err = newInserter(ctx, tx, "stack_nodes", 4, 64); err != nil {
+	if w.nodes, err = newInserter(conn, "stack_nodes", 4, 64); err != nil {
+		w.close()
 		return nil, err
 	}
 	return w, nil
@@ -448,12 +476,15 @@ func (w *writer) close() {
 
 // write stores b's new strings, frames, stack nodes and samples.
 func (w *writer) write(ctx context.Context, b *batch) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for i, s := range b.strs {
-		if err := w.strs.add(ctx, w.pk, int64(b.strBase+i), s); err != nil {
+		if err := w.strs.add(w.pk, int64(b.strBase+i), s); err != nil {
 			return err
 		}
 	}
-	if err := w.strs.flush(ctx); err != nil {
+	if err := w.strs.flush(); err != nil {
 		return err
 	}
 	for i, f := range b.frames {
@@ -461,115 +492,152 @@ func (w *writer) write(ctx context.Context, b *batch) error {
 		if f.Inline {
 			inline = 1
 		}
-		if err := w.frames.add(ctx, w.pk, int64(b.frameBas+i), int64(f.Symbol), int64(f.DSO), int64(f.SrcLine),
+		if err := w.frames.add(w.pk, int64(b.frameBas+i), int64(f.Symbol), int64(f.DSO), int64(f.SrcLine),
 			int64(f.Addr), int64(f.Kind), inline); err != nil {
 			return err
 		}
 	}
-	if err := w.frames.flush(ctx); err != nil {
+	if err := w.frames.flush(); err != nil {
 		return err
 	}
 	for i, n := range b.nodes {
-		if err := w.nodes.add(ctx, w.pk, int64(b.nodeBase+i), int64(n.Parent), int64(n.Frame)); err != nil {
+		if err := w.nodes.add(w.pk, int64(b.nodeBase+i), int64(n.Parent), int64(n.Frame)); err != nil {
 			return err
 		}
 	}
-	if err := w.nodes.flush(ctx); err != nil {
+	if err := w.nodes.flush(); err != nil {
 		return err
 	}
 	rows := b.rows
 	for len(rows) > 0 {
 		r := rows[:sampleCols]
 		rows = rows[sampleCols:]
-		if err := w.samples.add(ctx, w.pk, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]); err != nil {
+		if err := w.samples.add(w.pk, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]); err != nil {
 			return err
 		}
 	}
-	return w.samples.flush(ctx)
+	return w.samples.flush()
 }
 
 // finish writes the profile row's final figures, its events and warnings.
-func (w *writer) finish(ctx context.Context, p *subsecond.Profile, base int64, periods []uint64) error {
+func finish(ctx context.Context, tx *sql.Tx, pk int64, p *subsecond.Profile, base int64, periods []uint64) error {
 	meta, err := json.Marshal(p.Meta)
 	if err != nil {
 		return err
 	}
 	p.Uploaded = time.Now().UTC()
-	_, err = w.tx.ExecContext(ctx, `UPDATE profiles SET name = ?, file_name = ?, sha256 = ?, bytes = ?, uploaded_ns = ?,
+	_, err = tx.ExecContext(ctx, `UPDATE profiles SET name = ?, file_name = ?, sha256 = ?, bytes = ?, uploaded_ns = ?,
 		metadata = ?, time_base = ?, start_ns = ?, end_ns = ?, samples = ?, cpus = ?, frequency_hz = ?, warnings = ?
 		WHERE pk = ?`, p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta), base,
-		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, w.pk)
+		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, pk)
 	if err != nil {
 		return fmt.Errorf("store profile: %w", err)
 	}
 	for i, e := range p.Events {
-		if _, err := w.tx.ExecContext(ctx, `INSERT INTO events (profile, idx, name, samples, period) VALUES (?, ?, ?, ?, ?)`,
-			w.pk, i, e.Name, e.Samples, int64(periods[i])); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO events (profile, idx, name, samples, period) VALUES (?, ?, ?, ?, ?)`,
+			pk, i, e.Name, e.Samples, int64(periods[i])); err != nil {
 			return fmt.Errorf("store events: %w", err)
 		}
 	}
 	for i, wn := range p.WarningList {
-		if _, err := w.tx.ExecContext(ctx, `INSERT INTO warnings (profile, seq, line, message) VALUES (?, ?, ?, ?)`,
-			w.pk, i, wn.Line, wn.Message); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO warnings (profile, seq, line, message) VALUES (?, ?, ?, ?)`,
+			pk, i, wn.Line, wn.Message); err != nil {
 			return fmt.Errorf("store warnings: %w", err)
 		}
 	}
 	return nil
 }
 
+// profileBySHA returns the stored profile with the given content hash.
+func (s *Store) profileBySHA(ctx context.Context, sum string) (*subsecond.Profile, error) {
+	var id string
+	if err := s.db.QueryRowContext(ctx, `SELECT id FROM profiles WHERE sha256 = ?`, sum).Scan(&id); err != nil {
+		return nil, err
+	}
+	return s.Profile(ctx, id)
+}
+
 // inserter batches rows of one table into multi-row INSERT statements,
-// which cut the per-statement overhead of database/sql and cgo; leftover
-// rows go through a single-row statement.
+// which cut the per-statement overhead of cgo and SQLite; leftover rows go
+// through a single-row statement. The argument slice is reused.
 type inserter struct {
 	table     string
 	cols, per int
-	one, many *sql.Stmt
-	args      []any
+	one, many driver.StmtExecContext
+	closers   []driver.Stmt
+	args      []driver.NamedValue
+	n         int // values queued
 }
 
-func newInserter(ctx context.Context, tx *sql.Tx, table string, cols, per int) (*inserter, error) {
+func newInserter(conn *sqlite3.SQLiteConn, table string, cols, per int) (*inserter, error) {
 	row := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
-	one, err := tx.PrepareContext(ctx, "INSERT INTO "+table+" VALUES "+row)
-	if err != nil {
-		return nil, fmt.Errorf("prepare %s insert: %w", table, err)
+	in := &inserter{table: table, cols: cols, per: per, args: make([]driver.NamedValue, cols*per)}
+	for i := range in.args {
+		in.args[i].Ordinal = i + 1
 	}
-	many, err := tx.PrepareContext(ctx, "INSERT INTO "+table+" VALUES "+strings.TrimSuffix(strings.Repeat(row+",", per), ","))
-	if err != nil {
-		one.Close()
-		return nil, fmt.Errorf("prepare %s insert: %w", table, err)
+	for _, q := range []string{"INSERT INTO " + table + " VALUES " + row,
+		"INSERT INTO " + table + " VALUES " + strings.TrimSuffix(strings.Repeat(row+",", per), ",")} {
+		st, err := conn.Prepare(q)
+		if err != nil {
+			in.close()
+			return nil, fmt.Errorf("prepare %s insert: %w", table, err)
+		}
+		in.closers = append(in.closers, st)
+		ex, ok := st.(driver.StmtExecContext)
+		if !ok {
+			in.close()
+			return nil, fmt.Errorf("prepare %s insert: statement %T cannot execute", table, st)
+		}
+		if in.one == nil {
+			in.one = ex
+		} else {
+			in.many = ex
+		}
 	}
-	return &inserter{table: table, cols: cols, per: per, one: one, many: many, args: make([]any, 0, cols*per)}, nil
+	return in, nil
 }
 
 // add queues one row, executing the multi-row statement when it is full.
-func (in *inserter) add(ctx context.Context, vals ...any) error {
-	in.args = append(in.args, vals...)
-	if len(in.args) < in.cols*in.per {
+func (in *inserter) add(vals ...any) error {
+	for _, v := range vals {
+		in.args[in.n].Value = v
+		in.n++
+	}
+	if in.n < len(in.args) {
 		return nil
 	}
-	_, err := in.many.ExecContext(ctx, in.args...)
-	in.args = in.args[:0]
-	if err != nil {
+	in.n = 0
+	if _, err := in.many.ExecContext(context.Background(), in.args); err != nil {
 		return fmt.Errorf("insert %s: %w", in.table, err)
 	}
 	return nil
 }
 
 // flush stores the queued rows.
-func (in *inserter) flush(ctx context.Context) error {
-	for i := 0; i < len(in.args); i += in.cols {
-		if _, err := in.one.ExecContext(ctx, in.args[i:i+in.cols]...); err != nil {
-			in.args = in.args[:0]
+func (in *inserter) flush() error {
+	n := in.n
+	in.n = 0
+	for i := 0; i < n; i += in.cols {
+		row := in.args[i : i+in.cols]
+		for j := range row {
+			row[j].Ordinal = j + 1
+		}
+		_, err := in.one.ExecContext(context.Background(), row)
+		for j := range row {
+			row[j].Ordinal = i + j + 1
+		}
+		if err != nil {
 			return fmt.Errorf("insert %s: %w", in.table, err)
 		}
 	}
-	in.args = in.args[:0]
 	return nil
 }
 
 func (in *inserter) close() {
-	in.one.Close()
-	in.many.Close()
+	for _, st := range in.closers {
+		st.Close()
+	}
+	in.closers = nil
 }
 
 // countingReader counts the bytes read through it; the count may be read
