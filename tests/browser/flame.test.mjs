@@ -200,6 +200,23 @@ test('click one cell, then another: the range between them, in time order', asyn
   await page.close();
 });
 
+test('without clipboard access, copy-link shows the link selected in a field', async () => {
+  const page = await browser.ctx.newPage();
+  await page.addInitScript(() => Object.defineProperty(navigator, 'clipboard', { value: undefined }));
+  await page.goto(`${server.url}/p/${id}/flame?start=12&end=13&view=icicle`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  await page.click('#copy-link');
+  const field = page.locator('[data-testid=copy-link-fallback]');
+  await field.waitFor();
+  assert.equal(await field.inputValue(), page.url());
+  const selected = await page.evaluate(() => {
+    const f = document.getElementById('copy-link-fallback');
+    return document.activeElement === f && f.selectionStart === 0 && f.selectionEnd === f.value.length;
+  });
+  assert.ok(selected, 'the link is focused and selected');
+  await page.close();
+});
+
 test('top functions sort by total and list a function\'s callers', async () => {
   const page = await browser.ctx.newPage();
   await page.goto(`${server.url}/p/${id}/flame?start=12&end=13`);
