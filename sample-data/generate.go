@@ -30,6 +30,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/subsecond/subsecond"
 )
 
 // Config shapes a generated capture. Start DefaultConfig and change fields.
@@ -534,7 +536,7 @@ func Generate(w io.Writer, cfg Config) (Truth, error) {
 	}
 	t.Bytes = cw.n
 	t.SHA256 = hex.EncodeToString(cw.h.Sum(nil))
-	t.T0NS = floorSecond(t.FirstNS)
+	t.T0NS = subsecond.FloorSecond(t.FirstNS)
 	for i := range t.Incidents {
 		win := &t.Incidents[i]
 		win.Start = float64(win.StartNS-t.T0NS) / 1e9
@@ -548,14 +550,6 @@ func lastOr0(s []float64) float64 {
 		return 0
 	}
 	return s[len(s)-1]
-}
-
-func floorSecond(t int64) int64 {
-	q := t / int64(time.Second)
-	if t%int64(time.Second) < 0 {
-		q--
-	}
-	return q * int64(time.Second)
 }
 
 // timeOf returns when the CPU's current tick fires: on its grid, a few
