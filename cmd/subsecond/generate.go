@@ -39,7 +39,7 @@ func runGenerate(ctx context.Context, e env) error {
 	fs.BoolVar(&cfg.TIDOnly, "tid-only", false, "print 'comm TID' (perf script's default fields) instead of 'comm PID/TID'")
 	best := fs.Bool("best", false, "compress as small as possible (slow); used for the bundled sample")
 	out := fs.String("o", "", "output file (default stdout); .gz or .zst compresses")
-	truthPath := fs.String("truth", "", "ground-truth JSON file (default: the output name without .gz/.zst, plus .truth.json)")
+	truthPath := fs.String("truth", "", "ground-truth JSON file (default with -o: the output name without .gz/.zst, plus .truth.json; none for stdout)")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "Usage: subsecond generate [FLAGS]\n\nWrites a realistic perf script capture of a GPU training host with planted\nincidents (one core pegged by the kubelet walking memory cgroups) and the\nground truth of what it wrote.\n\nFlags:")
 		fs.PrintDefaults()
