@@ -367,7 +367,7 @@ func Names(sym, dso, src string, addr uint64, java bool, o Options) []string {
 	if sym == "" {
 		sym = " " // as the reference reads "addr  (dso)"
 	}
-	parts := strings.Split(sym, "->")
+	parts := splitInlined(sym)
 	out := make([]string, 0, len(parts))
 	for i, f := range parts {
 		if f == "[unknown]" {
@@ -415,12 +415,7 @@ func Names(sym, dso, src string, addr uint64, java bool, o Options) []string {
 func tidy(f string) string {
 	f = strings.ReplaceAll(f, ";", ":")
 	if !isGoMethod(f) {
-		for i := 0; i < len(f); i++ {
-			if f[i] == '(' && !strings.HasPrefix(f[i:], "(anonymous namespace)") {
-				f = f[:i]
-				break
-			}
-		}
+		f = f[:argsStart(f)]
 	}
 	if strings.ContainsAny(f, `"'`) {
 		f = strings.Map(func(r rune) rune {
@@ -431,6 +426,63 @@ func tidy(f string) string {
 		}, f)
 	}
 	return f
+}
+
+// splitInlined splits a perf-map-agent inlined chain "A->B->C" into its
+// parts; the "->" of operator-> is not a separator.
+func splitInlined(sym string) []string {
+	if !strings.Contains(sym, "->") {
+		return []string{sym}
+	}
+	var parts []string
+	start := 0
+	for i := 0; i+1 < len(sym); i++ {
+		if sym[i] == '-' && sym[i+1] == '>' && !strings.HasSuffix(sym[:i], "operator") {
+			parts = append(parts, sym[start:i])
+			start = i + 2
+			i++
+		}
+	}
+	return append(parts, sym[start:])
+}
+
+// argsStart returns where f's argument list begins: the first '(' outside
+// template arguments (<…>) that does not open "(anonymous namespace)", or
+// len(f). The '<' and '>' of operator names (operator<<, operator->) do not
+// count as brackets.
+func argsStart(f string) int {
+	depth := 0
+	for i := 0; i < len(f); i++ {
+		switch f[i] {
+		case '<':
+			if isOperator(f, i) {
+				continue
+			}
+			depth++
+		case '>':
+			if isOperator(f, i) {
+				continue
+			}
+			if depth > 0 {
+				depth--
+			}
+		case '(':
+			if depth == 0 && !strings.HasPrefix(f[i:], "(anonymous namespace)") {
+				return i
+			}
+		}
+	}
+	return len(f)
+}
+
+// isOperator reports whether the '<' or '>' at f[i] belongs to an operator
+// name: operator<, operator<<=, operator->, operator<=>.
+func isOperator(f string, i int) bool {
+	j := i
+	for j > 0 && strings.IndexByte("<>=-", f[j-1]) >= 0 && i-j < 3 {
+		j--
+	}
+	return strings.HasSuffix(f[:j], "operator")
 }
 
 func isGoMethod(f string) bool {

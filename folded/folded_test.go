@@ -44,6 +44,14 @@ func TestNames(t *testing.T) {
 		{"fib", "/tmp/jitted-12-3.so", false, Options{JIT: true}, "fib_[j]"},
 		{"main", "/bin/a", false, Options{Kernel: true, JIT: true}, "main"},
 		{"", "/lib/libc.so", false, Options{}, " "},
+		{"std::function<int (int, int)>::operator()(int, int) const", "/bin/a", false, Options{}, "std::function<int (int, int)>::operator"},
+		{"std::operator<< <std::char_traits<char> >(std::ostream&, char const*)", "/bin/a", false, Options{}, "std::operator<< <std::char_traits<char> >"},
+		{"Foo::operator<(Foo const&) const", "/bin/a", false, Options{}, "Foo::operator<"},
+		{"Foo::operator->() const", "/bin/a", false, Options{}, "Foo::operator->"},
+		{"Foo::operator<=>(Foo const&)", "/bin/a", false, Options{}, "Foo::operator<=>"},
+		{"Foo::operator>>=(int)", "/bin/a", false, Options{}, "Foo::operator>>="},
+		{"a>b(c)", "/bin/a", false, Options{}, "a>b"},
+		{"unbalanced<(x)", "/bin/a", false, Options{}, "unbalanced<(x)"},
 	}
 	for _, tt := range tests {
 		got := strings.Join(Names(tt.sym, tt.dso, "", 0x1234, tt.java, tt.o), ";")
