@@ -146,7 +146,6 @@ type thread struct {
 // stack is one pre-rendered call chain.
 type stack struct {
 	text  []byte
-	depth int
 	nic   bool // holds mlx5e_napi_poll
 	memcg bool // leaf is mem_cgroup_nr_lru_pages
 }
@@ -180,7 +179,7 @@ func newPool(r *rand.Rand, name string, n, lo, hi int, build func(*rand.Rand) ch
 			continue
 		}
 		seen[string(text)] = true
-		s := stack{text: text, depth: len(c), memcg: c[len(c)-1].sym == "mem_cgroup_nr_lru_pages"}
+		s := stack{text: text, memcg: c[len(c)-1].sym == "mem_cgroup_nr_lru_pages"}
 		for _, f := range c {
 			s.nic = s.nic || f.sym == "mlx5e_napi_poll"
 		}
@@ -258,7 +257,6 @@ type cpuState struct {
 	cum     []float64
 	cur     *choice
 	curT    thread
-	nic     bool
 	incStop int64 // end of the incident window the CPU is in, or 0
 	peg     *pool // what the pegging agent runs during an incident
 }
@@ -446,7 +444,7 @@ func Generate(w io.Writer, cfg Config) (Truth, error) {
 	}
 	cpus := make([]*cpuState, cfg.CPUs)
 	for i := range cpus {
-		c := &cpuState{cpu: i, nic: nic[i], mix: mixFor(i, nic[i], ps, h), peg: ps.memcg}
+		c := &cpuState{cpu: i, mix: mixFor(i, nic[i], ps, h), peg: ps.memcg}
 		for _, m := range c.mix {
 			// A choice left with probability 1-stay is drawn in proportion
 			// to weight×(1-stay), so over time each takes weight's share.
