@@ -18,6 +18,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/heatmap"
+	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/server"
 	"github.com/subsecond/subsecond/store"
 )
@@ -261,8 +262,14 @@ func importSample(ctx context.Context, st *store.Store, out io.Writer, base stri
 	if err != nil || len(list) > 0 {
 		return err
 	}
-	// The bundled capture (sample-data) is not in the tree yet; until it
-	// is, say how to get a first profile in.
-	fmt.Fprintf(out, "No profiles yet: upload a capture at %s/ or run `subsecond serve FILE`.\n", base)
+	fmt.Fprintln(out, "First run: importing the bundled incident capture (96 CPUs, 120 s)…")
+	start := time.Now()
+	p, _, err := st.Import(ctx, sampledata.IncidentCompressed(), store.ImportOptions{
+		Name: "Bundled incident: 96 CPUs, 120 s", FileName: sampledata.IncidentFile})
+	if err != nil {
+		return fmt.Errorf("import the bundled incident: %w", err)
+	}
+	fmt.Fprintf(out, "imported %s: %d samples, %d CPUs in %s → %s/p/%s\n", sampledata.IncidentFile, p.Samples, p.CPUs,
+		time.Since(start).Round(time.Millisecond), base, p.ID)
 	return nil
 }

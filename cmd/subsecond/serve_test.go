@@ -5,16 +5,22 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
@@ -264,4 +270,139 @@ func TestServeEnvironment(t *testing.T) {
 	if len(list.Profiles) != 1 {
 		t.Errorf("read-only server lists %d profiles; want the 1 stored before", len(list.Profiles))
 	}
+}
+
+// TestHelperSubsecond is not a test on its own: TestFirstRun runs the test
+// binary again with SUBSECOND_TEST_MAIN=1, and this function then behaves as
+// a bare `subsecond` does, until SIGINT or SIGTERM.
+func TestHelperSubsecond(t *testing.T) {
+	if os.Getenv("SUBSECOND_TEST_MAIN") != "1" {
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, nil, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "subsecond:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// firstRun starts a bare `subsecond` as a process with home as its home
+// directory and returns its URL, its output so far, how long it took to
+// print the URL, and a function that interrupts it and waits for its exit.
+// The process is interrupted when the test ends at the latest.
+func firstRun(t *testing.T, home string) (string, *syncBuffer, time.Duration, func() error) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperSubsecond$")
+	cmd.Env = append(os.Environ(), "SUBSECOND_TEST_MAIN=1", "HOME="+home, "XDG_DATA_HOME=", "SUBSECOND_DB=",
+		"SUBSECOND_ADDR=127.0.0.1:0", "SUBSECOND_TOKEN=", "SUBSECOND_READ_ONLY=")
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	interrupt := func() error {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+			return waitErr
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			return errors.New("no exit within 20 s of SIGINT")
+		}
+	}
+	t.Cleanup(func() { interrupt() })
+	deadline := time.After(3 * time.Minute)
+	for {
+		if m := servingRe.FindStringSubmatch(out.String()); m != nil {
+			return m[1], out, time.Since(start), interrupt
+		}
+		select {
+		case <-exited:
+			t.Fatalf("subsecond exited before serving:\n%s", out.String())
+		case <-deadline:
+			t.Fatalf("subsecond printed no URL within 3 minutes:\n%s", out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// TestFirstRun runs a bare `subsecond` twice in a fresh home directory: the
+// first run creates the default database and imports the bundled incident,
+// whose hot spots include every planted window; the second finds it there.
+func TestFirstRun(t *testing.T) {
+	home := t.TempDir()
+	base, out, took, interrupt := firstRun(t, home)
+	t.Logf("first run: serving after %v", took.Round(time.Millisecond))
+	if !strings.Contains(out.String(), "First run: importing the bundled incident") {
+		t.Errorf("first run did not announce the sample import:\n%s", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, ".local/share/subsecond/subsecond.db")); err != nil {
+		t.Errorf("default database not created: %v", err)
+	}
+	var list struct {
+		Profiles []struct {
+			ID      string `json:"id"`
+			Samples int64  `json:"samples"`
+		} `json:"profiles"`
+	}
+	getJSON(t, base+"/api/profiles", &list)
+	truth, err := sampledata.IncidentTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Profiles) != 1 || list.Profiles[0].Samples != truth.Samples {
+		t.Fatalf("profiles = %+v; want the bundled incident with %d samples", list.Profiles, truth.Samples)
+	}
+	var hs struct {
+		Hotspots []struct {
+			CPU      int    `json:"cpu"`
+			Start    int64  `json:"start_ns"`
+			End      int64  `json:"end_ns"`
+			Comm     string `json:"comm"`
+			Function string `json:"top_function"`
+		} `json:"hotspots"`
+	}
+	getJSON(t, base+"/api/profiles/"+list.Profiles[0].ID+"/hotspots?limit=100000", &hs)
+	for _, w := range truth.Incidents {
+		found := false
+		for _, h := range hs.Hotspots {
+			// Within one cores-map bucket (0.1 s) of the planted window.
+			if h.CPU == w.CPU && h.Comm == "kubelet" && h.Function == "mem_cgroup_nr_lru_pages" &&
+				abs(h.Start-w.StartNS) <= 1e8 && abs(h.End-w.EndNS) <= 1e8 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no hot spot for the planted window CPU %d [%.2f, %.2f) s", w.CPU, w.Start, w.End)
+		}
+	}
+
+	// Interrupted, it shuts down cleanly.
+	if err := interrupt(); err != nil {
+		t.Errorf("after SIGINT: %v", err)
+	}
+
+	base, out, took, _ = firstRun(t, home)
+	t.Logf("second run: serving after %v", took.Round(time.Millisecond))
+	if strings.Contains(out.String(), "First run") {
+		t.Errorf("second run imported the sample again:\n%s", out.String())
+	}
+	getJSON(t, base+"/api/profiles", &list)
+	if len(list.Profiles) != 1 {
+		t.Errorf("second run lists %d profiles; want 1", len(list.Profiles))
+	}
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
