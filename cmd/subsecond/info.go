@@ -52,7 +52,11 @@ func printInfo(e env, p *subsecond.Profile) {
 	row := func(k string, v any) { fmt.Fprintf(tw, "%s:\t%v\n", k, v) }
 	row("ID", p.ID)
 	row("Name", displayName(p))
-	row("File", p.FileName)
+	if p.FileName != "" {
+		row("File", p.FileName)
+	} else {
+		row("File", "(standard input or unnamed upload)")
+	}
 	row("SHA-256", p.SHA256)
 	row("Bytes", p.Bytes)
 	row("Imported", p.Uploaded.Local().Format(time.RFC3339))
