@@ -120,21 +120,7 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 		h := newHunt(c, m, k, rows, opt)
 		h.episodes()
 		h.split()
-		rep.Spots = h.describe(f)
-	}
-	rep.Found = len(rep.Spots)
-	sort.SliceStable(rep.Spots, func(i, j int) bool {
-		a, b := &rep.Spots[i], &rep.Spots[j]
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		if a.Start != b.Start {
-			return a.Start < b.Start
-		}
-		return a.CPU < b.CPU
-	})
-	if opt.Limit > 0 && len(rep.Spots) > opt.Limit {
-		rep.Spots = rep.Spots[:opt.Limit]
+		rep.Spots, rep.Found = h.describe(opt.Limit)
 	}
 
 	g, err := Offset(c, f, Options{})
@@ -191,6 +177,8 @@ type hunt struct {
 
 	eps     []span
 	spots   []span
+	inEp    []int32       // busy samples inside an episode, by index
+	inEpRow []int32       // their rows
 	rowComm [][]commCount // busy samples per command per row, whole capture
 	lo, hi  int           // sample window
 }
@@ -306,6 +294,8 @@ func (h *hunt) split() {
 		if e < 0 {
 			return
 		}
+		h.inEp = append(h.inEp, int32(i))
+		h.inEpRow = append(h.inEpRow, r)
 		ep := &h.eps[e]
 		list := perEp[e]
 		j = find(list, cm)
@@ -348,8 +338,11 @@ func (h *hunt) split() {
 	}
 }
 
-// describe counts what ran in each spot and fills in the Spots.
-func (h *hunt) describe(f subsecond.Filter) []Spot {
+// describe counts what ran in each spot and returns the best limit of
+// them (all when limit < 0), highest Score first, with how many there
+// were. Commands are counted for every spot, for the score; stacks only
+// for the spots returned.
+func (h *hunt) describe(limit int) ([]Spot, int) {
 	at := make([]int32, len(h.k.CPUs)*h.nb)
 	for i := range at {
 		at[i] = -1
@@ -359,16 +352,19 @@ func (h *hunt) describe(f subsecond.Filter) []Spot {
 			at[sp.row*h.nb+b] = int32(i)
 		}
 	}
+	s := &h.c.Samples
+	spotOf := make([]int32, len(h.inEp)) // spot of each busy sample, -1 none
 	type stat struct {
 		n     int64
 		comms []commCount
-		nodes map[uint64]int64 // comm<<32 | stack node
+		top   commCount
 	}
 	stats := make([]stat, len(h.spots))
-	s := &h.c.Samples
-	h.each(at, func(i int, _ int32, sp int32) {
+	for k, i := range h.inEp {
+		sp := at[int(h.inEpRow[k])*h.nb+int((s.Time[i]-h.k.T0)/h.k.Bucket)]
+		spotOf[k] = sp
 		if sp < 0 {
-			return
+			continue
 		}
 		st := &stats[sp]
 		st.n++
@@ -378,15 +374,13 @@ func (h *hunt) describe(f subsecond.Filter) []Spot {
 			j = len(st.comms) - 1
 		}
 		st.comms[j].n++
-		if st.nodes == nil {
-			st.nodes = map[uint64]int64{}
-		}
-		st.nodes[uint64(s.Comm[i])<<32|uint64(uint32(s.Stack[i]))]++
-	})
+	}
 
-	names := newNamer(h.c, h.m)
-	tree := newScratch(len(h.c.Nodes))
-	out := make([]Spot, 0, len(h.spots))
+	type ranked struct {
+		spot Spot
+		idx  int
+	}
+	all := make([]ranked, 0, len(h.spots))
 	for i, sp := range h.spots {
 		st := &stats[i]
 		if st.n == 0 {
@@ -405,35 +399,8 @@ func (h *hunt) describe(f subsecond.Filter) []Spot {
 				top = cc
 			}
 		}
-		comm := h.c.Strings[top.comm]
-		java := strings.HasPrefix(comm, "java")
-		spot.Comm, spot.CommShare = comm, float64(top.n)/float64(st.n)
-
-		fn := map[string]int64{}
-		tree.reset()
-		for key, n := range st.nodes {
-			node := int32(uint32(key))
-			if leaf := names.leaf(node, java); leaf != "" {
-				fn[leaf] += n
-			}
-			if uint32(key>>32) == top.comm {
-				tree.add(h.c, node, n)
-			}
-		}
-		var best int64
-		for name, n := range fn {
-			if n > best || n == best && name < spot.Function {
-				spot.Function, best = name, n
-			}
-		}
-		spot.FunctionShare = float64(best) / float64(st.n)
-		path, under := tree.heaviest()
-		parts := []string{flame.CommName(comm)}
-		for _, node := range path {
-			parts = append(parts, names.frame(node, java)...)
-		}
-		spot.Stack, spot.StackShare = strings.Join(parts, ";"), float64(under)/float64(st.n)
-
+		st.top = top
+		spot.Comm, spot.CommShare = h.c.Strings[top.comm], float64(top.n)/float64(st.n)
 		// How usual is this command on this CPU outside the spot?
 		var rowBusy, rowComm int64
 		for _, cc := range h.rowComm[sp.row] {
@@ -446,9 +413,77 @@ func (h *hunt) describe(f subsecond.Filter) []Spot {
 			spot.Usual = float64(rowComm-top.n) / float64(outside)
 		}
 		spot.Score = float64(st.n) * (1 - spot.Usual)
-		out = append(out, spot)
+		all = append(all, ranked{spot, i})
 	}
-	return out
+	sort.Slice(all, func(i, j int) bool {
+		a, b := &all[i].spot, &all[j].spot
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Start != b.Start {
+			return a.Start < b.Start
+		}
+		return a.CPU < b.CPU
+	})
+	found := len(all)
+	if limit >= 0 && len(all) > limit {
+		all = all[:limit]
+	}
+
+	// Stacks of the spots kept: comm<<32 | stack node → samples.
+	keep := make([]int32, len(h.spots))
+	for i := range keep {
+		keep[i] = -1
+	}
+	for r, a := range all {
+		keep[a.idx] = int32(r)
+	}
+	nodes := make([]map[uint64]int64, len(all))
+	for k, i := range h.inEp {
+		sp := spotOf[k]
+		if sp < 0 || keep[sp] < 0 {
+			continue
+		}
+		r := keep[sp]
+		if nodes[r] == nil {
+			nodes[r] = map[uint64]int64{}
+		}
+		nodes[r][uint64(s.Comm[i])<<32|uint64(uint32(s.Stack[i]))]++
+	}
+	names := newNamer(h.c, h.m)
+	tree := newScratch(len(h.c.Nodes))
+	out := make([]Spot, len(all))
+	for r, a := range all {
+		spot := a.spot
+		st := &stats[a.idx]
+		java := strings.HasPrefix(spot.Comm, "java")
+		fn := map[string]int64{}
+		tree.reset()
+		for key, n := range nodes[r] {
+			node := int32(uint32(key))
+			if leaf := names.leaf(node, java); leaf != "" {
+				fn[leaf] += n
+			}
+			if uint32(key>>32) == st.top.comm {
+				tree.add(h.c, node, n)
+			}
+		}
+		var best int64
+		for name, n := range fn {
+			if n > best || n == best && name < spot.Function {
+				spot.Function, best = name, n
+			}
+		}
+		spot.FunctionShare = float64(best) / float64(st.n)
+		path, under := tree.heaviest()
+		parts := []string{flame.CommName(spot.Comm)}
+		for _, node := range path {
+			parts = append(parts, names.frame(node, java)...)
+		}
+		spot.Stack, spot.StackShare = strings.Join(parts, ";"), float64(under)/float64(st.n)
+		out[r] = spot
+	}
+	return out, found
 }
 
 // namer names stack nodes' frames as flame graphs do, caching per node.
