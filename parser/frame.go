@@ -32,19 +32,26 @@ const recentBits = 14
 // frameLine parses a stack line ("address symbol+0xoff (dso)") into the open
 // record and reports whether the line was one.
 func (s *Scanner) frameLine(line []byte) bool {
-	f, id, ok := s.parseFrame(line)
+	// Parse straight into the next slot of the frame slice; the length
+	// grows only if the line is a frame of a record being kept.
+	fr := s.cur.Frames
+	if len(fr) == cap(fr) {
+		fr = append(fr, subsecond.Frame{})[:len(fr)]
+	}
+	id, ok := s.parseFrame(line, &fr[:len(fr)+1][len(fr)])
 	if !ok {
 		return false
 	}
 	s.last = true
 	if !s.bad {
-		s.cur.Frames = append(s.cur.Frames, f)
+		s.cur.Frames = fr[:len(fr)+1]
 		s.curIDs = append(s.curIDs, id)
 	}
 	return true
 }
 
-func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, uint32, bool) {
+// parseFrame parses a stack line into *f and returns the ID of its text.
+func (s *Scanner) parseFrame(line []byte, f *subsecond.Frame) (uint32, bool) {
 	i := 0
 	for i < len(line) && isSpace(line[i]) {
 		i++
@@ -57,12 +64,12 @@ func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, uint32, bool) {
 			break
 		}
 		if j-i == 16 {
-			return subsecond.Frame{}, 0, false
+			return 0, false
 		}
 		addr = addr<<4 | uint64(d)
 	}
 	if j == i || (j < len(line) && !isSpace(line[j])) {
-		return subsecond.Frame{}, 0, false
+		return 0, false
 	}
 	rest := trimSpace(line[j:])
 	if s.recent == nil {
@@ -82,7 +89,8 @@ func (s *Scanner) parseFrame(line []byte) (subsecond.Frame, uint32, bool) {
 	if addr >= kernelHalf && kind != subsecond.KindJIT {
 		kind = subsecond.KindKernel
 	}
-	return subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: kind}, fi.id, true
+	*f = subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: kind}
+	return fi.id, true
 }
 
 func trimSpace(b []byte) []byte {

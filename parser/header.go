@@ -82,8 +82,8 @@ func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header) bool {
 	rest := trimSpace(line[toks[i].end:])
 	if len(rest) > 0 {
 		if rest[len(rest)-1] == ')' && hexval[rest[0]] >= 0 {
-			if f, id, ok := s.parseFrame(rest); ok {
-				h.frame, h.frameID, h.hasFrame = f, id, true
+			if id, ok := s.parseFrame(rest, &h.frame); ok {
+				h.frameID, h.hasFrame = id, true
 				return true
 			}
 		}
