@@ -31,7 +31,7 @@ const (
 	DefRows    = 50
 	// MaxCells bounds any grid's size so a capture spanning years of
 	// timestamps is refused rather than allocated.
-	MaxCells = 20_000_000
+	MaxCells = 8_000_000
 )
 
 // Options shape an offset heatmap. Zero fields take the defaults.
