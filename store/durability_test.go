@@ -254,3 +254,43 @@ func TestUpgradeInPlace(t *testing.T) {
 		t.Errorf("insert of a duplicate SHA-256 after upgrade: %v; want a constraint error", err)
 	}
 }
+
+// TestEveryConnectionConfigured checks the DSN settings on several pooled
+// connections held at once, not only on the first.
+func TestEveryConnectionConfigured(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	var conns []*sql.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range 3 {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for i, c := range conns {
+		var mode string
+		var fk, busy, sync int
+		if err := c.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, "PRAGMA foreign_keys").Scan(&fk); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&busy); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+			t.Fatal(err)
+		}
+		if mode != "wal" || fk != 1 || busy != 10000 || sync != 1 {
+			t.Errorf("connection %d: journal_mode=%s foreign_keys=%d busy_timeout=%d synchronous=%d; want wal 1 10000 1",
+				i, mode, fk, busy, sync)
+		}
+	}
+}
