@@ -137,6 +137,7 @@ func ParseIDList(name, s string) ([]int32, error) {
 		return nil, nil
 	}
 	seen := map[int32]bool{}
+	total := 0 // ids listed, repeats included, so "0-65000,0-65000,…" is refused
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
@@ -151,7 +152,7 @@ func ParseIDList(name, s string) ([]int32, error) {
 				return nil, fmt.Errorf("%s: %q is not a range like 3-5: %w", name, part, ErrInvalid)
 			}
 		}
-		if b-a >= maxIDs || len(seen)+int(b-a) >= maxIDs {
+		if total += int(b-a) + 1; b-a >= maxIDs || total > maxIDs {
 			return nil, fmt.Errorf("%s: more than %d ids: %w", name, maxIDs, ErrInvalid)
 		}
 		for i := a; i <= b; i++ {

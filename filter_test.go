@@ -25,6 +25,8 @@ func TestParseIDList(t *testing.T) {
 		{"-1", nil, true},
 		{"1,,2", nil, true},
 		{"0-2000000000", nil, true},
+		{"0-65535", nil, false},
+		{strings.Repeat("0-40000,", 2) + "1", nil, true},
 	}
 	for _, tt := range tests {
 		got, err := subsecond.ParseIDList("cpu", tt.in)
@@ -35,6 +37,12 @@ func TestParseIDList(t *testing.T) {
 		if err != nil {
 			if !errors.Is(err, subsecond.ErrInvalid) || !strings.HasPrefix(err.Error(), "cpu:") {
 				t.Errorf("ParseIDList(%q) error = %v; want cpu: … wrapping ErrInvalid", tt.in, err)
+			}
+			continue
+		}
+		if tt.in == "0-65535" {
+			if len(got) != 65536 {
+				t.Errorf("ParseIDList(0-65535) has %d ids; want 65536", len(got))
 			}
 			continue
 		}
@@ -242,4 +250,48 @@ func TestHugeIDs(t *testing.T) {
 	if !m.Keep(0) || m.Keep(1) {
 		t.Errorf("cpu=2000000000: Keep = %v, %v; want true, false", m.Keep(0), m.Keep(1))
 	}
+}
+
+// FuzzParseFilter feeds hostile parameter values through ParseFilter,
+// Compile and Keep: errors must wrap ErrInvalid, nothing may panic, and a
+// parsed filter must survive a round trip through Values.
+func FuzzParseFilter(f *testing.F) {
+	f.Add("0,3-5", "1", "", "java", "^ja", "cpu-clock", "mem_", "kernel", "1", "5086.2")
+	f.Add("2147483647", "0-65535", "x", "", "(", "", "[", "both", "yes", "1e3")
+	f.Add("-1", "3-1", ",", "\x00", ".*", "nope", "", "user", "0", "-.5")
+	b := subsecond.NewBuilder()
+	b.Add(&subsecond.Sample{Comm: "java", PID: 1, TID: 1, CPU: 3, Time: 1, Event: "cpu-clock", Frames: stack("do_idle", "mem_cgroup_nr_lru_pages")})
+	b.Add(&subsecond.Sample{Comm: "swapper", PID: 0, TID: 0, CPU: 0, Time: 2, Event: "cpu-clock", Frames: stack("do_idle", "intel_idle")})
+	c := b.Capture(subsecond.Profile{})
+	f.Fuzz(func(t *testing.T, cpu, pid, tid, comm, commRe, event, fn, only, idle, secs string) {
+		v := url.Values{"cpu": {cpu}, "pid": {pid}, "tid": {tid}, "comm": {comm}, "comm_regex": {commRe},
+			"event": {event}, "function": {fn}, "only": {only}, "idle": {idle}}
+		flt, err := subsecond.ParseFilter(v)
+		if err != nil {
+			if !errors.Is(err, subsecond.ErrInvalid) {
+				t.Fatalf("ParseFilter error %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		if back, err := subsecond.ParseFilter(flt.Values()); err != nil || !reflect.DeepEqual(back, flt) {
+			t.Fatalf("round trip: %+v, %v; want %+v", back, err, flt)
+		}
+		m, err := flt.Compile(c)
+		if err != nil {
+			if !errors.Is(err, subsecond.ErrInvalid) {
+				t.Fatalf("Compile error %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		for i := 0; i < c.Samples.Len(); i++ {
+			m.Keep(i)
+		}
+		if ns, err := subsecond.ParseSeconds("start", secs); err == nil {
+			if back, _ := subsecond.ParseSeconds("start", subsecond.FormatSeconds(ns)); back != ns {
+				t.Fatalf("ParseSeconds(FormatSeconds(%d)) = %d", ns, back)
+			}
+		} else if !errors.Is(err, subsecond.ErrInvalid) {
+			t.Fatalf("ParseSeconds error %v does not wrap ErrInvalid", err)
+		}
+	})
 }
