@@ -45,14 +45,14 @@ const sampleCols = 9
 // batch is a slice of parsed samples plus the strings, frames and stack
 // nodes first seen in them.
 type batch struct {
-	rows     []int64 // sampleCols per sample: t, seq, cpu, pid, tid, comm, event, weight, stack (as stored)
-	strBase  int
-	strs     []string
-	frameBas int
-	frames   []subsecond.FrameRec
-	nodeBase int
-	nodes    []subsecond.StackNode
-	read     int64
+	rows      []int64 // sampleCols per sample: t, seq, cpu, pid, tid, comm, event, weight, stack (as stored)
+	strBase   int
+	strs      []string
+	frameBase int
+	frames    []subsecond.FrameRec
+	nodeBase  int
+	nodes     []subsecond.StackNode
+	read      int64
 }
 
 // parseResult is what the parsing goroutine knows at the end.
@@ -236,7 +236,7 @@ func parseInput(hr *hashingReader, cr *countingReader, strict bool, full, free c
 	var b *batch
 	send := func() bool {
 		b.strBase, b.strs = sent.strs, in.Strings[sent.strs:]
-		b.frameBas, b.frames = sent.frames, in.Frames[sent.frames:]
+		b.frameBase, b.frames = sent.frames, in.Frames[sent.frames:]
 		b.nodeBase, b.nodes = sent.nodes, in.Nodes[sent.nodes:]
 		sent.strs, sent.frames, sent.nodes = len(in.Strings), len(in.Frames), len(in.Nodes)
 		b.read = cr.n.Load()
@@ -492,7 +492,7 @@ func (w *writer) write(ctx context.Context, b *batch) error {
 		if f.Inline {
 			inline = 1
 		}
-		if err := w.frames.add(w.pk, int64(b.frameBas+i), int64(f.Symbol), int64(f.DSO), int64(f.SrcLine),
+		if err := w.frames.add(w.pk, int64(b.frameBase+i), int64(f.Symbol), int64(f.DSO), int64(f.SrcLine),
 			int64(f.Addr), int64(f.Kind), inline); err != nil {
 			return err
 		}
