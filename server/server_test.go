@@ -634,7 +634,7 @@ func TestPages(t *testing.T) {
 		`<option value="log" selected>`,
 		`<div id="heatmap" data-testid="heatmap"`, `<div id="cores" data-testid="cores-map"`,
 		`<ol data-testid="hotspots">`, `href="/p/`+p.ID+`/flame?cpu=1&amp;end=3&amp;start=0.1"`,
-		`<code class="func">&lt;img src=x onerror=alert</code>`,
+		`<code class="func">&lt;img src=x onerror=alert`,
 		`id="copy-link" data-testid="copy-link"`)
 	params := viewDataOf(t, got["profile"])["params"].(map[string]any)
 	if params["cpu"] != "0-1" || params["rows"] != "20" || params["scale"] != "log" {
