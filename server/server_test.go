@@ -655,3 +655,37 @@ func TestPages(t *testing.T) {
 		t.Errorf("unknown profile page = %d; want a 404 page", res.StatusCode)
 	}
 }
+
+// TestHostileParameters puts markup into every parameter a page echoes:
+// filter values, view state and a bad value quoted in an error page.
+func TestHostileParameters(t *testing.T) {
+	e := newEnv(t, Config{})
+	p := e.upload(perfText(2, 100, 3), "x")
+	const evil = `"><script>alert(1)</script><img src=x onerror=alert(2)>`
+	q := url.Values{}
+	for _, name := range []string{"comm", "comm_regex", "function", "search", "zoom", "view", "scale", "unknown"} {
+		q.Set(name, evil)
+	}
+	for _, path := range []string{
+		"/p/" + p.ID + "?" + q.Encode(),
+		"/p/" + p.ID + "/flame?" + q.Encode(),
+		"/p/" + p.ID + "/diff?start2=0&end2=1&" + q.Encode(),
+		"/p/" + p.ID + "?rows=" + url.QueryEscape(evil),
+		"/p/" + url.PathEscape(evil),
+	} {
+		res, b := e.do("GET", path, nil)
+		if res.StatusCode >= 500 {
+			t.Errorf("GET %s = %d", path, res.StatusCode)
+		}
+		for _, bad := range []string{"<script>alert", "<img"} {
+			if bytes.Contains(b, []byte(bad)) {
+				t.Errorf("GET %s: the page contains %q unescaped", path, bad)
+			}
+		}
+		if res.StatusCode == 200 {
+			if params := viewDataOf(t, b)["params"].(map[string]any); params["search"] != nil && params["search"] != evil {
+				t.Errorf("GET %s: view-data search = %q; want the value intact", path, params["search"])
+			}
+		}
+	}
+}
