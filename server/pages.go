@@ -82,7 +82,7 @@ func viewData(page string, p *subsecond.Profile, r *http.Request) web.ViewData {
 // computed and its script fetches them from the API.
 const (
 	pageHotspots    = 20
-	pageHotspotWait = 300 * time.Millisecond
+	pageHotspotWait = time.Second
 )
 
 // profilePage handles GET /p/{id}?<filters>&rows=&col=&bucket=&scale=: the
