@@ -235,7 +235,11 @@ func (s *Scanner) readLine() ([]byte, bool) {
 
 // handle consumes one line and reports whether a sample became ready.
 func (s *Scanner) handle(line []byte) bool {
-	if isBlank(line) {
+	i := 0 // first non-blank byte
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+		i++
+	}
+	if i == len(line) {
 		return s.end()
 	}
 	if line[0] == '#' {
@@ -245,7 +249,7 @@ func (s *Scanner) handle(line []byte) bool {
 	indented := line[0] == ' ' || line[0] == '\t'
 	inChain := s.open && !s.single
 	if inChain && indented && !(s.payload && len(s.cur.Frames) == 0) {
-		if s.frameLine(line) {
+		if s.frameLine(line[i:]) {
 			return false
 		}
 	}
@@ -366,15 +370,6 @@ func isSrcLine(line []byte) bool {
 		k--
 	}
 	return k < len(t) && k > 0 && t[k-1] == ':'
-}
-
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\r' {
-			return false
-		}
-	}
-	return true
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
