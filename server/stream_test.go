@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -186,5 +187,26 @@ func TestUploadOutlastsReadTimeout(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusCreated {
 		t.Fatalf("slow upload: status %d; want 201", res.StatusCode)
+	}
+}
+
+// TestEmbeddedAssets follows a page's own stylesheet and script links into
+// the assets embedded from web/static.
+func TestEmbeddedAssets(t *testing.T) {
+	e := newEnv(t, Config{})
+	_, page := e.do("GET", "/", nil)
+	for _, re := range []*regexp.Regexp{
+		regexp.MustCompile(`<link rel="stylesheet" href="(/static/app\.css\?v=[0-9a-f]+)"`),
+		regexp.MustCompile(`<script type="module" src="(/static/app\.js\?v=[0-9a-f]+)"`),
+	} {
+		m := re.FindSubmatch(page)
+		if m == nil {
+			t.Fatalf("index page has no versioned link matching %s", re)
+		}
+		res, b := e.do("GET", string(m[1]), nil)
+		if res.StatusCode != 200 || len(b) == 0 || !strings.Contains(res.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("GET %s = %d, %d bytes, Cache-Control %q; want the embedded file, cached for good",
+				m[1], res.StatusCode, len(b), res.Header.Get("Cache-Control"))
+		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
-//go:embed all:static
+//go:embed static
 var static embed.FS
 
 // Static returns the built front-end assets (app.js, app.css, …) rooted at
