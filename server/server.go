@@ -76,9 +76,12 @@ type Hotspot struct {
 type Config struct {
 	Store     Store
 	Engine    Engine
-	MaxUpload int64  // largest accepted request body in bytes; 0 means 2 GiB
-	Token     string // when set, uploads and deletes need "Authorization: Bearer Token"
-	ReadOnly  bool   // refuse uploads and deletes
+	MaxUpload int64 // largest accepted request body in bytes; 0 means 2 GiB
+	// MaxText bounds a capture's decompressed text in bytes, so that a small
+	// compressed upload cannot expand without end; 0 means 64 GiB.
+	MaxText  int64
+	Token    string // when set, uploads and deletes need "Authorization: Bearer Token"
+	ReadOnly bool   // refuse uploads and deletes
 	// UploadTimeout bounds the reading and importing of one upload,
 	// overriding the http.Server's shorter ReadTimeout and WriteTimeout for
 	// that request; 0 means one hour.
@@ -91,6 +94,7 @@ type Server struct {
 	store     Store
 	engine    Engine
 	maxUpload int64
+	maxText   int64
 	token     string
 	readOnly  bool
 	uploadTTL time.Duration
@@ -100,8 +104,11 @@ type Server struct {
 	hot       hotCache
 }
 
-// DefaultMaxUpload is the upload size limit when Config.MaxUpload is 0.
-const DefaultMaxUpload = 2 << 30
+// Default limits: of a request body, and of the text it decompresses to.
+const (
+	DefaultMaxUpload = 2 << 30
+	DefaultMaxText   = 64 << 30
+)
 
 // New returns a Server for cfg.
 func New(cfg Config) *Server {
@@ -109,6 +116,7 @@ func New(cfg Config) *Server {
 		store:     cfg.Store,
 		engine:    cfg.Engine,
 		maxUpload: cfg.MaxUpload,
+		maxText:   cfg.MaxText,
 		token:     cfg.Token,
 		readOnly:  cfg.ReadOnly,
 		uploadTTL: cfg.UploadTimeout,
@@ -118,6 +126,9 @@ func New(cfg Config) *Server {
 	}
 	if s.maxUpload <= 0 {
 		s.maxUpload = DefaultMaxUpload
+	}
+	if s.maxText <= 0 {
+		s.maxText = DefaultMaxText
 	}
 	if s.uploadTTL <= 0 {
 		s.uploadTTL = time.Hour

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -209,4 +210,21 @@ func TestEmbeddedAssets(t *testing.T) {
 				m[1], res.StatusCode, len(b), res.Header.Get("Cache-Control"))
 		}
 	}
+}
+
+// TestUploadTextLimit sends a small compressed upload that expands past the
+// text limit: refused, nothing stored. A capture of exactly the limit passes.
+func TestUploadTextLimit(t *testing.T) {
+	small := perfText(1, 20, 1)
+	e := newEnv(t, Config{MaxText: int64(len(small))})
+	big := gz(t, perfText(2, 100, 3)) // about 140 KB of text in a few KB
+	if len(big) > len(small) {
+		t.Fatalf("compressed capture (%d bytes) is not smaller than the limit (%d)", len(big), len(small))
+	}
+	res, b := e.do("POST", "/api/profiles", bytes.NewReader(big), "Content-Encoding", "gzip")
+	wantError(t, res, b, http.StatusRequestEntityTooLarge, "text is larger than the limit")
+	if n := e.count(); n != 0 {
+		t.Fatalf("store holds %d profiles after a refused upload; want 0", n)
+	}
+	e.upload(small, "exactly at the limit")
 }

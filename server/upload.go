@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/decompress"
 )
 
 // maxField bounds the small multipart fields (name, token) read before the
@@ -65,7 +66,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if err != nil {
-				s.error(w, r, uploadError(limited, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid)))
+				s.error(w, r, uploadError(limited, nil, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid)))
 				return
 			}
 			switch part.FormName() {
@@ -75,7 +76,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 			case "name", "token":
 				b, err := io.ReadAll(io.LimitReader(part, maxField+1))
 				if err != nil || len(b) > maxField {
-					s.error(w, r, uploadError(limited, fmt.Errorf("%s: field longer than %d bytes: %w", part.FormName(), maxField, subsecond.ErrInvalid)))
+					s.error(w, r, uploadError(limited, nil, fmt.Errorf("%s: field longer than %d bytes: %w", part.FormName(), maxField, subsecond.ErrInvalid)))
 					return
 				}
 				if part.FormName() == "token" {
@@ -99,9 +100,17 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	if up.Name == "" {
 		up.Name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(up.FileName, ".gz"), ".zst"), ".txt")
 	}
-	p, existed, err := s.store.Import(r.Context(), body, up)
+	// Decompress here to bound the text; the store passes plain text through.
+	dr, err := decompress.NewReader(body)
 	if err != nil {
-		s.error(w, r, uploadError(limited, err))
+		s.error(w, r, uploadError(limited, nil, fmt.Errorf("%w: %v", subsecond.ErrNotPerf, err)))
+		return
+	}
+	defer dr.Close()
+	text := &textLimit{r: dr, left: s.maxText, max: s.maxText}
+	p, existed, err := s.store.Import(r.Context(), text, up)
+	if err != nil {
+		s.error(w, r, uploadError(limited, text, err))
 		return
 	}
 	code := http.StatusCreated
@@ -134,14 +143,42 @@ type created struct {
 	Profile *subsecond.Profile `json:"profile"`
 }
 
-// uploadError reports an upload that went past the size limit as such,
-// whatever error the reader's consumer wrapped it in.
-func uploadError(l *limitReader, err error) error {
+// uploadError reports an upload that went past the size limit, or whose
+// text went past the text limit, as such, whatever error the reader's
+// consumer wrapped it in.
+func uploadError(l *limitReader, t *textLimit, err error) error {
 	var mbe *http.MaxBytesError
 	if l.overflow != nil && !errors.As(err, &mbe) {
 		return l.overflow
 	}
+	if t != nil && t.overflow {
+		return errorf(subsecond.ErrTooLarge, "the capture's text is larger than the limit of %d bytes", t.max)
+	}
 	return err
+}
+
+// textLimit fails reads past max bytes.
+type textLimit struct {
+	r         io.Reader
+	left, max int64
+	overflow  bool
+}
+
+func (t *textLimit) Read(p []byte) (int, error) {
+	if t.left <= 0 {
+		var probe [1]byte
+		if n, err := t.r.Read(probe[:]); n == 0 && err == io.EOF {
+			return 0, io.EOF
+		}
+		t.overflow = true
+		return 0, errorf(subsecond.ErrTooLarge, "the capture's text is larger than the limit of %d bytes", t.max)
+	}
+	if int64(len(p)) > t.left {
+		p = p[:t.left]
+	}
+	n, err := t.r.Read(p)
+	t.left -= int64(n)
+	return n, err
 }
 
 // limitReader remembers whether the body went past the limit of the

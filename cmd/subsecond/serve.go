@@ -33,6 +33,8 @@ func runServe(ctx context.Context, e env) error {
 	dbPath := dbFlag(fs)
 	maxUpload := byteSize(server.DefaultMaxUpload)
 	fs.Var(&maxUpload, "max-upload", "largest accepted upload `size`, as sent (compressed), e.g. 500MiB or 2GiB")
+	maxText := byteSize(server.DefaultMaxText)
+	fs.Var(&maxText, "max-text", "largest accepted capture `size` once decompressed")
 	token := fs.String("token", os.Getenv("SUBSECOND_TOKEN"), "require this bearer `token` for uploads and deletes ($SUBSECOND_TOKEN)")
 	readOnly := fs.Bool("read-only", envBool("SUBSECOND_READ_ONLY"), "refuse uploads and deletes ($SUBSECOND_READ_ONLY=1)")
 	noSample := fs.Bool("no-sample", false, "when run as the default command, do not import the bundled incident capture into an empty database")
@@ -94,6 +96,7 @@ func runServe(ctx context.Context, e env) error {
 		Store:     serveStore{st},
 		Engine:    engine{},
 		MaxUpload: int64(maxUpload),
+		MaxText:   int64(maxText),
 		Token:     *token,
 		ReadOnly:  *readOnly,
 		Logger:    log,
