@@ -35,11 +35,56 @@ func checkBucket(b int64) error {
 	return nil
 }
 
+// CoresParams returns the query parameters that shape a cores map besides
+// the filter, in the order the CLI lists its flags. ParseBucket and
+// ParseMeasure read exactly these names, so flags built from this list
+// cannot drift from the URL parameters.
+func CoresParams() []subsecond.Param {
+	return []subsecond.Param{
+		{Name: "bucket", Usage: "cores-map column width in seconds (default 0.1)"},
+		{Name: "measure", Usage: "what shades a cores-map cell: busy (busy fraction, hue by system share) or system (system fraction alone)"},
+	}
+}
+
+// Measure names the fraction that shades a cores-map cell.
+type Measure string
+
+// Measures of the cores map.
+const (
+	MeasureBusy   Measure = "busy"   // Cores.Busy; the web page also tints it by Cores.System
+	MeasureSystem Measure = "system" // Cores.System
+)
+
+// ParseMeasure reads the "measure" parameter: "busy" (the default) or
+// "system". Errors wrap subsecond.ErrInvalid and name the parameter.
+func ParseMeasure(v url.Values) (Measure, error) {
+	switch m := Measure(v.Get("measure")); m {
+	case "":
+		return MeasureBusy, nil
+	case MeasureBusy, MeasureSystem:
+		return m, nil
+	default:
+		return "", fmt.Errorf("measure: %q is neither busy nor system: %w", string(m), subsecond.ErrInvalid)
+	}
+}
+
+// Fractions returns k's per-cell fractions for m: Busy or System.
+func (k *Cores) Fractions(m Measure) [][]float64 {
+	if m == MeasureSystem {
+		return k.System
+	}
+	return k.Busy
+}
+
 // Cores is the cores map: one row per CPU, one column per bucket of Bucket
 // nanoseconds from T0. Samples[i][b] counts the samples of CPU CPUs[i] in
 // [T0 + b·Bucket, T0 + (b+1)·Bucket) that pass the filter. Busy[i][b] is the
 // bucket's non-idle samples that pass the filter (idle ones never count,
 // whatever the filter's Idle) divided by Expected, clamped to 1.
+// System[i][b] is the part of those non-idle samples whose leaf frame (the
+// first of the leaf-first stack) is a kernel frame, divided by Expected and
+// clamped to 1: the CPU's system time, %sys as top shows it. Busy − System
+// approximates user time.
 //
 // Expected is the number of samples one CPU yields per bucket at the
 // profile's sampling rate (FrequencyHz × Bucket). When the rate is unknown it
@@ -53,9 +98,11 @@ type Cores struct {
 	CPUs     []int32     `json:"cpus"`
 	Samples  [][]int64   `json:"samples"`
 	Busy     [][]float64 `json:"busy"`
+	System   [][]float64 `json:"system"`
 	Expected float64     `json:"expected"`
 
 	busy [][]int64 // non-idle counts behind Busy
+	sys  [][]int64 // non-idle, kernel-leaf counts behind System
 }
 
 // PerCore returns the cores map of c's samples that pass f, in buckets of
@@ -146,6 +193,8 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 	k := &Cores{T0: t0, Bucket: bucket, Buckets: int(nb), CPUs: cpus}
 	k.Samples = grid(len(cpus), int(nb))
 	k.busy = grid(len(cpus), int(nb))
+	k.sys = grid(len(cpus), int(nb))
+	kernLeaf := kernelLeaves(c)
 
 	k.Expected = c.Profile.FrequencyHz * float64(bucket) / 1e9
 	var all [][]int64 // idle included, to scale Busy when the rate is unknown
@@ -166,6 +215,9 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 		b := (s.Time[i] - t0) / bucket
 		if !idle {
 			k.busy[r][b]++
+			if kernLeaf[s.Stack[i]] {
+				k.sys[r][b]++
+			}
 		}
 		if !idle || f.Idle {
 			k.Samples[r][b]++
@@ -180,17 +232,42 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 			k.Expected = max(k.Expected, float64(n))
 		}
 	}
-	k.Busy = make([][]float64, len(cpus))
-	flat := make([]float64, len(cpus)*int(nb))
-	for r := range k.Busy {
-		k.Busy[r] = flat[r*int(nb) : (r+1)*int(nb) : (r+1)*int(nb)]
-		for b, n := range k.busy[r] {
-			if k.Expected > 0 {
-				k.Busy[r][b] = min(1, float64(n)/k.Expected)
-			}
+	k.Busy = fractions(k.busy, k.Expected)
+	k.System = fractions(k.sys, k.Expected)
+	return k, rows, nil
+}
+
+// fractions returns counts over expected, clamped to 1 (all 0 when expected
+// is not positive).
+func fractions(counts [][]int64, expected float64) [][]float64 {
+	out := make([][]float64, len(counts))
+	if len(counts) == 0 {
+		return out
+	}
+	nb := len(counts[0])
+	flat := make([]float64, len(counts)*nb)
+	for r := range out {
+		out[r] = flat[r*nb : (r+1)*nb : (r+1)*nb]
+		if expected <= 0 {
+			continue
+		}
+		for b, n := range counts[r] {
+			out[r][b] = min(1, float64(n)/expected)
 		}
 	}
-	return k, rows, nil
+	return out
+}
+
+// kernelLeaves reports per stack node whether its leaf frame (the node's
+// own frame) is a kernel frame; the root, an empty stack, is not.
+func kernelLeaves(c *subsecond.Capture) []bool {
+	kern := make([]bool, len(c.Nodes))
+	for n := 1; n < len(c.Nodes); n++ {
+		if fr := c.Nodes[n].Frame; fr >= 0 && int(fr) < len(c.Frames) {
+			kern[n] = c.Frames[fr].Kind == subsecond.KindKernel
+		}
+	}
+	return kern
 }
 
 func grid(rows, cols int) [][]int64 {

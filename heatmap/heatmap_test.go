@@ -235,6 +235,7 @@ func TestPerCoreMatchesIndependentCount(t *testing.T) {
 			}
 			samples := map[[2]int64]int64{}
 			busy := map[[2]int64]int64{}
+			sys := map[[2]int64]int64{} // busy samples whose leaf frame is a kernel frame
 			cpus := map[int32]bool{}
 			for i := range ss {
 				s := &ss[i]
@@ -249,6 +250,9 @@ func TestPerCoreMatchesIndependentCount(t *testing.T) {
 				nf.Idle = false
 				if synth.Keep(s, nf, "cpu-clock") {
 					busy[key]++
+					if len(s.Frames) > 0 && s.Frames[0].Kind == subsecond.KindKernel {
+						sys[key]++
+					}
 				}
 			}
 			if len(k.CPUs) != len(cpus) {
@@ -258,16 +262,27 @@ func TestPerCoreMatchesIndependentCount(t *testing.T) {
 			if k.Expected != exp {
 				t.Errorf("%s: Expected = %v; want %v", name, k.Expected, exp)
 			}
-			bad := 0
+			bad, sawSys := 0, 0
 			for r, cpu := range k.CPUs {
 				for b := range k.Buckets {
 					key := [2]int64{int64(cpu), int64(b)}
 					wb := min(1, float64(busy[key])/exp)
-					if (k.Samples[r][b] != samples[key] || k.Busy[r][b] != wb) && bad < 5 {
+					ws := min(1, float64(sys[key])/exp)
+					if (k.Samples[r][b] != samples[key] || k.Busy[r][b] != wb || k.System[r][b] != ws) && bad < 5 {
 						bad++
-						t.Errorf("%s: cpu %d bucket %d: samples %d busy %v; want %d, %v", name, cpu, b, k.Samples[r][b], k.Busy[r][b], samples[key], wb)
+						t.Errorf("%s: cpu %d bucket %d: samples %d busy %v system %v; want %d, %v, %v", name, cpu, b,
+							k.Samples[r][b], k.Busy[r][b], k.System[r][b], samples[key], wb, ws)
+					}
+					if sys[key] > 0 {
+						sawSys++
 					}
 				}
+			}
+			// Every cpu-clock filter keeps some system time (syscalls, memcg
+			// walks, interrupts taken while idle), so System is checked
+			// against non-zero counts too.
+			if f.Event == "" && sawSys == 0 {
+				t.Errorf("%s: no bucket with system samples; the check above compared zeros only", name)
 			}
 		}
 	}
