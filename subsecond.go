@@ -118,7 +118,7 @@ type Profile struct {
 	Bytes       int64        `json:"bytes"`    // size of the uncompressed text
 	Uploaded    time.Time    `json:"uploaded"` // when the import finished
 	Meta        Metadata     `json:"metadata"`
-	Events      []EventCount `json:"events"` // in order of first appearance
+	Events      []EventCount `json:"events"`   // in order of first appearance
 	Start       int64        `json:"start_ns"` // time of the first sample
 	End         int64        `json:"end_ns"`   // time of the last sample
 	Samples     int64        `json:"samples"`
