@@ -13,16 +13,18 @@ import (
 	"github.com/subsecond/subsecond/heatmap"
 )
 
-// runCPUs implements `subsecond cpus [--bucket B] [filters] [--format
-// text|json|csv] FILE|ID`: the cores map, one row per CPU, busy fraction
-// per bucket of B seconds.
+// runCPUs implements `subsecond cpus [--bucket B] [--measure busy|system]
+// [filters] [--format text|json|csv] FILE|ID`: the cores map, one row per
+// CPU, busy and system fractions per bucket of B seconds.
 func runCPUs(ctx context.Context, e env) error {
 	v := newViewFlags("cpus", e)
-	v.param("bucket", "bucket width in seconds (default 0.1)")
+	for _, p := range heatmap.CoresParams() {
+		v.param(p.Name, p.Usage)
+	}
 	format := v.fs.String("format", "text", "output format: text, json or csv")
 	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
-	v.usage("cpus [--bucket B] [filters] [--format text|json|csv] FILE|ID",
-		"Prints the cores map: one row per CPU, the busy fraction (non-idle samples over\nthose expected at the sampling rate) per bucket of B seconds from T0.")
+	v.usage("cpus [--bucket B] [--measure busy|system] [filters] [--format text|json|csv] FILE|ID",
+		"Prints the cores map: one row per CPU and one column per bucket of B seconds\nfrom T0. The busy fraction is the non-idle samples over those expected at the\nsampling rate; the system fraction is the part of them whose leaf frame is in\nthe kernel (%sys as top shows it). Text shades by --measure; csv and json\ncarry both.")
 	f, err := v.parse(e.args)
 	if err != nil {
 		return err
@@ -31,6 +33,10 @@ func runCPUs(ctx context.Context, e env) error {
 		return err
 	}
 	bucket, err := heatmap.ParseBucket(v.values())
+	if err != nil {
+		return fmt.Errorf("cpus: --%w", err)
+	}
+	measure, err := heatmap.ParseMeasure(v.values())
 	if err != nil {
 		return fmt.Errorf("cpus: --%w", err)
 	}
@@ -50,11 +56,12 @@ func runCPUs(ctx context.Context, e env) error {
 		return json.NewEncoder(e.stdout).Encode(k)
 	case "csv":
 		w := csv.NewWriter(e.stdout)
-		w.Write([]string{"cpu", "bucket", "start_s", "samples", "busy"})
+		w.Write([]string{"cpu", "bucket", "start_s", "samples", "busy", "system"})
 		for r, cpu := range k.CPUs {
 			for b := range k.Buckets {
 				w.Write([]string{strconv.Itoa(int(cpu)), strconv.Itoa(b), subsecond.FormatSeconds(int64(b) * k.Bucket),
-					strconv.FormatInt(k.Samples[r][b], 10), strconv.FormatFloat(k.Busy[r][b], 'f', 4, 64)})
+					strconv.FormatInt(k.Samples[r][b], 10), strconv.FormatFloat(k.Busy[r][b], 'f', 4, 64),
+					strconv.FormatFloat(k.System[r][b], 'f', 4, 64)})
 			}
 		}
 		w.Flush()
@@ -66,25 +73,31 @@ func runCPUs(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("cpus: %w", err)
 	}
-	return writeCoresText(e, c, k, rep, *width)
+	return writeCoresText(e, c, k, measure, rep, *width)
 }
 
 // writeCoresText renders k with one character per group of buckets (their
-// mean busy fraction) and each CPU's mean and peak busy fraction, so that
-// a pegged core reads as a solid run of █; the rows of rep's episodes
-// carry a ◀ and the episodes are listed below the map.
-func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, rep *heatmap.Report, width int) error {
+// mean fraction of measure m) and each CPU's mean and peak of it, so that a
+// pegged core reads as a solid run of █; the rows of rep's episodes carry a
+// ◀ and the episodes are listed below the map. Busy rows also show the
+// CPU's mean system fraction.
+func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Measure, rep *heatmap.Report, width int) error {
+	frac := k.Fractions(m)
 	w := bufio.NewWriter(e.stdout)
 	per := (k.Buckets + width - 1) / width
 	cols := (k.Buckets + per - 1) / per
 	span := int64(per) * k.Bucket
-	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s s (one character = %s s), %.1f samples expected per bucket\n",
-		c.Profile.Name, len(k.CPUs), k.Buckets, subsecond.FormatSeconds(k.Bucket), subsecond.FormatSeconds(span), k.Expected)
+	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s s (one character = %s s), %.1f samples expected per bucket; shading: %s fraction\n",
+		c.Profile.Name, len(k.CPUs), k.Buckets, subsecond.FormatSeconds(k.Bucket), subsecond.FormatSeconds(span), k.Expected, m)
 	axis := []rune(strings.Repeat(" ", cols+10))
 	for col := 0; col < cols; col += 10 {
 		copy(axis[col:], []rune(subsecond.FormatSeconds(int64(col)*span)))
 	}
-	fmt.Fprintf(w, "%8s  %s  %5s %5s\n", "s →", strings.TrimRight(string(axis), " ")+strings.Repeat(" ", max(0, cols-len(strings.TrimRight(string(axis), " ")))), "mean", "peak")
+	sysHead := ""
+	if m == heatmap.MeasureBusy {
+		sysHead = "   sys"
+	}
+	fmt.Fprintf(w, "%8s  %s  %5s %5s%s\n", "s →", strings.TrimRight(string(axis), " ")+strings.Repeat(" ", max(0, cols-len(strings.TrimRight(string(axis), " ")))), "mean", "peak", sysHead)
 	line := make([]rune, cols)
 	for r, cpu := range k.CPUs {
 		var sum, peak float64
@@ -92,7 +105,7 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, rep *heatmap.
 			var s float64
 			n := 0
 			for b := col * per; b < min((col+1)*per, k.Buckets); b++ {
-				s += k.Busy[r][b]
+				s += frac[r][b]
 				n++
 			}
 			m := s / float64(n)
@@ -106,9 +119,21 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, rep *heatmap.
 				mark += fmt.Sprintf(" ◀%d", i+1)
 			}
 		}
-		fmt.Fprintf(w, "%8s │%s│ %4.0f%% %4.0f%%%s\n", "cpu "+strconv.Itoa(int(cpu)), string(line), 100*sum/float64(k.Buckets), 100*peak, mark)
+		sys := ""
+		if m == heatmap.MeasureBusy {
+			var t float64
+			for _, x := range k.System[r] {
+				t += x
+			}
+			sys = fmt.Sprintf(" %4.0f%%", 100*t/float64(k.Buckets))
+		}
+		fmt.Fprintf(w, "%8s │%s│ %4.0f%% %4.0f%%%s%s\n", "cpu "+strconv.Itoa(int(cpu)), string(line), 100*sum/float64(k.Buckets), 100*peak, sys, mark)
 	}
-	fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = busy up to 25%% 50%% 75%% 100%%\n", "")
+	if m == heatmap.MeasureSystem {
+		fmt.Fprintf(w, "%8s  legend: blank = no system time, ░ ▒ ▓ █ = system up to 25%% 50%% 75%% 100%% (leaf frame in the kernel)\n", "")
+	} else {
+		fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = busy up to 25%% 50%% 75%% 100%%; sys = mean system fraction (--measure system shades by it)\n", "")
+	}
 	if len(rep.Spots) > 0 {
 		fmt.Fprintf(w, "\nStanding out (of %d busy episodes; 'subsecond hotspots' lists them all):\n", rep.Found)
 	}
