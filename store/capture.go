@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -437,6 +438,19 @@ func (cc *captureCache) get(ctx context.Context, id string, load func() (*subsec
 		cc.drop(e)
 	}
 	return e.c, e.err
+}
+
+// put caches c as capture id, most recently used.
+func (cc *captureCache) put(id string, c *subsecond.Capture) {
+	e := &cacheEntry{id: id, ready: make(chan struct{}), c: c}
+	close(e.ready)
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.entries = slices.DeleteFunc(cc.entries, func(x *cacheEntry) bool { return x.id == id })
+	cc.entries = append([]*cacheEntry{e}, cc.entries...)
+	if len(cc.entries) > cc.max {
+		cc.entries = cc.entries[:cc.max]
+	}
 }
 
 // remove forgets capture id.

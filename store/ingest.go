@@ -66,6 +66,7 @@ type parseResult struct {
 	bytes    int64
 	sum      []byte
 	periods  []uint64 // per event: the period of its first sample
+	tables   *subsecond.Interner
 }
 
 // Import reads a perf script capture from r (plain, gzip or zstd), stores
@@ -136,6 +137,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 	}
 	stop := make(chan struct{})
 	done := make(chan parseResult, 1)
+	warm := newWarmCapture(s.warmLimit)
 	go func() {
 		done <- parseInput(hr, cr, opt.Strict, full, free, stop)
 	}()
@@ -154,8 +156,11 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		}
 		for b := range full { // drained to the end so the parser never blocks
 			if ok {
-				if err = w.write(ctx, b); err == nil && opt.Progress != nil {
-					opt.Progress(b.read)
+				if err = w.write(ctx, b); err == nil {
+					warm.add(b.rows)
+					if opt.Progress != nil {
+						opt.Progress(b.read)
+					}
 				}
 				if err != nil {
 					ok = false
@@ -217,7 +222,26 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 	if err := tx.Commit(); err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
+	s.warmCache(ctx, id, pr, warm)
 	return p, false, nil
+}
+
+// warmCache puts the capture just imported into the capture cache, built
+// from the import's own tables and columns, so that the first Capture after
+// an upload reads nothing from SQLite. The profile is read back as
+// loadCapture reads it. Nothing is cached when the import was too large to
+// collect (see warmLimit) or the profile cannot be read.
+func (s *Store) warmCache(ctx context.Context, id string, pr parseResult, warm *warmCapture) {
+	cols := warm.capture(pr.base, pr.periods)
+	if cols == nil {
+		return
+	}
+	p, err := s.Profile(ctx, id)
+	if err != nil || p.Samples != int64(cols.Len()) {
+		return
+	}
+	in := pr.tables
+	s.cache.put(id, &subsecond.Capture{Profile: *p, Strings: in.Strings, Frames: in.Frames, Nodes: in.Nodes, Samples: *cols})
 }
 
 // parseInput runs in its own goroutine: it scans r, interns what it finds
@@ -308,6 +332,7 @@ func parseInput(hr *hashingReader, cr *countingReader, strict bool, full, free c
 	res.meta = sc.Metadata()
 	res.warnings, res.first = sc.Warnings()
 	res.bytes, res.sum = hr.n, hr.sum
+	res.tables = in
 	return res
 }
 

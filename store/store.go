@@ -67,6 +67,9 @@ type Store struct {
 	db    *sql.DB
 	write chan struct{} // holds one token: SQLite has a single writer
 	cache *captureCache
+	// warmLimit is the largest import whose capture Import caches (see
+	// warmCapture).
+	warmLimit int
 }
 
 // dsnParams are set on every pooled connection: write-ahead logging so
@@ -97,7 +100,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	s := &Store{db: db, write: make(chan struct{}, 1), cache: newCaptureCache(4)}
+	s := &Store{db: db, write: make(chan struct{}, 1), cache: newCaptureCache(4), warmLimit: warmLimit}
 	return s, nil
 }
 

@@ -472,7 +472,7 @@ func TestCaptureLoadedInHalves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Capture(ctx, p.ID)
+	c, err := s.loadCapture(ctx, p.ID) // Import cached the capture; read it from SQLite
 	if err != nil {
 		t.Fatal(err)
 	}
