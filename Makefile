@@ -2,9 +2,9 @@
 # tests need on a fresh machine and then runs this target.
 GO ?= go
 
-.PHONY: test check gotest fuzz bench browser
+.PHONY: test check gotest race fuzz bench browser
 
-test: check gotest fuzz browser
+test: check gotest race fuzz browser
 
 # check fails on unformatted Go, vet findings and generated files that drift.
 check:
@@ -15,6 +15,11 @@ check:
 
 gotest:
 	$(GO) test -count=1 ./...
+
+# race runs the packages that import and serve concurrently under the race
+# detector: two imports beside readers, uploads beside page views.
+race:
+	$(GO) test -race -count=1 ./store/... ./server/...
 
 # fuzz runs the parser's fuzz target briefly, seeded from the corpus.
 fuzz:
