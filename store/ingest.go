@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -12,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -344,12 +347,21 @@ func parseInput(hr *hashingReader, cr *countingReader, strict bool, full, free c
 // (input far out of order, or without a time) gets farSeq plus its ordinal,
 // larger than any count and than every earlier fallback. The window keeps
 // memory bounded by the sampling rate, not the input size.
+//
+// perf script prints samples in time order, so the counts of times first
+// seen as a new latest time are kept in a slice in increasing time order,
+// where the next sample finds its time at the end; only times first seen
+// out of order go into a map.
 type seqCounter struct {
-	recent  map[int64]int64
+	inOrder []seqCount // times first seen as the latest, increasing, from head on
+	head    int
+	recent  map[int64]int64 // times first seen out of order
 	latest  int64
 	started bool
 	n       int64
 }
+
+type seqCount struct{ t, n int64 }
 
 const (
 	seqWindow = int64(time.Second)
@@ -364,9 +376,13 @@ func (c *seqCounter) next(t int64) int64 {
 	}
 	if !c.started {
 		c.started, c.latest, c.recent = true, t, map[int64]int64{}
+		c.inOrder = append(c.inOrder, seqCount{t: t})
 	}
 	if t > c.latest {
 		c.latest = t
+		c.inOrder = append(c.inOrder, seqCount{t: t, n: 1})
+		c.dropOld()
+		return 0
 	}
 	if t < c.latest-seqWindow {
 		return farSeq + c.n
@@ -378,12 +394,38 @@ func (c *seqCounter) next(t int64) int64 {
 			}
 		}
 	}
-	s := c.recent[t]
+	var count *int64
+	live := c.inOrder[c.head:]
+	if last := &live[len(live)-1]; last.t == t {
+		count = &last.n
+	} else if i, ok := slices.BinarySearchFunc(live, t, func(e seqCount, t int64) int { return cmp.Compare(e.t, t) }); ok {
+		count = &live[i].n
+	}
+	if count == nil {
+		s := c.recent[t]
+		if s >= farSeq>>1 {
+			return farSeq + c.n
+		}
+		c.recent[t] = s + 1
+		return s
+	}
+	s := *count
 	if s >= farSeq>>1 {
 		return farSeq + c.n
 	}
-	c.recent[t] = s + 1
+	*count = s + 1
 	return s
+}
+
+// dropOld forgets in-order times that have fallen out of the window.
+func (c *seqCounter) dropOld() {
+	for c.inOrder[c.head].t < c.latest-seqWindow {
+		c.head++
+	}
+	if c.head >= 1024 && c.head >= len(c.inOrder)/2 {
+		c.inOrder = append(c.inOrder[:0], c.inOrder[c.head:]...)
+		c.head = 0
+	}
 }
 
 // stackCache puts a fast path in front of Interner.Stack. Interning a
@@ -473,18 +515,18 @@ type writer struct {
 func newWriter(conn *sqlite3.SQLiteConn, pk int64) (*writer, error) {
 	w := &writer{pk: pk}
 	var err error
-	if w.samples, err = newInserter(conn, "samples", 1+sampleCols, 64); err != nil {
+	if w.samples, err = newInserter(conn, "samples", pk, sampleCols, 64); err != nil {
 		return nil, err
 	}
-	if w.strs, err = newInserter(conn, "strings", 3, 64); err != nil {
+	if w.strs, err = newInserter(conn, "strings", pk, 2, 64); err != nil {
 		w.close()
 		return nil, err
 	}
-	if w.frames, err = newInserter(conn, "frames", 8, 64); err != nil {
+	if w.frames, err = newInserter(conn, "frames", pk, 7, 64); err != nil {
 		w.close()
 		return nil, err
 	}
-	if w.nodes, err = newInserter(conn, "stack_nodes", 4, 64); err != nil {
+	if w.nodes, err = newInserter(conn, "stack_nodes", pk, 3, 64); err != nil {
 		w.close()
 		return nil, err
 	}
@@ -505,7 +547,7 @@ func (w *writer) write(ctx context.Context, b *batch) error {
 		return err
 	}
 	for i, s := range b.strs {
-		if err := w.strs.add(w.pk, int64(b.strBase+i), s); err != nil {
+		if err := w.strs.add(int64(b.strBase+i), s); err != nil {
 			return err
 		}
 	}
@@ -517,7 +559,7 @@ func (w *writer) write(ctx context.Context, b *batch) error {
 		if f.Inline {
 			inline = 1
 		}
-		if err := w.frames.add(w.pk, int64(b.frameBase+i), int64(f.Symbol), int64(f.DSO), int64(f.SrcLine),
+		if err := w.frames.add(int64(b.frameBase+i), int64(f.Symbol), int64(f.DSO), int64(f.SrcLine),
 			int64(f.Addr), int64(f.Kind), inline); err != nil {
 			return err
 		}
@@ -526,7 +568,7 @@ func (w *writer) write(ctx context.Context, b *batch) error {
 		return err
 	}
 	for i, n := range b.nodes {
-		if err := w.nodes.add(w.pk, int64(b.nodeBase+i), int64(n.Parent), int64(n.Frame)); err != nil {
+		if err := w.nodes.add(int64(b.nodeBase+i), int64(n.Parent), int64(n.Frame)); err != nil {
 			return err
 		}
 	}
@@ -537,7 +579,7 @@ func (w *writer) write(ctx context.Context, b *batch) error {
 	for len(rows) > 0 {
 		r := rows[:sampleCols]
 		rows = rows[sampleCols:]
-		if err := w.samples.add(w.pk, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]); err != nil {
+		if err := w.samples.add(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]); err != nil {
 			return err
 		}
 	}
@@ -582,20 +624,22 @@ func (s *Store) profileBySHA(ctx context.Context, sum string) (*subsecond.Profil
 	return s.Profile(ctx, id)
 }
 
-// inserter batches rows of one table into multi-row INSERT statements,
+// inserter batches rows of one profile into multi-row INSERT statements,
 // which cut the per-statement overhead of cgo and SQLite; leftover rows go
-// through a single-row statement. The argument slice is reused.
+// through a single-row statement. The profile's key is written into the
+// statements as a literal, which saves binding it in every row. The
+// argument slice is reused.
 type inserter struct {
 	table     string
-	cols, per int
+	cols, per int // bound columns per row, rows per multi-row statement
 	one, many driver.StmtExecContext
 	closers   []driver.Stmt
 	args      []driver.NamedValue
 	n         int // values queued
 }
 
-func newInserter(conn *sqlite3.SQLiteConn, table string, cols, per int) (*inserter, error) {
-	row := "(" + strings.TrimSuffix(strings.Repeat("?,", cols), ",") + ")"
+func newInserter(conn *sqlite3.SQLiteConn, table string, pk int64, cols, per int) (*inserter, error) {
+	row := "(" + strconv.FormatInt(pk, 10) + strings.Repeat(",?", cols) + ")"
 	in := &inserter{table: table, cols: cols, per: per, args: make([]driver.NamedValue, cols*per)}
 	for i := range in.args {
 		in.args[i].Ordinal = i + 1

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -477,4 +478,58 @@ func TestCaptureLoadedInHalves(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareCapture(t, c, buildCapture(t, text))
+}
+
+// refSeq is the plain definition seqCounter implements: per-time counts in
+// a map, over a window of one second behind the latest time.
+type refSeq struct {
+	counts map[int64]int64
+	latest int64
+	n      int64
+}
+
+func (r *refSeq) next(t int64) int64 {
+	r.n++
+	if t == subsecond.NoTime {
+		return farSeq + r.n
+	}
+	if r.counts == nil {
+		r.counts, r.latest = map[int64]int64{}, t
+	}
+	r.latest = max(r.latest, t)
+	if t < r.latest-seqWindow {
+		return farSeq + r.n
+	}
+	s := r.counts[t]
+	r.counts[t] = s + 1
+	return s
+}
+
+// TestSeqCounterMatchesDefinition feeds seqCounter and refSeq the same
+// times: mostly increasing with repeats, some jittered back within the
+// window, some far behind, some missing.
+func TestSeqCounterMatchesDefinition(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 2))
+		var c seqCounter
+		var r refSeq
+		now := int64(rng.IntN(1e9))
+		for i := range 60_000 {
+			var ts int64
+			switch k := rng.IntN(100); {
+			case k < 60:
+				now += int64(rng.IntN(3)) * int64(rng.IntN(200_000))
+				ts = now
+			case k < 90:
+				ts = now - int64(rng.IntN(1_200_000_000))/1000*1000
+			case k < 97:
+				ts = now - int64(rng.IntN(5))*1e9
+			default:
+				ts = subsecond.NoTime
+			}
+			if got, want := c.next(ts), r.next(ts); got != want {
+				t.Fatalf("seed %d, sample %d: next(%d) = %d; want %d", seed, i, ts, got, want)
+			}
+		}
+	}
 }
