@@ -11,18 +11,29 @@ const HEAT: number[][] = [
   [1, 90, 20, 0],
 ];
 
-// Sequential scale for busy fractions: pale to deep blue-violet, so a pegged
-// core is the darkest row of the map.
-const BUSY: number[][] = [
+// Cores-map scales: busy time in user mode runs pale to a mid steel blue,
+// busy time in the kernel (system) pale to a hot red that is darker and more
+// saturated than any blue, so that a core pegged in the kernel stands apart
+// from cores busy in user code at the same load.
+const USER: number[][] = [
   [0, 247, 251, 255],
-  [0.2, 198, 219, 239],
-  [0.45, 107, 174, 214],
-  [0.7, 33, 113, 181],
-  [0.9, 8, 48, 107],
-  [1, 20, 10, 60],
+  [0.2, 206, 225, 242],
+  [0.45, 150, 190, 226],
+  [0.7, 100, 150, 205],
+  [0.9, 66, 120, 185],
+  [1, 50, 100, 170],
 ];
 
-function ramp(stops: number[][], t: number): string {
+const SYSTEM: number[][] = [
+  [0, 255, 247, 240],
+  [0.2, 253, 212, 170],
+  [0.45, 252, 146, 72],
+  [0.7, 238, 78, 28],
+  [0.9, 214, 24, 16],
+  [1, 185, 0, 8],
+];
+
+function rampRGB(stops: number[][], t: number): [number, number, number] {
   if (!(t > 0)) t = 0;
   if (t > 1) t = 1;
   let i = 1;
@@ -30,8 +41,16 @@ function ramp(stops: number[][], t: number): string {
   const a = stops[i - 1];
   const b = stops[i];
   const f = (t - a[0]) / (b[0] - a[0] || 1);
-  const c = (k: number) => Math.round(a[k] + (b[k] - a[k]) * f);
-  return `rgb(${c(1)},${c(2)},${c(3)})`;
+  const c = (k: number) => a[k] + (b[k] - a[k]) * f;
+  return [c(1), c(2), c(3)];
+}
+
+function rgb(c: [number, number, number]): string {
+  return `rgb(${Math.round(c[0])},${Math.round(c[1])},${Math.round(c[2])})`;
+}
+
+function ramp(stops: number[][], t: number): string {
+  return rgb(rampRGB(stops, t));
 }
 
 export const EMPTY_CELL = "#f4f5f7";
@@ -40,8 +59,30 @@ export function heatColor(t: number): string {
   return ramp(HEAT, t);
 }
 
-export function busyColor(t: number): string {
-  return ramp(BUSY, t);
+export function userColor(t: number): string {
+  return ramp(USER, t);
+}
+
+export function systemColor(t: number): string {
+  return ramp(SYSTEM, t);
+}
+
+// systemWeight maps the system share of busy time (0..1) to how far a cell's
+// hue moves from user blue to system red. Mixed cells (a syscall-heavy
+// process, softirq on a busy core) stay violet; only time that is almost all
+// kernel reads as hot red.
+export function systemWeight(share: number): number {
+  const x = Math.min(1, Math.max(0, (share - 0.55) / 0.4));
+  return x * x * (3 - 2 * x);
+}
+
+// coreColor colours a cores-map cell: lightness by t (the scaled busy
+// fraction), hue from user blue to system red by the system share of it.
+export function coreColor(t: number, share: number): string {
+  const u = rampRGB(USER, t);
+  const k = rampRGB(SYSTEM, t);
+  const w = systemWeight(share);
+  return rgb([u[0] + (k[0] - u[0]) * w, u[1] + (k[1] - u[1]) * w, u[2] + (k[2] - u[2]) * w]);
 }
 
 // Scale maps a count to 0..1: linear, or "enhanced" (logarithmic) so that

@@ -1,11 +1,14 @@
-// The cores map: one row per CPU, one column per bucket of time, colour by the
-// CPU's busy fraction, so that one pegged core among many stands out.
+// The cores map: one row per CPU, one column per bucket of time. A cell's
+// lightness is the CPU's busy fraction and its hue the system (kernel) share
+// of that time, user blue to system red, so that one core pegged in the
+// kernel stands out among cores that training threads keep busy in user
+// mode. measure=system in the URL shows the system fraction alone.
 // Dragging selects a block of CPUs and a time range.
 
-import { busyColor, EMPTY_CELL } from "./colors";
+import { coreColor, EMPTY_CELL, systemColor, userColor } from "./colors";
 import { clear, fmtInt, fmtPct, h, Tooltip } from "./dom";
 import { type Cell, Grid, legend } from "./grid";
-import { cpuList, fmtDuration, fmtSeconds, fmtTick } from "./state";
+import { cpuList, fmtDuration, fmtSeconds, fmtTick, updateURL } from "./state";
 import type { CoresJSON } from "./types";
 
 // busyScale spends most of the colour ramp on the top of the range: on a busy
@@ -14,6 +17,20 @@ import type { CoresJSON } from "./types";
 export function busyScale(v: number): number {
   return Math.pow(Math.min(1, Math.max(0, v)), 2.5);
 }
+
+// Measure is what shades a cell: "busy" (busy fraction, hue by system share)
+// or "system" (system fraction alone). The URL parameter is "measure", as for
+// the CLI's --measure (heatmap.CoresParams).
+export type Measure = "busy" | "system";
+
+export const MEASURE_PARAM = "measure";
+
+export function measureOf(p: URLSearchParams): Measure {
+  return p.get(MEASURE_PARAM) === "system" ? "system" : "busy";
+}
+
+// SHARE_STEPS quantises the system share for the palette.
+const SHARE_STEPS = 32;
 
 // autoBucket returns the cores-map bucket, in seconds, for a capture of
 // durNs on a map availPx wide: the finest of the usual widths that keeps each
@@ -30,6 +47,8 @@ export interface CoresSelection {
   startNs: number; // offset from T0
   endNs: number;
   samples: number;
+  busy: number; // mean busy fraction of the selected cells
+  system: number; // mean system fraction of the selected cells
 }
 
 export interface CoresOptions {
@@ -41,6 +60,10 @@ export class CoresView {
   readonly el: HTMLElement;
   private grid: Grid;
   private status: HTMLElement;
+  private load: HTMLElement;
+  private legendEl: HTMLElement;
+  private measureEl: HTMLSelectElement;
+  private measure: Measure = "busy";
   private tip = new Tooltip();
   private data: CoresJSON | null = null;
   private a: Cell | null = null;
@@ -62,15 +85,50 @@ export class CoresView {
     });
     this.status = h("span", { class: "selection-label hint", attrs: { "data-testid": "cores-selection" } });
     this.status.textContent = "Drag to select CPUs and a time range.";
-    const head = h(
-      "div",
-      { class: "panel-head" },
-      legend((t) => busyColor(busyScale(t)), "0%", "100%", "busy"),
-      this.status,
+    this.load = h("span", { class: "selection-load", attrs: { "data-testid": "cores-selection-load" } });
+    this.legendEl = h("span", { class: "cores-legend", attrs: { "data-testid": "cores-legend" } });
+    this.measureEl = h(
+      "select",
+      { attrs: { name: MEASURE_PARAM, "data-testid": "cores-measure", "aria-label": "cores-map colour" } },
+      h("option", { attrs: { value: "busy" }, text: "busy, hue by system share" }),
+      h("option", { attrs: { value: "system" }, text: "system only" }),
     );
+    this.measureEl.addEventListener("change", () => {
+      const m: Measure = this.measureEl.value === "system" ? "system" : "busy";
+      updateURL({ [MEASURE_PARAM]: m === "busy" ? null : m }, true);
+      this.setMeasure(m);
+    });
+    const control = h("label", { class: "cores-measure", attrs: { title: "what colours the cores map (measure in the URL)" } }, "colour ", this.measureEl);
+    // The selection and its load share one line of fixed height, so the grid
+    // never moves during a drag.
+    const line = h("div", { class: "selection-line" }, this.status, this.load);
+    const head = h("div", { class: "panel-head" }, control, this.legendEl, line);
+    this.drawLegend();
     this.el = h("div", { class: "panel cores-panel" }, head, this.grid.el);
     clear(container);
     container.append(this.el);
+  }
+
+  // setMeasure chooses what shades the cells and redraws.
+  setMeasure(m: Measure): void {
+    this.measureEl.value = m;
+    if (m === this.measure) return;
+    this.measure = m;
+    this.drawLegend();
+    this.render();
+  }
+
+  private drawLegend(): void {
+    clear(this.legendEl);
+    this.legendEl.dataset.measure = this.measure;
+    if (this.measure === "system") {
+      this.legendEl.append(legend((t) => systemColor(busyScale(t)), "0%", "100%", "system (kernel leaf)"));
+      return;
+    }
+    this.legendEl.append(
+      legend((t) => userColor(busyScale(t)), "0%", "100%", "busy, user"),
+      legend((t) => systemColor(busyScale(t)), "0%", "100%", "busy, system"),
+    );
   }
 
   setData(d: CoresJSON): void {
@@ -98,15 +156,33 @@ export class CoresView {
     const cellW = Math.max(1, Math.min(16, avail / Math.max(1, d.buckets)));
     const cellH = Math.min(14, Math.max(2, Math.floor(384 / Math.max(1, n))));
     const { base, axis } = g.layout(d.buckets, n, cellW, cellH);
+    this.grid.overlay.dataset.measure = this.measure;
+    const sysMode = this.measure === "system";
+    // Palettes: 64 lightness levels, × SHARE_STEPS + 1 hues in busy mode.
+    const levels = 64;
     const palette: string[] = [];
-    for (let i = 0; i < 256; i++) palette.push(busyColor((i + 1) / 256));
+    for (let i = 0; i < levels; i++) {
+      const t = (i + 1) / levels;
+      if (sysMode) palette.push(systemColor(t));
+      else for (let j = 0; j <= SHARE_STEPS; j++) palette.push(coreColor(t, j / SHARE_STEPS));
+    }
     const gap = cellH >= 6 ? 1 : 0;
+    const sysRows = d.system || [];
     for (let r = 0; r < n; r++) {
       const busy = d.busy[r] || [];
+      const sys = sysRows[r] || [];
       const y = g.rowY(r);
       for (let b = 0; b < d.buckets; b++) {
-        const v = busy[b] || 0;
-        base.fillStyle = v > 0 ? palette[Math.min(255, Math.floor(busyScale(v) * 255.999))] : EMPTY_CELL;
+        const bv = busy[b] || 0;
+        const sv = sys[b] || 0;
+        const v = sysMode ? sv : bv;
+        let fill = EMPTY_CELL;
+        if (v > 0) {
+          const li = Math.min(levels - 1, Math.floor(busyScale(v) * (levels - 0.001)));
+          if (sysMode) fill = palette[li];
+          else fill = palette[li * (SHARE_STEPS + 1) + Math.round(Math.min(1, sv / bv) * SHARE_STEPS)];
+        }
+        base.fillStyle = fill;
         const x = g.colX(b);
         base.fillRect(x, y, g.colX(b + 1) - x, cellH - gap);
       }
@@ -136,12 +212,23 @@ export class CoresView {
     if (!d || !q) return null;
     const shift = d.t0_ns - this.opt.originNs;
     let n = 0;
-    for (let r = q.r1; r <= q.r2; r++) for (let b = q.b1; b <= q.b2; b++) n += (d.samples[r] || [])[b] || 0;
+    let busy = 0;
+    let sys = 0;
+    for (let r = q.r1; r <= q.r2; r++) {
+      for (let b = q.b1; b <= q.b2; b++) {
+        n += (d.samples[r] || [])[b] || 0;
+        busy += (d.busy[r] || [])[b] || 0;
+        sys += ((d.system || [])[r] || [])[b] || 0;
+      }
+    }
+    const cells = (q.r2 - q.r1 + 1) * (q.b2 - q.b1 + 1);
     return {
       cpus: d.cpus.slice(q.r1, q.r2 + 1),
       startNs: shift + q.b1 * d.bucket_ns,
       endNs: shift + (q.b2 + 1) * d.bucket_ns,
       samples: n,
+      busy: busy / cells,
+      system: sys / cells,
     };
   }
 
@@ -161,7 +248,7 @@ export class CoresView {
     this.tip.show(ev, [
       `CPU ${d.cpus[c.row]}`,
       `${fmtSeconds(s, 1e8)}–${fmtSeconds(s + d.bucket_ns, 1e8)} s`,
-      `busy ${fmtPct((d.busy[c.row] || [])[c.col] || 0)} · ${fmtInt((d.samples[c.row] || [])[c.col] || 0)} samples`,
+      `busy ${fmtPct((d.busy[c.row] || [])[c.col] || 0)} · sys ${fmtPct(((d.system || [])[c.row] || [])[c.col] || 0)} · ${fmtInt((d.samples[c.row] || [])[c.col] || 0)} samples`,
     ]);
   }
 
@@ -180,6 +267,7 @@ export class CoresView {
     if (!s) return;
     this.status.classList.remove("hint");
     this.status.textContent = `CPU ${cpuList(s.cpus)} · ${fmtSeconds(s.startNs, 1e8)}–${fmtSeconds(s.endNs, 1e8)} s (${fmtDuration(s.endNs - s.startNs)}) · ${fmtInt(s.samples)} samples`;
+    this.load.textContent = `busy ${fmtPct(s.busy)} · sys ${fmtPct(s.system)}`;
   }
 
   private drawOverlay(): void {

@@ -3,7 +3,7 @@
 
 import { errorMessage, getJSON } from "./api";
 import type { Scale } from "./colors";
-import { autoBucket, CoresView } from "./cores";
+import { autoBucket, CoresView, measureOf } from "./cores";
 import { $, clear, fmtPct, h } from "./dom";
 import { HeatmapView } from "./heatmap";
 import { navigate, prefetchJSON } from "./nav";
@@ -81,6 +81,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     const hq = pick(p, [...FILTER_PARAMS, "rows", "col"]);
     const cq = pick(p, [...FILTER_PARAMS, "bucket"]);
     const jobs: Promise<void>[] = [];
+    cores?.setMeasure(measureOf(p));
     if (heat) {
       heat.setScale(scaleOf(p));
       jobs.push(

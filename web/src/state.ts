@@ -9,7 +9,7 @@ import type { ViewData } from "./types";
 export const FILTER_PARAMS = ["cpu", "pid", "tid", "comm", "comm_regex", "event", "function", "only", "idle"];
 
 // Params that shape the heatmap and cores map.
-export const HEATMAP_PARAMS = ["rows", "col", "bucket", "scale"];
+export const HEATMAP_PARAMS = ["rows", "col", "bucket", "scale", "measure"];
 
 export function viewData(): ViewData {
   const el = document.getElementById("view-data");

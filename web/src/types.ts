@@ -38,7 +38,8 @@ export interface HeatmapJSON {
   total: number;
 }
 
-// CoresJSON is the cores × time map: samples[cpu][bucket], busy in 0..1.
+// CoresJSON is the cores × time map: samples[cpu][bucket]; busy and system
+// in 0..1, system being the part of busy whose leaf frame is in the kernel.
 export interface CoresJSON {
   t0_ns: number;
   bucket_ns: number;
@@ -46,6 +47,7 @@ export interface CoresJSON {
   cpus: number[];
   samples: number[][];
   busy: number[][];
+  system: number[][];
   expected: number;
 }
 
