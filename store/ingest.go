@@ -150,7 +150,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		w, ok := (*writer)(nil), false
 		if sc, isSQLite := dc.(*sqlite3.SQLiteConn); !isSQLite {
 			err = fmt.Errorf("unexpected driver connection %T", dc)
-		} else if w, err = newWriter(sc, pk); err == nil {
+		} else if w, err = newWriter(sc, pk, !s.driverInserts); err == nil {
 			ok = true
 			defer w.close()
 		}
@@ -510,13 +510,19 @@ type writer struct {
 	strs    *inserter
 	frames  *inserter
 	nodes   *inserter
+	bulk    *bulkInserter // the samples' fast path, when available
 }
 
-func newWriter(conn *sqlite3.SQLiteConn, pk int64) (*writer, error) {
+// newWriter prepares the insert statements of profile pk; bulk allows the
+// samples' fast path (see bulkInserter).
+func newWriter(conn *sqlite3.SQLiteConn, pk int64, bulk bool) (*writer, error) {
 	w := &writer{pk: pk}
 	var err error
 	if w.samples, err = newInserter(conn, "samples", pk, sampleCols, 64); err != nil {
 		return nil, err
+	}
+	if bulk {
+		w.bulk = newBulkInserter(w.samples)
 	}
 	if w.strs, err = newInserter(conn, "strings", pk, 2, 64); err != nil {
 		w.close()
@@ -574,6 +580,9 @@ func (w *writer) write(ctx context.Context, b *batch) error {
 	}
 	if err := w.nodes.flush(); err != nil {
 		return err
+	}
+	if w.bulk != nil {
+		return w.bulk.insert(b.rows)
 	}
 	rows := b.rows
 	for len(rows) > 0 {

@@ -70,6 +70,9 @@ type Store struct {
 	// warmLimit is the largest import whose capture Import caches (see
 	// warmCapture).
 	warmLimit int
+	// driverInserts turns off the bulk insert of samples (see
+	// bulkInserter), for tests of the path that replaces it.
+	driverInserts bool
 }
 
 // dsnParams are set on every pooled connection: write-ahead logging so
