@@ -22,6 +22,7 @@ type viewFlags struct {
 	fs     *flag.FlagSet
 	params map[string]*paramValue
 	db     *string
+	e      env
 }
 
 // paramValue is one query parameter given as a flag. "idle" may be given
@@ -46,8 +47,7 @@ func (p *paramValue) IsBoolFlag() bool { return p.name == "idle" }
 // newViewFlags returns a flag set for command name with the filter flags
 // and --db registered.
 func newViewFlags(name string, e env) *viewFlags {
-	v := &viewFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), params: map[string]*paramValue{}}
-	v.fs.SetOutput(e.stderr)
+	v := &viewFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), params: map[string]*paramValue{}, e: e}
 	for _, p := range subsecond.FilterParams() {
 		pv := &paramValue{name: p.Name}
 		v.params[p.Name] = pv
@@ -79,7 +79,7 @@ func (v *viewFlags) values() url.Values {
 // parse parses args, requires exactly one FILE|ID argument and returns
 // the filter.
 func (v *viewFlags) parse(args []string) (subsecond.Filter, error) {
-	if err := v.fs.Parse(args); err != nil {
+	if err := parseFlags(v.fs, v.e, args); err != nil {
 		return subsecond.Filter{}, err
 	}
 	if v.fs.NArg() != 1 {

@@ -17,7 +17,6 @@ import (
 //	subsecond collapse [--pid] [--tid] [--kernel] [--jit] [--all] [--addrs] [--srcline] [--event NAME] [--strict] [FILE|-]
 func runCollapse(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("collapse", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	var o folded.Options
 	var all, strict bool
 	fs.BoolVar(&o.PID, "pid", false, "root frame comm-pid")
@@ -30,10 +29,10 @@ func runCollapse(ctx context.Context, e env) error {
 	fs.StringVar(&o.Event, "event", "", "event to keep (default: the first in the input)")
 	fs.BoolVar(&strict, "strict", false, "stop at the first malformed line instead of skipping the record")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "Usage: subsecond collapse [FLAGS] [FILE|-]\n\nPrints folded stacks (root first, ';'-joined, space, summed period) of a\nperf script capture, plain, gzip or zstd. Reads stdin without FILE or with -.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: subsecond collapse [FLAGS] [FILE|-]\n\nPrints folded stacks (root first, ';'-joined, space, summed period) of a\nperf script capture, plain, gzip or zstd. Reads stdin without FILE or with -.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(e.args); err != nil {
+	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {

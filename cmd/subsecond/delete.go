@@ -11,9 +11,12 @@ import (
 // profiles and everything stored with them.
 func runDelete(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("delete", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	db := dbFlag(fs)
-	if err := fs.Parse(e.args); err != nil {
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: subsecond delete [--db PATH] ID…\n\nDeletes the stored profiles and everything stored with them.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

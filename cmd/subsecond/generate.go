@@ -27,7 +27,6 @@ import (
 func runGenerate(ctx context.Context, e env) error {
 	cfg := sampledata.DefaultConfig()
 	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	fs.IntVar(&cfg.CPUs, "cpus", cfg.CPUs, "number of CPUs")
 	fs.IntVar(&cfg.Seconds, "seconds", cfg.Seconds, "capture length in seconds")
 	fs.IntVar(&cfg.Hz, "hz", cfg.Hz, "samples per second per CPU (perf record -F)")
@@ -41,10 +40,10 @@ func runGenerate(ctx context.Context, e env) error {
 	out := fs.String("o", "", "output file (default stdout); .gz or .zst compresses")
 	truthPath := fs.String("truth", "", "ground-truth JSON file (default with -o: the output name without .gz/.zst, plus .truth.json; none for stdout)")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "Usage: subsecond generate [FLAGS]\n\nWrites a realistic perf script capture of a GPU training host with planted\nincidents (one core pegged by the kubelet walking memory cgroups) and the\nground truth of what it wrote.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: subsecond generate [FLAGS]\n\nWrites a realistic perf script capture of a GPU training host with planted\nincidents (one core pegged by the kubelet walking memory cgroups) and the\nground truth of what it wrote.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(e.args); err != nil {
+	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -23,15 +23,14 @@ import (
 // stored before. A failed file does not stop the others.
 func runImport(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	db := dbFlag(fs)
 	name := fs.String("name", "", "display name of the imported profiles (default: the file name)")
 	strict := fs.Bool("strict", false, "fail on the first malformed record instead of skipping it")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--strict] FILE…\n\nFILE may be - for standard input.")
+		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input)\nas a profile and prints its ID; a file stored before is recognised by its\nSHA-256 and not stored twice.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(e.args); err != nil {
+	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

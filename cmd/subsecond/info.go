@@ -16,10 +16,13 @@ import (
 // a stored profile's metadata, events and warnings.
 func runInfo(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("info", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	db := dbFlag(fs)
 	format := fs.String("format", "text", "output format: text or json")
-	if err := fs.Parse(e.args); err != nil {
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: subsecond info [--db PATH] [--format text|json] ID\n\nShows one stored profile: file, size, SHA-256, time span, CPUs, sampling\nfrequency, the perf header (host, kernel, perf version, command line), events\nand parse warnings.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

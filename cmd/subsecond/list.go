@@ -13,10 +13,13 @@ import (
 // every stored profile, most recently imported first.
 func runList(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	db := dbFlag(fs)
 	format := fs.String("format", "text", "output format: text or json")
-	if err := fs.Parse(e.args); err != nil {
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: subsecond list [--db PATH] [--format text|json]\n\nLists the stored profiles, most recently imported first: ID, name, samples,\nduration, CPUs, parse warnings and import time.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
 	if *format != "text" && *format != "json" {

@@ -34,6 +34,9 @@ type env struct {
 	// implicit is set when no command was named and the default, serve,
 	// runs: a bare `subsecond` on a new machine imports the bundled sample.
 	implicit bool
+	// parsed, when set (by tests), is called once a command has parsed
+	// its flags; a non-nil error ends the command there.
+	parsed func(*flag.FlagSet) error
 }
 
 // command is one subcommand of the binary.
@@ -62,7 +65,11 @@ func commands() map[string]command {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmds := commands()
 	name, implicit := "serve", true
-	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
+	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		if c, ok := cmds[argAt(args, 1)]; args[0] == "help" && ok {
+			// `subsecond help CMD` is `subsecond CMD --help`.
+			return c.run(ctx, env{args: []string{"--help"}, stdin: stdin, stdout: stdout, stderr: stderr})
+		}
 		usage(stdout, cmds)
 		return nil
 	}
@@ -77,6 +84,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return c.run(ctx, env{args: args, stdin: stdin, stdout: stdout, stderr: stderr, implicit: implicit})
 }
 
+// argAt returns args[i], or "" past the end.
+func argAt(args []string, i int) string {
+	if i < len(args) {
+		return args[i]
+	}
+	return ""
+}
+
 func usage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "Usage: subsecond [COMMAND] [FLAGS] [ARGS]")
 	fmt.Fprintln(w, "\nWith no command, subsecond serves the web app on the bundled sample.\n\nCommands:")
@@ -88,5 +103,11 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-11s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'subsecond COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'subsecond COMMAND --help' (or 'subsecond help COMMAND') for a command's flags.")
+	fmt.Fprintln(w, "\nEnvironment:")
+	fmt.Fprintln(w, "  SUBSECOND_DB         database file (default $XDG_DATA_HOME/subsecond/subsecond.db,")
+	fmt.Fprintln(w, "                       else ~/.local/share/subsecond/subsecond.db)")
+	fmt.Fprintln(w, "  SUBSECOND_ADDR       serve: listen address (default localhost:8080)")
+	fmt.Fprintln(w, "  SUBSECOND_TOKEN      serve: bearer token required for uploads and deletes")
+	fmt.Fprintln(w, "  SUBSECOND_READ_ONLY  serve: 1 refuses uploads and deletes")
 }

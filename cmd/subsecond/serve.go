@@ -28,7 +28,6 @@ import (
 // laptop is one command away from its heatmaps.
 func runServe(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	addr := fs.String("addr", envOr("SUBSECOND_ADDR", "localhost:8080"), "listen `address`; use :8080 to serve other hosts ($SUBSECOND_ADDR)")
 	dbPath := dbFlag(fs)
 	maxUpload := byteSize(server.DefaultMaxUpload)
@@ -45,7 +44,7 @@ func runServe(ctx context.Context, e env) error {
 		fmt.Fprintln(fs.Output(), "no FILE and an empty database, it imports the bundled incident capture once.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(e.args); err != nil {
+	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
 	if *readOnly && fs.NArg() > 0 {
