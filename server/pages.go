@@ -245,7 +245,7 @@ func engineParams(v url.Values) url.Values {
 // filters and heatmap shape.
 func profileParams(v url.Values) url.Values {
 	out := url.Values{}
-	names := []string{"rows", "col", "bucket", "scale"}
+	names := []string{"rows", "col", "bucket", "scale", "measure"}
 	for _, p := range subsecond.FilterParams() {
 		names = append(names, p.Name)
 	}

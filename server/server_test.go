@@ -587,7 +587,7 @@ func TestPages(t *testing.T) {
 	pages := map[string]string{
 		"index":   "/",
 		"profile": "/p/" + p.ID + "?cpu=0-1&rows=20&scale=log",
-		"flame":   "/p/" + p.ID + "/flame?start=1&end=2.5&cpu=1&search=" + url.QueryEscape(hostile) + "&zoom=3",
+		"flame":   "/p/" + p.ID + "/flame?start=1&end=2.5&cpu=1&measure=system&search=" + url.QueryEscape(hostile) + "&zoom=3",
 		"diff":    "/p/" + p.ID + "/diff?start=1&end=2&start2=0&end2=1",
 	}
 	got := map[string][]byte{}
@@ -644,7 +644,8 @@ func TestPages(t *testing.T) {
 		`value="&lt;img src=x onerror=alert(1)&gt;"`,
 		`data-testid="export-svg" href="/api/profiles/`+p.ID+`/flamegraph?cpu=1&amp;end=2.5&amp;format=svg&amp;start=1"`,
 		`data-testid="export-folded"`, `data-testid="export-pprof"`, `<div id="top">`, `<table data-testid="top-functions">`,
-		`id="copy-link" data-testid="copy-link"`, `1 s – 2.5 s`, `<input type="hidden" name="zoom" value="3"`)
+		`id="copy-link" data-testid="copy-link"`, `1 s – 2.5 s`, `<input type="hidden" name="zoom" value="3"`,
+		`href="/p/`+p.ID+`?cpu=1&amp;measure=system"`)
 	if params := viewDataOf(t, got["flame"])["params"].(map[string]any); params["search"] != hostile || params["zoom"] != "3" {
 		t.Errorf("flame view-data params = %v", params)
 	}

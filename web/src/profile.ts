@@ -181,11 +181,13 @@ function syncForm(form: HTMLFormElement, p: URLSearchParams): void {
 }
 
 // loadHotspots refreshes the hot-spots list for the current filters. The
-// server renders the list for the first view; it is fetched again when the
-// filters change.
+// server renders the list for the first view unless it marked the list
+// pending (the hot spots took longer than it waits); it is fetched again when
+// the filters change.
 async function loadHotspots(api: string, flameBase: string, origin: number, p: URLSearchParams, signal: AbortSignal, initial: boolean): Promise<void> {
   const ol = $("ol[data-testid=hotspots]");
-  if (!ol || initial) return;
+  if (!ol || (initial && !("pending" in ol.dataset))) return;
+  delete ol.dataset.pending;
   // The server's note about the first view's list no longer applies.
   ol.parentElement?.querySelector(":scope > p.empty")?.remove();
   try {
