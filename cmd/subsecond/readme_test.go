@@ -1,0 +1,267 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shellFences are the info strings of the README's fenced blocks that hold
+// commands; blocks of output are fenced without one.
+var shellFences = map[string]bool{"sh": true, "bash": true, "shell": true}
+
+// readmeInvocation is one `subsecond …` command line found in the README.
+type readmeInvocation struct {
+	line int // 1-based line in README.md
+	text string
+	args []string // after the program name
+}
+
+// TestReadmeCommands checks every `subsecond …` (and `go run ./cmd/subsecond
+// …`) command in the README's shell blocks against the real command table
+// and FlagSets: the command exists, its flags parse, and no flag follows a
+// positional argument (where Go's flag package would take it for one).
+// Every command must have an example.
+func TestReadmeCommands(t *testing.T) {
+	invs, err := readmeInvocations("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(invs) < 20 {
+		t.Fatalf("found %d subsecond command lines in README.md; want the walkthrough's and the CLI section's (at least 20)", len(invs))
+	}
+	cmds := commands()
+	used := map[string]bool{}
+	for _, inv := range invs {
+		name, args := "serve", inv.args
+		if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+			name, args = args[0], args[1:]
+		}
+		if name == "help" {
+			if len(args) > 0 {
+				if _, ok := cmds[args[0]]; !ok {
+					t.Errorf("README.md:%d: %s: 'help %s' names no command", inv.line, inv.text, args[0])
+				}
+			}
+			continue
+		}
+		if _, ok := cmds[name]; !ok {
+			t.Errorf("README.md:%d: %s: no command %q", inv.line, inv.text, name)
+			continue
+		}
+		used[name] = true
+		fs, err := commandFlags(t, name, args...)
+		if err != nil {
+			t.Errorf("README.md:%d: %s: %v", inv.line, inv.text, err)
+			continue
+		}
+		for _, a := range fs.Args() {
+			if len(a) > 1 && a[0] == '-' {
+				t.Errorf("README.md:%d: %s: flag %s after the first argument would be taken as an argument", inv.line, inv.text, a)
+			}
+		}
+	}
+	for name := range cmds {
+		if !used[name] {
+			t.Errorf("README.md has no example of 'subsecond %s'", name)
+		}
+	}
+}
+
+// TestReadmeExtraction checks the extraction on a made-up README, so that
+// TestReadmeCommands cannot pass by finding nothing.
+func TestReadmeExtraction(t *testing.T) {
+	readme := "# x\n\n```sh\n" +
+		"go run ./cmd/subsecond      # serve\n" +
+		"ID=$(subsecond list | awk 'NR==2 {print $1}')\n" +
+		"subsecond flamegraph --start 1 \\\n    --end 2 \"$ID\" > out.svg   # a comment\n" +
+		"curl -s x | subsecond collapse -; echo 'subsecond not-a-command'\n" +
+		"```\n\n```\nsubsecond output --not parsed\n```\n\n```bash\n$ ./subsecond cpus --cpu 39 $ID && true\n```\n"
+	path := filepath.Join(t.TempDir(), "README.md")
+	if err := os.WriteFile(path, []byte(readme), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	invs, err := readmeInvocations(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, inv := range invs {
+		got = append(got, fmt.Sprintf("%d:%q", inv.line, inv.args))
+	}
+	want := []string{`4:[]`, `5:["list"]`, `6:["flamegraph" "--start" "1" "--end" "2" "$ID"]`,
+		`8:["collapse" "-"]`, `16:["cpus" "--cpu" "39" "$ID"]`}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("readmeInvocations =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// And the checks catch what they should: an unknown flag, an unknown
+	// command, a flag after the ID.
+	for _, bad := range [][]string{{"list", "--no-such-flag"}, {"cpus", "--bucket"}} {
+		if _, err := commandFlags(t, bad[0], bad[1:]...); err == nil {
+			t.Errorf("commandFlags(%q) = nil error; want a flag error", bad)
+		}
+	}
+	fs, err := commandFlags(t, "hotspots", "ID", "--limit", "3")
+	if err != nil || len(fs.Args()) != 3 || fs.Args()[1] != "--limit" {
+		t.Errorf("commandFlags(hotspots ID --limit 3): args %v, err %v; want the flag left as an argument", fs.Args(), err)
+	}
+}
+
+// readmeInvocations returns the subsecond command lines in the shell blocks
+// of the Markdown file at path.
+func readmeInvocations(path string) ([]readmeInvocation, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var invs []readmeInvocation
+	inShell, inFence := false, false
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(line, "```") {
+			if inFence {
+				inFence, inShell = false, false
+			} else {
+				inFence, inShell = true, shellFences[strings.TrimSpace(strings.TrimPrefix(line, "```"))]
+			}
+			continue
+		}
+		if !inShell {
+			continue
+		}
+		start := i
+		for strings.HasSuffix(line, `\`) && i+1 < len(lines) {
+			i++
+			line = strings.TrimSuffix(line, `\`) + " " + strings.TrimSpace(lines[i])
+		}
+		line = strings.TrimPrefix(line, "$ ")
+		words, err := shellWords(line)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, start+1, err)
+		}
+		for _, cmd := range simpleCommands(words) {
+			if args, ok := subsecondArgs(cmd); ok {
+				invs = append(invs, readmeInvocation{line: start + 1, text: line, args: args})
+			}
+		}
+	}
+	return invs, nil
+}
+
+// shellOps are the operators that end a simple command, longest first.
+var shellOps = []string{"&&", "||", "$(", "|", ";", "&", ")", ">", "<"}
+
+// shellWords splits a line of shell into words and operators, following
+// quotes and backslashes and dropping a trailing comment. Operators come
+// back prefixed with NUL so they cannot be mistaken for words.
+func shellWords(line string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	inWord := false
+	flush := func() {
+		if inWord {
+			words = append(words, w.String())
+			w.Reset()
+			inWord = false
+		}
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			flush()
+		case c == '#' && !inWord:
+			return words, nil
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unterminated single quote")
+			}
+			w.WriteString(line[i+1 : i+1+j])
+			inWord, i = true, i+1+j
+		case c == '"':
+			j := i + 1
+			for ; j < len(line) && line[j] != '"'; j++ {
+				if line[j] == '\\' && j+1 < len(line) {
+					j++
+				}
+				w.WriteByte(line[j])
+			}
+			if j >= len(line) {
+				return nil, errors.New("unterminated double quote")
+			}
+			inWord, i = true, j
+		case c == '\\' && i+1 < len(line):
+			w.WriteByte(line[i+1])
+			inWord, i = true, i+1
+		default:
+			op := ""
+			for _, o := range shellOps {
+				if strings.HasPrefix(line[i:], o) {
+					op = o
+					break
+				}
+			}
+			if op == "" {
+				w.WriteByte(c)
+				inWord = true
+				continue
+			}
+			flush()
+			words = append(words, "\x00"+op)
+			i += len(op) - 1
+		}
+	}
+	flush()
+	return words, nil
+}
+
+// simpleCommands splits words at operators; a redirection's target is
+// dropped with it.
+func simpleCommands(words []string) [][]string {
+	var cmds [][]string
+	var cur []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w, "\x00") {
+			cur = append(cur, w)
+			continue
+		}
+		if w == "\x00>" || w == "\x00<" {
+			i++ // the file
+			if n := len(cur); n > 0 && (cur[n-1] == "2" || cur[n-1] == "1") {
+				cur = cur[:n-1] // 2>/dev/null
+			}
+			continue
+		}
+		if len(cur) > 0 {
+			cmds = append(cmds, cur)
+		}
+		cur = nil
+	}
+	if len(cur) > 0 {
+		cmds = append(cmds, cur)
+	}
+	return cmds
+}
+
+// subsecondArgs reports whether cmd runs subsecond (as subsecond,
+// ./subsecond, /path/subsecond or go run ./cmd/subsecond), and with which
+// arguments. Leading VAR=value assignments are skipped.
+func subsecondArgs(cmd []string) ([]string, bool) {
+	for len(cmd) > 0 && strings.Contains(cmd[0], "=") && !strings.HasPrefix(cmd[0], "-") {
+		cmd = cmd[1:]
+	}
+	switch {
+	case len(cmd) > 0 && filepath.Base(cmd[0]) == "subsecond":
+		return cmd[1:], true
+	case len(cmd) > 2 && cmd[0] == "go" && cmd[1] == "run" && strings.HasSuffix(cmd[2], "cmd/subsecond"):
+		return cmd[3:], true
+	}
+	return nil, false
+}
