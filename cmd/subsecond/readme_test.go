@@ -30,8 +30,8 @@ func TestReadmeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(invs) < 20 {
-		t.Fatalf("found %d subsecond command lines in README.md; want the walkthrough's and the CLI section's (at least 20)", len(invs))
+	if len(invs) < 15 {
+		t.Fatalf("found %d subsecond command lines in README.md; want the walkthrough's and the CLI section's (at least 15)", len(invs))
 	}
 	cmds := commands()
 	used := map[string]bool{}
