@@ -49,14 +49,14 @@ func TestBulkInsertMatchesDriver(t *testing.T) {
 	var got [2][][9]int64
 	for i, driverOnly := range []bool{false, true} {
 		s, path := openTest(t)
-		s.driverInserts = driverOnly
+		s.driverOnly = driverOnly
 		p, _, err := s.Import(ctx, bytes.NewReader(text), ImportOptions{})
 		if err != nil {
-			t.Fatalf("Import (driverInserts=%v): %v", driverOnly, err)
+			t.Fatalf("Import (driverOnly=%v): %v", driverOnly, err)
 		}
 		got[i] = sampleRows(t, path)
 		if len(got[i]) != int(p.Samples) {
-			t.Errorf("driverInserts=%v: %d rows stored; want %d", driverOnly, len(got[i]), p.Samples)
+			t.Errorf("driverOnly=%v: %d rows stored; want %d", driverOnly, len(got[i]), p.Samples)
 		}
 	}
 	if !reflect.DeepEqual(got[0], got[1]) {
@@ -113,5 +113,69 @@ func TestBulkInserter(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBulkReadMatchesDriver loads captures cold through readSamplesRaw and
+// through database/sql/driver and compares the results, for small input,
+// out-of-order input and a capture read in two halves of more than one
+// read chunk each.
+func TestBulkReadMatchesDriver(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	var ids []string
+	for _, text := range [][]byte{[]byte(smallCapture), []byte(lateCapture),
+		genText(t, genConfig{CPUs: 96, Seconds: 30, Hz: 49, Seed: 4, Start: 9})} {
+		p, _, err := s.Import(ctx, bytes.NewReader(text), ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	for _, id := range ids {
+		s.driverOnly = false
+		bulk, err := s.loadCapture(ctx, id)
+		if err != nil {
+			t.Fatalf("bulk load: %v", err)
+		}
+		s.driverOnly = true
+		plain, err := s.loadCapture(ctx, id)
+		if err != nil {
+			t.Fatalf("driver load: %v", err)
+		}
+		compareCapture(t, bulk, plain)
+		if !reflect.DeepEqual(bulk, plain) {
+			t.Errorf("bulk and driver loads differ")
+		}
+	}
+	if c, _ := s.Capture(ctx, ids[2]); c == nil || c.Samples.Len() <= 2*readChunk {
+		t.Errorf("the large capture does not fill more than one read chunk per half")
+	}
+}
+
+// TestLoadRefusesDamagedSamples checks that a samples row that is not an
+// integer or points outside the tables fails the load, on both paths.
+func TestLoadRefusesDamagedSamples(t *testing.T) {
+	ctx := context.Background()
+	for _, damage := range []string{
+		`UPDATE samples SET cpu = 'x' WHERE t = (SELECT max(t) FROM samples)`,
+		`UPDATE samples SET stack = -1`,
+		`UPDATE samples SET comm = 1 << 33`,
+		`UPDATE samples SET stack = 1000000`,
+	} {
+		for _, driverOnly := range []bool{false, true} {
+			s, _ := openTest(t)
+			s.driverOnly = driverOnly
+			p, _, err := s.Import(ctx, strings.NewReader(lateCapture), ImportOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.db.ExecContext(ctx, damage); err != nil {
+				t.Fatalf("%s: %v", damage, err)
+			}
+			if c, err := s.loadCapture(ctx, p.ID); err == nil {
+				t.Errorf("driverOnly=%v, %s: loaded %d samples; want an error", driverOnly, damage, c.Samples.Len())
+			}
+		}
 	}
 }

@@ -81,7 +81,7 @@ func (s *Store) loadCapture(ctx context.Context, id string) (*subsecond.Capture,
 			q = `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? AND t < ? ORDER BY t, seq`
 			args = append(args, driver.NamedValue{Ordinal: 2, Value: mid})
 		}
-		return readSamples(ctx, sc, q, args, base, periods, &c.Samples)
+		return readSamples(ctx, sc, q, args, base, periods, &c.Samples, !s.driverOnly)
 	})
 	wg.Wait()
 	if err == nil {
@@ -123,7 +123,7 @@ func (s *Store) readSamplesFrom(ctx context.Context, pk, base int64, periods []u
 			return fmt.Errorf("unexpected driver connection %T", dc)
 		}
 		return readSamples(ctx, sc, `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? AND t >= ? ORDER BY t, seq`,
-			[]driver.NamedValue{{Ordinal: 1, Value: pk}, {Ordinal: 2, Value: from}}, base, periods, cols)
+			[]driver.NamedValue{{Ordinal: 1, Value: pk}, {Ordinal: 2, Value: from}}, base, periods, cols, !s.driverOnly)
 	})
 }
 
@@ -160,9 +160,37 @@ func checkRefs(c *subsecond.Capture) error {
 }
 
 // readSamples appends the rows of a samples query (t, cpu, pid, tid, comm,
-// event, weight, stack) to cols.
-func readSamples(ctx context.Context, conn *sqlite3.SQLiteConn, q string, args []driver.NamedValue, base int64, periods []uint64, cols *subsecond.Columns) error {
+// event, weight, stack; integer arguments only) to cols, through
+// readSamplesRaw unless bulk is false or the statement's handle is out of
+// reach.
+func readSamples(ctx context.Context, conn *sqlite3.SQLiteConn, q string, args []driver.NamedValue, base int64, periods []uint64, cols *subsecond.Columns, bulk bool) error {
+	if bulk {
+		st, err := conn.Prepare(q)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if raw := rawStmt(st); raw != nil {
+			vals := make([]int64, len(args))
+			for i, a := range args {
+				v, ok := a.Value.(int64)
+				if !ok || a.Ordinal != i+1 {
+					return fmt.Errorf("samples query argument %d is not a positional integer", i+1)
+				}
+				vals[i] = v
+			}
+			if err := bindInts(raw, vals); err != nil {
+				return err
+			}
+			return readSamplesRaw(ctx, raw, base, periods, cols)
+		}
+	}
 	return eachRow(ctx, conn, q, args, 8, func(v []driver.Value) error {
+		for _, x := range v { // eachRow lets text through, appendSample takes integers only
+			if _, ok := x.(int64); !ok {
+				return fmt.Errorf("samples column holds %T, want an integer", x)
+			}
+		}
 		comm, stack := v[4].(int64), v[7].(int64)
 		if comm < 0 || comm > 1<<32-1 || stack < 0 || stack > 1<<31-1 {
 			return errors.New("sample refers to a missing string or stack")

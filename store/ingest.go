@@ -150,7 +150,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		w, ok := (*writer)(nil), false
 		if sc, isSQLite := dc.(*sqlite3.SQLiteConn); !isSQLite {
 			err = fmt.Errorf("unexpected driver connection %T", dc)
-		} else if w, err = newWriter(sc, pk, !s.driverInserts); err == nil {
+		} else if w, err = newWriter(sc, pk, !s.driverOnly); err == nil {
 			ok = true
 			defer w.close()
 		}

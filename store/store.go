@@ -70,9 +70,9 @@ type Store struct {
 	// warmLimit is the largest import whose capture Import caches (see
 	// warmCapture).
 	warmLimit int
-	// driverInserts turns off the bulk insert of samples (see
-	// bulkInserter), for tests of the path that replaces it.
-	driverInserts bool
+	// driverOnly turns off the bulk insert and read of samples (see
+	// bulkInserter, readSamplesRaw), for tests of the paths they replace.
+	driverOnly bool
 }
 
 // dsnParams are set on every pooled connection: write-ahead logging so
