@@ -19,7 +19,9 @@ import (
 // Capture returns profile id's samples in columnar form, sorted by time
 // (input order among equal times), with the strings, frames and stack tree
 // exactly as the import interned them. The few most recently used captures
-// are cached; the result is shared and must not be modified. An unknown id
+// are cached, and Import caches the capture it has just stored (see
+// warmLimit), so the first request after an upload reads nothing from
+// SQLite; the result is shared and must not be modified. An unknown id
 // yields an error wrapping subsecond.ErrNotFound.
 func (s *Store) Capture(ctx context.Context, id string) (*subsecond.Capture, error) {
 	return s.cache.get(ctx, id, func() (*subsecond.Capture, error) { return s.loadCapture(ctx, id) })
