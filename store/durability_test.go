@@ -294,3 +294,48 @@ func TestEveryConnectionConfigured(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCheckpointsAfterwards checks that an import's write-ahead log
+// reaches the database file after Import returns, and that the import's
+// connection goes back to the pool with the default checkpoint threshold.
+func TestImportCheckpointsAfterwards(t *testing.T) {
+	ctx := context.Background()
+	s, path := openTest(t)
+	text := genText(t, genConfig{CPUs: 32, Seconds: 10, Hz: 49, Seed: 8})
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Import(ctx, bytes.NewReader(text), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.bg.Wait()
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Size() < before.Size()+256<<10 {
+		t.Errorf("database file grew from %d to %d bytes after the checkpoint; want the import's rows in it", before.Size(), after.Size())
+	}
+	s.db.SetMaxIdleConns(4)
+	var conns []*sql.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range 3 {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		var pages int
+		if err := c.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if pages != autoCheckpoint {
+			t.Errorf("connection %d: wal_autocheckpoint = %d; want %d", i, pages, autoCheckpoint)
+		}
+	}
+}

@@ -114,6 +114,14 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
 	defer conn.Close()
+	// The import's commit leaves the write-ahead log alone: checkpointing
+	// it there would copy the whole import into the database file and sync
+	// it (50-100 ms for the 96-CPU capture) before the upload is answered.
+	// checkpointLater does it after Import has returned.
+	if err := setAutoCheckpoint(ctx, conn, 0); err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	defer setAutoCheckpoint(context.Background(), conn, autoCheckpoint)
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
@@ -226,7 +234,33 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
 	s.warmCache(ctx, id, pr, warm)
+	s.checkpointLater()
 	return p, false, nil
+}
+
+// autoCheckpoint is SQLite's default size of the write-ahead log, in
+// pages, from which a commit checkpoints it.
+const autoCheckpoint = 1000
+
+// setAutoCheckpoint sets the import connection's automatic checkpoint
+// threshold. Should restoring the default fail, the connection is
+// discarded rather than returned to the pool without it.
+func setAutoCheckpoint(ctx context.Context, conn *sql.Conn, pages int) error {
+	_, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", pages))
+	if err != nil && pages == autoCheckpoint {
+		conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
+}
+
+// checkpointLater copies the write-ahead log into the database file in the
+// background, without waiting for readers or writers (a passive
+// checkpoint); Close waits for it. A failure costs nothing but a longer
+// log, which the next commit over the threshold checkpoints.
+func (s *Store) checkpointLater() {
+	s.bg.Go(func() {
+		s.db.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
+	})
 }
 
 // warmCache puts the capture just imported into the capture cache, built

@@ -52,6 +52,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -73,6 +74,7 @@ type Store struct {
 	// driverOnly turns off the bulk insert and read of samples (see
 	// bulkInserter, readSamplesRaw), for tests of the paths they replace.
 	driverOnly bool
+	bg         sync.WaitGroup // background checkpoints (see checkpointLater)
 }
 
 // dsnParams are set on every pooled connection: write-ahead logging so
@@ -118,8 +120,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close waits for background work and closes the database.
+func (s *Store) Close() error {
+	s.bg.Wait()
+	return s.db.Close()
+}
 
 // lockWrite waits for the single writer slot, or for ctx to end.
 func (s *Store) lockWrite(ctx context.Context) error {
