@@ -228,27 +228,21 @@ func query(v url.Values) string {
 // engineParams returns the parameters of v that the engine reads: filters,
 // ranges and heatmap shape, without view-only state such as search or zoom.
 func engineParams(v url.Values) url.Values {
-	out := url.Values{}
-	names := []string{"start", "end", "start2", "end2"}
-	for _, p := range subsecond.FilterParams() {
-		names = append(names, p.Name)
-	}
-	for _, n := range names {
-		if s := v.Get(n); s != "" {
-			out.Set(n, s)
-		}
-	}
-	return out
+	return pick(v, "start", "end", "start2", "end2")
 }
 
 // profileParams returns the parameters of v that the profile page reads:
 // filters and heatmap shape.
 func profileParams(v url.Values) url.Values {
-	out := url.Values{}
-	names := []string{"rows", "col", "bucket", "scale", "measure"}
+	return pick(v, "rows", "col", "bucket", "scale", "measure")
+}
+
+// pick returns the filter parameters of v and those named.
+func pick(v url.Values, names ...string) url.Values {
 	for _, p := range subsecond.FilterParams() {
 		names = append(names, p.Name)
 	}
+	out := url.Values{}
 	for _, n := range names {
 		if s := v.Get(n); s != "" {
 			out.Set(n, s)
