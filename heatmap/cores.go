@@ -7,19 +7,12 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
-// Bucket limits of the cores map, in nanoseconds.
-const (
-	MinBucket     = int64(1e6)
-	MaxBucket     = int64(60e9)
-	DefaultBucket = int64(100e6)
-)
-
 // ParseBucket reads the "bucket" parameter (seconds; default 0.1). Errors
 // wrap subsecond.ErrInvalid.
 func ParseBucket(v url.Values) (int64, error) {
 	s := v.Get("bucket")
 	if s == "" {
-		return DefaultBucket, nil
+		return subsecond.DefaultBucket, nil
 	}
 	b, err := subsecond.ParseSeconds("bucket", s)
 	if err != nil {
@@ -29,8 +22,9 @@ func ParseBucket(v url.Values) (int64, error) {
 }
 
 func checkBucket(b int64) error {
-	if b < MinBucket || b > MaxBucket {
-		return fmt.Errorf("bucket: %s s is out of range 0.001..60: %w", subsecond.FormatSeconds(b), subsecond.ErrInvalid)
+	if b < subsecond.MinBucket || b > subsecond.MaxBucket {
+		return fmt.Errorf("bucket: %s s is out of range %s..%s: %w", subsecond.FormatSeconds(b),
+			subsecond.FormatSeconds(subsecond.MinBucket), subsecond.FormatSeconds(subsecond.MaxBucket), subsecond.ErrInvalid)
 	}
 	return nil
 }
@@ -106,7 +100,7 @@ type Cores struct {
 }
 
 // PerCore returns the cores map of c's samples that pass f, in buckets of
-// bucket nanoseconds (0: DefaultBucket). Errors wrap subsecond.ErrInvalid
+// bucket nanoseconds (0: subsecond.DefaultBucket). Errors wrap subsecond.ErrInvalid
 // or subsecond.ErrEmptyRange (no timed samples).
 func PerCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, error) {
 	k, _, err := perCore(c, f, bucket)
@@ -133,7 +127,7 @@ func (cr *cpuRows) row(cpu int32) int32 {
 
 func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *cpuRows, error) {
 	if bucket == 0 {
-		bucket = DefaultBucket
+		bucket = subsecond.DefaultBucket
 	}
 	if err := checkBucket(bucket); err != nil {
 		return nil, nil, err

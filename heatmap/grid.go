@@ -22,22 +22,15 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
-// Limits of the parameters, in nanoseconds and rows.
-const (
-	MinCol     = int64(100e6)
-	MaxCol     = int64(10e9)
-	DefaultCol = int64(1e9)
-	MaxRows    = 1000
-	DefRows    = 50
-	// MaxCells bounds any grid's size so a capture spanning years of
-	// timestamps is refused rather than allocated.
-	MaxCells = 8_000_000
-)
+// MaxCells bounds any grid's size so a capture spanning years of timestamps
+// is refused rather than allocated. The limits of the parameters are the
+// root package's MinCol, MaxCol and MaxRows.
+const MaxCells = 8_000_000
 
 // Options shape an offset heatmap. Zero fields take the defaults.
 type Options struct {
-	Col  int64 // column width in nanoseconds, MinCol..MaxCol (default 1 s)
-	Rows int   // rows per column, 1..MaxRows (default 50)
+	Col  int64 // column width in nanoseconds, subsecond.MinCol..MaxCol (default 1 s)
+	Rows int   // rows per column, 1..subsecond.MaxRows (default 50)
 }
 
 // ParseOptions reads the "col" (seconds) and "rows" parameters. Errors wrap
@@ -58,7 +51,7 @@ func ParseOptions(v url.Values) (Options, error) {
 		}
 		o.Rows = n
 		if n == 0 {
-			return o, fmt.Errorf("rows: 0 is out of range 1..%d: %w", MaxRows, subsecond.ErrInvalid)
+			return o, fmt.Errorf("rows: 0 is out of range 1..%d: %w", subsecond.MaxRows, subsecond.ErrInvalid)
 		}
 	}
 	return o, o.check()
@@ -66,16 +59,17 @@ func ParseOptions(v url.Values) (Options, error) {
 
 func (o *Options) check() error {
 	if o.Col == 0 {
-		o.Col = DefaultCol
+		o.Col = subsecond.DefaultCol
 	}
 	if o.Rows == 0 {
-		o.Rows = DefRows
+		o.Rows = subsecond.DefaultRows
 	}
-	if o.Col < MinCol || o.Col > MaxCol {
-		return fmt.Errorf("col: %s s is out of range 0.1..10: %w", subsecond.FormatSeconds(o.Col), subsecond.ErrInvalid)
+	if o.Col < subsecond.MinCol || o.Col > subsecond.MaxCol {
+		return fmt.Errorf("col: %s s is out of range %s..%s: %w", subsecond.FormatSeconds(o.Col),
+			subsecond.FormatSeconds(subsecond.MinCol), subsecond.FormatSeconds(subsecond.MaxCol), subsecond.ErrInvalid)
 	}
-	if o.Rows < 1 || o.Rows > MaxRows {
-		return fmt.Errorf("rows: %d is out of range 1..%d: %w", o.Rows, MaxRows, subsecond.ErrInvalid)
+	if o.Rows < 1 || o.Rows > subsecond.MaxRows {
+		return fmt.Errorf("rows: %d is out of range 1..%d: %w", o.Rows, subsecond.MaxRows, subsecond.ErrInvalid)
 	}
 	return nil
 }

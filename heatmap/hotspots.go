@@ -93,7 +93,7 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 		opt.Min = 1e9
 	}
 	if opt.Bucket == 0 {
-		opt.Bucket = DefaultBucket
+		opt.Bucket = subsecond.DefaultBucket
 	}
 	if opt.Cells == 0 {
 		opt.Cells = 10

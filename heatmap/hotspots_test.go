@@ -24,7 +24,7 @@ func TestHotspotsFindPeggedCPU(t *testing.T) {
 		t.Fatalf("Hotspots = %+v; want one episode on CPU 2", rep.Spots)
 	}
 	s := rep.Spots[0]
-	bucket := heatmap.DefaultBucket
+	bucket := subsecond.DefaultBucket
 	if s.CPU != 2 || abs(s.Start-(start+pegStart)) > bucket || abs(s.End-(start+pegEnd)) > bucket {
 		t.Errorf("episode CPU %d [%d, %d); want CPU 2 [%d, %d) within %d ns", s.CPU, s.Start, s.End, start+pegStart, start+pegEnd, bucket)
 	}

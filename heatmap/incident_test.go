@@ -42,7 +42,7 @@ func TestHotspotsOnGeneratedIncident(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bucket := heatmap.DefaultBucket
+	bucket := subsecond.DefaultBucket
 	planted := map[int]bool{}
 	for _, w := range truth.Incidents {
 		if w.EndNS-w.StartNS < 1e9 {

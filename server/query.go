@@ -15,19 +15,17 @@ type Query struct {
 	Filter subsecond.Filter
 	Range  subsecond.Range // start, end: the whole profile when absent
 	Range2 subsecond.Range // start2, end2: the base range of a differential graph
-	Rows   int             // rows per heatmap column, 1–1000
-	Col    int64           // heatmap column width, 0.1 s – 10 s
-	Bucket int64           // cores-map column width, 1 ms – 60 s
+	Rows   int             // rows per heatmap column, 1–subsecond.MaxRows
+	Col    int64           // heatmap column width, subsecond.MinCol–MaxCol
+	Bucket int64           // cores-map column width, subsecond.MinBucket–MaxBucket
 
 	Threshold float64 // hot spots: busy fraction that counts as busy, (0, 1]
 	Min       int64   // hot spots: shortest episode
 }
 
-// Query defaults.
+// Query defaults of the hot-spot parameters; those of rows, col and bucket
+// are the root package's.
 const (
-	DefaultRows      = 50
-	DefaultCol       = int64(time.Second)
-	DefaultBucket    = int64(100 * time.Millisecond)
 	DefaultThreshold = 0.9
 	DefaultMin       = int64(time.Second)
 )
@@ -47,13 +45,13 @@ func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
 	if q.Range2, err = parseRange(p, v, "start2", "end2", whole); err != nil {
 		return nil, err
 	}
-	if q.Rows, err = intParam(v, "rows", DefaultRows, 1, 1000); err != nil {
+	if q.Rows, err = intParam(v, "rows", subsecond.DefaultRows, 1, subsecond.MaxRows); err != nil {
 		return nil, err
 	}
-	if q.Col, err = secondsParam(v, "col", DefaultCol, int64(100*time.Millisecond), int64(10*time.Second)); err != nil {
+	if q.Col, err = secondsParam(v, "col", subsecond.DefaultCol, subsecond.MinCol, subsecond.MaxCol); err != nil {
 		return nil, err
 	}
-	if q.Bucket, err = secondsParam(v, "bucket", DefaultBucket, int64(time.Millisecond), int64(60*time.Second)); err != nil {
+	if q.Bucket, err = secondsParam(v, "bucket", subsecond.DefaultBucket, subsecond.MinBucket, subsecond.MaxBucket); err != nil {
 		return nil, err
 	}
 	if q.Min, err = secondsParam(v, "min", DefaultMin, 0, int64(24*time.Hour)); err != nil {

@@ -1,0 +1,19 @@
+package subsecond
+
+import "time"
+
+// Limits and defaults of the view parameters "col" and "rows" (offset
+// heatmap) and "bucket" (cores map and hot spots), in nanoseconds and rows.
+// The heatmap package enforces them; the server checks URL parameters
+// against the same values, so the two cannot drift.
+const (
+	MinCol      = int64(100 * time.Millisecond)
+	MaxCol      = int64(10 * time.Second)
+	DefaultCol  = int64(time.Second)
+	MaxRows     = 1000
+	DefaultRows = 50
+
+	MinBucket     = int64(time.Millisecond)
+	MaxBucket     = int64(60 * time.Second)
+	DefaultBucket = int64(100 * time.Millisecond)
+)
