@@ -309,16 +309,21 @@ func parseInput(hr *hashingReader, cr *countingReader, strict bool, full, free c
 			return false
 		}
 	}
+	// take gets an empty batch from free; false means stop was closed.
+	take := func() bool {
+		select {
+		case b = <-free:
+			b.rows = b.rows[:0]
+			return true
+		case <-stop:
+			return false
+		}
+	}
 	var seqs seqCounter
 	for sc.Scan() {
-		if b == nil {
-			select {
-			case b = <-free:
-				b.rows = b.rows[:0]
-			case <-stop:
-				res.err = errors.New("stopped")
-				return res
-			}
+		if b == nil && !take() {
+			res.err = errors.New("stopped")
+			return res
 		}
 		smp := sc.Sample()
 		ev := stats.Add(smp)
@@ -350,16 +355,7 @@ func parseInput(hr *hashingReader, cr *countingReader, strict bool, full, free c
 		res.err = err
 		return res
 	}
-	if b == nil {
-		select {
-		case b = <-free:
-			b.rows = b.rows[:0]
-		case <-stop:
-			res.err = errors.New("stopped")
-			return res
-		}
-	}
-	if !send() {
+	if (b == nil && !take()) || !send() {
 		res.err = errors.New("stopped")
 		return res
 	}
