@@ -139,18 +139,13 @@ export class CoresView {
 
   showError(msg: string): void {
     this.data = null;
-    clear(this.grid.el);
-    this.grid.el.append(h("p", { class: "error", text: msg }));
+    this.grid.showError(msg);
   }
 
   render(): void {
     const d = this.data;
     if (!d) return;
     const g = this.grid;
-    if (!g.el.contains(g.scroller)) {
-      clear(g.el);
-      g.el.append(g.yaxis, g.scroller);
-    }
     const n = d.cpus.length;
     const avail = g.availableWidth(this.container);
     const cellW = Math.max(1, Math.min(16, avail / Math.max(1, d.buckets)));

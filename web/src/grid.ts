@@ -2,7 +2,7 @@
 // horizontally scrolling area holding the cells, the x-axis and an overlay
 // for selections. Heatmap and cores map both draw on it.
 
-import { h, setupCanvas } from "./dom";
+import { clear, h, setupCanvas } from "./dom";
 
 export interface Cell {
   col: number;
@@ -91,8 +91,19 @@ export class Grid {
     return TOP + r * this.cellH;
   }
 
-  // layout sizes the canvases and returns the base and y-axis contexts.
+  // showError replaces the axes and cells with msg until the next layout.
+  showError(msg: string): void {
+    clear(this.el);
+    this.el.append(h("p", { class: "error", text: msg }));
+  }
+
+  // layout puts back the axes and cells that showError replaced, sizes the
+  // canvases and returns the base and y-axis contexts.
   layout(cols: number, rows: number, cellW: number, cellH: number): { base: CanvasRenderingContext2D; axis: CanvasRenderingContext2D } {
+    if (!this.el.contains(this.scroller)) {
+      clear(this.el);
+      this.el.append(this.yaxis, this.scroller);
+    }
     this.cols = cols;
     this.rows = rows;
     this.cellW = cellW;

@@ -82,18 +82,13 @@ export class HeatmapView {
   showError(msg: string): void {
     this.data = null;
     this.status.textContent = "";
-    clear(this.grid.el);
-    this.grid.el.append(h("p", { class: "error", text: msg }));
+    this.grid.showError(msg);
   }
 
   render(): void {
     const d = this.data;
     if (!d) return;
     const g = this.grid;
-    if (!g.el.contains(g.scroller)) {
-      clear(g.el);
-      g.el.append(g.yaxis, g.scroller);
-    }
     const avail = g.availableWidth(this.container);
     // Fit the columns to the width (whole pixels while cells are wide, down
     // to 2 px); beyond that the grid scrolls.
