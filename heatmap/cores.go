@@ -35,7 +35,7 @@ func checkBucket(b int64) error {
 // cannot drift from the URL parameters.
 func CoresParams() []subsecond.Param {
 	return []subsecond.Param{
-		{Name: "bucket", Usage: "cores-map column width in seconds (default 0.1)"},
+		{Name: "bucket", Usage: "cores-map column width in seconds (default " + subsecond.FormatSeconds(subsecond.DefaultBucket) + ")"},
 		{Name: "measure", Usage: "what shades a cores-map cell: busy (busy fraction, hue by system share) or system (system fraction alone)"},
 	}
 }

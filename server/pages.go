@@ -289,9 +289,10 @@ func filterFields(p *subsecond.Profile, v url.Values) []web.Field {
 		fields = append(fields, f)
 	}
 	fields = append(fields,
-		web.Field{Name: "rows", Label: "rows", Value: v.Get("rows"), Hint: "rows per heatmap column (1–1000, default 50)"},
-		web.Field{Name: "col", Label: "column s", Value: v.Get("col"), Hint: "heatmap column width in seconds (0.1–10, default 1)"},
-		web.Field{Name: "bucket", Label: "bucket s", Value: v.Get("bucket"), Hint: "cores-map column width in seconds (default 0.1)"},
+		web.Field{Name: "rows", Label: "rows", Value: v.Get("rows"), Hint: fmt.Sprintf("rows per heatmap column (1–%d, default %d)", subsecond.MaxRows, subsecond.DefaultRows)},
+		web.Field{Name: "col", Label: "column s", Value: v.Get("col"), Hint: fmt.Sprintf("heatmap column width in seconds (%s–%s, default %s)",
+			subsecond.FormatSeconds(subsecond.MinCol), subsecond.FormatSeconds(subsecond.MaxCol), subsecond.FormatSeconds(subsecond.DefaultCol))},
+		web.Field{Name: "bucket", Label: "bucket s", Value: v.Get("bucket"), Hint: "cores-map column width in seconds (default " + subsecond.FormatSeconds(subsecond.DefaultBucket) + ")"},
 		web.Field{Name: "scale", Label: "scale", Value: v.Get("scale"), Hint: "colour scale",
 			Options: []web.Option{{Value: "", Label: "linear"}, {Value: "log", Label: "enhanced (log)"}}},
 	)

@@ -18,8 +18,9 @@ import (
 // seconds from T0 across, R rows of C/R within each column down.
 func runHeatmap(ctx context.Context, e env) error {
 	v := newViewFlags("heatmap", e)
-	v.param("rows", "rows per column, 1–1000 (default 50)")
-	v.param("col", "column width in seconds, 0.1–10 (default 1)")
+	v.param("rows", fmt.Sprintf("rows per column, 1–%d (default %d)", subsecond.MaxRows, subsecond.DefaultRows))
+	v.param("col", fmt.Sprintf("column width in seconds, %s–%s (default %s)",
+		subsecond.FormatSeconds(subsecond.MinCol), subsecond.FormatSeconds(subsecond.MaxCol), subsecond.FormatSeconds(subsecond.DefaultCol)))
 	format := v.fs.String("format", "text", "output format: text, json or csv")
 	v.usage("heatmap [--rows R] [--col C] [--cpu LIST] [filters] [--format text|json|csv] FILE|ID",
 		"Prints the subsecond offset heatmap: one column per C seconds from T0, R rows\nwithin each, each cell the number of samples that pass the filters.")

@@ -17,7 +17,7 @@ import (
 // CPU and the hottest heatmap cells.
 func runHotspots(ctx context.Context, e env) error {
 	v := newViewFlags("hotspots", e)
-	v.param("bucket", "cores-map resolution in seconds (default 0.1)")
+	v.param("bucket", "cores-map resolution in seconds (default "+subsecond.FormatSeconds(subsecond.DefaultBucket)+")")
 	v.param("threshold", "busy fraction that counts as busy, in (0, 1] (default 0.9)")
 	v.param("min", "shortest episode: seconds, or a duration such as 1500ms (default 1s)")
 	cells := v.fs.Int("cells", 10, "how many of the hottest heatmap cells to list")
