@@ -17,3 +17,10 @@ const (
 	MaxBucket     = int64(60 * time.Second)
 	DefaultBucket = int64(100 * time.Millisecond)
 )
+
+// Defaults of the hot-spot parameters "threshold" (the busy fraction that
+// counts as busy) and "min" (the shortest episode, in nanoseconds).
+const (
+	DefaultThreshold = 0.9
+	DefaultMin       = int64(time.Second)
+)

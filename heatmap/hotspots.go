@@ -87,10 +87,10 @@ const smooth = int64(1e9)
 // Errors wrap subsecond.ErrInvalid or subsecond.ErrEmptyRange.
 func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report, error) {
 	if opt.Threshold == 0 {
-		opt.Threshold = 0.9
+		opt.Threshold = subsecond.DefaultThreshold
 	}
 	if opt.Min == 0 {
-		opt.Min = 1e9
+		opt.Min = subsecond.DefaultMin
 	}
 	if opt.Bucket == 0 {
 		opt.Bucket = subsecond.DefaultBucket

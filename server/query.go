@@ -23,13 +23,6 @@ type Query struct {
 	Min       int64   // hot spots: shortest episode
 }
 
-// Query defaults of the hot-spot parameters; those of rows, col and bucket
-// are the root package's.
-const (
-	DefaultThreshold = 0.9
-	DefaultMin       = int64(time.Second)
-)
-
 // parseQuery parses v for profile p. Errors wrap subsecond.ErrInvalid and
 // name the bad parameter.
 func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
@@ -37,7 +30,7 @@ func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Query{Filter: f, Threshold: DefaultThreshold, Min: DefaultMin}
+	q := &Query{Filter: f, Threshold: subsecond.DefaultThreshold, Min: subsecond.DefaultMin}
 	whole := subsecond.Range{Start: p.T0(), End: p.End + 1}
 	if q.Range, err = parseRange(p, v, "start", "end", whole); err != nil {
 		return nil, err
@@ -54,7 +47,7 @@ func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
 	if q.Bucket, err = secondsParam(v, "bucket", subsecond.DefaultBucket, subsecond.MinBucket, subsecond.MaxBucket); err != nil {
 		return nil, err
 	}
-	if q.Min, err = secondsParam(v, "min", DefaultMin, 0, int64(24*time.Hour)); err != nil {
+	if q.Min, err = secondsParam(v, "min", subsecond.DefaultMin, 0, int64(24*time.Hour)); err != nil {
 		return nil, err
 	}
 	if s := v.Get("threshold"); s != "" {

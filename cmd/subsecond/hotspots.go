@@ -18,8 +18,8 @@ import (
 func runHotspots(ctx context.Context, e env) error {
 	v := newViewFlags("hotspots", e)
 	v.param("bucket", "cores-map resolution in seconds (default "+subsecond.FormatSeconds(subsecond.DefaultBucket)+")")
-	v.param("threshold", "busy fraction that counts as busy, in (0, 1] (default 0.9)")
-	v.param("min", "shortest episode: seconds, or a duration such as 1500ms (default 1s)")
+	v.param("threshold", fmt.Sprintf("busy fraction that counts as busy, in (0, 1] (default %v)", subsecond.DefaultThreshold))
+	v.param("min", "shortest episode: seconds, or a duration such as 1500ms (default "+time.Duration(subsecond.DefaultMin).String()+")")
 	cells := v.fs.Int("cells", 10, "how many of the hottest heatmap cells to list")
 	limit := v.fs.Int("limit", 50, "how many episodes to list, best first; 0 for all")
 	format := v.fs.String("format", "text", "output format: text or json")
