@@ -47,7 +47,7 @@ func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
 	if q.Bucket, err = secondsParam(v, "bucket", subsecond.DefaultBucket, subsecond.MinBucket, subsecond.MaxBucket); err != nil {
 		return nil, err
 	}
-	if q.Min, err = secondsParam(v, "min", subsecond.DefaultMin, 0, int64(24*time.Hour)); err != nil {
+	if q.Min, err = secondsParam(v, "min", subsecond.DefaultMin, 1, int64(24*time.Hour)); err != nil {
 		return nil, err
 	}
 	if s := v.Get("threshold"); s != "" {

@@ -538,6 +538,7 @@ func TestBadParameters(t *testing.T) {
 		{"/flamegraph?start=2&end=1", "end"},
 		{"/flamegraph?format=gif", "format"},
 		{"/hotspots?threshold=2", "threshold"},
+		{"/hotspots?min=0", "min"},
 		{"/diff?start=0&end=1", "start2"},
 		{"/diff?start2=1&end2=1", "end2"},
 	} {
