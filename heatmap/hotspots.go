@@ -268,17 +268,24 @@ func (h *hunt) each(at []int32, fn func(i int, row int32, mark int32)) {
 	}
 }
 
-// split turns each busy window into per-command episodes and mixed rest.
-func (h *hunt) split() {
+// index returns, for every cores-map cell (row·nb + bucket), the index of
+// the span in spans that covers it, or -1.
+func (h *hunt) index(spans []span) []int32 {
 	at := make([]int32, len(h.k.CPUs)*h.nb)
 	for i := range at {
 		at[i] = -1
 	}
-	for e, ep := range h.eps {
-		for b := ep.lo; b < ep.hi; b++ {
-			at[ep.row*h.nb+b] = int32(e)
+	for i, sp := range spans {
+		for b := sp.lo; b < sp.hi; b++ {
+			at[sp.row*h.nb+b] = int32(i)
 		}
 	}
+	return at
+}
+
+// split turns each busy window into per-command episodes and mixed rest.
+func (h *hunt) split() {
+	at := h.index(h.eps)
 	perEp := make([][]commCount, len(h.eps))
 	h.rowComm = make([][]commCount, len(h.k.CPUs))
 	comms := h.c.Samples.Comm
@@ -343,15 +350,7 @@ func (h *hunt) split() {
 // were. Commands are counted for every spot, for the score; stacks only
 // for the spots returned.
 func (h *hunt) describe(limit int) ([]Spot, int) {
-	at := make([]int32, len(h.k.CPUs)*h.nb)
-	for i := range at {
-		at[i] = -1
-	}
-	for i, sp := range h.spots {
-		for b := sp.lo; b < sp.hi; b++ {
-			at[sp.row*h.nb+b] = int32(i)
-		}
-	}
+	at := h.index(h.spots)
 	s := &h.c.Samples
 	spotOf := make([]int32, len(h.inEp)) // spot of each busy sample, -1 none
 	type stat struct {
