@@ -2,6 +2,7 @@ package subsecond
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"sort"
@@ -190,10 +191,12 @@ func FormatIDList(ids []int32) string {
 }
 
 // ParseSeconds parses a decimal number of seconds such as "5086.2" into
-// integer nanoseconds exactly, without floating point. Errors wrap ErrInvalid
-// and name the parameter.
+// integer nanoseconds exactly, without floating point. Values whose
+// nanoseconds do not fit in an int64 are refused. Errors wrap ErrInvalid and
+// name the parameter.
 func ParseSeconds(name, s string) (int64, error) {
 	bad := fmt.Errorf("%s: %q is not a number of seconds like 1.25: %w", name, s, ErrInvalid)
+	in := s
 	s = strings.TrimSpace(s)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
@@ -213,11 +216,30 @@ func ParseSeconds(name, s string) (int64, error) {
 	if frac != "" {
 		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
 	}
+	// Check the range before multiplying: ten whole digits can overflow.
+	if w > (math.MaxInt64-f)/1e9 {
+		return 0, fmt.Errorf("%s: %q is out of range: seconds must lie within ±%s: %w", name, in, FormatSeconds(math.MaxInt64), ErrInvalid)
+	}
 	ns := w*1e9 + f
 	if neg {
 		ns = -ns
 	}
 	return ns, nil
+}
+
+// ParseOffset parses s, a number of seconds from the origin t0 in
+// nanoseconds, into the absolute time t0+s. An offset that would carry the
+// sum past the int64 range is refused rather than left to wrap round. Errors
+// wrap ErrInvalid and name the parameter.
+func ParseOffset(name, s string, t0 int64) (int64, error) {
+	off, err := ParseSeconds(name, s)
+	if err != nil {
+		return 0, err
+	}
+	if off > 0 && t0 > math.MaxInt64-off || off < 0 && t0 < math.MinInt64-off {
+		return 0, fmt.Errorf("%s: %s s from the profile's start is out of range: %w", name, strings.TrimSpace(s), ErrInvalid)
+	}
+	return t0 + off, nil
 }
 
 // FormatSeconds writes nanoseconds as decimal seconds without trailing

@@ -2,6 +2,7 @@ package subsecond_test
 
 import (
 	"errors"
+	"math"
 	"net/url"
 	"reflect"
 	"strings"
@@ -80,6 +81,11 @@ func TestParseSeconds(t *testing.T) {
 		{"", 0, true},
 		{".", 0, true},
 		{"abc", 0, true},
+		{"9223372036.854775807", math.MaxInt64, false},
+		{"-9223372036.854775807", -math.MaxInt64, false},
+		{"9223372036.854775808", 0, true},
+		{"9999999999", 0, true},
+		{"-9999999999", 0, true},
 	}
 	for _, tt := range tests {
 		got, err := subsecond.ParseSeconds("start", tt.in)
@@ -93,6 +99,33 @@ func TestParseSeconds(t *testing.T) {
 			if back, _ := subsecond.ParseSeconds("x", subsecond.FormatSeconds(got)); back != got {
 				t.Errorf("ParseSeconds(FormatSeconds(%d)) = %d", got, back)
 			}
+		}
+	}
+}
+
+func TestParseOffset(t *testing.T) {
+	const wall = 1_700_000_000 * int64(1e9) // a wall-clock origin
+	tests := []struct {
+		in   string
+		t0   int64
+		want int64
+		err  bool
+	}{
+		{"1.5", wall, wall + 15e8, false},
+		{"-1.5", wall, wall - 15e8, false},
+		{"7523372036.854775807", wall, math.MaxInt64, false},
+		{"7523372036.854775808", wall, 0, true},
+		{"9999999999", wall, 0, true},
+		{"-9223372036", -wall, 0, true},
+		{"-7523372036.854775808", -wall, math.MinInt64, false},
+	}
+	for _, tt := range tests {
+		got, err := subsecond.ParseOffset("end", tt.in, tt.t0)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseOffset(%q, %d) = %d, %v; want %d, error %v", tt.in, tt.t0, got, err, tt.want, tt.err)
+		}
+		if err != nil && (!errors.Is(err, subsecond.ErrInvalid) || !strings.HasPrefix(err.Error(), "end:")) {
+			t.Errorf("ParseOffset(%q) error = %v; want end: … wrapping ErrInvalid", tt.in, err)
 		}
 	}
 }

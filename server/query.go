@@ -64,19 +64,16 @@ func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
 // profile's T0; a missing bound is that of def.
 func parseRange(p *subsecond.Profile, v url.Values, startName, endName string, def subsecond.Range) (subsecond.Range, error) {
 	r := def
+	var err error
 	if s := v.Get(startName); s != "" {
-		off, err := subsecond.ParseSeconds(startName, s)
-		if err != nil {
+		if r.Start, err = subsecond.ParseOffset(startName, s, p.T0()); err != nil {
 			return r, err
 		}
-		r.Start = p.T0() + off
 	}
 	if s := v.Get(endName); s != "" {
-		off, err := subsecond.ParseSeconds(endName, s)
-		if err != nil {
+		if r.End, err = subsecond.ParseOffset(endName, s, p.T0()); err != nil {
 			return r, err
 		}
-		r.End = p.T0() + off
 	}
 	if r.End <= r.Start {
 		return r, fmt.Errorf("%s: the range [%s, %s) is empty; %s must be after %s: %w", endName,

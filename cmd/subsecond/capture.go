@@ -169,19 +169,16 @@ func readCapture(ctx context.Context, e env, r io.Reader, name string) (*subseco
 func parseRange(c *subsecond.Capture, q url.Values, startName, endName string) (subsecond.Range, error) {
 	t0 := c.Profile.T0()
 	r := subsecond.Range{Start: t0, End: c.Profile.End + 1}
+	var err error
 	if s := q.Get(startName); s != "" {
-		off, err := subsecond.ParseSeconds(startName, s)
-		if err != nil {
+		if r.Start, err = subsecond.ParseOffset(startName, s, t0); err != nil {
 			return r, err
 		}
-		r.Start = t0 + off
 	}
 	if s := q.Get(endName); s != "" {
-		off, err := subsecond.ParseSeconds(endName, s)
-		if err != nil {
+		if r.End, err = subsecond.ParseOffset(endName, s, t0); err != nil {
 			return r, err
 		}
-		r.End = t0 + off
 	}
 	return r, nil
 }

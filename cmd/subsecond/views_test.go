@@ -176,6 +176,8 @@ func TestFlamegraphCommand(t *testing.T) {
 		{[]string{"--start", "50", "--end", "60"}, "past the end"},
 		{[]string{"--start", "5", "--end", "4"}, "empty"},
 		{[]string{"--start", "x"}, "start:"},
+		{[]string{"--start", "9223372036"}, "out of range"},
+		{[]string{"--start", "-9999999999"}, "out of range"},
 		{[]string{"--format", "png"}, "--format"},
 		{[]string{"--only", "both"}, "--only"},
 		{[]string{"--comm_regex", "("}, "--comm_regex"},
