@@ -137,7 +137,9 @@ func (st *Stats) Add(s *Sample) uint16 {
 	return uint16(ev)
 }
 
-// Fill writes the accumulated figures into p.
+// Fill writes the accumulated figures into p, and the figures that follow
+// from them and p.Meta: p.Host when empty (the capture's hostname made
+// valid for CheckHost, else UnknownHost) and p.Wall.
 func (st *Stats) Fill(p *Profile) {
 	p.Events = append([]EventCount(nil), st.list...)
 	p.Samples = st.samples
@@ -145,6 +147,10 @@ func (st *Stats) Fill(p *Profile) {
 	if p.Start == NoTime {
 		p.Start, p.End = 0, 0
 	}
+	if p.Host == "" {
+		p.Host = hostOf(p.Meta)
+	}
+	p.Wall = Anchor(p.Meta, p.End)
 	p.CPUs = len(st.cpus)
 	var rates []float64
 	for _, c := range st.cpus {

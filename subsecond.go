@@ -95,6 +95,18 @@ type Metadata struct {
 	Cmdline     string   `json:"cmdline,omitempty"`
 	CapturedOn  string   `json:"captured_on,omitempty"`
 	Header      []string `json:"header,omitempty"` // every '#' line, without the '# ' prefix
+
+	// Clock is the clock perf record -k chose ("realtime", "monotonic"),
+	// from "# clockid"; "" for perf's default clock.
+	Clock string `json:"clock,omitempty"`
+	// RefTODNS and RefClockNS are perf's "# reference time": the Unix time
+	// and the capture clock's time of one instant, in nanoseconds; both 0
+	// when absent.
+	RefTODNS   int64 `json:"ref_tod_ns,omitempty"`
+	RefClockNS int64 `json:"ref_clock_ns,omitempty"`
+	// TODOffsetNS is the first sample's tod field (perf script -F +tod,
+	// read as UTC) minus its time, in nanoseconds; 0 when absent.
+	TODOffsetNS int64 `json:"tod_offset_ns,omitempty"`
 }
 
 // Warning is a problem found on one line of the input.
@@ -113,6 +125,7 @@ type EventCount struct {
 type Profile struct {
 	ID          string       `json:"id"`
 	Name        string       `json:"name"`
+	Host        string       `json:"host"` // "# hostname" unless the import named another; UnknownHost when neither
 	FileName    string       `json:"file_name"`
 	SHA256      string       `json:"sha256"`
 	Bytes       int64        `json:"bytes"`    // size of the uncompressed text
@@ -125,6 +138,7 @@ type Profile struct {
 	CPUs        int          `json:"cpus"`         // number of distinct CPUs seen
 	FrequencyHz float64      `json:"frequency_hz"` // sampling rate per CPU, inferred
 	Warnings    int          `json:"warnings"`     // bad records skipped
+	Wall        WallClock    `json:"wall"`         // the capture's own wall-clock anchor
 	WarningList []Warning    `json:"warning_list,omitempty"`
 }
 

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"math"
+	"time"
 
 	"github.com/subsecond/subsecond"
 )
@@ -59,6 +60,12 @@ func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header) bool {
 	}
 	if i < len(toks) && parseCPU(tok(i), h) {
 		i, anchored = i+1, true
+	}
+	if i+1 < len(toks) {
+		if tod, ok := parseTOD(tok(i), tok(i+1)); ok {
+			h.tod = tod
+			i += 2
+		}
 	}
 	if i < len(toks) && parseTime(tok(i), h) {
 		i, anchored = i+1, true
@@ -157,14 +164,26 @@ func parseCPU(b []byte, h *header) bool {
 	return true
 }
 
-// parseTime parses "seconds.fraction:" into integer nanoseconds, exactly:
-// 6 decimals (the default) and 9 (--ns) both convert without rounding.
-// Digits beyond the ninth are dropped.
+// parseTime parses "seconds.fraction:" into integer nanoseconds (see
+// parseSeconds).
 func parseTime(b []byte, h *header) bool {
 	if len(b) < 2 || b[len(b)-1] != ':' {
 		return false
 	}
-	b = b[:len(b)-1]
+	t, ok := parseSeconds(b[:len(b)-1])
+	if ok {
+		h.time = t
+	}
+	return ok
+}
+
+// parseSeconds parses "seconds.fraction" into integer nanoseconds, exactly:
+// 6 decimals (the default) and 9 (--ns) both convert without rounding.
+// Digits beyond the ninth are dropped.
+func parseSeconds(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
 	dot := -1
 	for k, c := range b {
 		if c == '.' {
@@ -176,12 +195,12 @@ func parseTime(b []byte, h *header) bool {
 	if dot >= 0 {
 		secs, frac = b[:dot], b[dot+1:]
 		if len(frac) == 0 {
-			return false
+			return 0, false
 		}
 	}
 	sec, ok := parseUint(secs)
 	if !ok || sec > math.MaxInt64/1_000_000_000-1 {
-		return false
+		return 0, false
 	}
 	var ns uint64
 	for k := 0; k < 9; k++ {
@@ -189,18 +208,42 @@ func parseTime(b []byte, h *header) bool {
 		if k < len(frac) {
 			c := frac[k]
 			if c < '0' || c > '9' {
-				return false
+				return 0, false
 			}
 			ns += uint64(c - '0')
 		}
 	}
 	for _, c := range frac[min(len(frac), 9):] {
 		if c < '0' || c > '9' {
-			return false
+			return 0, false
 		}
 	}
-	h.time = int64(sec)*1e9 + int64(ns)
-	return true
+	return int64(sec)*1e9 + int64(ns), true
+}
+
+// parseTOD parses the tod field of perf script -F +tod, a date and a time of
+// day ("2026-11-30" "17:11:15.184852"), as UTC into Unix nanoseconds.
+func parseTOD(date, clock []byte) (int64, bool) {
+	if len(date) != 10 || date[4] != '-' || date[7] != '-' || len(clock) < 8 || clock[2] != ':' || clock[5] != ':' {
+		return 0, false
+	}
+	num := func(b []byte) int {
+		v := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	y, mo, d := num(date[:4]), num(date[5:7]), num(date[8:])
+	hh, mm := num(clock[:2]), num(clock[3:5])
+	sec, ok := parseSeconds(clock[6:])
+	if !ok || y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || sec >= 61e9 {
+		return 0, false
+	}
+	return time.Date(y, time.Month(mo), d, hh, mm, 0, 0, time.UTC).UnixNano() + sec, true
 }
 
 // isEvent reports whether b looks like "event:" ("cycles:", "cpu-clock:ppp:",

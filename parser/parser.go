@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/subsecond/subsecond"
 )
@@ -75,6 +76,7 @@ type header struct {
 	pid, tid int32
 	cpu      int32
 	time     int64
+	tod      int64 // the tod field in Unix nanoseconds, 0 when absent
 	period   uint64
 	event    string
 	frame    subsecond.Frame // the frame printed on the header line, if any
@@ -114,6 +116,10 @@ type Scanner struct {
 	lastDSOSet          bool
 	lastDSOKind         subsecond.FrameKind
 	slab                []frameInfo // frameInfo allocated in blocks
+
+	firstHost string       // the first capture's "# hostname"
+	firstRate string       // the first capture's sampling rate (see eventRate)
+	block     captureBlock // a later capture's header, when the input concatenates several
 
 	nwarn int
 	warns []subsecond.Warning
@@ -304,6 +310,9 @@ func (s *Scanner) begin(h *header) {
 	c := s.cur
 	c.Comm, c.PID, c.TID, c.CPU = h.comm, h.pid, h.tid, h.cpu
 	c.Time, c.Period, c.Event, c.Line = h.time, h.period, h.event, s.line
+	if h.tod != 0 && h.time != subsecond.NoTime && s.meta.TODOffsetNS == 0 {
+		s.meta.TODOffsetNS = h.tod - h.time
+	}
 	c.Frames = c.Frames[:0]
 	s.curIDs = s.curIDs[:0]
 	if h.hasFrame {
@@ -417,7 +426,10 @@ func (s *Scanner) comment(line []byte) {
 	m := &s.meta
 	switch key {
 	case "hostname":
-		m.Hostname = val
+		if m.Hostname == "" {
+			m.Hostname = val
+			s.firstHost = val
+		}
 	case "os release":
 		m.OSRelease = val
 	case "perf version":
@@ -433,6 +445,89 @@ func (s *Scanner) comment(line []byte) {
 	case "cmdline":
 		m.Cmdline = val
 	case "captured on":
+		s.newCapture()
 		m.CapturedOn = val
+	case "clockid":
+		m.Clock, _, _ = strings.Cut(val, " ")
+	case "reference time":
+		// "2026-11-30 17:11:04.974377 = 1796058664.974377 (TOD) = 1796058664.974380046 (realtime)"
+		parts := strings.Split(val, " = ")
+		if len(parts) == 3 {
+			tod, ok1 := parseSeconds([]byte(strings.TrimSuffix(parts[1], " (TOD)")))
+			clk, _, _ := strings.Cut(parts[2], " ")
+			ref, ok2 := parseSeconds([]byte(clk))
+			if ok1 && ok2 {
+				m.RefTODNS, m.RefClockNS = tod, ref
+			}
+		}
 	}
+	s.checkConcatenated(key, val)
+}
+
+// newCapture notes the start of a capture's header block. perf script
+// --header prints "# captured on" first; seen after samples, it starts a
+// second capture concatenated onto the first.
+func (s *Scanner) newCapture() {
+	if s.samples > 0 || s.open {
+		s.block = captureBlock{started: true}
+	}
+}
+
+// captureBlock is what the header of a second (or later) capture in the
+// same input said, to be compared with the first.
+type captureBlock struct {
+	started  bool   // a second capture's header has begun
+	hostSeen bool   // its "# hostname" was read
+	rate     string // the sampling rate of its first event, "" until read
+}
+
+// checkConcatenated stops the scan when a capture concatenated onto the
+// first comes from another host or samples at another rate: merged, they
+// would make one timeline out of two machines or mix sample weights.
+func (s *Scanner) checkConcatenated(key, val string) {
+	switch key {
+	case "hostname":
+		if !s.block.started {
+			return
+		}
+		if !s.block.hostSeen && val != s.firstHost {
+			s.err = &SyntaxError{Line: s.line, Msg: fmt.Sprintf("a second capture starts here, from host %q after one from host %q: import each capture on its own", val, s.firstHost)}
+		}
+		s.block.hostSeen = true
+	case "event":
+		r := eventRate(val)
+		if r == "" {
+			return
+		}
+		if !s.block.started {
+			if s.firstRate == "" {
+				s.firstRate = r
+			}
+			return
+		}
+		if s.block.rate == "" {
+			s.block.rate = r
+			if s.firstRate != "" && r != s.firstRate {
+				s.err = &SyntaxError{Line: s.line, Msg: fmt.Sprintf("a second capture starts here, sampling at %s after one sampling at %s: import each capture on its own", r, s.firstRate)}
+			}
+		}
+	}
+}
+
+// eventRate returns the sampling rate of a "# event" header line's value
+// ("name = cpu-clock:pppH, …, { sample_period, sample_freq } = 49, …, freq
+// = 1, …") as "49 Hz" or "every 10000 events", or "" when it names none.
+func eventRate(val string) string {
+	if _, v, ok := strings.Cut(val, "sample_freq } = "); ok {
+		n, _, _ := strings.Cut(v, ",")
+		if strings.Contains(val, " freq = 1") {
+			return n + " Hz"
+		}
+		return "every " + n + " events"
+	}
+	if _, v, ok := strings.Cut(val, "sample_period = "); ok {
+		n, _, _ := strings.Cut(v, ",")
+		return "every " + n + " events"
+	}
+	return ""
 }
