@@ -18,7 +18,7 @@ import (
 type sqliteStore struct{ *store.Store }
 
 func (s sqliteStore) Import(ctx context.Context, r io.Reader, u Upload) (*subsecond.Profile, bool, error) {
-	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size})
+	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host})
 }
 
 // countEngine is a small engine for the handler tests: it answers from the

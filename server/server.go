@@ -34,6 +34,7 @@ type Upload struct {
 	Name     string
 	FileName string
 	Size     int64
+	Host     string // the host the capture is from, overriding its "# hostname"; "" for none
 }
 
 // Engine computes the views of a capture for a parsed Query. Heatmap and

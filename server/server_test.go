@@ -696,3 +696,32 @@ func TestHostileParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadHost names the upload's host with ?host= or a form field, which
+// overrides the capture's "# hostname"; a host that cannot be one URL
+// segment is a 400 and stores nothing.
+func TestUploadHost(t *testing.T) {
+	e := newEnv(t, Config{})
+	text := "# hostname : from-header\n" + perfText(2, 50, 2)
+	res, b := e.do("POST", "/api/profiles?host=web-9", strings.NewReader(text))
+	var up uploadResponse
+	if err := json.Unmarshal(b, &up); err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("upload: %d %s", res.StatusCode, b)
+	}
+	if up.Profile.Host != "web-9" || up.Profile.Meta.Hostname != "from-header" {
+		t.Errorf("host %q, hostname %q; want web-9 overriding from-header", up.Profile.Host, up.Profile.Meta.Hostname)
+	}
+	body, ct := multipartBody(t, "host", "db-2", "file", perfText(1, 50, 3))
+	res, b = e.do("POST", "/api/profiles", body, "Content-Type", ct, "Accept", "application/json")
+	if err := json.Unmarshal(b, &up); err != nil || res.StatusCode != http.StatusCreated {
+		t.Fatalf("form upload: %d %s", res.StatusCode, b)
+	}
+	if up.Profile.Host != "db-2" {
+		t.Errorf("form upload's host = %q; want db-2", up.Profile.Host)
+	}
+	res, b = e.do("POST", "/api/profiles?host=a%2Fb", strings.NewReader(perfText(1, 50, 4)))
+	wantError(t, res, b, http.StatusBadRequest, "host")
+	if n := e.count(); n != 2 {
+		t.Errorf("store holds %d profiles; want 2", n)
+	}
+}

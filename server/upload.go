@@ -20,9 +20,9 @@ const maxField = 4 << 10
 // maxName bounds a profile's name.
 const maxName = 256
 
-// createProfile handles POST /api/profiles?name=: a capture as a raw body or
-// as the multipart field "file" (optionally preceded by fields "name" and
-// "token"), plain, gzip or zstd (detected from the content). The upload
+// createProfile handles POST /api/profiles?name=&host=: a capture as a raw
+// body or as the multipart field "file" (optionally preceded by fields
+// "name", "host" and "token"), plain, gzip or zstd (detected from the content). The upload
 // streams into the store; nothing is buffered whole. Answers 201
 // {"profile", "url", "existed": false}, or 200 with "existed": true when the
 // same capture was stored before; a browser form post without script is
@@ -47,7 +47,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	_ = rc.SetReadDeadline(time.Now().Add(s.uploadTTL))
 	_ = rc.SetWriteDeadline(time.Now().Add(s.uploadTTL + time.Minute))
 	limited := &limitReader{r: http.MaxBytesReader(w, r.Body, s.maxUpload)}
-	up := Upload{Name: r.URL.Query().Get("name")}
+	up := Upload{Name: r.URL.Query().Get("name"), Host: r.URL.Query().Get("host")}
 	var body io.Reader = limited
 	var formToken string
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -73,15 +73,19 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 			case "file":
 				body = part
 				up.FileName = part.FileName()
-			case "name", "token":
+			case "name", "token", "host":
 				b, err := io.ReadAll(io.LimitReader(part, maxField+1))
 				if err != nil || len(b) > maxField {
 					s.error(w, r, uploadError(limited, nil, fmt.Errorf("%s: field longer than %d bytes: %w", part.FormName(), maxField, subsecond.ErrInvalid)))
 					return
 				}
-				if part.FormName() == "token" {
+				switch v := strings.TrimSpace(string(b)); {
+				case part.FormName() == "token":
 					formToken = string(b)
-				} else if v := strings.TrimSpace(string(b)); v != "" {
+				case v == "":
+				case part.FormName() == "host":
+					up.Host = v
+				default:
 					up.Name = v
 				}
 			}
@@ -92,6 +96,12 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	if err := s.authorize(r, formToken); err != nil {
 		s.error(w, r, err)
 		return
+	}
+	if up.Host != "" {
+		if err := subsecond.CheckHost(up.Host); err != nil {
+			s.error(w, r, err)
+			return
+		}
 	}
 	if len(up.Name) > maxName {
 		s.error(w, r, fmt.Errorf("name: longer than %d bytes: %w", maxName, subsecond.ErrInvalid))

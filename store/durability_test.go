@@ -249,8 +249,14 @@ func TestUpgradeInPlace(t *testing.T) {
 		c.Samples.Time[1] != 2000 || c.Strings[c.Frames[c.Nodes[c.Samples.Stack[0]].Frame].Symbol] != "main" {
 		t.Errorf("upgraded capture = %+v; want the version-1 data", c)
 	}
+	// Version 4 gives every profile a host, from its metadata.
+	if c.Profile.Host != "h" {
+		t.Errorf("upgraded profile's host = %q; want h, its metadata's hostname", c.Profile.Host)
+	}
 	// Version 2's unique SHA-256 index is in force.
-	if _, err := s.db.Exec(`INSERT INTO profiles VALUES (2, 'bbbbbbbbbbbbbbbbbbbbbbbbbb', 'dup', '', 'abc123', 0, 0, '{}', 0, 0, 0, 0, 0, 0, 0)`); !isConstraint(err) {
+	if _, err := s.db.Exec(`INSERT INTO profiles (pk, id, name, file_name, sha256, bytes, uploaded_ns, metadata,
+		time_base, start_ns, end_ns, samples, cpus, frequency_hz, warnings)
+		VALUES (2, 'bbbbbbbbbbbbbbbbbbbbbbbbbb', 'dup', '', 'abc123', 0, 0, '{}', 0, 0, 0, 0, 0, 0, 0)`); !isConstraint(err) {
 		t.Errorf("insert of a duplicate SHA-256 after upgrade: %v; want a constraint error", err)
 	}
 }

@@ -32,6 +32,9 @@ type ImportOptions struct {
 	FileName string // original file name, "" for stdin or an unnamed upload
 	Size     int64  // compressed bytes of the input when known, else 0
 	Strict   bool   // fail on the first malformed record instead of skipping it
+	// Host names the machine the capture was recorded on; when empty, the
+	// capture's "# hostname", else subsecond.UnknownHost.
+	Host string
 	// Progress, when set, is called from Import's goroutine after each batch
 	// of samples is stored, with the input bytes (as read from r, before
 	// decompression) consumed so far.
@@ -85,6 +88,11 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 	name := opt.FileName
 	if name == "" {
 		name = "input"
+	}
+	if opt.Host != "" {
+		if err := subsecond.CheckHost(opt.Host); err != nil {
+			return nil, false, fmt.Errorf("import %s: %w", name, err)
+		}
 	}
 	cr := &countingReader{r: r}
 	dr, err := decompress.NewReader(cr)
@@ -193,7 +201,7 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
 
-	p = &subsecond.Profile{ID: id, Name: opt.Name, FileName: opt.FileName, Bytes: pr.bytes, Meta: pr.meta,
+	p = &subsecond.Profile{ID: id, Name: opt.Name, Host: opt.Host, FileName: opt.FileName, Bytes: pr.bytes, Meta: pr.meta,
 		Warnings: pr.warnings, WarningList: pr.first, SHA256: hex.EncodeToString(pr.sum)}
 	if p.Name == "" {
 		p.Name = opt.FileName
@@ -633,9 +641,9 @@ func finish(ctx context.Context, tx *sql.Tx, pk int64, p *subsecond.Profile, bas
 	}
 	p.Uploaded = time.Now().UTC()
 	_, err = tx.ExecContext(ctx, `UPDATE profiles SET name = ?, file_name = ?, sha256 = ?, bytes = ?, uploaded_ns = ?,
-		metadata = ?, time_base = ?, start_ns = ?, end_ns = ?, samples = ?, cpus = ?, frequency_hz = ?, warnings = ?
-		WHERE pk = ?`, p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta), base,
-		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, pk)
+		metadata = ?, time_base = ?, start_ns = ?, end_ns = ?, samples = ?, cpus = ?, frequency_hz = ?, warnings = ?,
+		host = ? WHERE pk = ?`, p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta), base,
+		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, p.Host, pk)
 	if err != nil {
 		return fmt.Errorf("store profile: %w", err)
 	}

@@ -161,7 +161,7 @@ func validID(id string) bool {
 }
 
 const profileCols = `pk, id, name, file_name, sha256, bytes, uploaded_ns, metadata, time_base,
-	start_ns, end_ns, samples, cpus, frequency_hz, warnings`
+	start_ns, end_ns, samples, cpus, frequency_hz, warnings, host`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -171,7 +171,7 @@ func scanProfile(r rowScanner) (pk, base int64, p *subsecond.Profile, err error)
 	var uploaded int64
 	var meta string
 	err = r.Scan(&pk, &p.ID, &p.Name, &p.FileName, &p.SHA256, &p.Bytes, &uploaded, &meta, &base,
-		&p.Start, &p.End, &p.Samples, &p.CPUs, &p.FrequencyHz, &p.Warnings)
+		&p.Start, &p.End, &p.Samples, &p.CPUs, &p.FrequencyHz, &p.Warnings, &p.Host)
 	if err != nil {
 		return 0, 0, nil, err
 	}
@@ -179,6 +179,7 @@ func scanProfile(r rowScanner) (pk, base int64, p *subsecond.Profile, err error)
 	if err := json.Unmarshal([]byte(meta), &p.Meta); err != nil {
 		return 0, 0, nil, fmt.Errorf("profile %s metadata: %w", p.ID, err)
 	}
+	p.Wall = subsecond.Anchor(p.Meta, p.End)
 	return pk, base, p, nil
 }
 

@@ -18,16 +18,17 @@ import (
 )
 
 // runImport implements `subsecond import [--db PATH] [--name NAME]
-// [--strict] FILE…`: each FILE (plain, gzip or zstd perf script text; "-"
+// [--host HOST] [--strict] FILE…`: each FILE (plain, gzip or zstd perf script text; "-"
 // for standard input) becomes a stored profile, or is recognised as one
 // stored before. A failed file does not stop the others.
 func runImport(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	db := dbFlag(fs)
 	name := fs.String("name", "", "display name of the imported profiles (default: the file name)")
+	host := fs.String("host", "", "the host the captures were recorded on (default: their '# hostname', else unknown)")
 	strict := fs.Bool("strict", false, "fail on the first malformed record instead of skipping it")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input)\nas a profile and prints its ID; a file stored before is recognised by its\nSHA-256 and not stored twice.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--host HOST] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input)\nas a profile and prints its ID; a file stored before is recognised by its\nSHA-256 and not stored twice.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, e, e.args); err != nil {
@@ -37,6 +38,11 @@ func runImport(ctx context.Context, e env) error {
 		fs.Usage()
 		return errors.New("import: no files given")
 	}
+	if *host != "" {
+		if err := subsecond.CheckHost(*host); err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+	}
 	s, err := openStore(ctx, *db)
 	if err != nil {
 		return err
@@ -45,7 +51,7 @@ func runImport(ctx context.Context, e env) error {
 
 	failed := 0
 	for _, file := range fs.Args() {
-		if err := importOne(ctx, s, e, file, *name, *strict); err != nil {
+		if err := importOne(ctx, s, e, file, store.ImportOptions{Name: *name, Host: *host, Strict: *strict}); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
@@ -59,9 +65,10 @@ func runImport(ctx context.Context, e env) error {
 	return nil
 }
 
-// importOne imports one file and prints its summary line.
-func importOne(ctx context.Context, s *store.Store, e env, file, name string, strict bool) error {
-	opt := store.ImportOptions{Name: name, FileName: file, Strict: strict}
+// importOne imports one file with the name, host and strictness of opt and
+// prints its summary line.
+func importOne(ctx context.Context, s *store.Store, e env, file string, opt store.ImportOptions) error {
+	opt.FileName = file
 	var r io.Reader
 	if file == "-" {
 		r, opt.FileName = e.stdin, ""

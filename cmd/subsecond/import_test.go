@@ -206,3 +206,33 @@ func TestDefaultDBPath(t *testing.T) {
 		}
 	}
 }
+
+// TestImportHost: --host names the captures' host over their "# hostname";
+// a host that cannot be a URL segment is refused before anything is read.
+func TestImportHost(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "cli.db")
+	file := filepath.Join(dir, "capture.perf")
+	if err := os.WriteFile(file, []byte(cliCapture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runStoreCmd(t, "", "import", "--db", db, "--host", "web-3", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := idRE.FindString(out)
+	out, _, err = runStoreCmd(t, "", "info", "--db", db, "--format", "json", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p subsecond.Profile
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatalf("info json: %v\n%s", err, out)
+	}
+	if p.Host != "web-3" || p.Meta.Hostname != "buildbox" {
+		t.Errorf("host %q, hostname %q; want web-3 overriding buildbox", p.Host, p.Meta.Hostname)
+	}
+	if _, _, err := runStoreCmd(t, "", "import", "--db", db, "--host", "a b", file); err == nil || !strings.Contains(err.Error(), "host") {
+		t.Errorf("import --host 'a b' = %v; want an error about the host", err)
+	}
+}

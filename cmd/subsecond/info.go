@@ -67,6 +67,8 @@ func printInfo(e env, p *subsecond.Profile) {
 	row("First sample", fmt.Sprintf("%.6f s", float64(p.Start)/1e9))
 	row("Last sample", fmt.Sprintf("%.6f s", float64(p.End)/1e9))
 	row("Duration", duration(p))
+	row("Host", p.Host)
+	row("Wall clock", wallSpan(p))
 	row("CPUs", p.CPUs)
 	if p.FrequencyHz > 0 {
 		row("Frequency", fmt.Sprintf("%.1f Hz per CPU", p.FrequencyHz))
@@ -101,4 +103,19 @@ func printInfo(e env, p *subsecond.Profile) {
 			fmt.Fprintf(e.stdout, "  # %s\n", h)
 		}
 	}
+}
+
+// wallSpan describes when p's samples were taken in UTC, and how that is
+// known.
+func wallSpan(p *subsecond.Profile) string {
+	w := p.Wall
+	if !w.Known() {
+		return "unknown (record with perf record -k CLOCK_REALTIME, or keep perf script's --header)"
+	}
+	at := func(t int64) string { return time.Unix(0, w.Wall(t)).UTC().Format("2006-01-02T15:04:05.000Z") }
+	s := fmt.Sprintf("%s to %s (%s)", at(p.Start), at(p.End), w.Source)
+	if w.Approximate {
+		s = "≈ " + s + ", approximate"
+	}
+	return s
 }

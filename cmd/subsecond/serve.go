@@ -168,7 +168,7 @@ func listenURL(a net.Addr) string {
 type serveStore struct{ *store.Store }
 
 func (s serveStore) Import(ctx context.Context, r io.Reader, u server.Upload) (*subsecond.Profile, bool, error) {
-	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size})
+	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host})
 }
 
 // engine answers the server's view requests with the heatmap and flame
