@@ -201,9 +201,10 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 			s.error(w, r, err)
 			return
 		}
-		// The response has begun: log, and cut it short so that the client
-		// sees a broken transfer rather than a truncated file.
-		s.log.Error("export flame graph", "format", format, "err", err)
+		// The response has begun: cut it short so that the client sees a
+		// broken transfer rather than a truncated file; the request's log
+		// line says why.
+		noteError(r, fmt.Errorf("export %s: %w", format, err))
 		panic(http.ErrAbortHandler)
 	}
 }

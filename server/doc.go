@@ -34,7 +34,8 @@
 // Errors are {"error": "..."} with status 400 (naming the bad parameter),
 // 401 (token), 403 (read-only or cross-origin), 404, 413 (over the upload
 // limit; nothing is stored), 415 (not perf script text, or an unknown
-// Content-Encoding) or 500 (details only in the server's log).
+// Content-Encoding), 421 (a Host the server does not answer to) or 500
+// (details only in the server's log).
 //
 // From a host under investigation:
 //
@@ -50,5 +51,13 @@
 // script travels as a JSON script element. State-changing requests that a
 // browser sends cross-origin are refused (http.CrossOriginProtection).
 // Uploads and deletes can require a bearer token, or be refused altogether
-// in read-only mode.
+// in read-only mode. Requests naming a Host the server is not meant to be
+// reached by get 421 (Config.AllowedHosts), so that a page on another site
+// cannot reach the server through DNS rebinding. X-Forwarded-* headers are
+// believed only from Config.TrustedProxies.
+//
+// # Request log
+//
+// Each request gets one structured line in Config.Logger when it ends:
+// method, route pattern, status, bytes, duration, profile and client.
 package server

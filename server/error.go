@@ -17,6 +17,7 @@ var (
 	errCrossOrigin = errors.New("cross-origin request refused")
 	errMethod      = errors.New("method not allowed")
 	errEncoding    = errors.New("unsupported content encoding")
+	errMisdirected = errors.New("host not served")
 )
 
 // userError is an error whose message is meant for the user; it wraps a
@@ -58,6 +59,8 @@ func status(err error) (int, string) {
 		return http.StatusUnauthorized, userMessage(err, subsecond.ErrUnauthorized)
 	case errors.Is(err, errReadOnly), errors.Is(err, errCrossOrigin):
 		return http.StatusForbidden, err.Error()
+	case errors.Is(err, errMisdirected):
+		return http.StatusMisdirectedRequest, userMessage(err, errMisdirected)
 	case errors.Is(err, errMethod):
 		return http.StatusMethodNotAllowed, err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -82,15 +85,12 @@ func userMessage(err, sentinel error) string {
 }
 
 // error is the one place where errors become HTTP responses: JSON
-// {"error": "..."} for the API, an error page for the HTML routes. Internal
-// errors are logged and shown only as "internal error".
+// {"error": "..."} for the API, an error page for the HTML routes. The error
+// goes into the request's log line; internal errors are shown to the client
+// only as "internal error".
 func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	code, msg := status(err)
-	if code == http.StatusInternalServerError {
-		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	} else {
-		s.log.Debug("request refused", "method", r.Method, "path", r.URL.Path, "status", code, "err", err)
-	}
+	noteError(r, err)
 	if code == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="subsecond"`)
 	}

@@ -51,7 +51,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		Profiles:      list,
 		ReadOnly:      s.readOnly,
 		TokenRequired: s.token != "",
-		UploadURL:     baseURL(r) + "/api/profiles",
+		UploadURL:     s.baseURL(r) + "/api/profiles",
 	}))
 }
 

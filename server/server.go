@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -87,7 +88,22 @@ type Config struct {
 	// overriding the http.Server's shorter ReadTimeout and WriteTimeout for
 	// that request; 0 means one hour.
 	UploadTimeout time.Duration
-	Logger        *slog.Logger
+	// Logger receives one line per request (see logRequests); nil discards
+	// them.
+	Logger *slog.Logger
+	// AllowedHosts lists the host names that requests may name in their
+	// Host header besides localhost names and IP addresses: exact names,
+	// ".example.com" for a domain and its subdomains, or "*" for any host.
+	// Other names get 421, which defeats DNS rebinding.
+	AllowedHosts []string
+	// Public says that the listener is reachable from other machines, so
+	// that any IP address is a valid Host; otherwise only loopback ones are.
+	Public bool
+	// TrustedProxies lists the addresses of reverse proxies whose
+	// X-Forwarded-For, -Host and -Proto headers describe the client: its
+	// address in the log, the host checked against AllowedHosts and the
+	// links the server returns. The headers of other peers are ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // Server is Subsecond's HTTP server. Its Handler is safe for concurrent use.
@@ -102,6 +118,7 @@ type Server struct {
 	log       *slog.Logger
 	assets    *assets
 	csrf      *http.CrossOriginProtection
+	hosts     hostPolicy
 	hot       hotCache
 }
 
@@ -124,6 +141,7 @@ func New(cfg Config) *Server {
 		log:       cfg.Logger,
 		assets:    newAssets(web.Static()),
 		csrf:      http.NewCrossOriginProtection(),
+		hosts:     newHostPolicy(cfg.AllowedHosts, cfg.Public, cfg.TrustedProxies),
 	}
 	if s.maxUpload <= 0 {
 		s.maxUpload = DefaultMaxUpload
@@ -140,13 +158,13 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// Handler returns the server's routes wrapped in its security headers and
-// cross-origin protection. Responses to reads are compressed when the
+// Handler returns the server's routes wrapped in its request log, Host
+// check, security headers and cross-origin protection. Responses to reads are compressed when the
 // client accepts it; uploads are left unwrapped so that they can extend
 // their own deadlines.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.GetHead, s.secureHeaders, s.crossOrigin)
+	r.Use(s.logRequests, s.checkHost, middleware.GetHead, s.secureHeaders, s.crossOrigin)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, errorf(subsecond.ErrNotFound, "no such page"))
 	})

@@ -127,7 +127,8 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	if existed {
 		code = http.StatusOK
 	}
-	link := baseURL(r) + "/p/" + p.ID
+	noteProfile(r, p.ID)
+	link := s.baseURL(r) + "/p/" + p.ID
 	accept := r.Header.Get("Accept")
 	switch {
 	case strings.Contains(accept, "application/json"):
@@ -205,22 +206,4 @@ func (l *limitReader) Read(p []byte) (int, error) {
 		l.overflow = err
 	}
 	return n, err
-}
-
-// baseURL returns the scheme and host the client used to reach the server,
-// honouring a reverse proxy's X-Forwarded-Proto and X-Forwarded-Host.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
-		scheme = p
-	}
-	host := r.Host
-	if h := r.Header.Get("X-Forwarded-Host"); h != "" {
-		host, _, _ = strings.Cut(h, ",")
-		host = strings.TrimSpace(host)
-	}
-	return scheme + "://" + host
 }

@@ -36,6 +36,8 @@ func runServe(ctx context.Context, e env) error {
 	fs.Var(&maxText, "max-text", "largest accepted capture `size` once decompressed")
 	token := fs.String("token", os.Getenv("SUBSECOND_TOKEN"), "require this bearer `token` for uploads and deletes ($SUBSECOND_TOKEN)")
 	readOnly := fs.Bool("read-only", envBool("SUBSECOND_READ_ONLY"), "refuse uploads and deletes ($SUBSECOND_READ_ONLY=1)")
+	var sn serveNet
+	sn.flags(fs)
 	noSample := fs.Bool("no-sample", false, "when run as the default command, do not import the bundled incident capture into an empty database")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: subsecond serve [flags] [FILE…]")
@@ -49,6 +51,15 @@ func runServe(ctx context.Context, e env) error {
 	}
 	if *readOnly && fs.NArg() > 0 {
 		return errors.New("serve: --read-only serves what is stored; import FILEs without it first")
+	}
+
+	proxies, err := sn.proxies()
+	if err != nil {
+		return err
+	}
+	log, err := sn.logger(e.stderr)
+	if err != nil {
+		return err
 	}
 
 	path := *dbPath
@@ -90,15 +101,18 @@ func runServe(ctx context.Context, e env) error {
 		}
 	}
 
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	hosts, public := sn.hosts(ln.Addr())
 	srv := server.New(server.Config{
-		Store:     serveStore{st},
-		Engine:    engine{},
-		MaxUpload: int64(maxUpload),
-		MaxText:   int64(maxText),
-		Token:     *token,
-		ReadOnly:  *readOnly,
-		Logger:    log,
+		Store:          serveStore{st},
+		Engine:         engine{},
+		MaxUpload:      int64(maxUpload),
+		MaxText:        int64(maxText),
+		Token:          *token,
+		ReadOnly:       *readOnly,
+		Logger:         log,
+		AllowedHosts:   hosts,
+		Public:         public,
+		TrustedProxies: proxies,
 	})
 	hs := &http.Server{
 		Handler:           srv.Handler(),

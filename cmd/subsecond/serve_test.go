@@ -75,10 +75,17 @@ var servingRe = regexp.MustCompile(`serving .* on (http://\S+?)/`)
 // run's error.
 func startServe(t *testing.T, args ...string) (string, *syncBuffer, func() error) {
 	t.Helper()
+	return startServeLog(t, io.Discard, args...)
+}
+
+// startServeLog is startServe with serve's standard error, its request
+// log, going to stderr.
+func startServeLog(t *testing.T, stderr io.Writer, args ...string) (string, *syncBuffer, func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, args, strings.NewReader(""), out, io.Discard) }()
+	go func() { done <- run(ctx, args, strings.NewReader(""), out, stderr) }()
 	var once sync.Once
 	var stopErr error
 	stop := func() error {
@@ -191,11 +198,72 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--read-only", "--db", filepath.Join(dir, "x.db"), "f.txt"}, "read-only"},
 		{[]string{"serve", "--db", filepath.Join(dir, "x.db"), "--addr", "127.0.0.1:0", filepath.Join(dir, "missing.txt")}, "missing.txt"},
 		{[]string{"serve", "--db", filepath.Join(dir, "x.db"), "--addr", "256.1.1.1:80"}, "256.1.1.1"},
+		{[]string{"serve", "--trust-proxy", "127.0.0.1,nginx"}, `--trust-proxy: "nginx"`},
+		{[]string{"serve", "--log-level", "loud"}, "--log-level"},
+		{[]string{"serve", "--log-format", "xml"}, "--log-format"},
 	} {
 		err := run(context.Background(), tc.args, strings.NewReader(""), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%q) = %v; want an error mentioning %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestServeHosts: the served web app refuses a foreign Host (DNS rebinding)
+// while localhost and the allowed names work, and logs each request once.
+func TestServeHosts(t *testing.T) {
+	dir := t.TempDir()
+	stderr := &syncBuffer{}
+	base, _, stop := startServeLog(t, stderr, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db"),
+		"--allowed-hosts", "perf.example.com", "--log-format", "json", "--log-level", "debug")
+	port := base[strings.LastIndex(base, ":"):]
+	get := func(host string) int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", base+"/api/profiles", nil)
+		req.Host = host
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for host, want := range map[string]int{
+		"localhost" + port:        200,
+		"127.0.0.1" + port:        200,
+		"perf.example.com" + port: 200,
+		"attacker.example" + port: http.StatusMisdirectedRequest,
+		"10.1.2.3" + port:         http.StatusMisdirectedRequest, // a loopback listener answers to loopback addresses only
+	} {
+		if got := get(host); got != want {
+			t.Errorf("GET /api/profiles with Host %s = %d; want %d", host, got, want)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	var n421, n200 int
+	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var m struct {
+			Msg, Route, Client string
+			Status             int
+		}
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line %q is not JSON: %v", l, err)
+		}
+		// A refused host is refused before routing: its line has no route.
+		if route := map[int]string{200: "/api/profiles", 421: "-"}[m.Status]; m.Msg != "request" || m.Route != route || m.Client != "127.0.0.1" {
+			t.Errorf("log line %s; want a request line for route %q from 127.0.0.1", l, route)
+		}
+		switch m.Status {
+		case 200:
+			n200++
+		case 421:
+			n421++
+		}
+	}
+	if n200 != 3 || n421 != 2 {
+		t.Errorf("log holds %d lines of 200 and %d of 421; want 3 and 2:\n%s", n200, n421, stderr.String())
 	}
 }
 

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"strings"
+)
+
+// serveNet is how serve is reached: the hosts it answers to, the reverse
+// proxies it believes, and how it logs requests.
+type serveNet struct {
+	allowedHosts string
+	trustProxy   string
+	logLevel     string
+	logFormat    string
+}
+
+func (n *serveNet) flags(fs *flag.FlagSet) {
+	fs.StringVar(&n.allowedHosts, "allowed-hosts", os.Getenv("SUBSECOND_ALLOWED_HOSTS"),
+		"comma-separated host `names` that requests may name besides localhost and IP addresses (those of this machine are added when serving other hosts): "+
+			"perf.example.com, .example.com for a domain and its subdomains, * for any; others get 421 ($SUBSECOND_ALLOWED_HOSTS)")
+	fs.StringVar(&n.trustProxy, "trust-proxy", os.Getenv("SUBSECOND_TRUST_PROXY"),
+		"comma-separated `addresses` or CIDRs of reverse proxies whose X-Forwarded-For, -Host and -Proto headers are believed, e.g. 127.0.0.1 ($SUBSECOND_TRUST_PROXY)")
+	fs.StringVar(&n.logLevel, "log-level", envOr("SUBSECOND_LOG_LEVEL", "info"),
+		"request log `level`: debug (every request), info (uploads, deletes, refusals), warn or error ($SUBSECOND_LOG_LEVEL)")
+	fs.StringVar(&n.logFormat, "log-format", envOr("SUBSECOND_LOG_FORMAT", "text"), "request log `format`: text or json ($SUBSECOND_LOG_FORMAT)")
+}
+
+// hosts returns the allowed host names: those listed, plus this machine's
+// names when the listener at addr is reachable from other machines, and
+// whether it is.
+func (n *serveNet) hosts(addr net.Addr) (names []string, public bool) {
+	names = splitList(n.allowedHosts)
+	if ap, err := netip.ParseAddrPort(addr.String()); err == nil && ap.Addr().IsLoopback() {
+		return names, false
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		names = append(names, h)
+		if short, _, ok := strings.Cut(h, "."); ok {
+			names = append(names, short)
+		}
+	}
+	return names, true
+}
+
+// proxies parses --trust-proxy.
+func (n *serveNet) proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range splitList(n.trustProxy) {
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("--trust-proxy: %q is not an IP address or CIDR such as 127.0.0.1 or 10.0.0.0/8", s)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+// logger returns the request logger that --log-level and --log-format
+// describe, writing to w.
+func (n *serveNet) logger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(n.logLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %q is not debug, info, warn or error", n.logLevel)
+	}
+	opt := &slog.HandlerOptions{Level: level}
+	switch n.logFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opt)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opt)), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is not text or json", n.logFormat)
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
