@@ -16,9 +16,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files of documented deviations")
 
-// corpusDir is the shared conformance corpus, which lives beside the
-// repository checkout.
-const corpusDir = "../../shared/corpus"
+// corpusDir is the conformance corpus: perf script inputs and the folded
+// stacks reference collapsers made of them (MANIFEST.tsv; origins and
+// licences in its NOTICE).
+const corpusDir = "testdata/corpus"
 
 type row struct {
 	n                      int // line in MANIFEST.tsv

@@ -17,7 +17,11 @@ import (
 // increase and lie within the lines read, frame IDs match frames, and a
 // strict scan fails only with a SyntaxError.
 func FuzzScanner(f *testing.F) {
-	inputs, _ := filepath.Glob(filepath.Join("..", "..", "shared", "corpus", "inputs", "*", "*"))
+	// Seeds: the conformance corpus's inputs (folded/testdata/corpus).
+	inputs, _ := filepath.Glob(filepath.Join("..", "folded", "testdata", "corpus", "inputs", "*", "*"))
+	if len(inputs) == 0 {
+		f.Fatal("no seed inputs in ../folded/testdata/corpus/inputs")
+	}
 	for _, p := range inputs {
 		fh, err := os.Open(p)
 		if err != nil {

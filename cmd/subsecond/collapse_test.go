@@ -11,7 +11,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-const corpus = "../../../shared/corpus/inputs"
+// corpus holds the conformance corpus's perf script inputs.
+const corpus = "../../folded/testdata/corpus/inputs"
 
 func runCmd(t *testing.T, stdin []byte, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
