@@ -1,6 +1,9 @@
 package subsecond
 
-import "sort"
+import (
+	"sort"
+	"sync"
+)
 
 // Capture is a profile's samples in columnar form, as the analysis packages
 // (heatmap, flame) read them. It is built once, by the store from SQLite or by
@@ -16,6 +19,41 @@ type Capture struct {
 	Frames  []FrameRec  // interned frames
 	Nodes   []StackNode // stack prefix tree; Nodes[0] is the root (empty stack)
 	Samples Columns     // sorted by time
+
+	derived derivedCache // indexes built from the fields above; see Derived
+}
+
+// derivedCache holds the values Derived computes, one per key.
+type derivedCache struct {
+	mu sync.Mutex
+	m  map[any]*derivedValue
+}
+
+type derivedValue struct {
+	once sync.Once
+	v    any
+}
+
+// Derived returns the value build computes from c, computing it at most
+// once per key for the capture's lifetime: the indexes that the analysis
+// packages build lazily from a capture and reuse for every query (a flame
+// graph's node table, a filter's per-frame flags). Concurrent callers with
+// the same key wait for one build; the value lives as long as c and must be
+// treated as read-only, like c. key must be comparable; each package uses a
+// key type of its own so that keys never collide.
+func Derived[T any](c *Capture, key any, build func() T) T {
+	c.derived.mu.Lock()
+	if c.derived.m == nil {
+		c.derived.m = map[any]*derivedValue{}
+	}
+	d := c.derived.m[key]
+	if d == nil {
+		d = &derivedValue{}
+		c.derived.m[key] = d
+	}
+	c.derived.mu.Unlock()
+	d.once.Do(func() { d.v = build() })
+	return d.v.(T)
 }
 
 // FrameRec is an interned frame. Symbol, DSO and SrcLine index Capture.Strings.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -325,22 +326,26 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 }
 
 // Match is a Filter compiled against one Capture: it answers per sample with
-// array lookups. Per stack node it precomputes whether the stack is idle,
-// matches Function and has a frame of the Only kind; per command string it
-// caches the Comm/CommRegex verdict. A Match is for one query and one
+// array lookups, never a map. Per stack node it knows whether the stack is
+// idle, matches Function and has a frame of the Only kind; per command string
+// it caches the Comm/CommRegex verdict. What does not depend on the filter
+// (per-frame and per-node idle, interrupt and kernel flags) is computed once
+// per capture and shared by every Match. A Match is for one query and one
 // goroutine.
 type Match struct {
 	c         *Capture
 	event     uint16
 	noEvent   bool // the capture has no such event: nothing passes
 	cpu       []bool
-	cpuSet    map[int32]bool
-	pid, tid  map[int32]bool
+	cpuSet    idSet // ids too large for cpu
+	pid, tid  idSet
 	comm      string
 	commRe    *regexp.Regexp
 	commState []uint8 // per string: 0 unknown, else commSeen|commPass?|commIdle?
-	node      []uint8 // per stack node: nodePass, nodeIdle
-	frameKeep []bool  // per frame: shown under Only (nil: all)
+	node      []uint8 // per stack node, shared: nodeIdle, nodeKernel, nodeUser
+	onlyBit   uint8   // the node flag Only needs, 0 for none
+	fnNode    []bool  // per stack node: some frame matches Function (nil: no Function)
+	frameKeep []bool  // per frame, shared: shown under Only (nil: all)
 	idle      bool
 }
 
@@ -350,10 +355,129 @@ const (
 	commIdle
 )
 
+// Per-node flags, folded along the path from the root.
 const (
-	nodePass = 1 << iota // Function and Only hold
-	nodeIdle             // idle-loop stack without interrupt work
+	nodeIdle   = 1 << iota // idle-loop stack without interrupt work
+	nodeKernel             // some frame is a kernel frame
+	nodeUser               // some frame is not a kernel frame
 )
+
+// filterIndex is what Compile needs of a capture whatever the filter,
+// built once per capture.
+type filterIndex struct {
+	node       []uint8 // per stack node: nodeIdle, nodeKernel, nodeUser
+	order      []int32 // stack nodes with every parent before its children; nil when index order is
+	keepKernel []bool  // per frame: a kernel frame
+	keepUser   []bool  // per frame: not a kernel frame
+}
+
+type filterIndexKey struct{}
+
+func newFilterIndex(c *Capture) *filterIndex {
+	const (
+		fIdle = 1 << iota
+		fIrq
+	)
+	ix := &filterIndex{keepKernel: make([]bool, len(c.Frames)), keepUser: make([]bool, len(c.Frames))}
+	symFlags := make([]uint8, len(c.Strings)) // per symbol string: flags|seen
+	const seen = 1 << 7
+	frameFlags := make([]uint8, len(c.Frames))
+	for i, fr := range c.Frames {
+		fl := symFlags[fr.Symbol]
+		if fl&seen == 0 {
+			sym := c.Strings[fr.Symbol]
+			fl = seen
+			if IsIdleFunc(sym) {
+				fl |= fIdle
+			}
+			if IsIrqFunc(sym) {
+				fl |= fIrq
+			}
+			symFlags[fr.Symbol] = fl
+		}
+		frameFlags[i] = fl
+		ix.keepKernel[i] = fr.Kind == KindKernel
+		ix.keepUser[i] = fr.Kind != KindKernel
+	}
+	ix.order = parentFirst(c.Nodes)
+	// any: the union of the path's frame flags, plus the kinds seen.
+	const (
+		aKernel = 1 << 5
+		aUser   = 1 << 6
+	)
+	any := make([]uint8, len(c.Nodes))
+	ix.node = make([]uint8, len(c.Nodes))
+	visit := func(n int32) {
+		if n == 0 {
+			ix.node[0] = nodeIdle
+			return
+		}
+		nd := &c.Nodes[n]
+		a := any[nd.Parent] | frameFlags[nd.Frame]&(fIdle|fIrq)
+		if c.Frames[nd.Frame].Kind == KindKernel {
+			a |= aKernel
+		} else {
+			a |= aUser
+		}
+		any[n] = a
+		var fl uint8
+		if a&fIdle != 0 && a&fIrq == 0 {
+			fl |= nodeIdle
+		}
+		if a&aKernel != 0 {
+			fl |= nodeKernel
+		}
+		if a&aUser != 0 {
+			fl |= nodeUser
+		}
+		ix.node[n] = fl
+	}
+	eachParentFirst(len(c.Nodes), ix.order, visit)
+	return ix
+}
+
+// parentFirst returns the stack nodes in an order where each parent comes
+// before its children, or nil when index order already is one (as the
+// Interner builds them).
+func parentFirst(nodes []StackNode) []int32 {
+	ok := true
+	for n := 1; n < len(nodes) && ok; n++ {
+		ok = nodes[n].Parent < int32(n)
+	}
+	if ok {
+		return nil
+	}
+	order := make([]int32, 0, len(nodes))
+	done := make([]bool, len(nodes))
+	var path []int32
+	for n := range nodes {
+		path = path[:0]
+		for p := int32(n); p >= 0 && !done[p]; p = nodes[p].Parent {
+			path = append(path, p)
+			if p == 0 {
+				break
+			}
+		}
+		for i := len(path) - 1; i >= 0; i-- {
+			done[path[i]] = true
+			order = append(order, path[i])
+		}
+	}
+	return order
+}
+
+// eachParentFirst calls visit for every node index below n, parents first.
+func eachParentFirst(n int, order []int32, visit func(int32)) {
+	if order == nil {
+		for i := 0; i < n; i++ {
+			visit(int32(i))
+		}
+		return
+	}
+	for _, i := range order {
+		visit(i)
+	}
+}
 
 // Compile prepares f for fast per-sample answers on c. Errors wrap
 // ErrInvalid and name the bad parameter.
@@ -367,8 +491,14 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix := Derived(c, filterIndexKey{}, func() *filterIndex { return newFilterIndex(c) })
+	m.node = ix.node
 	switch f.Only {
-	case "", "kernel", "user":
+	case "":
+	case "kernel":
+		m.onlyBit, m.frameKeep = nodeKernel, ix.keepKernel
+	case "user":
+		m.onlyBit, m.frameKeep = nodeUser, ix.keepUser
 	default:
 		return nil, fmt.Errorf("only: %q is neither kernel nor user: %w", f.Only, ErrInvalid)
 	}
@@ -391,104 +521,84 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 			m.cpu[id] = true
 		}
 	} else {
-		m.cpuSet = idSet(f.CPUs) // ids too large for a slice
+		m.cpuSet = newIDSet(f.CPUs) // ids too large for a slice
 	}
-	m.pid = idSet(f.PIDs)
-	m.tid = idSet(f.TIDs)
+	m.pid = newIDSet(f.PIDs)
+	m.tid = newIDSet(f.TIDs)
 	m.commState = make([]uint8, len(c.Strings))
-
-	// Per frame: kernel?, idle-loop?, interrupt?, function match?
-	const (
-		fKernel = 1 << iota
-		fIdle
-		fIrq
-		fFunc
-	)
-	symFlags := map[uint32]uint8{}
-	frameFlags := make([]uint8, len(c.Frames))
-	for i, fr := range c.Frames {
-		fl, ok := symFlags[fr.Symbol]
-		if !ok {
-			sym := c.Strings[fr.Symbol]
-			if IsIdleFunc(sym) {
-				fl |= fIdle
-			}
-			if IsIrqFunc(sym) {
-				fl |= fIrq
-			}
-			if fnRe != nil && fnRe.MatchString(sym) {
-				fl |= fFunc
-			}
-			symFlags[fr.Symbol] = fl
-		}
-		if fr.Kind == KindKernel {
-			fl |= fKernel
-		}
-		frameFlags[i] = fl
-	}
-	if f.Only != "" {
-		m.frameKeep = make([]bool, len(c.Frames))
-		for i := range c.Frames {
-			m.frameKeep[i] = (frameFlags[i]&fKernel != 0) == (f.Only == "kernel")
-		}
-	}
-
-	// Per node: fold frame flags along the path from the root. "any" holds
-	// the union of the path's frame flags plus hasKept for Only.
-	const hasKept = 1 << 7
-	any := make([]uint8, len(c.Nodes))
-	done := make([]bool, len(c.Nodes))
-	if len(c.Nodes) > 0 {
-		done[0] = true
-	}
-	var path []int32
-	for n := range c.Nodes {
-		if done[n] {
-			continue
-		}
-		path = path[:0]
-		p := int32(n)
-		for p > 0 && !done[p] {
-			path = append(path, p)
-			p = c.Nodes[p].Parent
-		}
-		acc := uint8(0)
-		if p > 0 {
-			acc = any[p]
-		}
-		for i := len(path) - 1; i >= 0; i-- {
-			q := path[i]
-			fr := c.Nodes[q].Frame
-			acc |= frameFlags[fr]
-			if m.frameKeep != nil && m.frameKeep[fr] {
-				acc |= hasKept
-			}
-			any[q], done[q] = acc, true
-		}
-	}
-	m.node = make([]uint8, len(c.Nodes))
-	for n, a := range any {
-		var fl uint8
-		if (fnRe == nil || a&fFunc != 0) && (f.Only == "" || a&hasKept != 0) {
-			fl |= nodePass
-		}
-		if (n == 0 || a&fIdle != 0) && a&fIrq == 0 {
-			fl |= nodeIdle
-		}
-		m.node[n] = fl
+	if fnRe != nil {
+		m.fnNode = functionNodes(c, ix.order, fnRe)
 	}
 	return m, nil
 }
 
-func idSet(ids []int32) map[int32]bool {
+// functionNodes reports per stack node whether some frame on its path has a
+// symbol that re matches. Each distinct symbol is matched once.
+func functionNodes(c *Capture, order []int32, re *regexp.Regexp) []bool {
+	const (
+		seen  = 1
+		match = 2
+	)
+	sym := make([]uint8, len(c.Strings))
+	out := make([]bool, len(c.Nodes))
+	eachParentFirst(len(c.Nodes), order, func(n int32) {
+		if n == 0 {
+			return
+		}
+		nd := &c.Nodes[n]
+		if out[nd.Parent] {
+			out[n] = true
+			return
+		}
+		s := c.Frames[nd.Frame].Symbol
+		st := sym[s]
+		if st == 0 {
+			st = seen
+			if re.MatchString(c.Strings[s]) {
+				st |= match
+			}
+			sym[s] = st
+		}
+		out[n] = st&match != 0
+	})
+	return out
+}
+
+// idSet is a set of ids answered without a map: a bitmap up to the largest
+// id when that is small enough, else a binary search of the sorted ids. The
+// zero idSet is the empty restriction (everything passes); see active.
+type idSet struct {
+	bits   []uint64
+	sorted []int32
+}
+
+// maxBitmapID bounds the bitmap of an idSet: 1<<22 ids take 512 KiB.
+const maxBitmapID = 1 << 22
+
+func newIDSet(ids []int32) idSet {
 	if len(ids) == 0 {
-		return nil
+		return idSet{}
 	}
-	s := make(map[int32]bool, len(ids))
-	for _, id := range ids {
-		s[id] = true
+	if top := ids[len(ids)-1]; top >= 0 && top < maxBitmapID && ids[0] >= 0 {
+		bits := make([]uint64, top/64+1)
+		for _, id := range ids {
+			bits[id/64] |= 1 << (id % 64)
+		}
+		return idSet{bits: bits}
 	}
-	return s
+	return idSet{sorted: ids}
+}
+
+// active reports whether the set restricts anything.
+func (s *idSet) active() bool { return s.bits != nil || s.sorted != nil }
+
+// has reports whether id is in the set.
+func (s *idSet) has(id int32) bool {
+	if s.bits != nil {
+		return id >= 0 && int(id/64) < len(s.bits) && s.bits[id/64]&(1<<(id%64)) != 0
+	}
+	_, ok := slices.BinarySearch(s.sorted, id)
+	return ok
 }
 
 func (m *Match) commFlags(s uint32) uint8 {
@@ -520,19 +630,21 @@ func (m *Match) Test(i int) (pass, idle bool) {
 			return false, false
 		}
 	}
-	if m.cpuSet != nil && !m.cpuSet[s.CPU[i]] {
+	if m.cpuSet.active() && !m.cpuSet.has(s.CPU[i]) {
 		return false, false
 	}
-	if m.pid != nil && !m.pid[s.PID[i]] {
+	if m.pid.active() && !m.pid.has(s.PID[i]) {
 		return false, false
 	}
-	if m.tid != nil && !m.tid[s.TID[i]] {
+	if m.tid.active() && !m.tid.has(s.TID[i]) {
 		return false, false
 	}
 	cf := m.commFlags(s.Comm[i])
-	nf := m.node[s.Stack[i]]
+	n := s.Stack[i]
+	nf := m.node[n]
 	idle = nf&nodeIdle != 0 && (cf&commIdle != 0 || s.PID[i] == 0)
-	return cf&commPass != 0 && nf&nodePass != 0, idle
+	pass = cf&commPass != 0 && nf&m.onlyBit == m.onlyBit && (m.fnNode == nil || m.fnNode[n])
+	return pass, idle
 }
 
 // Keep reports whether sample i passes the filter.

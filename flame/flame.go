@@ -16,9 +16,16 @@
 //
 // A node's children follow it directly; its subtree ends at the next node
 // whose depth is not greater. Counts are samples. A differential graph adds
-// "base_total" and "base_n", the base range's counts on the same nodes;
-// nodes seen only in the base have total_n 0. Compare shares, not counts:
-// total_n/total against base_n/base_total.
+// "base_start_ns", "base_end_ns", "base_total", "base_n" and "base_self_n",
+// the base range's counts on the same nodes; nodes seen only in the base
+// have total_n 0. Compare shares, not counts: total_n/total against
+// base_n/base_total.
+//
+// Graphs come from a per-capture index (built on first use and kept with
+// the capture): the tree of every sample's stack, numbered in pre-order,
+// and each sample's node. A query counts its samples into an array, folds
+// the counts up the tree in one pass and emits the nodes with a count, so
+// its cost is one array increment per sample plus one step per node.
 //
 //	g, err := flame.Build(capture, filter, subsecond.Range{Start: t0 + 1e9, End: t0 + 2e9})
 //	if err != nil { … }
@@ -27,7 +34,6 @@ package flame
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/subsecond/subsecond"
@@ -62,10 +68,13 @@ type Graph struct {
 	BaseEnd   int64   `json:"base_end_ns,omitempty"`
 	BaseTotal int64   `json:"base_total,omitempty"`
 	BaseN     []int64 `json:"base_n,omitempty"`
+	BaseSelfN []int64 `json:"base_self_n,omitempty"`
 
 	Parent []int32 `json:"-"` // -1 for the root
 
 	selfW []int64 // summed sample weights (periods) behind SelfN
+	node  []int32 // each node's number in ix
+	ix    *index  // the capture's index the graph was emitted from
 
 	c *subsecond.Capture
 	f subsecond.Filter
@@ -96,35 +105,51 @@ func (g *Graph) Path(i int) []string {
 // (past the end, or in a gap); a range whose samples the filter all drops
 // yields a graph of the root alone.
 func Build(c *subsecond.Capture, f subsecond.Filter, r subsecond.Range) (*Graph, error) {
-	b, err := newBuilder(c, f)
+	m, ix, err := prepare(c, f)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.add(r, 0); err != nil {
+	lo, hi, err := CheckRange(c, r)
+	if err != nil {
 		return nil, err
 	}
-	g := b.graph(false)
+	t := ix.count(c, m, lo, hi)
+	g := ix.graph(t, nil)
 	g.Start, g.End = r.Start, r.End
+	g.c, g.f = c, f
 	return g, nil
 }
 
 // Diff returns the differential flame graph from base to target: the union
-// of both trees, TotalN/SelfN counting target's samples and BaseN base's.
+// of both trees, TotalN/SelfN counting target's samples and BaseN/BaseSelfN
+// base's.
 func Diff(c *subsecond.Capture, f subsecond.Filter, base, target subsecond.Range) (*Graph, error) {
-	b, err := newBuilder(c, f)
+	m, ix, err := prepare(c, f)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.add(target, 0); err != nil {
+	lo, hi, err := CheckRange(c, target)
+	if err != nil {
 		return nil, err
 	}
-	if err := b.add(base, 1); err != nil {
+	blo, bhi, err := CheckRange(c, base)
+	if err != nil {
 		return nil, fmt.Errorf("base range: %w", err)
 	}
-	g := b.graph(true)
+	g := ix.graph(ix.count(c, m, lo, hi), ix.count(c, m, blo, bhi))
 	g.Start, g.End = target.Start, target.End
 	g.BaseStart, g.BaseEnd = base.Start, base.End
+	g.c, g.f = c, f
 	return g, nil
+}
+
+// prepare compiles f for c and returns c's index under f's Only setting.
+func prepare(c *subsecond.Capture, f subsecond.Filter) (*subsecond.Match, *index, error) {
+	m, err := f.Compile(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, indexOf(c, f.Only, m.KeepFrame), nil
 }
 
 // CheckRange reports whether r can be drawn from c: not empty and holding
@@ -154,265 +179,98 @@ func CheckRange(c *subsecond.Capture, r subsecond.Range) (lo, hi int, err error)
 	return lo, hi, nil
 }
 
-// builder accumulates counts into a tree whose nodes are created parent
-// first, so a reverse pass sums totals.
-type builder struct {
-	c *subsecond.Capture
-	f subsecond.Filter
-	m *subsecond.Match
-
-	strs    map[string]int32
-	strings []string
-	frNames [2][][]int32 // per capture frame, without and with Java tidying: output strings of its names
-	frDSO   []int32
-	commStr map[uint32]int32
-	java    int // 1 while resolving a command named java*
-
-	parent []int32
-	name   []int32
-	dso    []int32
-	kind   []int32
-	self   [3][]int64 // slot 0 samples, 1 base samples, 2 slot 0's summed weight
-	kids   map[[3]int32]int32
-
-	// per stack node memo of the tree node, valid when gen matches
-	memo    []int32
-	memoGen []int32
-	gen     int32
-	path    []int32
+// tally is one range's counts on an index's nodes: samples whose stack
+// ends at the node (self), their summed periods (weight), and self summed
+// over the node's subtree (total).
+type tally struct {
+	self, weight, total []int64
 }
 
-func newBuilder(c *subsecond.Capture, f subsecond.Filter) (*builder, error) {
-	m, err := f.Compile(c)
-	if err != nil {
-		return nil, err
-	}
-	b := &builder{c: c, f: f, m: m, strs: map[string]int32{}, commStr: map[uint32]int32{}, kids: map[[3]int32]int32{}}
-	b.frNames[0] = make([][]int32, len(c.Frames))
-	b.frNames[1] = make([][]int32, len(c.Frames))
-	b.frDSO = make([]int32, len(c.Frames))
-	b.memo = make([]int32, len(c.Nodes))
-	b.memoGen = make([]int32, len(c.Nodes))
-	b.newNode(-1, b.str("all"), b.str(""), KindRoot)
-	return b, nil
-}
-
-func (b *builder) str(s string) int32 {
-	if i, ok := b.strs[s]; ok {
-		return i
-	}
-	i := int32(len(b.strings))
-	b.strings = append(b.strings, s)
-	b.strs[s] = i
-	return i
-}
-
-func (b *builder) newNode(parent, name, dso, kind int32) int32 {
-	i := int32(len(b.parent))
-	b.parent = append(b.parent, parent)
-	b.name = append(b.name, name)
-	b.dso = append(b.dso, dso)
-	b.kind = append(b.kind, kind)
-	for s := range b.self {
-		b.self[s] = append(b.self[s], 0)
-	}
-	return i
-}
-
-func (b *builder) child(parent, name, dso, kind int32) int32 {
-	k := [3]int32{parent, name, dso}
-	if i, ok := b.kids[k]; ok {
-		return i
-	}
-	i := b.newNode(parent, name, dso, kind)
-	b.kids[k] = i
-	return i
-}
-
-// frame returns the tree node below parent for capture frame fr: one
-// level per name, an inlined chain "A->B" giving two.
-func (b *builder) frame(parent, fr int32) int32 {
-	names := b.frNames[b.java][fr]
-	rec := &b.c.Frames[fr]
-	if names == nil {
-		dso := b.c.Strings[rec.DSO]
-		for _, n := range Names(b.c.Strings[rec.Symbol], dso, b.java == 1) {
-			names = append(names, b.str(n))
+// count tallies the samples [lo, hi) of c that m keeps: one array
+// increment per sample, then one pass folding totals up the tree.
+func (ix *index) count(c *subsecond.Capture, m *subsecond.Match, lo, hi int) *tally {
+	n := ix.Len()
+	buf := make([]int64, 3*n)
+	t := &tally{self: buf[:n:n], weight: buf[n : 2*n : 2*n], total: buf[2*n:]}
+	leaf := ix.leaf[lo:hi]
+	weight := c.Samples.Weight[lo:hi]
+	for j, k := range leaf {
+		if m.Keep(lo + j) {
+			t.self[k]++
+			t.weight[k] += int64(weight[j])
 		}
-		b.frNames[b.java][fr] = names
-		b.frDSO[fr] = b.str(dso)
 	}
-	kind := int32(rec.Kind)
-	if rec.Inline {
-		kind = int32(subsecond.KindInlined)
-	}
-	t := parent
-	for i, n := range names {
-		if i > 0 {
-			kind = int32(subsecond.KindInlined)
-		}
-		t = b.child(t, n, b.frDSO[fr], kind)
+	copy(t.total, t.self)
+	for k := n - 1; k > 0; k-- {
+		t.total[ix.parent[k]] += t.total[k]
 	}
 	return t
 }
 
-// add counts the samples of r that pass the filter into slot.
-func (b *builder) add(r subsecond.Range, slot int) error {
-	lo, hi, err := CheckRange(b.c, r)
-	if err != nil {
-		return err
-	}
-	s := &b.c.Samples
-	// Counts per stack node for the node's first command; other
-	// (command, node) pairs, rare, go to a map.
-	cnt := make([]int64, len(b.c.Nodes))
-	wt := make([]int64, len(b.c.Nodes))
-	comm := make([]uint32, len(b.c.Nodes))
-	other := map[[2]uint32][2]int64{}
-	for i := lo; i < hi; i++ {
-		if !b.m.Keep(i) {
+// graph emits the nodes with a count in t (or in base, for a differential
+// graph), in index order, which is the pre-order of the pruned tree.
+func (ix *index) graph(t, base *tally) *Graph {
+	n := ix.Len()
+	zero := func(k int) bool { return k > 0 && t.total[k] == 0 && (base == nil || base.total[k] == 0) }
+	size := 0
+	for k := 0; k < n; {
+		if zero(k) {
+			k = int(ix.end[k])
 			continue
 		}
-		n, cm, w := s.Stack[i], s.Comm[i], int64(s.Weight[i])
-		switch {
-		case cnt[n] == 0:
-			cnt[n], wt[n], comm[n] = 1, w, cm
-		case comm[n] == cm:
-			cnt[n]++
-			wt[n] += w
-		default:
-			k := [2]uint32{cm, uint32(n)}
-			o := other[k]
-			other[k] = [2]int64{o[0] + 1, o[1] + w}
+		size++
+		k++
+	}
+	g := &Graph{Kinds: kindNames, Total: t.total[0], ix: ix}
+	i32 := make([]int32, 5*size)
+	g.Name, g.DSO, g.Kind = i32[:0:size], i32[size:size:2*size], i32[2*size:2*size:3*size]
+	g.Depth, g.Parent = i32[3*size:3*size:4*size], i32[4*size:4*size:5*size]
+	g.node = make([]int32, 0, size)
+	cols := 3
+	if base != nil {
+		cols = 5
+	}
+	i64 := make([]int64, cols*size)
+	g.TotalN, g.SelfN, g.selfW = i64[:0:size], i64[size:size:2*size], i64[2*size:2*size:3*size]
+	if base != nil {
+		g.BaseTotal = base.total[0]
+		g.BaseN, g.BaseSelfN = i64[3*size:3*size:4*size], i64[4*size:4*size:5*size]
+	}
+	str := make([]int32, len(ix.strings)) // output string + 1; 0 when not yet used
+	use := func(s int32) int32 {
+		if str[s] == 0 {
+			g.Strings = append(g.Strings, ix.strings[s])
+			str[s] = int32(len(g.Strings))
 		}
+		return str[s] - 1
 	}
-	type pair struct {
-		comm uint32
-		node int32
-		n, w int64
-	}
-	var pairs []pair
-	for n, k := range cnt {
-		if k > 0 {
-			pairs = append(pairs, pair{comm[n], int32(n), k, wt[n]})
+	var last []int32 // per depth: the output node emitted last
+	for k := 0; k < n; {
+		if zero(k) {
+			k = int(ix.end[k])
+			continue
 		}
-	}
-	for k, v := range other {
-		pairs = append(pairs, pair{k[0], int32(k[1]), v[0], v[1]})
-	}
-	sort.Slice(pairs, func(i, j int) bool {
-		if pairs[i].comm != pairs[j].comm {
-			return pairs[i].comm < pairs[j].comm
-		}
-		return pairs[i].node < pairs[j].node
-	})
-	var commNode int32
-	for i, p := range pairs {
-		if i == 0 || p.comm != pairs[i-1].comm {
-			b.gen++
-			cs, ok := b.commStr[p.comm]
-			if !ok {
-				cs = b.str(b.c.Strings[p.comm])
-				b.commStr[p.comm] = cs
-			}
-			commNode = b.child(0, cs, b.str(""), KindComm)
-			b.java = 0
-			if strings.HasPrefix(b.c.Strings[p.comm], "java") {
-				b.java = 1
-			}
-		}
-		t := b.resolve(p.node, commNode)
-		b.self[slot][t] += p.n
-		if slot == 0 {
-			b.self[2][t] += p.w
-		}
-	}
-	return nil
-}
-
-// resolve returns the tree node of stack node n under commNode, creating
-// nodes for frames the filter shows and skipping the others.
-func (b *builder) resolve(n, commNode int32) int32 {
-	nodes := b.c.Nodes
-	b.path = b.path[:0]
-	p := n
-	for p > 0 && b.memoGen[p] != b.gen {
-		b.path = append(b.path, p)
-		p = nodes[p].Parent
-	}
-	t := commNode
-	if p > 0 {
-		t = b.memo[p]
-	}
-	for i := len(b.path) - 1; i >= 0; i-- {
-		q := b.path[i]
-		if fr := nodes[q].Frame; b.m.KeepFrame(fr) {
-			t = b.frame(t, fr)
-		}
-		b.memo[q], b.memoGen[q] = t, b.gen
-	}
-	return t
-}
-
-// graph lays the tree out in pre-order with children sorted by name.
-func (b *builder) graph(diff bool) *Graph {
-	n := len(b.parent)
-	var tot [2][]int64
-	for s := range tot {
-		tot[s] = append([]int64(nil), b.self[s]...)
-		for i := n - 1; i > 0; i-- {
-			tot[s][b.parent[i]] += tot[s][i]
-		}
-	}
-	kids := make([][]int32, n)
-	for i := 1; i < n; i++ {
-		kids[b.parent[i]] = append(kids[b.parent[i]], int32(i))
-	}
-	for _, k := range kids {
-		if len(k) > 1 {
-			sort.Slice(k, func(x, y int) bool {
-				a, c := b.strings[b.name[k[x]]], b.strings[b.name[k[y]]]
-				if a != c {
-					return a < c
-				}
-				return b.strings[b.dso[k[x]]] < b.strings[b.dso[k[y]]]
-			})
-		}
-	}
-	g := &Graph{Strings: b.strings, Kinds: kindNames, c: b.c, f: b.f, Total: tot[0][0]}
-	g.Name = make([]int32, 0, n)
-	g.DSO = make([]int32, 0, n)
-	g.Kind = make([]int32, 0, n)
-	g.Depth = make([]int32, 0, n)
-	g.TotalN = make([]int64, 0, n)
-	g.SelfN = make([]int64, 0, n)
-	g.selfW = make([]int64, 0, n)
-	g.Parent = make([]int32, 0, n)
-	if diff {
-		g.BaseTotal = tot[1][0]
-		g.BaseN = make([]int64, 0, n)
-	}
-	type item struct{ node, parent, depth int32 }
-	stack := []item{{0, -1, 0}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+		d := ix.depth[k]
 		at := int32(len(g.Name))
-		g.Name = append(g.Name, b.name[it.node])
-		g.DSO = append(g.DSO, b.dso[it.node])
-		g.Kind = append(g.Kind, b.kind[it.node])
-		g.Depth = append(g.Depth, it.depth)
-		g.TotalN = append(g.TotalN, tot[0][it.node])
-		g.SelfN = append(g.SelfN, b.self[0][it.node])
-		g.selfW = append(g.selfW, b.self[2][it.node])
-		g.Parent = append(g.Parent, it.parent)
-		if diff {
-			g.BaseN = append(g.BaseN, tot[1][it.node])
+		parent := int32(-1)
+		if d > 0 {
+			parent = last[d-1]
 		}
-		k := kids[it.node]
-		for j := len(k) - 1; j >= 0; j-- {
-			stack = append(stack, item{k[j], at, it.depth + 1})
+		last = append(last[:d], at)
+		g.Name = append(g.Name, use(ix.name[k]))
+		g.DSO = append(g.DSO, use(ix.dso[k]))
+		g.Kind = append(g.Kind, int32(ix.kind[k]))
+		g.Depth = append(g.Depth, d)
+		g.Parent = append(g.Parent, parent)
+		g.node = append(g.node, int32(k))
+		g.TotalN = append(g.TotalN, t.total[k])
+		g.SelfN = append(g.SelfN, t.self[k])
+		g.selfW = append(g.selfW, t.weight[k])
+		if base != nil {
+			g.BaseN = append(g.BaseN, base.total[k])
+			g.BaseSelfN = append(g.BaseSelfN, base.self[k])
 		}
+		k++
 	}
 	return g
 }

@@ -11,6 +11,7 @@ import (
 	"math/rand"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -18,6 +19,8 @@ import (
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/folded"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/parser"
+	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
 const evilComm = `evil <b>"]]>'&`
@@ -524,5 +527,144 @@ func TestFoldedEqualsCollapse(t *testing.T) {
 	}
 	if !strings.Contains(got.String(), "java;a;b_[i];com/example/Foo:::bar ") {
 		t.Errorf("folded export lacks the java stack:\n%s", got.String())
+	}
+}
+
+// TestRealCaptureFoldedEqualsCollapse checks the index-based graph of the
+// bundled real capture (deep stacks from a real perf record) against
+// package folded's independent collapse of the same text, and that every
+// range's counts add up to an independent per-sample count.
+func TestRealCaptureFoldedEqualsCollapse(t *testing.T) {
+	text := realText(t)
+	col := folded.New(folded.Options{})
+	sc := parser.NewScanner(bytes.NewReader(text), parser.Options{})
+	b := subsecond.NewBuilder()
+	for sc.Scan() {
+		col.Add(sc.Sample())
+		b.Add(sc.Sample())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	c := b.Capture(subsecond.Profile{})
+	var want, got bytes.Buffer
+	if _, err := col.WriteTo(&want); err != nil {
+		t.Fatal(err)
+	}
+	whole := subsecond.Range{Start: c.Profile.T0(), End: c.Profile.End + 1}
+	// Collapse keeps every event; the capture has one.
+	if len(c.Profile.Events) != 1 {
+		t.Fatalf("real capture has events %v; want one", c.Profile.Events)
+	}
+	g, err := flame.Build(c, subsecond.Filter{Idle: true}, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.WriteFolded(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("folded export of the real capture differs from collapse:\n%s", firstDiff(got.String(), want.String()))
+	}
+	if g.Total != c.Profile.Samples {
+		t.Errorf("whole-capture Total = %d; want %d", g.Total, c.Profile.Samples)
+	}
+	// Sub-ranges: the root's total is the number of samples in the range
+	// that the filter keeps, counted sample by sample.
+	for _, f := range []subsecond.Filter{{}, {Only: "kernel"}, {CPUs: []int32{1}, Function: "^(__)?x64_sys|gzip"}} {
+		m, err := f.Compile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s := whole.Start; s < whole.End; s += 700e6 {
+			r := subsecond.Range{Start: s, End: s + 1e9}
+			var n int64
+			for i := range c.Samples.Time {
+				if r.Contains(c.Samples.Time[i]) && m.Keep(i) {
+					n++
+				}
+			}
+			g, err := flame.Build(c, f, r)
+			if errors.Is(err, subsecond.ErrEmptyRange) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Total != n {
+				t.Errorf("%v [%d, %d): Total = %d; want %d", f.Values(), r.Start-whole.Start, r.End-whole.Start, g.Total, n)
+			}
+			checkTree(t, "real", g)
+		}
+	}
+}
+
+func realText(t testing.TB) []byte {
+	t.Helper()
+	r, err := sampledata.Real()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	text, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+func firstDiff(got, want string) string {
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(gl) && i < len(wl); i++ {
+		if gl[i] != wl[i] {
+			return fmt.Sprintf("line %d:\n got %q\nwant %q", i+1, gl[i], wl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines; want %d", len(gl), len(wl))
+}
+
+// TestConcurrentQueries builds graphs under every Only setting from many
+// goroutines on a fresh capture, so that the per-capture indexes are built
+// while queried (run with -race), and checks them against serial builds.
+func TestConcurrentQueries(t *testing.T) {
+	ss, _ := data(t)
+	fresh := synth.Capture(ss)
+	serial := synth.Capture(ss)
+	t0 := serial.Profile.T0()
+	r := subsecond.Range{Start: t0 + 1e9, End: t0 + 6e9}
+	only := []string{"", "kernel", "user"}
+	want := make([]string, len(only))
+	for i, o := range only {
+		g, err := flame.Build(serial, subsecond.Filter{Only: o}, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		g.WriteJSON(&buf)
+		want[i] = buf.String()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 24)
+	for k := 0; k < 24; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			i := k % len(only)
+			g, err := flame.Build(fresh, subsecond.Filter{Only: only[i]}, r)
+			if err != nil {
+				errs <- err
+				return
+			}
+			var buf bytes.Buffer
+			g.WriteJSON(&buf)
+			if buf.String() != want[i] {
+				errs <- fmt.Errorf("only=%q: concurrent graph differs from the serial one", only[i])
+			}
+		}(k)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
