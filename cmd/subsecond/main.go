@@ -59,6 +59,7 @@ func commands() map[string]command {
 		"flamegraph": {"render the flame graph of a time range", runFlamegraph},
 		"hotspots":   {"list busy episodes worth a look", runHotspots},
 		"serve":      {"serve the web app (the default command)", runServe},
+		"record":     {"record this host with perf in rolling captures, importing or uploading each", runRecord},
 	}
 }
 

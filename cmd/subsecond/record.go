@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/record"
+	"github.com/subsecond/subsecond/store"
+)
+
+// runRecord implements `subsecond record [--dir DIR] [--upload URL --token
+// TOKEN | --db PATH] [--host HOST] [--keep 12h] [--switch 2m] [--freq 49]`:
+// perf records every CPU in captures of --switch, rotated by perf itself so
+// no second is lost between them; each finished capture is converted,
+// compressed and imported or uploaded in the background until SIGINT or
+// SIGTERM, which finishes the last capture too.
+func runRecord(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	db := dbFlag(fs)
+	dir := fs.String("dir", "/var/tmp/subsecond-record", "working `directory` for perf's files and the converted captures")
+	upload := fs.String("upload", "", "send each capture to the Subsecond server at this `URL` instead of the local database")
+	token := fs.String("token", os.Getenv("SUBSECOND_TOKEN"), "bearer `token` for --upload ($SUBSECOND_TOKEN)")
+	host := fs.String("host", "", "the host the captures are from (default: the hostname perf records)")
+	keep := fs.Duration("keep", 12*time.Hour, "delete converted captures older than this, sent or not")
+	every := fs.Duration("switch", 2*time.Minute, "length of one capture (perf record --switch-output)")
+	freq := fs.Int("freq", 49, "sampling frequency per CPU, in Hz")
+	perf := fs.String("perf", "perf", "the perf `command`")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: subsecond record [--dir DIR] [--upload URL [--token TOKEN] | --db PATH] [--host HOST] [--keep 12h]
+
+Records every CPU of this host with perf (as root, or with CAP_PERFMON, or
+kernel.perf_event_paranoid <= 0) until interrupted:
+
+  perf record -F 49 -a -g -k CLOCK_REALTIME --switch-output=2m -o DIR/perf.data
+
+perf starts a new file every two minutes without losing a sample; each
+finished file is converted with 'perf script --header' in the background,
+compressed with zstd, imported into the local database (or uploaded with
+--upload) and deleted. Converted captures stay in DIR for --keep, which
+bounds the disk used; a capture the server did not accept is retried.
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, e, e.args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("record: unexpected argument %q", fs.Arg(0))
+	}
+	if *host != "" {
+		if err := subsecond.CheckHost(*host); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+	}
+	if *every < time.Second || *keep < *every || *freq < 1 || *freq > 100000 {
+		return errors.New("record: --switch must be at least 1s, --keep at least --switch, --freq from 1 to 100000")
+	}
+	var sink record.Sink
+	if *upload != "" {
+		u, err := url.Parse(*upload)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("record: --upload %q is not an http:// or https:// URL", *upload)
+		}
+		sink = uploadSink(u, *token, *host)
+	} else {
+		s, err := openStore(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		sink = storeSink(s, *host, e.stdout)
+	}
+	return record.Run(ctx, record.Options{Perf: *perf, Dir: *dir, Freq: *freq, Switch: *every, Keep: *keep,
+		Sink: sink, Log: e.stderr})
+}
+
+// storeSink imports each capture into s and prints its summary line.
+func storeSink(s *store.Store, host string, out io.Writer) record.Sink {
+	return func(ctx context.Context, name string, r io.Reader) error {
+		p, existed, err := s.Import(ctx, r, store.ImportOptions{FileName: name, Host: host})
+		if errors.Is(err, subsecond.ErrNotPerf) || errors.Is(err, subsecond.ErrInvalid) || errors.Is(err, subsecond.ErrTooLarge) {
+			return fmt.Errorf("%w: %w", record.ErrRejected, err)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, summary(p, existed))
+		return nil
+	}
+}
+
+// uploadSink posts each capture to the server at base, as curl would.
+func uploadSink(base *url.URL, token, host string) record.Sink {
+	client := &http.Client{Timeout: 10 * time.Minute}
+	return func(ctx context.Context, name string, r io.Reader) error {
+		u := base.JoinPath("api", "profiles")
+		q := url.Values{"name": {strings.TrimSuffix(name, ".zst")}}
+		if host != "" {
+			q.Set("host", host)
+		}
+		u.RawQuery = q.Encode()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), r)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Content-Type", "application/octet-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("upload: %w", err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		if res.StatusCode == http.StatusOK || res.StatusCode == http.StatusCreated {
+			return nil
+		}
+		err = fmt.Errorf("upload: %s", res.Status)
+		var e struct{ Error string }
+		if json.Unmarshal(body, &e) == nil && e.Error != "" {
+			err = fmt.Errorf("upload: %s: %s", res.Status, e.Error)
+		}
+		switch res.StatusCode {
+		case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+			// The server will refuse these bytes however often they come.
+			return fmt.Errorf("%w: %w", record.ErrRejected, err)
+		}
+		return err
+	}
+}

@@ -1,0 +1,396 @@
+// Package record is the recorder for the host under investigation: it runs
+// perf record system-wide with perf's own file rotation, so that no second
+// is lost between captures, and in the background turns each finished file
+// into compressed perf script text, hands it to a Sink (the local store or
+// a server) and deletes the raw file.
+//
+//	err := record.Run(ctx, record.Options{Dir: "/var/tmp/subsecond", Sink: sink, Log: os.Stderr})
+//
+// Files in Dir: perf.data is the capture being written; perf.data.<time>
+// are finished captures waiting to be converted; pending/*.perf.txt.zst are
+// converted captures not yet accepted by the Sink (retried every cycle);
+// sent/*.perf.txt.zst were accepted; rejected/*.perf.txt.zst were refused
+// for good (see ErrRejected). Captures older than Keep are deleted, sent or
+// not, which bounds the disk the recorder uses.
+package record
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Sink takes one converted capture: zstd-compressed perf script text named
+// name (e.g. "perf.data.2026113017183876.perf.txt.zst").
+type Sink func(ctx context.Context, name string, r io.Reader) error
+
+// Options configure Run. Zero fields take the defaults in brackets.
+type Options struct {
+	Perf    string        // the perf command ["perf", looked up on PATH]
+	Dir     string        // working directory for raw and converted files (required)
+	Freq    int           // sampling frequency per CPU in Hz [49]
+	Switch  time.Duration // length of one capture [2 min]
+	Keep    time.Duration // how long converted captures are kept [12 h]
+	MinFree int64         // bytes that must be free in Dir to start and to convert [512 MiB]
+	Sink    Sink          // where converted captures go (required)
+	Log     io.Writer     // one line per event [io.Discard]
+	// Poll is how often Dir is looked at for finished captures [1 s].
+	Poll time.Duration
+	// ProcRoot is where the permission check reads perf_event_paranoid and
+	// the process's capabilities ["/proc"]; tests point it elsewhere.
+	ProcRoot string
+	// EUID is the effective user ID the permission check assumes
+	// [os.Geteuid()]; tests set it with ProcRoot.
+	EUID *int
+}
+
+func (o *Options) defaults() {
+	if o.Perf == "" {
+		o.Perf = "perf"
+	}
+	if o.Freq <= 0 {
+		o.Freq = 49
+	}
+	if o.Switch <= 0 {
+		o.Switch = 2 * time.Minute
+	}
+	if o.Keep <= 0 {
+		o.Keep = 12 * time.Hour
+	}
+	if o.MinFree <= 0 {
+		o.MinFree = 512 << 20
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.ProcRoot == "" {
+		o.ProcRoot = "/proc"
+	}
+	if o.EUID == nil {
+		euid := os.Geteuid()
+		o.EUID = &euid
+	}
+}
+
+// ErrRejected marks a Sink's refusal of a capture that offering it again
+// cannot change (not perf text, too large): Run moves the capture to
+// rejected/ and goes on with the next one. Any other Sink error keeps the
+// capture in pending/ to be offered again.
+var ErrRejected = errors.New("capture rejected")
+
+// Errors Run returns before it starts perf, so a wrapper can tell them apart.
+var (
+	ErrNoPerf     = errors.New("perf not found")
+	ErrPermission = errors.New("not permitted to record every CPU")
+	ErrDiskFull   = errors.New("not enough free disk")
+)
+
+// Args returns the perf record command line Run uses, without the perf
+// command itself.
+func Args(o Options) []string {
+	o.defaults()
+	return []string{"record", "-F", strconv.Itoa(o.Freq), "-a", "-g", "-k", "CLOCK_REALTIME",
+		"--switch-output=" + switchSpec(o.Switch), "-o", filepath.Join(o.Dir, "perf.data")}
+}
+
+// switchSpec writes d as perf's --switch-output time ("2m", "90s").
+func switchSpec(d time.Duration) string {
+	if d%time.Minute == 0 {
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	return strconv.FormatInt(int64(max(d/time.Second, 1)), 10) + "s"
+}
+
+// Run records until ctx ends, then stops perf, converts the last capture,
+// hands it to the Sink and returns. A capture the Sink refuses stays in
+// pending/ and is offered again every cycle until Keep has passed. Run
+// returns at once with an error wrapping ErrNoPerf, ErrPermission or
+// ErrDiskFull when recording cannot start, and with perf's own message
+// when perf stops by itself.
+func Run(ctx context.Context, o Options) error {
+	o.defaults()
+	if o.Dir == "" || o.Sink == nil {
+		return errors.New("record: Options.Dir and Options.Sink are required")
+	}
+	perf, err := exec.LookPath(o.Perf)
+	if err != nil {
+		return fmt.Errorf("record: %w: %q is not on PATH; install it (Debian: apt install linux-perf; Ubuntu: apt install linux-tools-$(uname -r))", ErrNoPerf, o.Perf)
+	}
+	if err := CheckPermission(o.ProcRoot, *o.EUID); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	for _, d := range []string{o.Dir, filepath.Join(o.Dir, "pending"), filepath.Join(o.Dir, "sent"), filepath.Join(o.Dir, "rejected")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+	}
+	if err := checkFree(o.Dir, o.MinFree); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+
+	cmd := exec.Command(perf, Args(o)...)
+	// perf and perf script run in their own process group, so that a
+	// terminal's Ctrl-C reaches only subsecond, which stops them in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr tail
+	cmd.Stderr = &stderr
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("record: start perf: %w", err)
+	}
+	fmt.Fprintf(o.Log, "recording: %s %s\n", perf, strings.Join(Args(o), " "))
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	r := &recorder{o: o, perf: perf}
+	tick := time.NewTicker(o.Poll)
+	defer tick.Stop()
+	var perfErr error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			// perf writes out and renames its last file on SIGINT.
+			cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+			}
+			break loop
+		case err := <-exited:
+			perfErr = fmt.Errorf("record: perf stopped: %v: %s", err, stderr.String())
+			break loop
+		case <-tick.C:
+			if ctx.Err() != nil {
+				continue // stop first, then convert what is left
+			}
+			// A conversion under way is finished even if ctx ends meanwhile:
+			// perf goes on recording, and nothing is converted twice.
+			if err := r.cycle(context.WithoutCancel(ctx)); err != nil {
+				cmd.Process.Signal(os.Interrupt)
+				<-exited
+				return err
+			}
+		}
+	}
+	// The last capture is converted and sent even though ctx has ended.
+	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	if err := r.cycle(final); err != nil {
+		return err
+	}
+	return perfErr
+}
+
+// recorder holds Run's state between cycles.
+type recorder struct {
+	o    Options
+	perf string
+	mu   sync.Mutex
+}
+
+// cycle converts every finished capture, offers every pending one to the
+// Sink and deletes converted captures older than Keep. It returns an error
+// only for what recording cannot go on after: a full disk.
+func (r *recorder) cycle(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	raw, err := filepath.Glob(filepath.Join(r.o.Dir, "perf.data.*"))
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	slices.Sort(raw) // perf names them by time
+	for _, f := range raw {
+		if strings.HasSuffix(f, ".tmp") {
+			continue
+		}
+		if err := checkFree(r.o.Dir, r.o.MinFree); err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		if err := r.convert(ctx, f); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return fmt.Errorf("record: convert %s: %w: %v", filepath.Base(f), ErrDiskFull, err)
+			}
+			fmt.Fprintf(r.o.Log, "convert %s: %v\n", filepath.Base(f), err)
+		}
+	}
+	pending, _ := filepath.Glob(filepath.Join(r.o.Dir, "pending", "*.perf.txt.zst"))
+	slices.Sort(pending)
+	for _, f := range pending {
+		err := r.send(ctx, f)
+		if errors.Is(err, ErrRejected) {
+			fmt.Fprintf(r.o.Log, "send %s: %v (moved to rejected/)\n", filepath.Base(f), err)
+			os.Rename(f, filepath.Join(r.o.Dir, "rejected", filepath.Base(f)))
+			continue
+		}
+		if err != nil {
+			fmt.Fprintf(r.o.Log, "send %s: %v (kept in pending/, retried next cycle)\n", filepath.Base(f), err)
+			break // keep the order: the next cycle retries from here
+		}
+	}
+	r.prune(time.Now())
+	return nil
+}
+
+// convert runs perf script --header on the finished capture raw, writes its
+// output zstd-compressed to pending/ and deletes raw.
+func (r *recorder) convert(ctx context.Context, raw string) error {
+	out := filepath.Join(r.o.Dir, "pending", filepath.Base(raw)+".perf.txt.zst")
+	tmp := out + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	defer f.Close()
+	zw, err := zstd.NewWriter(f, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, max(10*time.Minute, 3*r.o.Switch))
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.perf, "script", "--header", "-i", raw)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// perf prints "# captured on" in local time; UTC keeps it unambiguous.
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	var stderr tail
+	cmd.Stdout, cmd.Stderr = zw, &stderr
+	if err := cmd.Run(); err != nil {
+		zw.Close()
+		return fmt.Errorf("perf script: %v: %s", err, stderr.String())
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(r.o.Log, "converted %s\n", filepath.Base(out))
+	return os.Remove(raw)
+}
+
+// send offers the converted capture f to the Sink and moves it to sent/
+// once accepted.
+func (r *recorder) send(ctx context.Context, f string) error {
+	in, err := os.Open(f)
+	if err != nil {
+		return err
+	}
+	err = r.o.Sink(ctx, filepath.Base(f), in)
+	in.Close()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(r.o.Log, "sent %s\n", filepath.Base(f))
+	return os.Rename(f, filepath.Join(r.o.Dir, "sent", filepath.Base(f)))
+}
+
+// prune deletes captures last written more than Keep before now: converted
+// ones, sent or pending, and finished raw ones perf script could not
+// convert.
+func (r *recorder) prune(now time.Time) {
+	for _, pattern := range []string{"sent/*.perf.txt.zst", "pending/*.perf.txt.zst", "rejected/*.perf.txt.zst", "perf.data.*"} {
+		files, _ := filepath.Glob(filepath.Join(r.o.Dir, pattern))
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil && now.Sub(fi.ModTime()) > r.o.Keep {
+				if os.Remove(f) == nil {
+					fmt.Fprintf(r.o.Log, "deleted %s, older than %v\n", f, r.o.Keep)
+				}
+			}
+		}
+	}
+}
+
+// checkFree returns an error wrapping ErrDiskFull when fewer than min bytes
+// are free in dir.
+func checkFree(dir string, min int64) error {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return fmt.Errorf("free space in %s: %w", dir, err)
+	}
+	if free := int64(st.Bavail) * int64(st.Bsize); free < min {
+		return fmt.Errorf("%w: %d MiB free in %s, and recording needs at least %d MiB for perf's files: free some space or choose another --dir",
+			ErrDiskFull, free>>20, dir, min>>20)
+	}
+	return nil
+}
+
+// CheckPermission reports whether a process with effective user ID euid may
+// record every CPU, reading the kernel's settings under procRoot (normally
+// /proc): root, CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid
+// at most 0. The error wraps ErrPermission and says what to change.
+func CheckPermission(procRoot string, euid int) error {
+	if euid == 0 {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(procRoot, "sys", "kernel", "perf_event_paranoid"))
+	if err != nil {
+		return fmt.Errorf("%w: cannot read perf_event_paranoid: %v", ErrPermission, err)
+	}
+	paranoid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("%w: perf_event_paranoid is %q", ErrPermission, strings.TrimSpace(string(b)))
+	}
+	if paranoid <= 0 {
+		return nil
+	}
+	const capSysAdmin, capPerfmon = 21, 38
+	if status, err := os.ReadFile(filepath.Join(procRoot, "self", "status")); err == nil {
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+				caps, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+				if err == nil && caps&(1<<capPerfmon|1<<capSysAdmin) != 0 {
+					return nil
+				}
+			}
+		}
+	}
+	return fmt.Errorf("%w: kernel.perf_event_paranoid is %d and this process has neither CAP_PERFMON nor CAP_SYS_ADMIN; "+
+		"run as root, or `sudo sysctl kernel.perf_event_paranoid=0`, or `sudo setcap cap_perfmon,cap_sys_ptrace+ep` on perf and subsecond",
+		ErrPermission, paranoid)
+}
+
+// tail keeps the last 2 KB written to it: perf's last words.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2048 {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-2048:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}

@@ -1,0 +1,245 @@
+package record
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// fakePerf puts testdata/fake-perf on a fresh PATH as "perf", with the
+// given capture texts as the files it "records" and last as the one it
+// finishes when stopped. It returns the file its arguments are logged to.
+func fakePerf(t *testing.T, last string, captures ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	caps := filepath.Join(dir, "captures")
+	for _, d := range []string{bin, caps} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := os.ReadFile(filepath.Join("testdata", "fake-perf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "perf"), script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range captures {
+		if err := os.WriteFile(filepath.Join(caps, fmt.Sprintf("%02d", i)), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lastFile := filepath.Join(dir, "last")
+	if err := os.WriteFile(lastFile, []byte(last), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	t.Setenv("FAKE_PERF_CAPTURES", caps)
+	t.Setenv("FAKE_PERF_LAST", lastFile)
+	log := filepath.Join(dir, "args")
+	t.Setenv("FAKE_PERF_LOG", log)
+	return log
+}
+
+// collector is a Sink that keeps what it is given, decompressed, and can be
+// told to refuse.
+type collector struct {
+	mu     sync.Mutex
+	names  []string
+	texts  []string
+	refuse int // refuse this many offers first
+}
+
+func (c *collector) sink(ctx context.Context, name string, r io.Reader) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refuse > 0 {
+		c.refuse--
+		return errors.New("server unavailable")
+	}
+	zr, err := zstd.NewReader(r)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return err
+	}
+	c.names = append(c.names, name)
+	c.texts = append(c.texts, string(b))
+	return nil
+}
+
+func (c *collector) got() ([]string, []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.names), slices.Clone(c.texts)
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func TestRunConvertsSendsAndDeletes(t *testing.T) {
+	args := fakePerf(t, "capture 3\n", "capture 1\n", "fail: not perf data\n", "capture 2\n")
+	dir := t.TempDir()
+	c := &collector{refuse: 1} // the first offer fails, as when the server is down
+	var log bytes.Buffer
+	var logMu sync.Mutex
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Dir: dir, Sink: c.sink, Poll: 20 * time.Millisecond, MinFree: 1,
+			Log: writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return log.Write(p) })})
+	}()
+	waitFor(t, "two captures sent", func() bool { n, _ := c.got(); return len(n) == 2 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+
+	b, err := os.ReadFile(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "record -F 49 -a -g -k CLOCK_REALTIME --switch-output=2m -o " + filepath.Join(dir, "perf.data"); strings.TrimSpace(string(b)) != want {
+		t.Errorf("perf ran as %q; want %q", strings.TrimSpace(string(b)), want)
+	}
+	names, texts := c.got()
+	if want := []string{"capture 1\n", "capture 2\n", "capture 3\n"}; !slices.Equal(texts, want) {
+		t.Errorf("sink got %q; want %q, in order, with the last capture finished when perf stopped", texts, want)
+	}
+	if len(names) == 3 && names[2] != "perf.data.99999999999999.perf.txt.zst" {
+		t.Errorf("last name %q; want perf.data.99999999999999.perf.txt.zst", names[2])
+	}
+	// Raw files are deleted once converted; the one perf script refused
+	// stays for a person to look at, and is named in the log.
+	raw, _ := filepath.Glob(filepath.Join(dir, "perf.data.*"))
+	if len(raw) != 1 || !strings.HasSuffix(raw[0], ".20261130000012") {
+		t.Errorf("raw files left: %q; want only the one perf script failed on", raw)
+	}
+	sent, _ := filepath.Glob(filepath.Join(dir, "sent", "*"))
+	pending, _ := filepath.Glob(filepath.Join(dir, "pending", "*"))
+	if len(sent) != 3 || len(pending) != 0 {
+		t.Errorf("sent/ holds %d, pending/ %d; want 3 and 0", len(sent), len(pending))
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	for _, want := range []string{"not a perf.data file", "server unavailable (kept in pending/, retried next cycle)"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log does not say %q:\n%s", want, log.String())
+		}
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"sent", "pending"} {
+		os.Mkdir(filepath.Join(dir, d), 0o700)
+	}
+	now := time.Now()
+	files := map[string]time.Duration{
+		"sent/a.perf.txt.zst":    13 * time.Hour,
+		"sent/b.perf.txt.zst":    time.Hour,
+		"pending/c.perf.txt.zst": 13 * time.Hour,
+		"perf.data.1":            13 * time.Hour,
+		"perf.data":              13 * time.Hour, // being written: never pruned
+	}
+	for f, age := range files {
+		p := filepath.Join(dir, f)
+		os.WriteFile(p, []byte("x"), 0o600)
+		os.Chtimes(p, now.Add(-age), now.Add(-age))
+	}
+	r := &recorder{o: Options{Dir: dir, Keep: 12 * time.Hour, Log: io.Discard}}
+	r.prune(now)
+	for f, age := range files {
+		_, err := os.Stat(filepath.Join(dir, f))
+		if kept := err == nil; kept != (age < 12*time.Hour || f == "perf.data") {
+			t.Errorf("%s, %v old: kept %v", f, age, kept)
+		}
+	}
+}
+
+func TestRunRefusesToStart(t *testing.T) {
+	fakePerf(t, "")
+	dir := t.TempDir()
+	sink := (&collector{}).sink
+	err := Run(context.Background(), Options{Dir: dir, Sink: sink, Perf: "no-such-perf"})
+	if !errors.Is(err, ErrNoPerf) || !strings.Contains(err.Error(), "linux-perf") {
+		t.Errorf("missing perf: %v; want ErrNoPerf saying how to install it", err)
+	}
+	err = Run(context.Background(), Options{Dir: dir, Sink: sink, MinFree: 1 << 62})
+	if !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), dir) {
+		t.Errorf("full disk: %v; want ErrDiskFull naming %s", err, dir)
+	}
+	proc := t.TempDir()
+	os.MkdirAll(filepath.Join(proc, "sys", "kernel"), 0o755)
+	os.WriteFile(filepath.Join(proc, "sys", "kernel", "perf_event_paranoid"), []byte("2\n"), 0o644)
+	user := 1000
+	err = Run(context.Background(), Options{Dir: dir, Sink: sink, ProcRoot: proc, EUID: &user})
+	if !errors.Is(err, ErrPermission) || !strings.Contains(err.Error(), "perf_event_paranoid is 2") {
+		t.Errorf("paranoid 2: %v; want ErrPermission naming the setting", err)
+	}
+}
+
+func TestCheckPermission(t *testing.T) {
+	tests := []struct {
+		euid     int
+		paranoid string
+		capEff   string
+		ok       bool
+	}{
+		{0, "2", "0000000000000000", true},
+		{1000, "0", "0000000000000000", true},
+		{1000, "-1", "0000000000000000", true},
+		{1000, "1", "0000000000000000", false},
+		{1000, "2", "0000004000000000", true}, // CAP_PERFMON
+		{1000, "2", "0000000000200000", true}, // CAP_SYS_ADMIN
+		{1000, "2", "0000000000000400", false},
+		{1000, "x", "0000000000000000", false},
+	}
+	for _, tt := range tests {
+		proc := t.TempDir()
+		os.MkdirAll(filepath.Join(proc, "sys", "kernel"), 0o755)
+		os.MkdirAll(filepath.Join(proc, "self"), 0o755)
+		os.WriteFile(filepath.Join(proc, "sys", "kernel", "perf_event_paranoid"), []byte(tt.paranoid+"\n"), 0o644)
+		os.WriteFile(filepath.Join(proc, "self", "status"), []byte("Name:\tx\nCapEff:\t"+tt.capEff+"\n"), 0o644)
+		err := CheckPermission(proc, tt.euid)
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrPermission)) {
+			t.Errorf("CheckPermission(euid %d, paranoid %s, CapEff %s) = %v; want ok %v", tt.euid, tt.paranoid, tt.capEff, err, tt.ok)
+		}
+	}
+}
+
+func TestSwitchSpec(t *testing.T) {
+	for d, want := range map[time.Duration]string{2 * time.Minute: "2m", 90 * time.Second: "90s", time.Hour: "60m", 10 * time.Millisecond: "1s"} {
+		if got := switchSpec(d); got != want {
+			t.Errorf("switchSpec(%v) = %q; want %q", d, got, want)
+		}
+	}
+}
