@@ -3,7 +3,7 @@ package flame
 import (
 	"bufio"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -12,32 +12,39 @@ import (
 // prints the same samples: one line per distinct stack, sorted, the
 // command name (spaces as underscores) then the frames root-first,
 // ';'-joined, a space and the summed sample period (1 per sample where
-// perf printed none).
+// perf printed none). Nodes that differ only by DSO fold to one line.
 func (g *Graph) WriteFolded(w io.Writer) error {
-	sums := map[string]int64{}
-	var stack []string
+	type line struct {
+		stack  string
+		weight int64
+	}
+	var lines []line
+	var path []byte
+	var ends []int // ends[d-1]: the length of path through the node at depth d
 	for i := 1; i < g.Len(); i++ {
 		d := int(g.Depth[i])
-		name := g.NameOf(i)
+		ends = ends[:d-1]
 		if d == 1 {
-			name = CommName(name)
+			path = append(path[:0], CommName(g.NameOf(i))...)
+		} else {
+			path = append(append(path[:ends[d-2]], ';'), g.NameOf(i)...)
 		}
-		stack = append(stack[:d-1], name)
+		ends = append(ends, len(path))
 		if g.SelfN[i] > 0 {
-			sums[strings.Join(stack, ";")] += g.selfW[i]
+			lines = append(lines, line{string(path), g.selfW[i]})
 		}
 	}
-	lines := make([]string, 0, len(sums))
-	for k := range sums {
-		lines = append(lines, k)
-	}
-	sort.Strings(lines)
+	slices.SortFunc(lines, func(a, b line) int { return strings.Compare(a.stack, b.stack) })
 	bw := bufio.NewWriter(w)
-	for _, l := range lines {
-		bw.WriteString(l)
-		bw.WriteByte(' ')
-		bw.WriteString(strconv.FormatInt(sums[l], 10))
-		bw.WriteByte('\n')
+	var num []byte
+	for i := 0; i < len(lines); {
+		l := lines[i]
+		for i++; i < len(lines) && lines[i].stack == l.stack; i++ {
+			l.weight += lines[i].weight
+		}
+		bw.WriteString(l.stack)
+		num = append(strconv.AppendInt(append(num[:0], ' '), l.weight, 10), '\n')
+		bw.Write(num)
 	}
 	return bw.Flush()
 }
