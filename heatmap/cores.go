@@ -119,7 +119,10 @@ func (cr *cpuRows) row(cpu int32) int32 {
 	if cpu >= 0 && int(cpu) < len(cr.dense) {
 		return cr.dense[cpu]
 	}
-	if v, ok := cr.sparse[cpu]; ok && cpu >= 0 {
+	if cpu < 0 || len(cr.sparse) == 0 {
+		return -1
+	}
+	if v, ok := cr.sparse[cpu]; ok {
 		return v
 	}
 	return -1
@@ -143,8 +146,12 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 	nb := (last-t0)/bucket + 1
 
 	// Rows: every CPU seen, in the filter's set. Small ids index a slice;
-	// the rare huge id goes through a map.
-	const dense = 1 << 14
+	// the rare huge id goes through a map, consulted only for such ids.
+	seen := seenCPUs(c)
+	dense := int32(0)
+	if n := len(seen); n > 0 {
+		dense = min(seen[n-1]+1, maxDenseCPU)
+	}
 	row := make([]int32, dense)
 	for i := range row {
 		row[i] = -1
@@ -152,32 +159,22 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 	sparse := map[int32]int32{}
 	var inSet map[int32]bool
 	if len(f.CPUs) > 0 {
-		inSet = map[int32]bool{}
+		inSet = make(map[int32]bool, len(f.CPUs))
 		for _, id := range f.CPUs {
 			inSet[id] = true
 		}
 	}
-	seen := make([]bool, dense)
-	seenBig := map[int32]bool{}
-	for _, cpu := range c.Samples.CPU {
-		if cpu >= 0 && cpu < dense {
-			seen[cpu] = true
-		} else if cpu >= dense {
-			seenBig[cpu] = true
-		}
-	}
 	var cpus []int32
-	for id, ok := range seen {
-		if ok && (inSet == nil || inSet[int32(id)]) {
+	for _, id := range seen {
+		if inSet != nil && !inSet[id] {
+			continue
+		}
+		if id < dense {
 			row[id] = int32(len(cpus))
-			cpus = append(cpus, int32(id))
-		}
-	}
-	for _, id := range sortedKeys(seenBig) {
-		if inSet == nil || inSet[id] {
+		} else {
 			sparse[id] = int32(len(cpus))
-			cpus = append(cpus, id)
 		}
+		cpus = append(cpus, id)
 	}
 	if int64(len(cpus))*nb > MaxCells {
 		return nil, nil, fmt.Errorf("bucket: %d CPUs × %d buckets of %s s exceed %d cells; use wider buckets: %w",
@@ -252,9 +249,44 @@ func fractions(counts [][]int64, expected float64) [][]float64 {
 	return out
 }
 
+// maxDenseCPU bounds the CPU ids a cores map finds rows for by slice.
+const maxDenseCPU = 1 << 14
+
+type seenCPUsKey struct{}
+
+// seenCPUs returns the distinct CPU ids of c's samples, sorted, computed
+// once per capture.
+func seenCPUs(c *subsecond.Capture) []int32 {
+	return subsecond.Derived(c, seenCPUsKey{}, func() []int32 {
+		dense := make([]bool, maxDenseCPU)
+		big := map[int32]bool{}
+		for _, cpu := range c.Samples.CPU {
+			if cpu >= 0 && cpu < maxDenseCPU {
+				dense[cpu] = true
+			} else if cpu >= maxDenseCPU {
+				big[cpu] = true
+			}
+		}
+		var ids []int32
+		for id, ok := range dense {
+			if ok {
+				ids = append(ids, int32(id))
+			}
+		}
+		return append(ids, sortedKeys(big)...)
+	})
+}
+
+type kernelLeavesKey struct{}
+
 // kernelLeaves reports per stack node whether its leaf frame (the node's
-// own frame) is a kernel frame; the root, an empty stack, is not.
+// own frame) is a kernel frame; the root, an empty stack, is not. It is
+// computed once per capture.
 func kernelLeaves(c *subsecond.Capture) []bool {
+	return subsecond.Derived(c, kernelLeavesKey{}, func() []bool { return newKernelLeaves(c) })
+}
+
+func newKernelLeaves(c *subsecond.Capture) []bool {
 	kern := make([]bool, len(c.Nodes))
 	for n := 1; n < len(c.Nodes); n++ {
 		if fr := c.Nodes[n].Frame; fr >= 0 && int(fr) < len(c.Frames) {
