@@ -43,7 +43,7 @@ export class HeatmapView {
   ) {
     this.grid = new Grid("heatmap-canvas", {
       down: (c) => this.down(c),
-      move: (c) => this.move(c),
+      move: (c, ev) => this.move(c, ev),
       up: (c) => this.up(c),
       leave: () => this.tip.hide(),
     });
@@ -149,7 +149,7 @@ export class HeatmapView {
     this.label();
   }
 
-  private move(c: Cell, ev?: PointerEvent): void {
+  private move(c: Cell, ev: PointerEvent): void {
     const d = this.data;
     if (!d) return;
     const i = this.index(c);
@@ -163,7 +163,7 @@ export class HeatmapView {
       this.tip.hide();
       return;
     }
-    if (!c.inside || !ev) {
+    if (!c.inside) {
       this.tip.hide();
       return;
     }
