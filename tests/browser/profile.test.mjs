@@ -55,3 +55,59 @@ test('hovering an offset-heatmap cell shows what it holds', async () => {
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+// apiRefusals drops the 400s of the JSON API from a watch's errors: a filter
+// the server refuses is shown on the page, which is what these tests check.
+function pageErrors(w) {
+  return w.errors.filter((e) => !/^HTTP 400 .*\/api\//.test(e));
+}
+
+// emptyState reads what each map shows: its message, or its canvas rows.
+async function mapState(page) {
+  return page.evaluate(() => {
+    const one = (sel) => {
+      const el = document.querySelector(sel);
+      const grid = el.querySelector('.grid');
+      const canvas = grid && grid.querySelector('canvas.grid-base');
+      return {
+        message: (el.querySelector('.grid p') || { textContent: '' }).textContent,
+        rows: canvas ? Number(grid.querySelector('.grid-overlay').dataset.rows) : 0,
+      };
+    };
+    return { heatmap: one('#heatmap'), cores: one('#cores') };
+  });
+}
+
+test('a CPU filter that matches no CPU says so in both maps, loaded or applied', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/p/${id}?cpu=999`);
+  await page.waitForSelector('body[data-rendered="1"]', { timeout: 5000 });
+  let s = await mapState(page);
+  assert.match(s.cores.message, /999/, JSON.stringify(s));
+  assert.match(s.heatmap.message, /999/, JSON.stringify(s));
+  assert.deepEqual([s.cores.rows, s.heatmap.rows], [0, 0], JSON.stringify(s));
+  assert.deepEqual(pageErrors(w), []);
+
+  // Applied over a drawn map: the old map goes, the message comes; a filter
+  // that matches brings the map back.
+  await openProfile(page);
+  s = await mapState(page);
+  assert.deepEqual([s.cores.rows, s.heatmap.rows], [8, 50]);
+  await page.fill('#filters input[name=cpu]', '999');
+  await page.press('#filters input[name=cpu]', 'Enter');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('cpu') === '999');
+  await page.waitForSelector('body[data-rendered="1"]', { timeout: 5000 });
+  s = await mapState(page);
+  assert.match(s.cores.message, /999/, JSON.stringify(s));
+  assert.match(s.heatmap.message, /999/, JSON.stringify(s));
+  assert.deepEqual([s.cores.rows, s.heatmap.rows], [0, 0], JSON.stringify(s));
+  await page.fill('#filters input[name=cpu]', '3');
+  await page.press('#filters input[name=cpu]', 'Enter');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('cpu') === '3');
+  await page.waitForSelector('body[data-rendered="1"]', { timeout: 5000 });
+  s = await mapState(page);
+  assert.deepEqual([s.cores.rows, s.heatmap.rows, s.cores.message, s.heatmap.message], [1, 50, '', '']);
+  assert.deepEqual(pageErrors(w), []);
+  await page.close();
+});

@@ -42,6 +42,9 @@ export function autoBucket(durNs: number, availPx: number): string {
   return String(pick ?? 60);
 }
 
+// DrawnCores is a cores map with at least one CPU row.
+export type DrawnCores = CoresJSON & { cpus: number[] };
+
 export interface CoresSelection {
   cpus: number[];
   startNs: number; // offset from T0
@@ -65,7 +68,7 @@ export class CoresView {
   private measureEl: HTMLSelectElement;
   private measure: Measure = "busy";
   private tip = new Tooltip();
-  private data: CoresJSON | null = null;
+  private data: DrawnCores | null = null;
   private a: Cell | null = null;
   private b: Cell | null = null;
 
@@ -131,15 +134,17 @@ export class CoresView {
     );
   }
 
-  setData(d: CoresJSON): void {
+  setData(d: DrawnCores): void {
     this.data = d;
     this.a = this.b = null;
     this.render();
   }
 
-  showError(msg: string): void {
+  // showMessage shows msg in place of the map: an error, or a note that no
+  // samples match ("empty").
+  showMessage(msg: string, kind: "error" | "empty" = "error"): void {
     this.data = null;
-    this.grid.showError(msg);
+    this.grid.showMessage(msg, kind);
   }
 
   render(): void {

@@ -91,13 +91,14 @@ export class Grid {
     return TOP + r * this.cellH;
   }
 
-  // showError replaces the axes and cells with msg until the next layout.
-  showError(msg: string): void {
+  // showMessage replaces the axes and cells with msg until the next layout:
+  // an error, or a note that nothing matches ("empty").
+  showMessage(msg: string, kind: "error" | "empty"): void {
     clear(this.el);
-    this.el.append(h("p", { class: "error", text: msg }));
+    this.el.append(h("p", { class: kind, attrs: { "data-testid": "grid-message" }, text: msg }));
   }
 
-  // layout puts back the axes and cells that showError replaced, sizes the
+  // layout puts back the axes and cells that showMessage replaced, sizes the
   // canvases and returns the base and y-axis contexts.
   layout(cols: number, rows: number, cellW: number, cellH: number): { base: CanvasRenderingContext2D; axis: CanvasRenderingContext2D } {
     if (!this.el.contains(this.scroller)) {

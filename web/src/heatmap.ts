@@ -79,10 +79,12 @@ export class HeatmapView {
     this.render();
   }
 
-  showError(msg: string): void {
+  // showMessage shows msg in place of the map: an error, or a note that no
+  // samples match ("empty").
+  showMessage(msg: string, kind: "error" | "empty" = "error"): void {
     this.data = null;
     this.status.textContent = "";
-    this.grid.showError(msg);
+    this.grid.showMessage(msg, kind);
   }
 
   render(): void {

@@ -87,7 +87,8 @@ export function profilePage(vd: ViewData, boot: () => void): void {
       jobs.push(
         getJSON<HeatmapJSON>(`${api}/heatmap?${hq}`, signal).then(
           (d) => {
-            heat.setData(d);
+            if (d.total === 0) heat.showMessage(noSamples(p), "empty");
+            else heat.setData(d);
             recordTiming("heatmap", performance.now() - t0);
             if (uploadMark !== null) {
               recordTiming("upload-to-heatmap", now() - uploadMark);
@@ -98,7 +99,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
             }
           },
           (e) => {
-            if (!signal.aborted) heat.showError(errorMessage(e));
+            if (!signal.aborted) heat.showMessage(errorMessage(e));
           },
         ),
       );
@@ -107,11 +108,13 @@ export function profilePage(vd: ViewData, boot: () => void): void {
       jobs.push(
         getJSON<CoresJSON>(`${api}/cpus?${cq}`, signal).then(
           (d) => {
-            cores.setData(d);
+            // A filter that no CPU's samples pass: no rows to draw.
+            if (!d.cpus || d.cpus.length === 0) cores.showMessage(noSamples(p), "empty");
+            else cores.setData({ ...d, cpus: d.cpus });
             recordTiming("cores", performance.now() - t0);
           },
           (e) => {
-            if (!signal.aborted) cores.showError(errorMessage(e));
+            if (!signal.aborted) cores.showMessage(errorMessage(e));
           },
         ),
       );
@@ -166,6 +169,12 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     }, 120);
   });
   void load();
+}
+
+// noSamples says that the filters in p leave nothing to draw, naming them.
+function noSamples(p: URLSearchParams): string {
+  const f = [...pick(p, FILTER_PARAMS)].map(([k, v]) => `${k}=${v}`).join(" ");
+  return f ? `No samples match ${f}.` : "No samples to show.";
 }
 
 // syncForm sets the filter form's fields from the URL (after back/forward).

@@ -44,7 +44,7 @@ export interface CoresJSON {
   t0_ns: number;
   bucket_ns: number;
   buckets: number;
-  cpus: number[];
+  cpus: number[] | null; // null when no CPU's samples pass the filters
   samples: number[][];
   busy: number[][];
   system: number[][];
