@@ -111,3 +111,45 @@ test('a CPU filter that matches no CPU says so in both maps, loaded or applied',
   assert.deepEqual(pageErrors(w), []);
   await page.close();
 });
+
+const HEAT_HINT = 'Drag across cells, or click the first and then the last, to open a flame graph.';
+const CORES_HINT = 'Drag across cells, or click the first and then the last, to open the flame graph of those CPUs and times.';
+
+test('both maps select alike: click, then click; Esc restores the hint', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await openProfile(page);
+  const label = (sel) => page.textContent(sel);
+
+  // Heatmap: one click starts a selection, Esc cancels it and the hint returns.
+  assert.equal(await label('[data-testid=selection]'), HEAT_HINT);
+  const h1 = await cellCentre(page, '#heatmap .grid-overlay', 3, 10);
+  await page.mouse.click(h1.x, h1.y);
+  assert.match(await label('[data-testid=selection]'), /click the last cell$/);
+  await page.keyboard.press('Escape');
+  assert.equal(await label('[data-testid=selection]'), HEAT_HINT);
+
+  // Cores map: a single click does not open anything; it starts a selection.
+  assert.equal(await label('[data-testid=cores-selection]'), CORES_HINT);
+  const c1 = await gridPoint(page, '#cores .grid-overlay', 40, PEGGED.cpu);
+  await page.mouse.click(c1.x, c1.y);
+  await page.waitForTimeout(300);
+  assert.equal(new URL(page.url()).pathname, `/p/${id}`);
+  assert.match(await label('[data-testid=cores-selection]'), /^CPU 5 · 4\.000–4\.100 s .* — click the last cell$/);
+  await page.keyboard.press('Escape');
+  assert.equal(await label('[data-testid=cores-selection]'), CORES_HINT);
+
+  // Click, then click a later cell of another CPU: CPUs 4–5, [4, 8) s.
+  await page.mouse.click(c1.x, c1.y);
+  const c2 = await gridPoint(page, '#cores .grid-overlay', 79, PEGGED.cpu - 1);
+  const want = count(records, PEGGED.start, PEGGED.end, (r) => (r.cpu === 4 || r.cpu === 5) && r.kind !== 'idle');
+  await page.mouse.move(c2.x, c2.y);
+  assert.equal(await label('[data-testid=cores-selection]'), `CPU 4-5 · 4.000–8.000 s (4 s) · ${want.toLocaleString('en-US')} samples — click the last cell`);
+  const nav = page.waitForURL(/\/flame\?/);
+  await page.mouse.click(c2.x, c2.y);
+  await nav;
+  const q = new URL(page.url()).searchParams;
+  assert.deepEqual([q.get('cpu'), q.get('start'), q.get('end')], ['4-5', '4', '8']);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

@@ -3,11 +3,12 @@
 // of that time, user blue to system red, so that one core pegged in the
 // kernel stands out among cores that training threads keep busy in user
 // mode. measure=system in the URL shows the system fraction alone.
-// Dragging selects a block of CPUs and a time range.
+// Dragging, or clicking the first cell and then the last, selects a block of
+// CPUs and a time range, as on the offset heatmap.
 
 import { coreColor, EMPTY_CELL, systemColor, userColor } from "./colors";
 import { clear, fmtInt, fmtPct, h, Tooltip } from "./dom";
-import { type Cell, Grid, legend } from "./grid";
+import { type Cell, CellSelect, Grid, legend } from "./grid";
 import { cpuList, fmtDuration, fmtSeconds, fmtTick, updateURL } from "./state";
 import type { CoresJSON } from "./types";
 
@@ -69,25 +70,46 @@ export class CoresView {
   private measure: Measure = "busy";
   private tip = new Tooltip();
   private data: DrawnCores | null = null;
-  private a: Cell | null = null;
+  private a: Cell | null = null; // the selection's corner cells
   private b: Cell | null = null;
+  private sel: CellSelect;
 
   constructor(
     private container: HTMLElement,
     private opt: CoresOptions,
   ) {
-    this.grid = new Grid("cores-canvas", {
-      down: (c) => {
-        this.a = this.b = c;
+    this.sel = new CellSelect({
+      changed: (a, b) => {
+        this.a = a;
+        this.b = b;
         this.drawOverlay();
         this.label();
       },
+      done: (a, b) => {
+        this.a = a;
+        this.b = b;
+        const sel = this.selection();
+        this.drawOverlay();
+        this.label();
+        if (sel) this.opt.onSelect(sel);
+      },
+      cancelled: () => {
+        this.a = this.b = null;
+        this.grid.overlayContext();
+        this.hint();
+      },
+    });
+    this.grid = new Grid("cores-canvas", {
+      down: (c) => {
+        if (this.data) this.sel.down(c);
+      },
       move: (c, ev) => this.move(c, ev),
-      up: (c) => this.up(c),
+      up: (c) => {
+        if (this.data) this.sel.up(c);
+      },
       leave: () => this.tip.hide(),
     });
-    this.status = h("span", { class: "selection-label hint", attrs: { "data-testid": "cores-selection" } });
-    this.status.textContent = "Drag to select CPUs and a time range.";
+    this.status = h("span", { class: "selection-label hint", attrs: { "data-testid": "cores-selection", "aria-live": "polite" } });
     this.load = h("span", { class: "selection-load", attrs: { "data-testid": "cores-selection-load" } });
     this.legendEl = h("span", { class: "cores-legend", attrs: { "data-testid": "cores-legend" } });
     this.measureEl = h(
@@ -107,6 +129,7 @@ export class CoresView {
     const line = h("div", { class: "selection-line" }, this.status, this.load);
     const head = h("div", { class: "panel-head" }, control, this.legendEl, line);
     this.drawLegend();
+    this.hint();
     this.el = h("div", { class: "panel cores-panel" }, head, this.grid.el);
     clear(container);
     container.append(this.el);
@@ -136,6 +159,7 @@ export class CoresView {
 
   setData(d: DrawnCores): void {
     this.data = d;
+    if (this.sel.active()) this.sel.cancel();
     this.a = this.b = null;
     this.render();
   }
@@ -235,10 +259,7 @@ export class CoresView {
   private move(c: Cell, ev: PointerEvent): void {
     const d = this.data;
     if (!d) return;
-    if (this.a && (ev.buttons & 1) === 1) {
-      this.b = c;
-      this.drawOverlay();
-      this.label();
+    if (this.sel.move(c, ev.buttons)) {
       this.tip.hide();
       return;
     }
@@ -252,21 +273,18 @@ export class CoresView {
     ]);
   }
 
-  private up(c: Cell): void {
-    if (!this.a) return;
-    this.b = c;
-    const sel = this.selection();
-    this.drawOverlay();
-    this.label();
-    this.a = this.b = null;
-    if (sel) this.opt.onSelect(sel);
+  private hint(): void {
+    this.status.classList.add("hint");
+    this.status.textContent = "Drag across cells, or click the first and then the last, to open the flame graph of those CPUs and times.";
+    this.load.textContent = "";
   }
 
   private label(): void {
     const s = this.selection();
     if (!s) return;
     this.status.classList.remove("hint");
-    this.status.textContent = `CPU ${cpuList(s.cpus)} · ${fmtSeconds(s.startNs, 1e8)}–${fmtSeconds(s.endNs, 1e8)} s (${fmtDuration(s.endNs - s.startNs)}) · ${fmtInt(s.samples)} samples`;
+    const suffix = this.sel.waiting() ? " — click the last cell" : "";
+    this.status.textContent = `CPU ${cpuList(s.cpus)} · ${fmtSeconds(s.startNs, 1e8)}–${fmtSeconds(s.endNs, 1e8)} s (${fmtDuration(s.endNs - s.startNs)}) · ${fmtInt(s.samples)} samples${suffix}`;
     this.load.textContent = `busy ${fmtPct(s.busy)} · sys ${fmtPct(s.system)}`;
   }
 

@@ -188,3 +188,90 @@ export function legend(color: (t: number) => string, lo: string, hi: string, tit
     h("span", { class: "legend-hi", text: hi }),
   );
 }
+
+// SelectHandlers hear what a CellSelect does.
+export interface SelectHandlers {
+  // changed: the selection runs from cell a to cell b (in either order).
+  changed(a: Cell, b: Cell): void;
+  // done: the user released a drag, or clicked the last cell.
+  done(a: Cell, b: Cell): void;
+  // cancelled: Esc, or a new selection replaced an unfinished one.
+  cancelled(): void;
+}
+
+type SelectMode = "idle" | "drag" | "second";
+
+// CellSelect is the one way both maps select cells: drag from the first
+// cell to the last, or click the first and then the last (FlameScope's
+// click-click); Esc cancels a selection in progress.
+export class CellSelect {
+  private mode: SelectMode = "idle";
+  private anchor: Cell | null = null;
+  private current: Cell | null = null;
+  private moved = false; // the drag left its first cell
+
+  constructor(private h: SelectHandlers) {
+    document.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && this.active()) {
+        this.cancel();
+        ev.preventDefault();
+      }
+    });
+  }
+
+  // active reports whether a selection is in progress.
+  active(): boolean {
+    return this.mode !== "idle";
+  }
+
+  // waiting reports whether the first cell was clicked and the last is awaited.
+  waiting(): boolean {
+    return this.mode === "second";
+  }
+
+  cancel(): void {
+    this.mode = "idle";
+    this.anchor = this.current = null;
+    this.h.cancelled();
+  }
+
+  down(c: Cell): void {
+    if (this.mode === "second" && this.anchor) {
+      this.current = c;
+      this.h.changed(this.anchor, c);
+      return;
+    }
+    this.mode = "drag";
+    this.moved = false;
+    this.anchor = this.current = c;
+    this.h.changed(c, c);
+  }
+
+  // move follows the pointer; it returns false when no selection is in
+  // progress (the pointer only hovers).
+  move(c: Cell, buttons: number): boolean {
+    if (!this.anchor || this.mode === "idle") return false;
+    if (this.mode === "drag" && (buttons & 1) === 0) return false;
+    if (!this.current || c.col !== this.current.col || c.row !== this.current.row) {
+      this.current = c;
+      this.moved = true;
+      this.h.changed(this.anchor, c);
+    }
+    return true;
+  }
+
+  up(c: Cell): void {
+    const a = this.anchor;
+    if (!a) return;
+    if (this.mode === "drag" && !this.moved && c.col === a.col && c.row === a.row) {
+      // A click without a drag waits for the last cell.
+      this.mode = "second";
+      this.current = c;
+      this.h.changed(a, c);
+      return;
+    }
+    this.mode = "idle";
+    this.anchor = this.current = null;
+    this.h.done(a, c);
+  }
+}

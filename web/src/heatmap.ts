@@ -6,7 +6,7 @@
 
 import { EMPTY_CELL, heatColor, type Scale, scaleValue } from "./colors";
 import { clear, fmtInt, h, Tooltip } from "./dom";
-import { type Cell, Grid, legend } from "./grid";
+import { type Cell, CellSelect, Grid, legend } from "./grid";
 import { fmtDuration, fmtSeconds, fmtTick } from "./state";
 import type { HeatmapJSON } from "./types";
 
@@ -23,8 +23,6 @@ export interface HeatmapOptions {
   onSelect(sel: Selection): void;
 }
 
-type Mode = "idle" | "drag" | "second";
-
 export class HeatmapView {
   readonly el: HTMLElement;
   private grid: Grid;
@@ -32,19 +30,40 @@ export class HeatmapView {
   private legendBox: HTMLElement;
   private tip = new Tooltip();
   private data: HeatmapJSON | null = null;
-  private mode: Mode = "idle";
-  private anchor = -1;
-  private current = -1;
-  private moved = false;
+  private sel: CellSelect;
+  private range: [number, number] | null = null; // cell indexes selected, in time order
 
   constructor(
     private container: HTMLElement,
     private opt: HeatmapOptions,
   ) {
+    this.sel = new CellSelect({
+      changed: (a, b) => {
+        this.range = this.ordered(a, b);
+        this.drawOverlay();
+        this.label();
+      },
+      done: (a, b) => {
+        const [i, j] = (this.range = this.ordered(a, b));
+        const [s, e] = this.cellRange(i, j);
+        this.drawOverlay();
+        this.label();
+        this.opt.onSelect({ startNs: s, endNs: e, samples: this.sum(i, j) });
+      },
+      cancelled: () => {
+        this.range = null;
+        this.drawOverlay();
+        this.hint();
+      },
+    });
     this.grid = new Grid("heatmap-canvas", {
-      down: (c) => this.down(c),
+      down: (c) => {
+        if (this.data) this.sel.down(c);
+      },
       move: (c, ev) => this.move(c, ev),
-      up: (c) => this.up(c),
+      up: (c) => {
+        if (this.data) this.sel.up(c);
+      },
       leave: () => this.tip.hide(),
     });
     this.status = h("span", { class: "selection-label", attrs: { "data-testid": "selection", "aria-live": "polite" } });
@@ -58,13 +77,6 @@ export class HeatmapView {
     this.el = h("div", { class: "panel heatmap-panel" }, head, this.grid.el);
     clear(container);
     container.append(this.el);
-    document.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape" && this.mode !== "idle") {
-        this.mode = "idle";
-        this.drawOverlay();
-        this.status.textContent = "";
-      }
-    });
     this.hint();
   }
 
@@ -75,7 +87,8 @@ export class HeatmapView {
 
   setData(d: HeatmapJSON): void {
     this.data = d;
-    this.mode = "idle";
+    if (this.sel.active()) this.sel.cancel();
+    this.range = null;
     this.render();
   }
 
@@ -136,32 +149,17 @@ export class HeatmapView {
     return c.col * d.rows + (d.rows - 1 - c.row);
   }
 
-  private down(c: Cell): void {
-    if (!this.data) return;
-    const i = this.index(c);
-    if (this.mode === "second") {
-      this.current = i;
-      this.moved = true;
-    } else {
-      this.mode = "drag";
-      this.anchor = this.current = i;
-      this.moved = false;
-    }
-    this.drawOverlay();
-    this.label();
+  // ordered returns the cell indexes of a and b in time order.
+  private ordered(a: Cell, b: Cell): [number, number] {
+    const i = this.index(a);
+    const j = this.index(b);
+    return i <= j ? [i, j] : [j, i];
   }
 
   private move(c: Cell, ev: PointerEvent): void {
     const d = this.data;
     if (!d) return;
-    const i = this.index(c);
-    if (this.mode === "drag" || this.mode === "second") {
-      if (i !== this.current) {
-        this.current = i;
-        if (this.mode === "drag" && i !== this.anchor) this.moved = true;
-        this.drawOverlay();
-        this.label();
-      }
+    if (this.sel.move(c, ev.buttons)) {
       this.tip.hide();
       return;
     }
@@ -170,6 +168,7 @@ export class HeatmapView {
       return;
     }
     const r = d.rows - 1 - c.row;
+    const i = this.index(c);
     const [s, e] = this.cellRange(i, i);
     const n = (d.counts[c.col] || [])[r] || 0;
     this.tip.show(ev, [
@@ -177,27 +176,6 @@ export class HeatmapView {
       `column ${c.col}, +${fmtDuration((r * d.col_ns) / d.rows)}`,
       `${fmtInt(n)} samples`,
     ]);
-  }
-
-  private up(c: Cell): void {
-    if (!this.data) return;
-    if (this.mode === "drag" && !this.moved) {
-      // A click without a drag starts a click-click selection.
-      this.mode = "second";
-      this.label();
-      return;
-    }
-    this.current = this.index(c);
-    this.mode = "idle";
-    const [a, b] = this.ordered();
-    const [s, e] = this.cellRange(a, b);
-    this.drawOverlay(a, b);
-    this.label(a, b);
-    this.opt.onSelect({ startNs: s, endNs: e, samples: this.sum(a, b) });
-  }
-
-  private ordered(): [number, number] {
-    return this.anchor <= this.current ? [this.anchor, this.current] : [this.current, this.anchor];
   }
 
   // cellRange returns [start, end) offsets from T0 of cells a..b inclusive.
@@ -227,25 +205,23 @@ export class HeatmapView {
     this.status.classList.add("hint");
   }
 
-  private label(a?: number, b?: number): void {
-    if (this.mode === "idle" && a === undefined) return this.hint();
-    if (a === undefined || b === undefined) [a, b] = this.ordered();
+  private label(): void {
+    if (!this.range) return this.hint();
+    const [a, b] = this.range;
     const [s, e] = this.cellRange(a, b);
     this.status.classList.remove("hint");
-    const prefix = this.mode === "second" && a === b ? "Start " : "";
-    const suffix = this.mode === "second" ? " — click the last cell" : "";
+    const waiting = this.sel.waiting();
+    const prefix = waiting && a === b ? "Start " : "";
+    const suffix = waiting ? " — click the last cell" : "";
     this.status.textContent = `${prefix}${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s (${fmtDuration(e - s)}) · ${fmtInt(this.sum(a, b))} samples${suffix}`;
   }
 
-  private drawOverlay(a?: number, b?: number): void {
+  private drawOverlay(): void {
     const d = this.data;
     const g = this.grid;
     const ctx = g.overlayContext();
-    if (!d) return;
-    if (a === undefined || b === undefined) {
-      if (this.mode === "idle") return;
-      [a, b] = this.ordered();
-    }
+    if (!d || !this.range) return;
+    const [a, b] = this.range;
     ctx.fillStyle = "rgba(30, 90, 200, 0.35)";
     ctx.strokeStyle = "rgba(20, 60, 160, 0.9)";
     const c1 = Math.floor(a / d.rows);
