@@ -133,10 +133,10 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 			item.CPU = strconv.Itoa(int(h.CPU))
 		}
 		if h.Busy > 0 {
-			item.Busy = percent(h.Busy)
+			item.Busy = web.Percent(h.Busy)
 		}
 		if h.Share > 0 {
-			item.Share = percent(h.Share)
+			item.Share = web.Percent(h.Share)
 		}
 		page.Hotspots = append(page.Hotspots, item)
 	}
@@ -212,10 +212,6 @@ func displayName(p *subsecond.Profile) string {
 		return p.FileName
 	}
 	return p.ID
-}
-
-func percent(f float64) string {
-	return strconv.FormatFloat(f*100, 'f', 0, 64) + "%"
 }
 
 func query(v url.Values) string {

@@ -1,9 +1,47 @@
 package web
 
-import "time"
+import (
+	"math/big"
+	"time"
+)
 
 // Duration formats d nanoseconds for people, to the millisecond: "2m3.5s",
 // "850ms".
 func Duration(d int64) string {
 	return time.Duration(d).Round(time.Millisecond).String()
+}
+
+// Percent formats a fraction 0..1 as the page's script does (fmtPct in
+// web/src/dom.ts), so that a value reads the same whether the server or the
+// script rendered it: "0%", "<0.01%", two decimals below 10%, else one:
+// "4.25%", "99.8%", "100.0%".
+func Percent(f float64) string {
+	p := f * 100
+	switch {
+	case p == 0:
+		return "0%"
+	case p < 0.01:
+		return "<0.01%"
+	case p < 10:
+		return toFixed(p, 2) + "%"
+	}
+	return toFixed(p, 1) + "%"
+}
+
+// toFixed formats x ≥ 0 with d decimals as JavaScript's Number.toFixed does:
+// from x's exact binary value, a tie rounds up (strconv rounds it to even).
+func toFixed(x float64, d int) string {
+	r := new(big.Rat).SetFloat64(x)
+	r.Add(r, big.NewRat(5, pow10(d+1)))
+	scale := big.NewInt(pow10(d))
+	n := new(big.Int).Quo(new(big.Int).Mul(r.Num(), scale), r.Denom())
+	return new(big.Rat).SetFrac(n, scale).FloatString(d)
+}
+
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
 }

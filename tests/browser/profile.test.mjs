@@ -153,3 +153,20 @@ test('both maps select alike: click, then click; Esc restores the hint', async (
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+test('a hot spot reads the same on load and after Apply', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await openProfile(page);
+  const items = () => page.$$eval('ol[data-testid=hotspots] li', (lis) => lis.map((li) => li.textContent.replace(/\s+/g, ' ').trim()));
+  const first = await items();
+  assert.ok(first.length > 0 && first[0].startsWith('CPU 5, 4–8 s'), JSON.stringify(first));
+  // The percentages as the page formats them everywhere (fmtPct).
+  assert.match(first[0], /\d+\.\d% busy .*\(\d+\.\d%\)/, first[0]);
+  await page.$eval('ol[data-testid=hotspots] li', (li) => (li.dataset.old = '1'));
+  await page.click('#filters button[type=submit]');
+  await page.waitForSelector('ol[data-testid=hotspots] li:not([data-old])', { timeout: 5000 });
+  assert.deepEqual(await items(), first);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

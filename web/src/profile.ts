@@ -224,17 +224,17 @@ async function loadHotspots(api: string, flameBase: string, origin: number, p: U
         href = `${flameBase}?${q}`;
       }
       const what = (hs.cpu >= 0 ? `CPU ${hs.cpu}, ` : "") + `${fmtOffset(s)}–${fmtOffset(e)} s`;
-      ol.append(
-        h(
-          "li",
-          null,
-          h("a", { attrs: { href }, text: what }),
-          h("span", { class: "busy", text: `${fmtPct(hs.busy)} busy` }),
-          hs.comm ? h("span", { class: "comm", text: hs.comm }) : null,
-          hs.comm && hs.share ? h("span", { class: "share", text: `(${fmtPct(hs.share)})` }) : null,
-          hs.top_function ? h("code", { class: "func", text: hs.top_function }) : null,
-        ),
-      );
+      // Spaced as the server's markup is, so the text reads the same.
+      const parts = [
+        h("a", { attrs: { href }, text: what }),
+        hs.busy > 0 ? h("span", { class: "busy", text: `${fmtPct(hs.busy)} busy` }) : null,
+        hs.comm ? h("span", { class: "comm", text: hs.comm }) : null,
+        hs.comm && hs.share ? h("span", { class: "share", text: `(${fmtPct(hs.share)})` }) : null,
+        hs.top_function ? h("code", { class: "func", text: hs.top_function }) : null,
+      ].filter((e) => e !== null);
+      const li = h("li");
+      parts.forEach((e, i) => li.append(...(i ? [" ", e] : [e])));
+      ol.append(li);
     }
   } catch (e) {
     if (!signal.aborted) {
