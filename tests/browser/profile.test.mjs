@@ -113,7 +113,7 @@ test('a CPU filter that matches no CPU says so in both maps, loaded or applied',
 });
 
 const HEAT_HINT = 'Drag across cells, or click the first and then the last, to open a flame graph.';
-const CORES_HINT = 'Drag across cells, or click the first and then the last, to open the flame graph of those CPUs and times.';
+const CORES_HINT = HEAT_HINT;
 
 test('both maps select alike: click, then click; Esc restores the hint', async () => {
   const page = await browser.ctx.newPage();
@@ -167,6 +167,56 @@ test('a hot spot reads the same on load and after Apply', async () => {
   await page.click('#filters button[type=submit]');
   await page.waitForSelector('ol[data-testid=hotspots] li:not([data-old])', { timeout: 5000 });
   assert.deepEqual(await items(), first);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+// axisLabels returns each map's x-axis labels (text, left and right edges)
+// and the right edge of its cells, in page pixels.
+async function axisLabels(page) {
+  return page.evaluate(() =>
+    ['#heatmap', '#cores'].map((sel) => {
+      const grid = document.querySelector(`${sel} .grid`);
+      const cells = grid.querySelector('.grid-overlay').getBoundingClientRect();
+      const labels = [...grid.querySelectorAll('.grid-xaxis span')].map((s) => {
+        const r = s.getBoundingClientRect();
+        return { text: s.textContent, left: r.left, right: r.right };
+      });
+      const ys = [...grid.querySelectorAll('.grid-yaxis .ylabel')].map((s) => s.textContent);
+      return { sel, right: cells.right, labels, ys };
+    }),
+  );
+}
+
+test('axis labels are whole at every width; the hot spots are in the first screen at 1280×800', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  for (const [width, height] of [[800, 800], [1280, 800], [1440, 900], [1920, 1080]]) {
+    await page.setViewportSize({ width, height });
+    // No bucket in the URL: the cores map fits itself to the width.
+    await openProfile(page);
+    for (const g of await axisLabels(page)) {
+      const at = `${g.sel} at ${width} px`;
+      assert.ok(g.labels.length >= 2, `${at}: x labels ${JSON.stringify(g.labels)}`);
+      assert.ok(g.ys.length >= 2, `${at}: y labels ${JSON.stringify(g.ys)}`);
+      assert.equal(g.labels[0].text, '0', at);
+      let prev = -Infinity;
+      for (const l of g.labels) {
+        assert.match(l.text, /^\d+(\.\d+)?$/, at);
+        assert.ok(l.right <= g.right + 0.5, `${at}: label ${l.text} ends at ${l.right}, past the cells' edge ${g.right}`);
+        assert.ok(l.left >= prev, `${at}: label ${l.text} overlaps the one before`);
+        prev = l.right;
+      }
+    }
+    if (width === 1280) {
+      const tops = await page.evaluate(() => ({
+        hotspot: document.querySelector('ol[data-testid=hotspots] li a').getBoundingClientRect().bottom,
+        heatmap: document.querySelector('#heatmap canvas').getBoundingClientRect().top,
+        cores: document.querySelector('#cores canvas').getBoundingClientRect().top,
+      }));
+      assert.ok(tops.hotspot <= height && tops.heatmap < height && tops.cores < height, `at 1280×800: ${JSON.stringify(tops)}`);
+    }
+  }
   assert.deepEqual(w.errors, []);
   await page.close();
 });

@@ -179,7 +179,7 @@ export class CoresView {
     const avail = g.availableWidth(this.container);
     const cellW = Math.max(1, Math.min(16, avail / Math.max(1, d.buckets)));
     const cellH = Math.min(14, Math.max(2, Math.floor(384 / Math.max(1, n))));
-    const { base, axis } = g.layout(d.buckets, n, cellW, cellH);
+    const base = g.layout(d.buckets, n, cellW, cellH);
     this.grid.overlay.dataset.measure = this.measure;
     const sysMode = this.measure === "system";
     // Palettes: 64 lightness levels, × SHARE_STEPS + 1 hues in busy mode.
@@ -214,7 +214,6 @@ export class CoresView {
     const shift = d.t0_ns - this.opt.originNs;
     g.drawXLabels(base, (b) => fmtTick(shift + b * d.bucket_ns, d.bucket_ns), 40);
     g.drawYLabels(
-      axis,
       d.cpus.map((cpu, r) => ({ row: r + 0.5, text: String(cpu) })),
       "CPU",
     );
@@ -275,7 +274,7 @@ export class CoresView {
 
   private hint(): void {
     this.status.classList.add("hint");
-    this.status.textContent = "Drag across cells, or click the first and then the last, to open the flame graph of those CPUs and times.";
+    this.status.textContent = "Drag across cells, or click the first and then the last, to open a flame graph.";
     this.load.textContent = "";
   }
 

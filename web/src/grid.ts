@@ -24,7 +24,8 @@ const TOP = 6;
 export class Grid {
   readonly el: HTMLDivElement;
   readonly scroller: HTMLDivElement;
-  readonly yaxis: HTMLCanvasElement;
+  readonly yaxis: HTMLDivElement;
+  readonly xaxis: HTMLDivElement;
   readonly base: HTMLCanvasElement;
   readonly overlay: HTMLCanvasElement;
   cols = 0;
@@ -37,10 +38,14 @@ export class Grid {
     testid: string,
     private handlers: GridHandlers,
   ) {
-    this.yaxis = h("canvas", { class: "grid-yaxis" });
+    // Axis labels are text in the page, not pixels on the canvas: they
+    // follow the page's colours, screen readers and zoom read them, and
+    // they can be measured.
+    this.yaxis = h("div", { class: "grid-yaxis", attrs: { "aria-hidden": "true" } });
+    this.xaxis = h("div", { class: "grid-xaxis", attrs: { "aria-hidden": "true" } });
     this.base = h("canvas", { class: "grid-base", attrs: { "data-testid": testid } });
     this.overlay = h("canvas", { class: "grid-overlay" });
-    const stack = h("div", { class: "grid-stack" }, this.base, this.overlay);
+    const stack = h("div", { class: "grid-stack" }, this.base, this.overlay, this.xaxis);
     this.scroller = h("div", { class: "grid-scroll" }, stack);
     this.el = h("div", { class: "grid" }, this.yaxis, this.scroller);
     const cell = (ev: PointerEvent): Cell => {
@@ -99,8 +104,8 @@ export class Grid {
   }
 
   // layout puts back the axes and cells that showMessage replaced, sizes the
-  // canvases and returns the base and y-axis contexts.
-  layout(cols: number, rows: number, cellW: number, cellH: number): { base: CanvasRenderingContext2D; axis: CanvasRenderingContext2D } {
+  // canvases, clears the axis labels and returns the base canvas's context.
+  layout(cols: number, rows: number, cellW: number, cellH: number): CanvasRenderingContext2D {
     if (!this.el.contains(this.scroller)) {
       clear(this.el);
       this.el.append(this.yaxis, this.scroller);
@@ -113,12 +118,15 @@ export class Grid {
     const hh = TOP + rows * cellH + XAXIS_H;
     const base = setupCanvas(this.base, w, hh);
     setupCanvas(this.overlay, w, hh);
-    const axis = setupCanvas(this.yaxis, AXIS_W, hh);
+    this.yaxis.style.height = hh + "px";
+    clear(this.yaxis);
+    clear(this.xaxis);
+    this.xaxis.style.top = this.rowY(rows) + "px";
+    this.xaxis.style.width = w + "px";
     // Geometry for tests and tools that drive the grid with a pointer.
     Object.assign(this.overlay.dataset, { cols: String(cols), rows: String(rows), cellW: String(cellW), cellH: String(cellH), top: String(TOP) });
     base.clearRect(0, 0, w, hh);
-    axis.clearRect(0, 0, AXIS_W, hh);
-    return { base, axis };
+    return base;
   }
 
   overlayContext(): CanvasRenderingContext2D {
@@ -129,46 +137,53 @@ export class Grid {
     return ctx;
   }
 
-  // drawXLabels writes labels under the columns, skipping so they don't collide.
+  // drawXLabels writes labels under the columns with a tick on the canvas,
+  // skipping labels that would collide. A label that would run past the
+  // grid's right edge ends at the edge instead.
   drawXLabels(ctx: CanvasRenderingContext2D, label: (col: number) => string, minGap = 44): void {
-    ctx.fillStyle = "#555";
-    ctx.font = "10px system-ui, sans-serif";
-    ctx.textBaseline = "top";
-    ctx.textAlign = "left";
-    const y = this.rowY(this.rows) + 4;
+    ctx.font = AXIS_FONT;
+    ctx.fillStyle = axisInk();
+    const gw = this.gridWidth();
     let lastEnd = -Infinity;
     const step = Math.max(1, Math.ceil(minGap / Math.max(this.cellW, 0.01)));
     const nice = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000].find((s) => s >= step) || step;
     for (let c = 0; c < this.cols; c += nice) {
       const x = this.colX(c);
       const t = label(c);
-      const w = ctx.measureText(t).width;
-      if (x < lastEnd + 6) continue;
+      const w = Math.ceil(ctx.measureText(t).width) + 2;
+      const left = Math.min(x, gw - w);
+      if (left < lastEnd + 6 || left < 0) continue;
       ctx.fillRect(x, this.rowY(this.rows), 1, 3);
-      ctx.fillText(t, x + 1, y);
-      lastEnd = x + w;
+      const span = h("span", { text: t });
+      span.style.left = left + "px";
+      this.xaxis.append(span);
+      lastEnd = left + w;
     }
   }
 
-  // drawYLabels writes labels at display-row boundaries on the y-axis canvas.
-  drawYLabels(axis: CanvasRenderingContext2D, marks: { row: number; text: string }[], title: string): void {
-    axis.fillStyle = "#555";
-    axis.font = "10px system-ui, sans-serif";
-    axis.textAlign = "right";
-    axis.textBaseline = "middle";
+  // drawYLabels writes labels at display-row boundaries on the y axis.
+  drawYLabels(marks: { row: number; text: string }[], title: string): void {
     let last = -Infinity;
     for (const m of marks) {
       const y = this.rowY(m.row);
       if (Math.abs(y - last) < 12) continue;
-      axis.fillText(m.text, AXIS_W - 6, Math.min(Math.max(y, 8), this.rowY(this.rows)));
-      axis.fillRect(AXIS_W - 4, y, 4, 1);
+      const span = h("span", { class: "ylabel", text: m.text });
+      span.style.top = Math.min(Math.max(y, 8), this.rowY(this.rows)) + "px";
+      this.yaxis.append(span);
       last = y;
     }
-    axis.textAlign = "left";
-    axis.textBaseline = "top";
-    axis.fillStyle = "#888";
-    axis.fillText(title, 2, this.rowY(this.rows) + 4);
+    const t = h("span", { class: "ytitle", text: title });
+    t.style.top = this.rowY(this.rows) + 4 + "px";
+    this.yaxis.append(t);
   }
+}
+
+// AXIS_FONT is the axis labels' font, as app.css sets it for .grid-xaxis.
+const AXIS_FONT = "10px system-ui, sans-serif";
+
+// axisInk is the colour of the ticks drawn on the canvas: the axis text's.
+function axisInk(): string {
+  return getComputedStyle(document.documentElement).getPropertyValue("--axis").trim() || "#555";
 }
 
 // legend draws a colour ramp with its end labels into a small canvas.

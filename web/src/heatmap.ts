@@ -110,7 +110,7 @@ export class HeatmapView {
     const fit = avail / Math.max(1, d.cols);
     const cellW = Math.min(24, Math.max(2, fit >= 4 ? Math.floor(fit) : fit));
     const cellH = Math.min(12, Math.max(1, Math.floor(360 / Math.max(1, d.rows))));
-    const { base, axis } = g.layout(d.cols, d.rows, cellW, cellH);
+    const base = g.layout(d.cols, d.rows, cellW, cellH);
     // Cells: quantise to 256 levels so colour strings are built once.
     const palette: string[] = [];
     for (let i = 0; i < 256; i++) palette.push(heatColor((i + 1) / 256));
@@ -136,7 +136,7 @@ export class HeatmapView {
       const v = ns / unit;
       marks.push({ row: d.rows - r, text: Number.isInteger(v) ? String(v) : v.toFixed(1) });
     }
-    g.drawYLabels(axis, marks.reverse(), "ms \u2191  s \u2192");
+    g.drawYLabels(marks.reverse(), "ms \u2191  s \u2192");
     clear(this.legendBox);
     this.legendBox.append(
       legend((t) => heatColor(t), "0", fmtInt(d.max), this.opt.scale === "log" ? "samples (enhanced)" : "samples"),
