@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,25 +180,63 @@ func generate(t *testing.T, cfg Config) ([]byte, Truth) {
 	return buf.Bytes(), truth
 }
 
+// shared is the capture most tests read, testConfig(sharedSeed), with the
+// test's own tally of it: generated and read once for the whole package, as
+// each costs about a second.
+var shared struct {
+	once   sync.Once
+	ok     bool
+	text   []byte
+	truth  Truth
+	count  count
+	recs   []*rec
+	header []string
+}
+
+const sharedSeed = 7
+
+// sharedCapture returns the shared capture, generating and tallying it on
+// first use.
+func sharedCapture(t *testing.T) ([]byte, Truth) {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.text, shared.truth = generate(t, testConfig(sharedSeed))
+		shared.count, shared.recs, shared.header = tally(t, shared.text, shared.truth)
+		shared.ok = true
+	})
+	if !shared.ok {
+		t.Fatal("the shared capture could not be generated or read; see the first test that failed")
+	}
+	return shared.text, shared.truth
+}
+
 func sum(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
 
 func TestDeterministic(t *testing.T) {
-	a, ta := generate(t, testConfig(7))
-	b, tb := generate(t, testConfig(7))
-	if sum(a) != sum(b) {
-		t.Fatalf("seed 7 twice: outputs differ (%d and %d bytes)", len(a), len(b))
-	}
+	a, ta := sharedCapture(t)
 	if ta.SHA256 != sum(a) || ta.Bytes != int64(len(a)) {
-		t.Errorf("truth says %d bytes, sha256 %s; text has %d bytes, sha256 %s", ta.Bytes, ta.SHA256, len(a), sum(a))
+		t.Fatalf("truth says %d bytes, sha256 %s; text has %d bytes, sha256 %s", ta.Bytes, ta.SHA256, len(a), sum(a))
+	}
+	// The truth's hash is the text's (checked above), so the second run and
+	// the other seed need not keep their text.
+	tb, err := Generate(io.Discard, testConfig(sharedSeed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.SHA256 != ta.SHA256 || tb.Bytes != ta.Bytes {
+		t.Fatalf("seed 7 twice: outputs differ (%d bytes, sha256 %s; then %d bytes, %s)", ta.Bytes, ta.SHA256, tb.Bytes, tb.SHA256)
 	}
 	if !reflect.DeepEqual(ta, tb) {
 		t.Errorf("seed 7 twice: truths differ")
 	}
-	c, tc := generate(t, testConfig(8))
-	if sum(a) == sum(c) || ta.SHA256 == tc.SHA256 {
+	tc, err := Generate(io.Discard, testConfig(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ta.SHA256 == tc.SHA256 {
 		t.Errorf("seeds 7 and 8 gave the same capture")
 	}
 	if reflect.DeepEqual(ta.Incidents, tc.Incidents) {
@@ -214,14 +253,14 @@ type count struct {
 	wins                          []Window
 }
 
-func tally(t *testing.T, text []byte, truth Truth) (count, []*rec) {
+func tally(t *testing.T, text []byte, truth Truth) (count, []*rec, []string) {
 	t.Helper()
 	c := count{perCPU: make([]int64, truth.Config.CPUs), byComm: map[string]int64{}, first: -1}
 	for _, w := range truth.Incidents {
 		c.wins = append(c.wins, Window{CPU: w.CPU, StartNS: w.StartNS, EndNS: w.EndNS, ByComm: map[string]int64{}, AllByComm: map[string]int64{}, FirstNS: -1, LastNS: -1})
 	}
 	var all []*rec
-	readCapture(t, bytes.NewReader(text), func(r *rec) {
+	header := readCapture(t, bytes.NewReader(text), func(r *rec) {
 		all = append(all, r)
 		c.samples++
 		c.perCPU[r.cpu]++
@@ -270,12 +309,12 @@ func tally(t *testing.T, text []byte, truth Truth) (count, []*rec) {
 			}
 		}
 	})
-	return c, all
+	return c, all, header
 }
 
 func TestTruthMatchesText(t *testing.T) {
-	text, truth := generate(t, testConfig(7))
-	c, _ := tally(t, text, truth)
+	_, truth := sharedCapture(t)
+	c := shared.count
 	cfg := truth.Config
 	if want := int64(cfg.CPUs * cfg.Seconds * cfg.Hz); c.samples != want || truth.Samples != want {
 		t.Errorf("samples: text %d, truth %d; want %d (every CPU at %d Hz for %d s)", c.samples, truth.Samples, want, cfg.Hz, cfg.Seconds)
@@ -315,8 +354,8 @@ func TestTruthMatchesText(t *testing.T) {
 // windows the incident CPU runs only the kubelet's memcg walk under a read
 // syscall; outside them it polls the NIC and runs other work.
 func TestIncident(t *testing.T) {
-	text, truth := generate(t, testConfig(3))
-	_, recs := tally(t, text, truth)
+	_, truth := sharedCapture(t)
+	recs := shared.recs
 	in := func(r *rec) bool {
 		for _, w := range truth.Incidents {
 			if r.cpu == w.CPU && r.ns >= w.StartNS && r.ns < w.EndNS {
@@ -368,15 +407,15 @@ func TestIncident(t *testing.T) {
 // TestShape checks what every sample looks like: stack depth, time order,
 // the sampling grid and the header block.
 func TestShape(t *testing.T) {
-	text, truth := generate(t, testConfig(11))
-	header := readCapture(t, bytes.NewReader(text), func(*rec) {})
+	_, truth := sharedCapture(t)
+	header := shared.header
 	for _, want := range []string{"# captured on    : ", "# hostname : gpu-node-17", "# os release : ", "# perf version : ", "# arch : x86_64",
 		"# nrcpus online : 48", "# cmdline : /usr/bin/perf record -F 49 -a -g -- sleep 30 ", "# ========"} {
 		if !slices.ContainsFunc(header, func(h string) bool { return strings.HasPrefix(h, want) }) {
 			t.Errorf("header block lacks %q", want)
 		}
 	}
-	_, recs := tally(t, text, truth)
+	recs := shared.recs
 	last := map[int]int64{}
 	var prev int64
 	var idle, shallow int
@@ -485,8 +524,12 @@ func TestConfigErrors(t *testing.T) {
 func TestNoIncident(t *testing.T) {
 	cfg := testConfig(5)
 	cfg.IncidentCPU = -1
+	cfg.Seconds = 10 // no windows to place: a shorter capture shows as much
 	text, truth := generate(t, cfg)
-	c, _ := tally(t, text, truth)
+	c, _, _ := tally(t, text, truth)
+	if c.memcg == 0 {
+		t.Fatal("no memcg samples at all; want the kubelet's background reads of memory.stat")
+	}
 	if len(truth.Incidents) != 0 || c.memcg != c.memcgOut || truth.MemcgOutside != truth.MemcgSamples {
 		t.Errorf("no incident asked: %d windows, %d memcg samples of which %d outside windows", len(truth.Incidents), c.memcg, c.memcgOut)
 	}
@@ -522,7 +565,7 @@ func ExampleGenerate() {
 // TestParser reads a generated capture with the real parser: no warnings,
 // the header metadata, and the truth's counts per CPU and per window.
 func TestParser(t *testing.T) {
-	text, truth := generate(t, testConfig(13))
+	text, truth := sharedCapture(t)
 	sc := parser.NewScanner(bytes.NewReader(text), parser.Options{Strict: true})
 	perCPU := make([]int64, truth.Config.CPUs)
 	byComm := map[string]int64{}

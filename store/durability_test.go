@@ -52,6 +52,9 @@ func TestHelperIngest(t *testing.T) {
 }
 
 func TestKillMidIngest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills an importing child process; run without -short")
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "kill.db")
 	// Create the database first so that the child only ever writes samples.
