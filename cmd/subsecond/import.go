@@ -18,9 +18,10 @@ import (
 )
 
 // runImport implements `subsecond import [--db PATH] [--name NAME]
-// [--host HOST] [--strict] FILE…`: each FILE (plain, gzip or zstd perf script text; "-"
-// for standard input) becomes a stored profile, or is recognised as one
-// stored before. A failed file does not stop the others.
+// [--host HOST] [--strict] FILE…`: each FILE (plain, gzip or zstd perf
+// script text; "-" for standard input; a directory or a pattern for the
+// files in it, oldest first) becomes a stored profile, or is recognised as
+// one stored before. A failed file does not stop the others.
 func runImport(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
 	db := dbFlag(fs)
@@ -28,7 +29,7 @@ func runImport(ctx context.Context, e env) error {
 	host := fs.String("host", "", "the host the captures were recorded on (default: their '# hostname', else unknown)")
 	strict := fs.Bool("strict", false, "fail on the first malformed record instead of skipping it")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--host HOST] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input)\nas a profile and prints its ID; a file stored before is recognised by its\nSHA-256 and not stored twice.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--host HOST] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input;\na directory or a quoted pattern for its files, oldest first) as a profile\nand prints its ID; a file stored before is recognised by its SHA-256 and\nnot stored twice.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, e, e.args); err != nil {
@@ -43,6 +44,10 @@ func runImport(ctx context.Context, e env) error {
 			return fmt.Errorf("import: %w", err)
 		}
 	}
+	files, err := expandFiles(fs.Args())
+	if err != nil {
+		return err
+	}
 	s, err := openStore(ctx, *db)
 	if err != nil {
 		return err
@@ -50,7 +55,7 @@ func runImport(ctx context.Context, e env) error {
 	defer s.Close()
 
 	failed := 0
-	for _, file := range fs.Args() {
+	for _, file := range files {
 		if err := importOne(ctx, s, e, file, store.ImportOptions{Name: *name, Host: *host, Strict: *strict}); err != nil {
 			if ctx.Err() != nil {
 				return err
@@ -60,7 +65,7 @@ func runImport(ctx context.Context, e env) error {
 		}
 	}
 	if failed > 0 {
-		return fmt.Errorf("import: %d of %d files failed", failed, fs.NArg())
+		return fmt.Errorf("import: %d of %d files failed", failed, len(files))
 	}
 	return nil
 }

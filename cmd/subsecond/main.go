@@ -54,6 +54,7 @@ func commands() map[string]command {
 		"list":       {"list stored profiles", runList},
 		"info":       {"show one stored profile", runInfo},
 		"delete":     {"delete a stored profile", runDelete},
+		"prune":      {"delete captures older than a duration", runPrune},
 		"heatmap":    {"print a subsecond offset heatmap", runHeatmap},
 		"cpus":       {"print the cores × time map", runCPUs},
 		"flamegraph": {"render the flame graph of a time range", runFlamegraph},

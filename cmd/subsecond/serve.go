@@ -38,6 +38,7 @@ func runServe(ctx context.Context, e env) error {
 	readOnly := fs.Bool("read-only", envBool("SUBSECOND_READ_ONLY"), "refuse uploads and deletes ($SUBSECOND_READ_ONLY=1)")
 	var sn serveNet
 	sn.flags(fs)
+	retainFor := fs.Duration("retain", 0, "delete captures of every host that ended longer ago than this, e.g. 72h, checked every 10 minutes (default: keep all)")
 	noSample := fs.Bool("no-sample", false, "when run as the default command, do not import the bundled incident capture into an empty database")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: subsecond serve [flags] [FILE…]")
@@ -99,6 +100,19 @@ func runServe(ctx context.Context, e env) error {
 		if err := importSample(ctx, st, e.stdout, base); err != nil {
 			return err
 		}
+	}
+
+	if *retainFor > 0 {
+		if *readOnly {
+			return errors.New("serve: --retain deletes captures, which --read-only forbids")
+		}
+		rctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			retain(rctx, st, *retainFor, 10*time.Minute, log.Info)
+		}()
+		defer func() { stop(); <-done }() // before the store closes
 	}
 
 	hosts, public := sn.hosts(ln.Addr())
