@@ -2,6 +2,7 @@ package flame_test
 
 import (
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"os"
 	"runtime"
@@ -17,8 +18,9 @@ import (
 	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
-// The speed benchmarks answer the requests the flame graph page makes, on a
-// real capture with deep stacks and on the bundled 96-CPU incident, and
+// The speed benchmarks answer the requests the flame graph page makes (the
+// graph's JSON, a diff, the function table, a pprof export), on a real
+// capture with deep stacks and on the bundled 96-CPU incident, and
 // report p50/p95 in milliseconds, allocations per request and per emitted
 // node. bench/flame runs them and prints the table; the targets (issue 13)
 // on a 2-core machine, server-side including JSON: deep capture 1 s ≤ 2 ms,
@@ -133,6 +135,14 @@ func speedRequests(c *subsecond.Capture, at int64) []request {
 				return 0, err
 			}
 			return g.Len(), g.WriteJSON(io.Discard)
+		}},
+		{"functions_10s", func() (int, error) {
+			g, err := flame.Build(c, subsecond.Filter{}, clip(subsecond.Range{Start: at, End: at + 10e9}))
+			if err != nil {
+				return 0, err
+			}
+			rows := g.Functions()
+			return g.Len(), json.NewEncoder(io.Discard).Encode(rows)
 		}},
 		{"pprof_10s", func() (int, error) {
 			g, err := flame.Build(c, subsecond.Filter{}, clip(subsecond.Range{Start: at, End: at + 10e9}))

@@ -151,6 +151,8 @@ var formats = map[string]struct{ contentType, ext string }{
 	"folded": {"text/plain; charset=utf-8", "folded.txt"},
 	"svg":    {"image/svg+xml", "svg"},
 	"pprof":  {"application/vnd.google.protobuf", "pb.gz"},
+	// functions is the function table the page shows, not a download.
+	"functions": {"application/json", "functions.json"},
 }
 
 func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
@@ -160,7 +162,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 	}
 	ft, ok := formats[format]
 	if !ok {
-		s.error(w, r, fmt.Errorf("format: %q is not json, folded, svg or pprof: %w", format, subsecond.ErrInvalid))
+		s.error(w, r, fmt.Errorf("format: %q is not json, folded, svg, pprof or functions: %w", format, subsecond.ErrInvalid))
 		return
 	}
 	c, q, err := s.load(r)
@@ -185,7 +187,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 	h := w.Header()
 	h.Set("Content-Type", ft.contentType)
 	h.Set("Cache-Control", "no-store")
-	if format != "json" {
+	if format != "json" && format != "functions" {
 		kind := "flame"
 		if isDiff {
 			kind = "diff"

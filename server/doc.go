@@ -27,7 +27,7 @@
 //	GET    /api/profiles/{id}/heatmap    offset heatmap: rows, col, filters
 //	GET    /api/profiles/{id}/cpus       cores map: bucket, filters
 //	GET    /api/profiles/{id}/hotspots   {"hotspots": [...]}: threshold, min, bucket, filters
-//	GET    /api/profiles/{id}/flamegraph start, end, filters, format=json|folded|svg|pprof
+//	GET    /api/profiles/{id}/flamegraph start, end, filters, format=json|folded|svg|pprof|functions
 //	GET    /api/profiles/{id}/diff       start2, end2 (base), start, end, filters, format
 //
 // Filters are cpu, pid, tid, comm, comm_regex, event, function, only, idle.

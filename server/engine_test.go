@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -154,6 +155,31 @@ func TestRealEngine(t *testing.T) {
 	getJSON("/diff?start2=0&end2=1&start=1&end=3", &diff)
 	if diff.Total != 400 || diff.BaseTotal != 190 || len(diff.BaseN) == 0 {
 		t.Errorf("diff = total %d base %d (%d base counts); want 400 over 190", diff.Total, diff.BaseTotal, len(diff.BaseN))
+	}
+
+	var fns struct {
+		Total     int64 `json:"total"`
+		BaseTotal int64 `json:"base_total"`
+		Functions []struct {
+			Name        string  `json:"name"`
+			Total       int64   `json:"total"`
+			BaseTotal   int64   `json:"base_total"`
+			Delta       float64 `json:"total_delta_pts"`
+			Significant bool    `json:"significant"`
+		} `json:"functions"`
+	}
+	getJSON("/diff?start2=0&end2=1&start=1&end=3&format=functions", &fns)
+	if fns.Total != 400 || fns.BaseTotal != 190 || len(fns.Functions) == 0 {
+		t.Errorf("diff function table = total %d base %d, %d rows; want 400 over 190", fns.Total, fns.BaseTotal, len(fns.Functions))
+	}
+	for _, f := range fns.Functions {
+		if want := 100*float64(f.Total)/400 - 100*float64(f.BaseTotal)/190; math.Abs(f.Delta-want) > 1e-9 {
+			t.Errorf("function %s: change %v pts; want %v", f.Name, f.Delta, want)
+		}
+	}
+	res, _ = e.do("GET", api+"/flamegraph?start=0&end=1&format=functions", nil)
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" || res.Header.Get("Content-Disposition") != "" {
+		t.Errorf("function table: status %d, %q, %q; want 200 JSON, not an attachment", res.StatusCode, res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"))
 	}
 
 	// Reads are compressed for clients that accept it.

@@ -11,7 +11,7 @@ import (
 )
 
 // runFlamegraph implements `subsecond flamegraph --start S --end E
-// [filters] [--start2 S2 --end2 E2] --format svg|folded|pprof|json [-o OUT]
+// [filters] [--start2 S2 --end2 E2] --format svg|folded|pprof|json|functions [-o OUT]
 // FILE|ID`: the flame graph of [S, E) seconds from T0 (default: the whole
 // capture), or with --start2/--end2 the differential graph from that base
 // range to [S, E).
@@ -21,9 +21,9 @@ func runFlamegraph(ctx context.Context, e env) error {
 	v.param("end", "range end, seconds from T0, exclusive (default: after the last sample)")
 	v.param("start2", "differential: base range start, seconds from T0")
 	v.param("end2", "differential: base range end, seconds from T0")
-	format := v.fs.String("format", "svg", "output format: svg, folded, pprof or json")
+	format := v.fs.String("format", "svg", "output format: svg, folded, pprof, json or functions (the function table as JSON)")
 	out := v.fs.String("o", "", "write to this file instead of standard output")
-	v.usage("flamegraph [--start S] [--end E] [filters] [--start2 S2 --end2 E2] [--format svg|folded|pprof|json] [-o OUT] FILE|ID",
+	v.usage("flamegraph [--start S] [--end E] [filters] [--start2 S2 --end2 E2] [--format svg|folded|pprof|json|functions] [-o OUT] FILE|ID",
 		"Writes the flame graph of the samples in [S, E) seconds from T0 that pass the\nfilters; with --start2/--end2, the differential graph from that base range.")
 	f, err := v.parse(e.args)
 	if err != nil {
