@@ -58,34 +58,44 @@ func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// load returns the capture of the request's profile and the parsed query.
-// The query is checked against the profile's metadata before the capture is
-// loaded, so a bad parameter costs no capture load.
-func (s *Server) load(r *http.Request) (*subsecond.Capture, *Query, error) {
+// load returns the capture of the request's profile and the parsed query,
+// holding a heavy slot that the caller gives back with release. The query
+// and its cost (check, when not nil) are checked against the profile's
+// metadata first, so that a bad or too costly request loads nothing and
+// waits for no slot.
+func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) error) (c *subsecond.Capture, q *Query, release func(), err error) {
 	id := chi.URLParam(r, "id")
 	p, err := s.store.Profile(r.Context(), id)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	q, err := parseQuery(p, r.URL.Query())
-	if err != nil {
-		return nil, nil, err
+	if q, err = parseQuery(p, r.URL.Query()); err != nil {
+		return nil, nil, nil, err
 	}
-	c, err := s.store.Capture(r.Context(), id)
-	if err != nil {
-		return nil, nil, err
+	if check != nil {
+		if err := check(p, q); err != nil {
+			return nil, nil, nil, err
+		}
 	}
-	return c, q, nil
+	if release, err = s.heavy.enter(r.Context()); err != nil {
+		return nil, nil, nil, err
+	}
+	if c, err = s.store.Capture(r.Context(), id); err != nil {
+		release()
+		return nil, nil, nil, err
+	}
+	return c, q, release, nil
 }
 
 // heatmap handles GET /api/profiles/{id}/heatmap?rows=&col=&<filters>: the
 // offset heatmap.
 func (s *Server) heatmap(w http.ResponseWriter, r *http.Request) {
-	c, q, err := s.load(r)
+	c, q, release, err := s.load(r, s.checkHeatmapCost)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
+	defer release()
 	v, err := s.engine.Heatmap(c, q)
 	if err != nil {
 		s.error(w, r, err)
@@ -96,11 +106,12 @@ func (s *Server) heatmap(w http.ResponseWriter, r *http.Request) {
 
 // cores handles GET /api/profiles/{id}/cpus?bucket=&<filters>: the cores map.
 func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
-	c, q, err := s.load(r)
+	c, q, release, err := s.load(r, s.checkCoresCost)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
+	defer release()
 	v, err := s.engine.Cores(c, q)
 	if err != nil {
 		s.error(w, r, err)
@@ -165,20 +176,29 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 		s.error(w, r, fmt.Errorf("format: %q is not json, folded, svg, pprof or functions: %w", format, subsecond.ErrInvalid))
 		return
 	}
-	c, q, err := s.load(r)
+	if isDiff && !r.URL.Query().Has("start2") && !r.URL.Query().Has("end2") {
+		s.error(w, r, fmt.Errorf("start2: the base range start2, end2 is missing: %w", subsecond.ErrInvalid))
+		return
+	}
+	c, q, release, err := s.load(r, nil)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
+	defer release()
 	var g Graph
 	if isDiff {
-		if !r.URL.Query().Has("start2") && !r.URL.Query().Has("end2") {
-			s.error(w, r, fmt.Errorf("start2: the base range start2, end2 is missing: %w", subsecond.ErrInvalid))
-			return
-		}
 		g, err = s.engine.Diff(c, q)
 	} else {
 		g, err = s.engine.Flame(c, q)
+	}
+	if err == nil {
+		err = s.checkNodes(g.Len(), format)
+	}
+	if err == nil {
+		// The graph is built; its export is the costly part, not worth
+		// doing for a client that has gone.
+		err = r.Context().Err()
 	}
 	if err != nil {
 		s.error(w, r, err)

@@ -18,7 +18,11 @@ var (
 	errMethod      = errors.New("method not allowed")
 	errEncoding    = errors.New("unsupported content encoding")
 	errMisdirected = errors.New("host not served")
+	errBusy        = errors.New("server busy")
 )
+
+// retryAfter is the Retry-After, in seconds, of a busy server's 503.
+const retryAfter = "5"
 
 // userError is an error whose message is meant for the user; it wraps a
 // sentinel that decides the HTTP status.
@@ -61,6 +65,8 @@ func status(err error) (int, string) {
 		return http.StatusForbidden, err.Error()
 	case errors.Is(err, errMisdirected):
 		return http.StatusMisdirectedRequest, userMessage(err, errMisdirected)
+	case errors.Is(err, errBusy):
+		return http.StatusServiceUnavailable, userMessage(err, errBusy)
 	case errors.Is(err, errMethod):
 		return http.StatusMethodNotAllowed, err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -93,6 +99,9 @@ func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	noteError(r, err)
 	if code == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="subsecond"`)
+	}
+	if errors.Is(err, errBusy) {
+		w.Header().Set("Retry-After", retryAfter)
 	}
 	if !strings.HasPrefix(r.URL.Path, "/api/") && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -108,6 +108,8 @@ type countGraph struct {
 	leaves      []string
 }
 
+func (g countGraph) Len() int { return 1 + len(g.leaves) }
+
 func (g countGraph) Export(w io.Writer, format string) error {
 	switch format {
 	case "json":

@@ -16,55 +16,109 @@ import (
 // hotCache remembers hot-spot lists per profile and query. Finding hot spots
 // takes a pass over the whole capture and a flame graph per episode, and the
 // same list is asked for twice in a row: by the profile page and then by its
-// script when the filters change back. A computation runs once; later
+// script when the page stopped waiting. A computation runs once; later
 // requests for the same key wait for it. Profiles never change, so entries
 // stay valid; the oldest are dropped beyond maxHotEntries.
+//
+// A computation lives while someone waits for it: when its last waiter has
+// been gone for the linger (long enough for a page's script to ask again),
+// it is cancelled: it leaves the queue for a heavy slot, or stops loading
+// the capture. One whose engine has started finishes (its cost was bounded
+// before it started) and its result is kept. Computations take heavy slots
+// like any view, which bounds the distinct ones running at once.
 type hotCache struct {
-	mu    sync.Mutex
-	m     map[string]*hotEntry
-	order []string
+	mu     sync.Mutex
+	m      map[string]*hotEntry
+	order  []string
+	linger time.Duration // 0 means hotLinger
 }
 
 type hotEntry struct {
 	done chan struct{}
 	hs   []Hotspot
 	err  error
+
+	ctx     context.Context // cancelled once nobody has waited for the linger
+	cancel  context.CancelFunc
+	waiters int         // guarded by hotCache.mu
+	idle    *time.Timer // the pending cancellation, guarded by hotCache.mu
 }
 
-const maxHotEntries = 32
+const (
+	maxHotEntries = 32
+	hotLinger     = 5 * time.Second
+)
 
-// get returns the entry for key, starting compute in its own goroutine when
-// there is none. The computation outlives the request that started it, so a
-// page that stops waiting leaves the result for the next request.
-func (hc *hotCache) get(key string, compute func() ([]Hotspot, error)) *hotEntry {
+// join returns the entry for key, counting the caller as one of its
+// waiters, and starts compute in its own goroutine when there is no live
+// entry. The caller calls leave once it stops waiting.
+func (hc *hotCache) join(key string, compute func(ctx context.Context) ([]Hotspot, error)) *hotEntry {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
-	if e, ok := hc.m[key]; ok {
+	if e, ok := hc.m[key]; ok && (e.ctx.Err() == nil || isDone(e) && e.err == nil) {
+		e.waiters++
+		if e.idle != nil {
+			e.idle.Stop()
+			e.idle = nil
+		}
 		return e
 	}
 	if hc.m == nil {
 		hc.m = map[string]*hotEntry{}
 	}
-	e := &hotEntry{done: make(chan struct{})}
+	e := &hotEntry{done: make(chan struct{}), waiters: 1}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	if _, ok := hc.m[key]; !ok {
+		hc.order = append(hc.order, key)
+	}
 	hc.m[key] = e
-	hc.order = append(hc.order, key)
 	if len(hc.order) > maxHotEntries {
 		delete(hc.m, hc.order[0])
 		hc.order = hc.order[1:]
 	}
 	go func() {
-		defer close(e.done)
-		e.hs, e.err = compute()
-		if e.err != nil {
+		e.hs, e.err = compute(e.ctx)
+		hc.mu.Lock()
+		if e.err != nil && hc.m[key] == e {
 			// Failures are not remembered: the next request tries again.
-			hc.mu.Lock()
-			if hc.m[key] == e {
-				delete(hc.m, key)
-			}
-			hc.mu.Unlock()
+			delete(hc.m, key)
 		}
+		hc.mu.Unlock()
+		close(e.done)
+		e.cancel()
 	}()
 	return e
+}
+
+// leave counts a waiter of e out; the last one's leaving cancels e after
+// the linger unless another joins meanwhile.
+func (hc *hotCache) leave(e *hotEntry) {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	e.waiters--
+	if e.waiters > 0 || isDone(e) {
+		return
+	}
+	linger := hc.linger
+	if linger <= 0 {
+		linger = hotLinger
+	}
+	e.idle = time.AfterFunc(linger, func() {
+		hc.mu.Lock()
+		defer hc.mu.Unlock()
+		if e.waiters == 0 {
+			e.cancel()
+		}
+	})
+}
+
+func isDone(e *hotEntry) bool {
+	select {
+	case <-e.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // errPending reports hot spots still being computed when the page stopped
@@ -81,15 +135,25 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) ([]H
 	if err != nil {
 		return nil, err
 	}
-	e := s.hot.get(hotKey(id, r.URL.Query()), func() ([]Hotspot, error) {
-		// The capture is loaded in the background too: a cold load is
-		// part of what a page may not wait for.
-		c, err := s.store.Capture(context.Background(), id)
+	if err := s.checkCoresCost(p, q); err != nil {
+		return nil, err
+	}
+	e := s.hot.join(hotKey(id, r.URL.Query()), func(ctx context.Context) ([]Hotspot, error) {
+		release, err := s.heavy.enter(ctx)
 		if err != nil {
+			return nil, err
+		}
+		defer release()
+		c, err := s.store.Capture(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		return s.engine.Hotspots(c, q)
 	})
+	defer s.hot.leave(e)
 	var timeout <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)

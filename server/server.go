@@ -56,6 +56,7 @@ type Engine interface {
 // "json", "folded", "svg" or "pprof".
 type Graph interface {
 	Export(w io.Writer, format string) error
+	Len() int // the number of nodes
 }
 
 // Hotspot is one busy episode: a CPU (subsecond.Unknown for the whole host)
@@ -104,6 +105,21 @@ type Config struct {
 	// address in the log, the host checked against AllowedHosts and the
 	// links the server returns. The headers of other peers are ignored.
 	TrustedProxies []netip.Prefix
+
+	// MaxHeavy bounds the heavy requests (views that read a whole capture)
+	// computed at once; others wait for a slot while their client does,
+	// up to HeavyWait, and beyond HeavyQueue waiting they get 503 with
+	// Retry-After. 0 means DefaultMaxHeavy(), DefaultHeavyQueue and
+	// DefaultHeavyWait.
+	MaxHeavy   int
+	HeavyQueue int
+	HeavyWait  time.Duration
+	// MaxCells bounds the cells of a heatmap or cores map, checked before
+	// any work (400 naming col or bucket); 0 means DefaultMaxCells.
+	MaxCells int64
+	// MaxNodes bounds the nodes of a flame graph sent or exported (413);
+	// 0 means DefaultMaxNodes.
+	MaxNodes int
 }
 
 // Server is Subsecond's HTTP server. Its Handler is safe for concurrent use.
@@ -119,6 +135,9 @@ type Server struct {
 	assets    *assets
 	csrf      *http.CrossOriginProtection
 	hosts     hostPolicy
+	heavy     *gate
+	maxCells  int64
+	maxNodes  int
 	hot       hotCache
 }
 
@@ -142,6 +161,15 @@ func New(cfg Config) *Server {
 		assets:    newAssets(web.Static()),
 		csrf:      http.NewCrossOriginProtection(),
 		hosts:     newHostPolicy(cfg.AllowedHosts, cfg.Public, cfg.TrustedProxies),
+		heavy:     newGate(cfg.MaxHeavy, cfg.HeavyQueue, cfg.HeavyWait),
+		maxCells:  cfg.MaxCells,
+		maxNodes:  cfg.MaxNodes,
+	}
+	if s.maxCells <= 0 {
+		s.maxCells = DefaultMaxCells
+	}
+	if s.maxNodes <= 0 {
+		s.maxNodes = DefaultMaxNodes
 	}
 	if s.maxUpload <= 0 {
 		s.maxUpload = DefaultMaxUpload

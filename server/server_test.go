@@ -65,6 +65,7 @@ type testEnv struct {
 	t   *testing.T
 	srv *httptest.Server
 	st  *store.Store
+	s   *Server
 }
 
 func newEnv(t *testing.T, cfg Config) *testEnv {
@@ -78,10 +79,14 @@ func newEnv(t *testing.T, cfg Config) *testEnv {
 	if cfg.Engine == nil {
 		cfg.Engine = realEngine{}
 	}
-	srv := httptest.NewServer(New(cfg).Handler())
+	s := New(cfg)
+	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &testEnv{t: t, srv: srv, st: st}
+	return &testEnv{t: t, srv: srv, st: st, s: s}
 }
+
+// server returns the Server behind e.
+func (e *testEnv) server() *Server { return e.s }
 
 // do sends a request; hdr lists header names and values alternately.
 func (e *testEnv) do(method, path string, body io.Reader, hdr ...string) (*http.Response, []byte) {

@@ -39,6 +39,8 @@ func runServe(ctx context.Context, e env) error {
 	var sn serveNet
 	sn.flags(fs)
 	retainFor := fs.Duration("retain", 0, "delete captures of every host that ended longer ago than this, e.g. 72h, checked every 10 minutes (default: keep all)")
+	var lim serveLimits
+	lim.flags(fs)
 	noSample := fs.Bool("no-sample", false, "when run as the default command, do not import the bundled incident capture into an empty database")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: subsecond serve [flags] [FILE…]")
@@ -54,6 +56,9 @@ func runServe(ctx context.Context, e env) error {
 		return errors.New("serve: --read-only serves what is stored; import FILEs without it first")
 	}
 
+	if err := lim.check(); err != nil {
+		return err
+	}
 	proxies, err := sn.proxies()
 	if err != nil {
 		return err
@@ -127,6 +132,9 @@ func runServe(ctx context.Context, e env) error {
 		AllowedHosts:   hosts,
 		Public:         public,
 		TrustedProxies: proxies,
+		MaxHeavy:       lim.maxHeavy,
+		MaxCells:       lim.maxCells,
+		MaxNodes:       lim.maxNodes,
 	})
 	hs := &http.Server{
 		Handler:           srv.Handler(),

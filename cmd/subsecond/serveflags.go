@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+
+	"github.com/subsecond/subsecond/server"
 )
 
 // serveNet is how serve is reached: the hosts it answers to, the reverse
@@ -80,6 +82,34 @@ func (n *serveNet) logger(w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opt)), nil
 	}
 	return nil, fmt.Errorf("--log-format: %q is not text or json", n.logFormat)
+}
+
+// serveLimits bounds what one request may cost the server.
+type serveLimits struct {
+	maxHeavy int
+	maxCells int64
+	maxNodes int
+}
+
+func (l *serveLimits) flags(fs *flag.FlagSet) {
+	fs.IntVar(&l.maxHeavy, "max-heavy", server.DefaultMaxHeavy(),
+		"heavy views (heatmaps, cores maps, hot spots, flame graphs) computed at once; more wait, and past "+
+			fmt.Sprint(server.DefaultHeavyQueue)+" waiting get 503 with Retry-After")
+	fs.Int64Var(&l.maxCells, "max-cells", server.DefaultMaxCells, "largest heatmap or cores map in cells (columns × rows or CPUs); larger gets 400 naming col or bucket")
+	fs.IntVar(&l.maxNodes, "max-nodes", server.DefaultMaxNodes,
+		fmt.Sprintf("largest flame graph in nodes sent or exported, a %dth of it for pprof; larger gets 413", server.PprofNodeCost))
+}
+
+func (l *serveLimits) check() error {
+	switch {
+	case l.maxHeavy < 1:
+		return fmt.Errorf("--max-heavy: %d is not a positive number", l.maxHeavy)
+	case l.maxCells < 1:
+		return fmt.Errorf("--max-cells: %d is not a positive number", l.maxCells)
+	case l.maxNodes < 1:
+		return fmt.Errorf("--max-nodes: %d is not a positive number", l.maxNodes)
+	}
+	return nil
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

@@ -1,0 +1,146 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Default bounds of the views' cost.
+const (
+	// DefaultMaxCells bounds the cells of one heatmap or cores map (and
+	// of the cores map behind a hot-spot search): a cores map of a million
+	// cells takes about 40 MB to compute, a hot-spot search about 70 MB.
+	DefaultMaxCells = 1_000_000
+	// DefaultMaxNodes bounds the nodes of one flame graph sent or
+	// exported: 250,000 nodes take about 30 MB to write as JSON. A pprof
+	// export costs PprofNodeCost times as much per node (1.3 KB), so its
+	// bound is a PprofNodeCost-th of the limit.
+	DefaultMaxNodes = 250_000
+	// PprofNodeCost is how many times a node of a pprof export costs what
+	// a node of the other formats does.
+	PprofNodeCost = 5
+	// DefaultHeavyQueue is how many heavy requests may wait for a slot
+	// before more are refused at once.
+	DefaultHeavyQueue = 64
+	// DefaultHeavyWait is the longest a heavy request waits for a slot.
+	DefaultHeavyWait = 30 * time.Second
+)
+
+// DefaultMaxHeavy returns the default number of heavy requests computed at
+// once: one per CPU, at least two.
+func DefaultMaxHeavy() int { return max(2, runtime.GOMAXPROCS(0)) }
+
+// gate bounds the heavy computations that run at once: views that read a
+// whole capture (heatmaps, cores maps, hot spots, flame graphs and their
+// exports). A request beyond the bound waits for a slot, at most wait and
+// only while its client does; when queue requests already wait, or the wait
+// runs out, it is refused with errBusy (503 and Retry-After), so that load
+// costs latency, never memory.
+type gate struct {
+	slots   chan struct{}
+	queue   int64
+	wait    time.Duration
+	waiting atomic.Int64
+}
+
+func newGate(slots, queue int, wait time.Duration) *gate {
+	if slots <= 0 {
+		slots = DefaultMaxHeavy()
+	}
+	if queue <= 0 {
+		queue = DefaultHeavyQueue
+	}
+	if wait <= 0 {
+		wait = DefaultHeavyWait
+	}
+	return &gate{slots: make(chan struct{}, slots), queue: int64(queue), wait: wait}
+}
+
+// enter takes a slot, waiting while ctx lasts; the caller calls the
+// returned release once done.
+func (g *gate) enter(ctx context.Context) (release func(), err error) {
+	select {
+	case g.slots <- struct{}{}:
+		return g.release, nil
+	default:
+	}
+	if g.waiting.Add(1) > g.queue {
+		g.waiting.Add(-1)
+		return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", cap(g.slots), g.queue)
+	}
+	defer g.waiting.Add(-1)
+	t := time.NewTimer(g.wait)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return g.release, nil
+	case <-t.C:
+		return nil, errorf(errBusy, "the server has been busy with other views for %s; try again shortly", g.wait)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (g *gate) release() { <-g.slots }
+
+// checkCells refuses a grid over span nanoseconds in columns of width and
+// rows rows past the server's cell limit, before any work: the error names
+// param and a value of it that fits.
+func (s *Server) checkCells(param, rowsName string, width, span int64, rows int) error {
+	cols := span/width + 1
+	if cols*int64(rows) <= s.maxCells {
+		return nil
+	}
+	perRow := s.maxCells / int64(rows) // the columns that fit
+	if perRow < 1 {
+		return fmt.Errorf("%s: %d %s make more than this server's limit of %d cells at any %s: %w",
+			param, rows, rowsName, s.maxCells, param, subsecond.ErrInvalid)
+	}
+	// span/w + 1 ≤ perRow holds for every w > span/perRow.
+	fit := roundUp(span/perRow + 1)
+	return fmt.Errorf("%s: %s s makes %d columns × %d %s = %d cells, more than this server's limit of %d; use %s ≥ %s s: %w",
+		param, subsecond.FormatSeconds(width), cols, rows, rowsName, cols*int64(rows), s.maxCells, param, subsecond.FormatSeconds(fit), subsecond.ErrInvalid)
+}
+
+// roundUp rounds n up to two significant digits: 6080001 is 6100000.
+func roundUp(n int64) int64 {
+	unit := int64(1)
+	for n/unit >= 100 {
+		unit *= 10
+	}
+	return (n + unit - 1) / unit * unit
+}
+
+// checkHeatmapCost bounds the offset heatmap of q over profile p.
+func (s *Server) checkHeatmapCost(p *subsecond.Profile, q *Query) error {
+	return s.checkCells("col", "rows", q.Col, max(0, p.End-p.T0()), q.Rows)
+}
+
+// checkCoresCost bounds the cores map of q over profile p (also the work
+// of a hot-spot search): a row per CPU the filter keeps.
+func (s *Server) checkCoresCost(p *subsecond.Profile, q *Query) error {
+	cpus := max(1, p.CPUs)
+	if n := len(q.Filter.CPUs); n > 0 {
+		cpus = min(cpus, n)
+	}
+	return s.checkCells("bucket", "CPUs", q.Bucket, max(0, p.End-p.T0()), cpus)
+}
+
+// checkNodes refuses to send a flame graph of n nodes in format past the
+// server's node limit.
+func (s *Server) checkNodes(n int, format string) error {
+	limit := s.maxNodes
+	if format == "pprof" {
+		limit = max(1, limit/PprofNodeCost)
+	}
+	if n <= limit {
+		return nil
+	}
+	return errorf(subsecond.ErrTooLarge, "the flame graph has %d nodes, more than this server's limit of %d for %s; narrow the range (start, end) or the filters (cpu, comm, pid, function)",
+		n, limit, format)
+}

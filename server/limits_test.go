@@ -1,0 +1,283 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	sampledata "github.com/subsecond/subsecond/sample-data"
+	"github.com/subsecond/subsecond/store"
+)
+
+// TestCostBounds: a view whose size the parameters make too large is
+// refused before any work, naming the parameter and a value that fits.
+func TestCostBounds(t *testing.T) {
+	// 2 CPUs from 5086.05 s to 5089.04 s: T0 5086 s, a span of 3.04 s.
+	e := newEnv(t, Config{MaxCells: 1000, MaxNodes: 8})
+	p := e.upload(perfText(2, 100, 3), "web-1")
+	api := "/api/profiles/" + p.ID
+	for _, tc := range []struct{ path, want string }{
+		{"/cpus?bucket=0.001", "bucket: 0.001 s makes 3041 columns × 2 CPUs = 6082 cells, more than this server's limit of 1000; use bucket ≥ 0.0061 s"},
+		{"/hotspots?bucket=0.005", "bucket ≥ 0.0061 s"},
+		{"/heatmap?rows=1000", "col: 1 s makes 4 columns × 1000 rows = 4000 cells"},
+		{"/heatmap?rows=1000", "col ≥ 3.1 s"},
+		{"/heatmap?col=0.1&rows=50", "col ≥ 0.16 s"},
+	} {
+		res, b := e.do("GET", api+tc.path, nil)
+		wantError(t, res, b, http.StatusBadRequest, tc.want)
+	}
+	// What fits is served: the suggested values, and one CPU at a finer
+	// bucket than two could have.
+	for _, path := range []string{"/cpus?bucket=0.0061", "/cpus?bucket=0.004&cpu=1", "/heatmap?col=0.16&rows=50", "/heatmap?col=3.1&rows=1000", "/hotspots?bucket=0.0061"} {
+		if res, b := e.do("GET", api+path, nil); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d %s; want 200", path, res.StatusCode, b)
+		}
+	}
+	// The page shows the refusal instead of hot spots.
+	if _, b := e.do("GET", "/p/"+p.ID+"?bucket=0.001", nil); !strings.Contains(string(b), "bucket ≥ 0.0061 s") {
+		t.Errorf("profile page with bucket=0.001 does not say which bucket fits")
+	}
+	// Fewer cells than rows: no column width helps.
+	tiny := newEnv(t, Config{MaxCells: 40})
+	p2 := tiny.upload(perfText(2, 100, 3), "web-1")
+	res, b := tiny.do("GET", "/api/profiles/"+p2.ID+"/heatmap?rows=50", nil)
+	wantError(t, res, b, http.StatusBadRequest, "col: 50 rows make more than this server's limit of 40 cells")
+
+	// The flame graph of [0, 0.5) has 9 nodes: the root, two commands and
+	// three frames under each; web's alone, 5.
+	if res, b := e.do("GET", api+"/flamegraph?start=0&end=0.5&comm=web", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("small flame graph: %d %s", res.StatusCode, b)
+	}
+	res, b = e.do("GET", api+"/flamegraph?start=0&end=0.5&format=svg", nil)
+	wantError(t, res, b, http.StatusRequestEntityTooLarge, "9 nodes, more than this server's limit of 8")
+	res, b = e.do("GET", api+"/flamegraph?start=0&end=0.5&comm=web&format=pprof", nil)
+	wantError(t, res, b, http.StatusRequestEntityTooLarge, "limit of 1 for pprof")
+	if cd := res.Header.Get("Content-Disposition"); cd != "" {
+		t.Errorf("refused export has Content-Disposition %q", cd)
+	}
+}
+
+// blockingEngine holds every cores map until release is closed, telling
+// started when one begins.
+type blockingEngine struct {
+	countEngine
+	started chan struct{}
+	release chan struct{}
+	running atomic.Int32
+}
+
+func (b *blockingEngine) Cores(c *subsecond.Capture, q *Query) (any, error) {
+	b.running.Add(1)
+	defer b.running.Add(-1)
+	b.started <- struct{}{}
+	<-b.release
+	return b.countEngine.Cores(c, q)
+}
+
+// TestHeavyLimit: past the slots, heavy requests wait while their clients
+// do; past the queue they get 503 with Retry-After at once, and so does
+// one that waited too long. Light requests are never held.
+func TestHeavyLimit(t *testing.T) {
+	eng := &blockingEngine{started: make(chan struct{}, 8), release: make(chan struct{})}
+	e := newEnv(t, Config{Engine: eng, MaxHeavy: 1, HeavyQueue: 1, HeavyWait: time.Hour})
+	p := e.upload(perfText(2, 20, 1), "x")
+	cores := "/api/profiles/" + p.ID + "/cpus"
+
+	type result struct {
+		code int
+		err  error
+	}
+	get := func(ctx context.Context, path string) chan result {
+		out := make(chan result, 1)
+		go func() {
+			req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+path, nil)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				out <- result{err: err}
+				return
+			}
+			res.Body.Close()
+			out <- result{code: res.StatusCode}
+		}()
+		return out
+	}
+	first := get(context.Background(), cores)
+	<-eng.started // the one slot is taken
+	waitCtx, abandon := context.WithCancel(context.Background())
+	waiting := get(waitCtx, cores+"?bucket=0.2")
+	srv := e.server()
+	waitFor(t, "a request queued", func() bool { return srv.heavy.waiting.Load() == 1 })
+
+	res, b := e.do("GET", cores+"?bucket=0.3", nil)
+	wantError(t, res, b, http.StatusServiceUnavailable, "busy")
+	if ra := res.Header.Get("Retry-After"); ra == "" {
+		t.Errorf("503 without Retry-After")
+	}
+	// Light requests pass while the heavy ones are held.
+	if res, _ := e.do("GET", "/api/profiles", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("list while busy: %d", res.StatusCode)
+	}
+	// The queued client leaves: its request leaves the queue without
+	// ever computing.
+	abandon()
+	if r := <-waiting; r.err == nil {
+		t.Errorf("abandoned request answered %d", r.code)
+	}
+	waitFor(t, "the queue to empty", func() bool { return srv.heavy.waiting.Load() == 0 })
+	close(eng.release)
+	if r := <-first; r.code != http.StatusOK {
+		t.Errorf("first request = %d, %v; want 200", r.code, r.err)
+	}
+	if n := len(eng.started); n != 0 {
+		t.Errorf("%d more cores maps started; want none (the abandoned one never ran)", n)
+	}
+
+	// A request that waits longer than HeavyWait is refused.
+	eng2 := &blockingEngine{started: make(chan struct{}, 8), release: make(chan struct{})}
+	e2 := newEnv(t, Config{Engine: eng2, MaxHeavy: 1, HeavyWait: 50 * time.Millisecond})
+	p2 := e2.upload(perfText(2, 20, 1), "x")
+	held := make(chan int, 1)
+	go func() {
+		res, _ := e2.do("GET", "/api/profiles/"+p2.ID+"/cpus", nil)
+		held <- res.StatusCode
+	}()
+	<-eng2.started
+	res, b = e2.do("GET", "/api/profiles/"+p2.ID+"/cpus?bucket=0.2", nil)
+	wantError(t, res, b, http.StatusServiceUnavailable, "busy")
+	close(eng2.release)
+	if code := <-held; code != http.StatusOK {
+		t.Errorf("held request = %d; want 200", code)
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// heapSampler records the peak of the heap's object bytes, read with
+// runtime/metrics every millisecond.
+type heapSampler struct {
+	stop chan struct{}
+	done chan struct{}
+	peak uint64
+}
+
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func sampleHeap() *heapSampler {
+	h := &heapSampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		for {
+			h.peak = max(h.peak, heapObjects())
+			select {
+			case <-h.stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	return h
+}
+
+func (h *heapSampler) Peak() uint64 {
+	close(h.stop)
+	<-h.done
+	return h.peak
+}
+
+// TestAbandonedHeavyRequests: ten heavy requests whose clients leave at
+// once leave the heap under a stated bound: the heavy slots' worth of
+// computations (and one spare), not ten. Half are the attack of issue 14,
+// hot-spot searches at bucket=0.0015 s and nearby (7.7 million cells each,
+// 500 MB of heap), which before the fix ran detached from their requests,
+// all at once; half are the finest views the cell limit allows, each for
+// a different bucket so that none is shared.
+func TestAbandonedHeavyRequests(t *testing.T) {
+	st, err := store.Open(context.Background(), t.TempDir()+"/test.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	p, _, err := st.Import(context.Background(), sampledata.IncidentCompressed(), store.ImportOptions{Name: "incident"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const slots = 2
+	srv := New(Config{Store: sqliteStore{st}, Engine: realEngine{}, MaxHeavy: slots})
+	srv.hot.linger = 20 * time.Millisecond
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	api := ts.URL + "/api/profiles/" + p.ID
+	get := func(ctx context.Context, path string) {
+		req, _ := http.NewRequestWithContext(ctx, "GET", api+path, nil)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+	}
+	// Warm the capture cache; its memory is not the requests'.
+	get(context.Background(), "/cpus")
+
+	// One computation's heap: the finest hot-spot search that fits.
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	runtime.GC()
+	base := heapObjects()
+	h := sampleHeap()
+	get(context.Background(), "/hotspots?bucket=0.0116")
+	one := h.Peak() - base
+	t.Logf("one hot-spot search at 1M cells: %d MB of heap", one>>20)
+
+	runtime.GC()
+	base = heapObjects()
+	h = sampleHeap()
+	ctx, abandon := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range 10 {
+		path := fmt.Sprintf("/hotspots?bucket=0.00%d", 15+i) // the attack
+		switch {
+		case i%4 == 1:
+			path = fmt.Sprintf("/hotspots?bucket=0.0%d", 12+i)
+		case i%4 == 3:
+			path = fmt.Sprintf("/cpus?bucket=0.0%d", 12+i)
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); get(ctx, path) }()
+	}
+	time.Sleep(50 * time.Millisecond)
+	abandon()
+	wg.Wait()
+	// The computations that had a slot finish; the others leave the queue.
+	waitFor(t, "the heavy slots to empty", func() bool { return len(srv.heavy.slots) == 0 && srv.heavy.waiting.Load() == 0 })
+	peak := h.Peak() - base
+	bound := (slots + 1) * one
+	t.Logf("ten abandoned heavy requests: peak %d MB of heap above the start; bound %d MB", peak>>20, bound>>20)
+	if peak > bound {
+		t.Errorf("ten abandoned heavy requests took %d MB of heap; want at most %d MB (%d slots and one spare, of %d MB each)",
+			peak>>20, bound>>20, slots, one>>20)
+	}
+	runtime.GC()
+	if after := heapObjects(); after > base+one/2 {
+		t.Errorf("heap %d MB after the requests ended; want back near %d MB", after>>20, base>>20)
+	}
+}
