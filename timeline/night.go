@@ -1,0 +1,262 @@
+package timeline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Source is what the host views read: the stored profiles, and one
+// capture's per-second summaries. Timeline and Comms read nothing else;
+// Hotspots also loads the captures of the episodes it describes.
+type Source interface {
+	List(ctx context.Context) ([]subsecond.Profile, error)
+	Summaries(ctx context.Context, id string) ([]Summary, error)
+	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
+}
+
+// Host is one host and the span of its captures.
+type Host struct {
+	Host     string `json:"host"`
+	Captures int    `json:"captures"`
+	Samples  int64  `json:"samples"`
+	Start    int64  `json:"start_ns"` // wall-clock Unix ns of the first sample; 0 when no capture has a wall clock
+	End      int64  `json:"end_ns"`   // wall-clock Unix ns just after the last sample
+	// Approximate is set when some capture's place in time is an estimate.
+	Approximate bool `json:"approximate"`
+	// Unanchored counts the captures without a wall clock, which the
+	// timeline cannot place.
+	Unanchored int `json:"unanchored"`
+}
+
+// Capture is one capture's place on its host's timeline: [Start, End) in
+// wall-clock Unix nanoseconds, End one sampling period after its last
+// sample.
+type Capture struct {
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Start       int64   `json:"start_ns"`
+	End         int64   `json:"end_ns"`
+	Offset      int64   `json:"offset_ns"` // wall clock minus the capture's own clock
+	T0          int64   `json:"t0_ns"`     // the capture's own T0, on its clock
+	Source      string  `json:"source"`
+	Approximate bool    `json:"approximate"`
+	Samples     int64   `json:"samples"`
+	CPUs        int     `json:"cpus"`
+	Hz          float64 `json:"frequency_hz"`
+}
+
+// place returns the captures of ps that have a wall clock, anchored
+// together (see Anchor), in time order, and how many have none.
+func place(ps []subsecond.Profile) (caps []Capture, unanchored int) {
+	walls := Anchor(ps)
+	for i, p := range ps {
+		w := walls[i]
+		if !w.Known() || p.Samples == 0 {
+			unanchored++
+			continue
+		}
+		period := int64(0)
+		if p.FrequencyHz > 0 {
+			period = int64(float64(time.Second) / p.FrequencyHz)
+		}
+		caps = append(caps, Capture{ID: p.ID, Name: p.Name, Start: w.Wall(p.Start), End: w.Wall(p.End) + max(period, 1),
+			Offset: w.Offset, T0: p.T0(), Source: w.Source, Approximate: w.Approximate, Samples: p.Samples, CPUs: p.CPUs, Hz: p.FrequencyHz})
+	}
+	slices.SortFunc(caps, func(a, b Capture) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.ID, b.ID)) })
+	return caps, unanchored
+}
+
+// Hosts lists the hosts of ps, by name.
+func Hosts(ps []subsecond.Profile) []Host {
+	by := map[string][]subsecond.Profile{}
+	for _, p := range ps {
+		by[p.Host] = append(by[p.Host], p)
+	}
+	out := make([]Host, 0, len(by))
+	for name, list := range by {
+		h := Host{Host: name, Captures: len(list)}
+		for _, p := range list {
+			h.Samples += p.Samples
+		}
+		caps, un := place(list)
+		h.Unanchored = un
+		for i, c := range caps {
+			if i == 0 || c.Start < h.Start {
+				h.Start = c.Start
+			}
+			h.End = max(h.End, c.End)
+			h.Approximate = h.Approximate || c.Approximate
+		}
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b Host) int { return cmp.Compare(a.Host, b.Host) })
+	return out
+}
+
+// HostCaptures returns host's captures placed on its timeline, in time
+// order, and how many it has without a wall clock. An unknown host yields
+// an error wrapping subsecond.ErrNotFound.
+func HostCaptures(ctx context.Context, src Source, host string) ([]Capture, int, error) {
+	all, err := src.List(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	var ps []subsecond.Profile
+	for _, p := range all {
+		if p.Host == host {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		return nil, 0, fmt.Errorf("host %q: %w", host, subsecond.ErrNotFound)
+	}
+	caps, un := place(ps)
+	return caps, un, nil
+}
+
+// Grid is a host's cores × time map over [From, To) in wall-clock Unix
+// nanoseconds, Buckets columns of Bucket nanoseconds. Samples, Busy and
+// System are indexed [cpu row][bucket]; Busy and System are fractions of
+// the bucket's samples (0 where there are none). Covered is the fraction of
+// each bucket that some capture covers: 0 is a gap between captures, to be
+// drawn as a gap, not as idle time.
+type Grid struct {
+	Host       string      `json:"host"`
+	From       int64       `json:"from_ns"`
+	To         int64       `json:"to_ns"`
+	Bucket     int64       `json:"bucket_ns"`
+	Buckets    int         `json:"buckets"`
+	CPUs       []int32     `json:"cpus"`
+	Samples    [][]int64   `json:"samples"`
+	Busy       [][]float64 `json:"busy"`
+	System     [][]float64 `json:"system"`
+	Covered    []float64   `json:"covered"`
+	Captures   []Capture   `json:"captures"`      // those overlapping [From, To)
+	Unplaced   int         `json:"unanchored"`    // captures of the host without a wall clock
+	Resolution int64       `json:"resolution_ns"` // the summaries' span: a bucket finer than this is not meaningful
+}
+
+// MaxBuckets bounds a Grid's columns, and with MaxCPUs its cells.
+const (
+	MaxBuckets = 20000
+	MaxCPUs    = 4096
+)
+
+// Timeline returns host's cores × time map over [from, to) in buckets of
+// bucket nanoseconds, from the captures' per-second summaries. A zero from
+// or to means the start or end of the host's captures; a zero bucket picks
+// the whole second that gives at most 1,000 columns. Each second's counts
+// go to the bucket holding its wall-clock start, so buckets finer than a
+// second are refused (ErrInvalid): the capture's own views are the place
+// for them.
+func Timeline(ctx context.Context, src Source, host string, from, to, bucket int64) (*Grid, error) {
+	caps, un, err := HostCaptures(ctx, src, host)
+	if err != nil {
+		return nil, err
+	}
+	if len(caps) == 0 {
+		return nil, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
+	}
+	if from == 0 {
+		from = subsecond.FloorSecond(caps[0].Start)
+	}
+	if to == 0 {
+		for _, c := range caps {
+			to = max(to, c.End)
+		}
+	}
+	if to <= from {
+		return nil, fmt.Errorf("to: must be after from: %w", subsecond.ErrInvalid)
+	}
+	const second = int64(time.Second)
+	if bucket == 0 {
+		bucket = max(second, ((to-from)/1000+second-1)/second*second)
+	}
+	if bucket < second {
+		return nil, fmt.Errorf("bucket: %s s is finer than the host timeline's one-second summaries; open the capture for finer views: %w",
+			subsecond.FormatSeconds(bucket), subsecond.ErrInvalid)
+	}
+	nb := (to - from + bucket - 1) / bucket
+	if nb > MaxBuckets {
+		return nil, fmt.Errorf("bucket: %d buckets of %s s exceed %d; use wider buckets: %w", nb, subsecond.FormatSeconds(bucket), MaxBuckets, subsecond.ErrInvalid)
+	}
+	g := &Grid{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Covered: make([]float64, nb), Unplaced: un, Resolution: second}
+	rows := map[int32]int{}
+	var busy, sys [][]int64
+	for _, c := range caps {
+		if c.End <= from || c.Start >= to {
+			continue
+		}
+		g.Captures = append(g.Captures, c)
+		// Coverage: the part of each bucket inside [c.Start, c.End).
+		for b := max(0, (c.Start-from)/bucket); b < nb; b++ {
+			lo, hi := from+b*bucket, from+(b+1)*bucket
+			if lo >= c.End {
+				break
+			}
+			g.Covered[b] += float64(min(hi, c.End)-max(lo, c.Start)) / float64(bucket)
+		}
+		sums, err := src.Summaries(ctx, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range sums {
+			w := s.Start + c.Offset
+			if w < from || w >= to {
+				continue
+			}
+			b := (w - from) / bucket
+			for _, cc := range s.CPUs {
+				r, ok := rows[cc.CPU]
+				if !ok {
+					if len(rows) >= MaxCPUs {
+						return nil, fmt.Errorf("host %q: more than %d CPUs: %w", host, MaxCPUs, subsecond.ErrTooLarge)
+					}
+					r = len(rows)
+					rows[cc.CPU] = r
+					g.CPUs = append(g.CPUs, cc.CPU)
+					g.Samples = append(g.Samples, make([]int64, nb))
+					busy = append(busy, make([]int64, nb))
+					sys = append(sys, make([]int64, nb))
+				}
+				g.Samples[r][b] += cc.Samples
+				busy[r][b] += cc.Busy
+				sys[r][b] += cc.System
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for b := range g.Covered {
+		g.Covered[b] = min(g.Covered[b], 1)
+	}
+	// Rows in CPU order.
+	order := make([]int, len(g.CPUs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(g.CPUs[a], g.CPUs[b]) })
+	cpus, samples := make([]int32, len(order)), make([][]int64, len(order))
+	g.Busy, g.System = make([][]float64, len(order)), make([][]float64, len(order))
+	for i, r := range order {
+		cpus[i], samples[i] = g.CPUs[r], g.Samples[r]
+		g.Busy[i], g.System[i] = make([]float64, nb), make([]float64, nb)
+		for b, n := range samples[i] {
+			if n > 0 {
+				g.Busy[i][b] = float64(busy[r][b]) / float64(n)
+				g.System[i][b] = float64(sys[r][b]) / float64(n)
+			}
+		}
+	}
+	g.CPUs, g.Samples = cpus, samples
+	if g.Captures == nil {
+		g.Captures = []Capture{}
+	}
+	return g, nil
+}

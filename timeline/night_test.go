@@ -1,0 +1,185 @@
+package timeline
+
+import (
+	"context"
+	"io"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond/internal/nightgen"
+	"github.com/subsecond/subsecond/store"
+)
+
+// storeSource reads the host views' input from a real store, computing
+// the per-second summaries from each capture.
+type storeSource struct{ *store.Store }
+
+func (s storeSource) Summaries(ctx context.Context, id string) ([]Summary, error) {
+	c, err := s.Capture(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return Summarize(c)
+}
+
+// night is the test's night: 8 CPUs at 49 Hz, six one-minute captures, a
+// 90 s pause before the fourth, the fifth recorded without wall clock, and
+// two bursts: CPU 5 for 6 s in the second capture, CPU 2 for 4 s in the
+// sixth.
+func testNight() *nightgen.Night {
+	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	n := &nightgen.Night{Host: "node-1", CPUs: 8, Hz: 49, Start: start, Captures: 6, Length: time.Minute,
+		Gaps: map[int]time.Duration{3: 90 * time.Second}, Unanchored: 4, Boot: start.Add(-24 * time.Hour), Seed: 7}
+	c1, c5 := n.CaptureStart(1), n.CaptureStart(5)
+	n.Bursts = []nightgen.Burst{
+		{CPU: 5, Start: c1.Add(20 * time.Second), End: c1.Add(26 * time.Second)},
+		{CPU: 2, Start: c5.Add(30*time.Second + 500*time.Millisecond), End: c5.Add(34*time.Second + 500*time.Millisecond)},
+	}
+	return n
+}
+
+// importNight writes every capture of n straight into a store in a temporary
+// directory, with no text on disk, and returns the store and the counts.
+func importNight(t *testing.T, n *nightgen.Night) (storeSource, nightgen.Counts, []string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "night.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	counts := nightgen.Counts{}
+	var ids []string
+	for i := range n.Captures {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(n.Write(pw, i, counts)) }()
+		p, _, err := s.Import(ctx, pr, store.ImportOptions{FileName: "capture-" + string(rune('a'+i)), Host: n.Host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	return storeSource{s}, counts, ids
+}
+
+func TestTimelineCountsEqualTheGenerator(t *testing.T) {
+	n := testNight()
+	src, counts, ids := importNight(t, n)
+	ctx := context.Background()
+	g, err := Timeline(ctx, src, "node-1", 0, 0, int64(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Unplaced != 1 || len(g.Captures) != 5 {
+		t.Fatalf("%d captures placed, %d without wall clock; want 5 and 1", len(g.Captures), g.Unplaced)
+	}
+	if g.From != n.Start.UnixNano() || len(g.CPUs) != 8 {
+		t.Errorf("grid from %d over %d CPUs; want %d over 8", g.From, len(g.CPUs), n.Start.UnixNano())
+	}
+	var total int64
+	for r, cpu := range g.CPUs {
+		for b := 0; b < g.Buckets; b++ {
+			sec := (g.From + int64(b)*g.Bucket) / 1e9
+			want := counts[nightgen.Key{CPU: int(cpu), Second: sec}]
+			if want == nil {
+				want = &nightgen.Count{}
+			}
+			got := g.Samples[r][b]
+			busy := int64(math.Round(g.Busy[r][b] * float64(got)))
+			sys := int64(math.Round(g.System[r][b] * float64(got)))
+			if got != want.Samples || busy != want.Busy || sys != want.System {
+				t.Fatalf("CPU %d, second %d: %d samples, %d busy, %d system; the generator wrote %d, %d, %d",
+					cpu, sec, got, busy, sys, want.Samples, want.Busy, want.System)
+			}
+			total += got
+		}
+	}
+	var written int64
+	for _, c := range counts {
+		written += c.Samples
+	}
+	if total != written {
+		t.Errorf("grid holds %d samples; the generator wrote %d with a wall clock", total, written)
+	}
+	// The pause before the fourth capture is a gap, and so is the place of
+	// the capture without wall clock; within captures every second is covered.
+	gapAt := func(t time.Time) float64 { return g.Covered[(t.UnixNano()-g.From)/g.Bucket] }
+	if c := gapAt(n.CaptureStart(3).Add(-45 * time.Second)); c != 0 {
+		t.Errorf("the pause before capture 3 is %v covered; want 0", c)
+	}
+	if c := gapAt(n.CaptureStart(4).Add(30 * time.Second)); c != 0 {
+		t.Errorf("the unanchored capture's minute is %v covered; want 0", c)
+	}
+	if c := gapAt(n.CaptureStart(1).Add(30 * time.Second)); c != 1 {
+		t.Errorf("capture 1's middle is %v covered; want 1", c)
+	}
+	if g.Captures[1].ID != ids[1] || g.Captures[1].Start < n.CaptureStart(1).UnixNano() || g.Captures[1].Start > n.CaptureStart(1).Add(time.Millisecond).UnixNano() {
+		t.Errorf("second capture placed %+v; want %s from %v", g.Captures[1], ids[1], n.CaptureStart(1))
+	}
+
+	// Wider buckets sum the same samples.
+	g10, err := Timeline(ctx, src, "node-1", 0, 0, int64(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total10 int64
+	for _, row := range g10.Samples {
+		for _, v := range row {
+			total10 += v
+		}
+	}
+	if total10 != total {
+		t.Errorf("10 s buckets hold %d samples; 1 s buckets %d", total10, total)
+	}
+	if _, err := Timeline(ctx, src, "node-1", 0, 0, int64(time.Second/10)); err == nil {
+		t.Error("a 0.1 s bucket: no error; want one sending the user to the capture's views")
+	}
+	if _, err := Timeline(ctx, src, "nobody", 0, 0, 0); err == nil {
+		t.Error("unknown host: no error")
+	}
+}
+
+func TestHotspotsAcrossTheNight(t *testing.T) {
+	n := testNight()
+	src, _, ids := importNight(t, n)
+	ctx := context.Background()
+	for _, system := range []bool{false, true} {
+		rep, err := Hotspots(ctx, src, "node-1", HotOptions{System: system})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Found != 2 || len(rep.Spots) != 2 {
+			t.Fatalf("system %v: %d hot spots: %+v; want the two planted bursts", system, rep.Found, rep.Spots)
+		}
+		for i, want := range []struct {
+			b  nightgen.Burst
+			id string
+		}{{n.Bursts[0], ids[1]}, {n.Bursts[1], ids[5]}} {
+			s := rep.Spots[i]
+			if s.CPU != int32(want.b.CPU) || s.Capture != want.id || s.Comm != "kubelet" || s.Function != "mem_cgroup_nr_lru_pages" {
+				t.Errorf("system %v, spot %d = CPU %d in %s, %s in %s; want CPU %d in %s, kubelet in mem_cgroup_nr_lru_pages",
+					system, i, s.CPU, s.Capture, s.Comm, s.Function, want.b.CPU, want.id)
+			}
+			if d := time.Duration(s.Start - want.b.Start.UnixNano()).Abs(); d > 150*time.Millisecond {
+				t.Errorf("system %v, spot %d starts %v from the burst", system, i, d)
+			}
+			if d := time.Duration(s.End - want.b.End.UnixNano()).Abs(); d > 150*time.Millisecond {
+				t.Errorf("system %v, spot %d ends %v from the burst", system, i, d)
+			}
+		}
+		if rep.Spots[0].Score <= rep.Spots[1].Score {
+			t.Errorf("scores %v, %v; want the longer burst first", rep.Spots[0].Score, rep.Spots[1].Score)
+		}
+	}
+	// A marker 8 s after the shorter burst ranks it first.
+	m := Marker{Time: n.Bursts[1].End.Add(8 * time.Second).UnixNano(), Text: "NETDEV WATCHDOG: eth0: transmit queue 3 timed out"}
+	rep, err := Hotspots(ctx, src, "node-1", HotOptions{Markers: []Marker{m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Spots[0]; s.CPU != 2 || s.Marker == nil || s.Marker.Text != m.Text || time.Duration(s.Before) < 7*time.Second || time.Duration(s.Before) > 9*time.Second {
+		t.Errorf("with a marker, first spot = %+v; want CPU 2's burst, 8 s before the marker", s)
+	}
+}
