@@ -335,24 +335,26 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 type Match struct {
 	c         *Capture
 	event     uint16
-	noEvent   bool // the capture has no such event: nothing passes
 	cpu       []bool
 	cpuSet    idSet // ids too large for cpu
 	pid, tid  idSet
 	comm      string
 	commRe    *regexp.Regexp
-	commState []uint8 // per string: 0 unknown, else commSeen|commPass?|commIdle?
+	commState []uint8 // per string: 0 unknown, else commSeen|commPass?
 	node      []uint8 // per stack node, shared: nodeIdle, nodeKernel, nodeUser
 	onlyBit   uint8   // the node flag Only needs, 0 for none
 	fnNode    []bool  // per stack node: some frame matches Function (nil: no Function)
 	frameKeep []bool  // per frame, shared: shown under Only (nil: all)
 	idle      bool
+	// sampleIdle, shared, has bit i set when sample i is idle.
+	sampleIdle []uint64
+	// simple: no criterion beyond the event and idleness.
+	simple bool
 }
 
 const (
 	commSeen = 1 << iota
 	commPass
-	commIdle
 )
 
 // Per-node flags, folded along the path from the root.
@@ -365,10 +367,11 @@ const (
 // filterIndex is what Compile needs of a capture whatever the filter,
 // built once per capture.
 type filterIndex struct {
-	node       []uint8 // per stack node: nodeIdle, nodeKernel, nodeUser
-	order      []int32 // stack nodes with every parent before its children; nil when index order is
-	keepKernel []bool  // per frame: a kernel frame
-	keepUser   []bool  // per frame: not a kernel frame
+	sampleIdle []uint64 // bit i: sample i is idle
+	node       []uint8  // per stack node: nodeIdle, nodeKernel, nodeUser
+	order      []int32  // stack nodes with every parent before its children; nil when index order is
+	keepKernel []bool   // per frame: a kernel frame
+	keepUser   []bool   // per frame: not a kernel frame
 }
 
 type filterIndexKey struct{}
@@ -433,6 +436,28 @@ func newFilterIndex(c *Capture) *filterIndex {
 		ix.node[n] = fl
 	}
 	eachParentFirst(len(c.Nodes), ix.order, visit)
+	// Per sample: idle stack, and the idle task (by name or pid 0).
+	smp := &c.Samples
+	ix.sampleIdle = make([]uint64, (smp.Len()+63)/64)
+	commIdle := make([]uint8, len(c.Strings)) // 0 unknown, 1 no, 2 yes
+	for i, n := range smp.Stack {
+		if ix.node[n]&nodeIdle == 0 {
+			continue
+		}
+		if smp.PID[i] != 0 {
+			cm := smp.Comm[i]
+			if commIdle[cm] == 0 {
+				commIdle[cm] = 1
+				if IsIdleComm(c.Strings[cm]) {
+					commIdle[cm] = 2
+				}
+			}
+			if commIdle[cm] != 2 {
+				continue
+			}
+		}
+		ix.sampleIdle[i/64] |= 1 << (i % 64)
+	}
 	return ix
 }
 
@@ -492,7 +517,7 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 		return nil, err
 	}
 	ix := Derived(c, filterIndexKey{}, func() *filterIndex { return newFilterIndex(c) })
-	m.node = ix.node
+	m.node, m.sampleIdle = ix.node, ix.sampleIdle
 	switch f.Only {
 	case "":
 	case "kernel":
@@ -503,15 +528,15 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 		return nil, fmt.Errorf("only: %q is neither kernel nor user: %w", f.Only, ErrInvalid)
 	}
 	if f.Event != "" {
-		m.noEvent = true
+		found := false
 		names := make([]string, len(c.Profile.Events))
 		for i, e := range c.Profile.Events {
 			names[i] = e.Name
 			if e.Name == f.Event {
-				m.event, m.noEvent = uint16(i), false
+				m.event, found = uint16(i), true
 			}
 		}
-		if m.noEvent {
+		if !found {
 			return nil, fmt.Errorf("event: the capture has no event %q (it has %s): %w", f.Event, strings.Join(names, ", "), ErrInvalid)
 		}
 	}
@@ -525,10 +550,14 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 	}
 	m.pid = newIDSet(f.PIDs)
 	m.tid = newIDSet(f.TIDs)
-	m.commState = make([]uint8, len(c.Strings))
+	if m.comm != "" || m.commRe != nil {
+		m.commState = make([]uint8, len(c.Strings))
+	}
 	if fnRe != nil {
 		m.fnNode = functionNodes(c, ix.order, fnRe)
 	}
+	m.simple = m.cpu == nil && !m.cpuSet.active() && !m.pid.active() && !m.tid.active() &&
+		m.comm == "" && m.commRe == nil && m.onlyBit == 0 && m.fnNode == nil
 	return m, nil
 }
 
@@ -601,7 +630,10 @@ func (s *idSet) has(id int32) bool {
 	return ok
 }
 
-func (m *Match) commFlags(s uint32) uint8 {
+func (m *Match) commPass(s uint32) bool {
+	if m.commState == nil {
+		return true
+	}
 	st := m.commState[s]
 	if st == 0 {
 		name := m.c.Strings[s]
@@ -609,48 +641,55 @@ func (m *Match) commFlags(s uint32) uint8 {
 		if (m.comm == "" || name == m.comm) && (m.commRe == nil || m.commRe.MatchString(name)) {
 			st |= commPass
 		}
-		if IsIdleComm(name) {
-			st |= commIdle
-		}
 		m.commState[s] = st
 	}
-	return st
+	return st&commPass != 0
 }
 
 // Test reports whether sample i passes every criterion except the idle one,
 // and whether it is idle.
 func (m *Match) Test(i int) (pass, idle bool) {
-	s := &m.c.Samples
-	if m.noEvent || s.Event[i] != m.event {
+	if m.c.Samples.Event[i] != m.event {
 		return false, false
 	}
-	if m.cpu != nil {
-		cpu := s.CPU[i]
-		if cpu < 0 || int(cpu) >= len(m.cpu) || !m.cpu[cpu] {
-			return false, false
-		}
-	}
-	if m.cpuSet.active() && !m.cpuSet.has(s.CPU[i]) {
-		return false, false
-	}
-	if m.pid.active() && !m.pid.has(s.PID[i]) {
-		return false, false
-	}
-	if m.tid.active() && !m.tid.has(s.TID[i]) {
-		return false, false
-	}
-	cf := m.commFlags(s.Comm[i])
-	n := s.Stack[i]
-	nf := m.node[n]
-	idle = nf&nodeIdle != 0 && (cf&commIdle != 0 || s.PID[i] == 0)
-	pass = cf&commPass != 0 && nf&m.onlyBit == m.onlyBit && (m.fnNode == nil || m.fnNode[n])
-	return pass, idle
+	idle = m.sampleIdle[i/64]&(1<<(i%64)) != 0
+	return m.simple || m.pass(i), idle
 }
 
 // Keep reports whether sample i passes the filter.
 func (m *Match) Keep(i int) bool {
-	pass, idle := m.Test(i)
-	return pass && (m.idle || !idle)
+	if m.c.Samples.Event[i] != m.event || !m.idle && m.sampleIdle[i/64]&(1<<(i%64)) != 0 {
+		return false
+	}
+	return m.simple || m.pass(i)
+}
+
+// Idle reports whether sample i is idle (see IsIdleFunc), whatever the
+// filter.
+func (m *Match) Idle(i int) bool { return m.sampleIdle[i/64]&(1<<(i%64)) != 0 }
+
+// Simple reports whether the filter judges a sample by its event and
+// idleness alone, as the zero Filter does, so that a hot loop can test
+// Samples.Event[i] == event && (idle || !m.Idle(i)) instead of calling
+// Keep.
+func (m *Match) Simple() (event uint16, idle, ok bool) { return m.event, m.idle, m.simple }
+
+// pass checks the criteria besides event and idleness.
+func (m *Match) pass(i int) bool {
+	s := &m.c.Samples
+	if m.cpu != nil {
+		cpu := s.CPU[i]
+		if cpu < 0 || int(cpu) >= len(m.cpu) || !m.cpu[cpu] {
+			return false
+		}
+	}
+	if m.cpuSet.active() && !m.cpuSet.has(s.CPU[i]) ||
+		m.pid.active() && !m.pid.has(s.PID[i]) ||
+		m.tid.active() && !m.tid.has(s.TID[i]) {
+		return false
+	}
+	n := s.Stack[i]
+	return m.node[n]&m.onlyBit == m.onlyBit && (m.fnNode == nil || m.fnNode[n]) && m.commPass(s.Comm[i])
 }
 
 // KeepFrame reports whether frame (an index of Capture.Frames) is shown

@@ -5,10 +5,12 @@ import (
 	"math"
 	"net/url"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/synth"
 )
 
 func TestParseIDList(t *testing.T) {
@@ -327,4 +329,43 @@ func FuzzParseFilter(f *testing.F) {
 			t.Fatalf("ParseSeconds error %v does not wrap ErrInvalid", err)
 		}
 	})
+}
+
+// TestMatchAgainstIndependentVerdict checks Keep, Test and the Simple fast
+// path sample by sample against the generator's own verdict, for filters
+// that take each of Match's paths: bitmap and sorted id sets, huge ids,
+// command, function and Only.
+func TestMatchAgainstIndependentVerdict(t *testing.T) {
+	ss := synth.Generate(synth.Options{Seed: 7, CPUs: 5, Seconds: 4, Hz: 49, Start: 3_000_000_000, Pegged: 1, PegStart: 1e9, PegEnd: 3e9})
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].Time < ss[j].Time })
+	c := synth.Capture(ss)
+	for _, f := range []subsecond.Filter{
+		{}, {Idle: true}, {CPUs: []int32{1, 3}}, {CPUs: []int32{3, 70000}}, {PIDs: []int32{0, 1000}},
+		{PIDs: []int32{500, 1 << 30}}, {TIDs: []int32{1001, 1002}}, {Comm: "python3"}, {CommRegex: "^(nccl|kworker)"},
+		{Function: "mem_cgroup|ext4"}, {Only: "kernel"}, {Only: "user", Idle: true}, {Comm: "swapper", Idle: true, Only: "kernel"},
+	} {
+		m, err := f.Compile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, idle, simple := m.Simple()
+		if want := len(f.CPUs)+len(f.PIDs)+len(f.TIDs) == 0 && f.Comm == "" && f.CommRegex == "" && f.Function == "" && f.Only == ""; simple != want {
+			t.Errorf("%v: Simple = %v; want %v", f.Values(), simple, want)
+		}
+		bad := 0
+		for i := range ss {
+			want := synth.Keep(&ss[i], f, "cpu-clock")
+			got := m.Keep(i)
+			pass, isIdle := m.Test(i)
+			if got != want || pass && (isIdle != ss[i].Idle || m.Idle(i) != ss[i].Idle) || got != (pass && (f.Idle || !isIdle)) {
+				if bad++; bad <= 3 {
+					t.Errorf("%v: sample %d (%s, pid %d, cpu %d): Keep %v, Test %v, %v; want Keep %v, idle %v",
+						f.Values(), i, ss[i].Comm, ss[i].PID, ss[i].CPU, got, pass, isIdle, want, ss[i].Idle)
+				}
+			}
+			if simple && got != (c.Samples.Event[i] == ev && (idle || !m.Idle(i))) {
+				t.Fatalf("%v: the Simple fast path differs from Keep at sample %d", f.Values(), i)
+			}
+		}
+	}
 }

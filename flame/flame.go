@@ -194,10 +194,20 @@ func (ix *index) count(c *subsecond.Capture, m *subsecond.Match, lo, hi int) *ta
 	t := &tally{self: buf[:n:n], weight: buf[n : 2*n : 2*n], total: buf[2*n:]}
 	leaf := ix.leaf[lo:hi]
 	weight := c.Samples.Weight[lo:hi]
-	for j, k := range leaf {
-		if m.Keep(lo + j) {
-			t.self[k]++
-			t.weight[k] += int64(weight[j])
+	if ev, idle, ok := m.Simple(); ok {
+		events := c.Samples.Event[lo:hi]
+		for j, k := range leaf {
+			if events[j] == ev && (idle || !m.Idle(lo+j)) {
+				t.self[k]++
+				t.weight[k] += int64(weight[j])
+			}
+		}
+	} else {
+		for j, k := range leaf {
+			if m.Keep(lo + j) {
+				t.self[k]++
+				t.weight[k] += int64(weight[j])
+			}
 		}
 	}
 	copy(t.total, t.self)

@@ -3,12 +3,14 @@ package flame_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +22,6 @@ import (
 	"github.com/subsecond/subsecond/folded"
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/parser"
-	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
 const evilComm = `evil <b>"]]>'&`
@@ -531,7 +532,8 @@ func TestFoldedEqualsCollapse(t *testing.T) {
 }
 
 // TestRealCaptureFoldedEqualsCollapse checks the index-based graph of the
-// bundled real capture (deep stacks from a real perf record) against
+// committed 12 s real capture (deep stacks and JIT frames from a real perf
+// record) against
 // package folded's independent collapse of the same text, and that every
 // range's counts add up to an independent per-sample count.
 func TestRealCaptureFoldedEqualsCollapse(t *testing.T) {
@@ -599,14 +601,19 @@ func TestRealCaptureFoldedEqualsCollapse(t *testing.T) {
 	}
 }
 
+// realText returns the text of the committed 12 s real capture.
 func realText(t testing.TB) []byte {
 	t.Helper()
-	r, err := sampledata.Real()
+	f, err := os.Open("../sample-data/real-mixed-2cpu-12s.perf.txt.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	text, err := io.ReadAll(r)
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := io.ReadAll(z)
 	if err != nil {
 		t.Fatal(err)
 	}

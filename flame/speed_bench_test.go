@@ -3,6 +3,7 @@ package flame_test
 import (
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -28,7 +29,7 @@ import (
 // emitted node.
 //
 // SUBSECOND_DEEP_CAPTURE names the deep capture (perf script text, .gz
-// allowed); without it the bundled real capture is used.
+// allowed); without it the committed 12 s real capture is used.
 //
 //	go test -run '^$' -bench 'Speed' -benchtime 100x ./flame
 
@@ -53,30 +54,36 @@ func loadText(r io.Reader, id string) (*subsecond.Capture, error) {
 	return b.Capture(subsecond.Profile{ID: id, Meta: sc.Metadata()}), nil
 }
 
+// deepDefault is the committed real capture the deep benchmarks use when
+// SUBSECOND_DEEP_CAPTURE names none.
+const deepDefault = "../sample-data/real-mixed-2cpu-12s.perf.txt.gz"
+
+// loadFile reads a capture from perf script text, gzipped when its name
+// ends in .gz.
+func loadFile(name string) (*subsecond.Capture, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(name, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		r = z
+	}
+	return loadText(r, "deep")
+}
+
 func deep(b *testing.B) *subsecond.Capture {
 	deepOnce.Do(func() {
-		var r io.ReadCloser
 		name := os.Getenv("SUBSECOND_DEEP_CAPTURE")
 		if name == "" {
-			r, deepErr = sampledata.Real()
-			name = sampledata.RealFile
-		} else {
-			var f *os.File
-			if f, deepErr = os.Open(name); deepErr == nil {
-				r = f
-				if strings.HasSuffix(name, ".gz") {
-					var z *gzip.Reader
-					if z, deepErr = gzip.NewReader(f); deepErr == nil {
-						r = z
-					}
-				}
-			}
+			name = deepDefault
 		}
-		if deepErr != nil {
-			return
-		}
-		defer r.Close()
-		deepCapture, deepErr = loadText(r, "deep")
+		deepCapture, deepErr = loadFile(name)
 	})
 	if deepErr != nil {
 		b.Fatal(deepErr)

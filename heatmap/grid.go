@@ -144,8 +144,14 @@ func Offset(c *subsecond.Capture, f subsecond.Filter, opt Options) (*Grid, error
 	}
 	lo, hi := c.Window(subsecond.Range{Start: t0, End: last + 1})
 	ts := c.Samples.Time
+	ev, idle, simple := m.Simple()
+	events := c.Samples.Event
 	for i := lo; i < hi; i++ {
-		if !m.Keep(i) {
+		if simple {
+			if events[i] != ev || !idle && m.Idle(i) {
+				continue
+			}
+		} else if !m.Keep(i) {
 			continue
 		}
 		d := ts[i] - t0
