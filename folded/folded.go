@@ -371,18 +371,10 @@ func Names(sym, dso, src string, addr uint64, java bool, o Options) []string {
 	out := make([]string, 0, len(parts))
 	for i, f := range parts {
 		if f == "[unknown]" {
-			if dso != "[unknown]" {
-				f = dso[strings.LastIndexByte(dso, '/')+1:]
-			} else {
-				f = "unknown"
-			}
-			if o.Addrs {
-				f = "[" + f + " <" + strconv.FormatUint(addr, 16) + ">]"
-			} else {
-				f = "[" + f + "]"
-			}
+			f = unknownName(dso, addr, o.Addrs)
+		} else {
+			f = tidy(f)
 		}
-		f = tidy(f)
 		if java && strings.HasPrefix(f, "L") && strings.Contains(f, "/") {
 			f = f[1:]
 		}
@@ -408,6 +400,23 @@ func Names(sym, dso, src string, addr uint64, java bool, o Options) []string {
 	return out
 }
 
+// unknownName names an unresolved frame after its DSO's base name, in
+// brackets: "[libc.so.6]", "[memfd:jit (deleted)]", "[unknown]" when the DSO
+// is unknown too, with the address inside the brackets when addrs is set.
+// A DSO is a file name, not a symbol: its parentheses are kept, so the name
+// stays balanced (the reference cuts "[app (deleted)]" to "[app "), and
+// only what the folded format cannot hold (';' and quotes) is replaced.
+func unknownName(dso string, addr uint64, addrs bool) string {
+	f := "unknown"
+	if dso != "[unknown]" && dso != "" {
+		f = dso[strings.LastIndexByte(dso, '/')+1:]
+	}
+	if addrs {
+		f += " <" + strconv.FormatUint(addr, 16) + ">"
+	}
+	return "[" + stripQuotes(strings.ReplaceAll(f, ";", ":")) + "]"
+}
+
 // tidy applies the reference's generic clean-up: ';' becomes ':', an
 // argument list is cut at its first '(' unless the name is a Go method
 // ("pkg.(*T).M") or the '(' opens "(anonymous namespace)", and quote
@@ -417,15 +426,20 @@ func tidy(f string) string {
 	if !isGoMethod(f) {
 		f = f[:argsStart(f)]
 	}
-	if strings.ContainsAny(f, `"'`) {
-		f = strings.Map(func(r rune) rune {
-			if r == '"' || r == '\'' {
-				return -1
-			}
-			return r
-		}, f)
+	return stripQuotes(f)
+}
+
+// stripQuotes removes quote characters, as the reference does.
+func stripQuotes(f string) string {
+	if !strings.ContainsAny(f, `"'`) {
+		return f
 	}
-	return f
+	return strings.Map(func(r rune) rune {
+		if r == '"' || r == '\'' {
+			return -1
+		}
+		return r
+	}, f)
 }
 
 // splitInlined splits a perf-map-agent inlined chain "A->B->C" into its

@@ -85,12 +85,57 @@ func (s *Scanner) parseFrame(line []byte, f *subsecond.Frame) (uint32, bool) {
 		rc.fi = fi
 		rc.text = fi.text
 	}
-	kind := fi.kind
-	if addr >= kernelHalf && kind != subsecond.KindJIT {
-		kind = subsecond.KindKernel
-	}
-	*f = subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: kind}
+	s.lastFrame = fi
+	*f = subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: frameKind(fi, addr)}
 	return fi.id, true
+}
+
+// frameKind returns the kind of a frame with text fi at addr: any frame at
+// a kernel-half address is kernel code, unless it is JIT code.
+func frameKind(fi *frameInfo, addr uint64) subsecond.FrameKind {
+	if addr >= kernelHalf && fi.kind != subsecond.KindJIT {
+		return subsecond.KindKernel
+	}
+	return fi.kind
+}
+
+// setSrcLine gives the open record's last frame its source line. A source
+// line marked "(inlined)" makes the frame an inlined one: perf --inline
+// prints an inlined function as a frame without a DSO whose source line
+// carries the marker, or, without -F +srcline, as "sym (inlined)". Both
+// spellings yield the same frame, with its own ID.
+func (s *Scanner) setSrcLine(src []byte, inlined bool) {
+	n := len(s.cur.Frames) - 1
+	f := &s.cur.Frames[n]
+	f.SrcLine = s.intern(src)
+	if !inlined || f.Inline || s.lastFrame == nil {
+		return
+	}
+	fi := s.inlinedFrame(s.lastFrame)
+	f.Inline, f.Kind = true, frameKind(fi, f.Addr)
+	s.curIDs[n] = fi.id
+}
+
+// inlinedFrame returns the frameInfo of fi's text marked as inlined.
+func (s *Scanner) inlinedFrame(fi *frameInfo) *frameInfo {
+	if fi.dso == "" {
+		// The text perf prints for this frame without -F +srcline.
+		text := fi.text + " (inlined)"
+		if g := s.frames[text]; g != nil {
+			return g
+		}
+		return s.frameText([]byte(text))
+	}
+	// perf prints no DSO for an inlined frame; should one come with a DSO,
+	// it is cached under a key no stack line can hold.
+	key := fi.text + "\n(inlined)"
+	if g := s.frames[key]; g != nil {
+		return g
+	}
+	g := &frameInfo{id: uint32(len(s.frames)), text: key, sym: fi.sym, off: fi.off, dso: fi.dso, inline: true,
+		kind: Kind(fi.sym, fi.dso, true)}
+	s.frames[key] = g
+	return g
 }
 
 func trimSpace(b []byte) []byte {

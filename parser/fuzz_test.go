@@ -17,11 +17,17 @@ import (
 // increase and lie within the lines read, frame IDs match frames, and a
 // strict scan fails only with a SyntaxError.
 func FuzzScanner(f *testing.F) {
-	// Seeds: the conformance corpus's inputs (folded/testdata/corpus).
+	// Seeds: the conformance corpus's inputs (folded/testdata/corpus) and
+	// one real capture per perf script form (testdata/perf).
 	inputs, _ := filepath.Glob(filepath.Join("..", "folded", "testdata", "corpus", "inputs", "*", "*"))
 	if len(inputs) == 0 {
 		f.Fatal("no seed inputs in ../folded/testdata/corpus/inputs")
 	}
+	forms, _ := filepath.Glob(filepath.Join(formsDir, "*.perf.txt.gz"))
+	if len(forms) == 0 {
+		f.Fatal("no seed inputs in " + formsDir)
+	}
+	inputs = append(inputs, forms...)
 	for _, p := range inputs {
 		fh, err := os.Open(p)
 		if err != nil {

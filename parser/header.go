@@ -17,6 +17,12 @@ const maxCommTokens = 8
 // "time:", an optional period, then "event:" (at least one of pid, CPU and
 // time must be present). The command name is everything before them, so it
 // may hold spaces and digits.
+//
+// A field list without the event (perf script -F comm,pid,ip,sym,dso) ends
+// the header after the pid, CPU or time: either at the end of the line (a
+// call chain follows) or before the sample's one frame, which must then
+// name its DSO. Such a header is tried only when no reading with an event
+// fits, and the sample has an empty event name.
 func (s *Scanner) parseHeader(line []byte, h *header) bool {
 	toks := s.toks[:0]
 	for i := 0; i < len(line) && len(toks) < maxCommTokens+6; {
@@ -33,25 +39,33 @@ func (s *Scanner) parseHeader(line []byte, h *header) bool {
 		toks = append(toks, span{start, i})
 	}
 	s.toks = toks
-	for a := 0; a < len(toks) && a <= maxCommTokens; a++ {
-		if s.headerTail(line, toks, a, h) {
-			if a > 0 {
-				comm := line[toks[0].start:toks[a-1].end]
-				if s.lastComm != string(comm) {
-					s.lastComm = s.intern(comm)
+	for _, bare := range [...]bool{false, true} {
+		if bare && s.evented {
+			// perf prints every header of a capture with the same
+			// fields, so once one had an event, all must.
+			break
+		}
+		for a := 0; a < len(toks) && a <= maxCommTokens; a++ {
+			if s.headerTail(line, toks, a, h, bare) {
+				if a > 0 {
+					comm := line[toks[0].start:toks[a-1].end]
+					if s.lastComm != string(comm) {
+						s.lastComm = s.intern(comm)
+					}
+					h.comm = s.lastComm
+				} else {
+					h.comm = ""
 				}
-				h.comm = s.lastComm
-			} else {
-				h.comm = ""
+				return true
 			}
-			return true
 		}
 	}
 	return false
 }
 
-// headerTail parses the fields from token a on.
-func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header) bool {
+// headerTail parses the fields from token a on; bare reads a header without
+// period and event.
+func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header, bare bool) bool {
 	tok := func(i int) []byte { return line[toks[i].start:toks[i].end] }
 	*h = header{pid: subsecond.Unknown, tid: subsecond.Unknown, cpu: subsecond.Unknown, time: subsecond.NoTime}
 	i, anchored := a, false
@@ -73,6 +87,21 @@ func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header) bool {
 	if !anchored {
 		return false
 	}
+	if bare {
+		rest := trimSpace(line[toks[i-1].end:])
+		if len(rest) == 0 {
+			h.bare = true
+			return true
+		}
+		if rest[len(rest)-1] != ')' || hexval[rest[0]] < 0 {
+			return false
+		}
+		id, ok := s.parseFrame(rest, &h.frame)
+		if ok && h.frame.DSO != "" {
+			h.frameID, h.hasFrame = id, true
+		}
+		return h.hasFrame
+	}
 	if i < len(toks) {
 		if p, ok := parseUint(tok(i)); ok {
 			h.period = p
@@ -82,6 +111,7 @@ func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header) bool {
 	if i >= len(toks) || !isEvent(tok(i)) {
 		return false
 	}
+	s.evented = true
 	if ev := eventName(tok(i)); s.lastEvent != string(ev) {
 		s.lastEvent = s.intern(ev)
 	}

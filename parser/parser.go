@@ -13,9 +13,12 @@
 // line. The header is read from the fields perf prints after the command
 // name — pid/tid, [cpu], time:, period, event: — so a command name keeps its
 // spaces and digits ("job 42 x", "V8 WorkerThread"). Samples recorded
-// without call chains carry their one frame on the header line. Header
-// comments ('#' lines, as `perf script --header` prints them) become
-// Metadata; PERF_RECORD_* side-band lines are skipped.
+// without call chains carry their one frame on the header line. A field
+// list without time and event (-F comm,pid,ip,sym,dso) yields samples with
+// Time NoTime and an empty Event. A source line (-F +srcline) belongs to
+// the frame above it; one marked "(inlined)" (--inline) makes that frame
+// inlined. Header comments ('#' lines, as `perf script --header` prints
+// them) become Metadata; PERF_RECORD_* side-band lines are skipped.
 //
 // Strings are shared, not copied per sample: DSOs, command and event names
 // are interned, and a symbol is a substring of the cached text of its stack
@@ -83,6 +86,7 @@ type header struct {
 	frameID  uint32
 	hasFrame bool
 	payload  bool // text after the event that is not a frame (tracepoint data)
+	bare     bool // no event and nothing after the pid, CPU or time: a call chain must follow
 }
 
 type span struct{ start, end int }
@@ -103,6 +107,8 @@ type Scanner struct {
 	single         bool     // the open record's frame was on its header line
 	payload        bool     // the open record's header carried tracepoint text
 	last           bool     // the previous line was a stack frame of the open record
+	bare           bool     // the open record's header had no event; it needs a call chain
+	evented        bool     // a header with an event was seen: headers without one are not tried
 	samples        int64
 
 	strs   map[string]string
@@ -115,6 +121,7 @@ type Scanner struct {
 	lastDSO             string // the DSO of the latest new stack-line text
 	lastDSOSet          bool
 	lastDSOKind         subsecond.FrameKind
+	lastFrame           *frameInfo  // the text of the latest stack line parsed
 	slab                []frameInfo // frameInfo allocated in blocks
 
 	firstHost string       // the first capture's "# hostname"
@@ -272,13 +279,14 @@ func (s *Scanner) handle(line []byte) bool {
 		if s.frameLine(line) {
 			return false
 		}
-		if s.last && indented && isSrcLine(line) {
-			if !s.bad {
-				f := &s.cur.Frames[len(s.cur.Frames)-1]
-				f.SrcLine = s.intern(bytes.TrimSpace(line))
+		if s.last && indented {
+			if src, inlined, ok := srcLine(line); ok {
+				if !s.bad {
+					s.setSrcLine(src, inlined)
+				}
+				s.last = false
+				return false
 			}
-			s.last = false
-			return false
 		}
 		s.malformed(`expected stack frame "address symbol (dso)" or a blank line`, line)
 		return false
@@ -295,8 +303,14 @@ func (s *Scanner) end() bool {
 	if !s.open {
 		return false
 	}
+	if s.bare && !s.bad && len(s.cur.Frames) == 0 {
+		// A line such as "name 12" alone is no evidence of perf script
+		// text; without a call chain under it, it is not a sample.
+		s.malformedAt(s.cur.Line, "expected a call chain under the header without an event, found none", nil)
+		s.bad = true
+	}
 	ready := !s.bad
-	s.open, s.bad, s.single, s.payload, s.last = false, false, false, false, false
+	s.open, s.bad, s.single, s.payload, s.last, s.bare = false, false, false, false, false, false
 	if ready {
 		s.cur, s.out = s.out, s.cur
 		s.curIDs, s.outIDs = s.outIDs, s.curIDs
@@ -319,17 +333,22 @@ func (s *Scanner) begin(h *header) {
 		c.Frames = append(c.Frames, h.frame)
 		s.curIDs = append(s.curIDs, h.frameID)
 	}
-	s.open, s.bad, s.single, s.payload, s.last = true, false, h.hasFrame, h.payload, false
+	s.open, s.bad, s.single, s.payload, s.last, s.bare = true, false, h.hasFrame, h.payload, false, h.bare
 }
 
 // malformed records a bad line: an error in strict mode, otherwise a warning
 // and, inside a record, the record's dismissal.
 func (s *Scanner) malformed(msg string, line []byte) {
+	s.malformedAt(s.line, msg, line)
+}
+
+// malformedAt is malformed for a line other than the latest one read.
+func (s *Scanner) malformedAt(n int, msg string, line []byte) {
 	if line != nil {
 		msg = fmt.Sprintf("%s, found %q", msg, excerpt(line))
 	}
 	if s.opt.Strict {
-		s.err = &SyntaxError{Line: s.line, Msg: msg}
+		s.err = &SyntaxError{Line: n, Msg: msg}
 		return
 	}
 	if s.open {
@@ -340,7 +359,7 @@ func (s *Scanner) malformed(msg string, line []byte) {
 	}
 	s.nwarn++
 	if len(s.warns) < s.opt.MaxWarnings {
-		s.warns = append(s.warns, subsecond.Warning{Line: s.line, Message: msg})
+		s.warns = append(s.warns, subsecond.Warning{Line: n, Message: msg})
 	}
 }
 
@@ -360,25 +379,31 @@ func excerpt(b []byte) string {
 	return string(b)
 }
 
-// isSrcLine reports whether line looks like what perf script -F +srcline
+// srcLine reports whether line looks like what perf script -F +srcline
 // prints under a frame: "file.c:12", "??:0", "file.c:12 (discriminator 3)",
-// "libc.so.6[27b25]" or "[kernel.kallsyms][ffffffff8110]".
-func isSrcLine(line []byte) bool {
-	t := trimSpace(line)
+// "libc.so.6[27b25]" or "[kernel.kallsyms][ffffffff8110]", each possibly
+// followed by " (inlined)" when the frame above is an inlined function
+// (perf --inline). It returns the source line without that marker.
+func srcLine(line []byte) (src []byte, inlined bool, ok bool) {
+	src = trimSpace(line)
+	if t, found := bytes.CutSuffix(src, []byte(" (inlined)")); found {
+		src, inlined = trimSpace(t), true
+	}
+	t := src
 	if i := bytes.Index(t, []byte(" (discriminator ")); i > 0 {
 		t = t[:i]
 	}
 	if len(t) == 0 {
-		return false
+		return nil, false, false
 	}
 	if t[len(t)-1] == ']' {
-		return true
+		return src, inlined, true
 	}
 	k := len(t)
 	for k > 0 && t[k-1] >= '0' && t[k-1] <= '9' {
 		k--
 	}
-	return k < len(t) && k > 0 && t[k-1] == ':'
+	return src, inlined, k < len(t) && k > 0 && t[k-1] == ':'
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
