@@ -34,9 +34,10 @@
 // Errors are {"error": "..."} with status 400 (naming the bad parameter),
 // 401 (token), 403 (read-only or cross-origin), 404, 413 (over the upload
 // limit; nothing is stored), 415 (not perf script text, or an unknown
-// Content-Encoding), 421 (a Host the server does not answer to), 503 with
-// Retry-After (too many heavy views at once) or 500 (details only in the
-// server's log).
+// Content-Encoding), 408 (an upload too slow or too long), 421 (a Host the
+// server does not answer to), 429 (too many uploads from one client), 503
+// with Retry-After (too many heavy views at once) or 500 (details only in
+// the server's log).
 //
 // # Limits
 //
@@ -44,7 +45,10 @@
 // past Config.MaxCells cells is refused with 400 naming col or bucket and
 // a value that fits, and a flame graph past Config.MaxNodes nodes with 413.
 // At most Config.MaxHeavy views that read a whole capture are computed at
-// once; the others wait while their clients do.
+// once; the others wait while their clients do. An upload gets its long
+// deadline (Config.UploadTimeout) only once authorised, must keep
+// Config.MinUploadRate (408 otherwise), and a client address may run
+// Config.UploadsPerClient at once (429 beyond).
 //
 // From a host under investigation:
 //

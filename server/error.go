@@ -67,6 +67,10 @@ func status(err error) (int, string) {
 		return http.StatusMisdirectedRequest, userMessage(err, errMisdirected)
 	case errors.Is(err, errBusy):
 		return http.StatusServiceUnavailable, userMessage(err, errBusy)
+	case errors.Is(err, errTimeout):
+		return http.StatusRequestTimeout, userMessage(err, errTimeout)
+	case errors.Is(err, errTooMany):
+		return http.StatusTooManyRequests, userMessage(err, errTooMany)
 	case errors.Is(err, errMethod):
 		return http.StatusMethodNotAllowed, err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -100,8 +104,11 @@ func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	if code == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="subsecond"`)
 	}
-	if errors.Is(err, errBusy) {
+	if errors.Is(err, errBusy) || errors.Is(err, errTooMany) {
 		w.Header().Set("Retry-After", retryAfter)
+	}
+	if code == http.StatusRequestTimeout {
+		w.Header().Set("Connection", "close")
 	}
 	if !strings.HasPrefix(r.URL.Path, "/api/") && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

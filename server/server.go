@@ -120,6 +120,16 @@ type Config struct {
 	// MaxNodes bounds the nodes of a flame graph sent or exported (413);
 	// 0 means DefaultMaxNodes.
 	MaxNodes int
+
+	// MinUploadRate is the slowest pace an upload may keep, in bytes per
+	// second over each RateWindow spent waiting for the client; slower
+	// uploads end with 408. 0 means DefaultMinUploadRate and
+	// DefaultRateWindow.
+	MinUploadRate int64
+	RateWindow    time.Duration
+	// UploadsPerClient bounds the uploads in progress from one client
+	// address (429 beyond); 0 means DefaultUploadsPerClient.
+	UploadsPerClient int
 }
 
 // Server is Subsecond's HTTP server. Its Handler is safe for concurrent use.
@@ -139,6 +149,11 @@ type Server struct {
 	maxCells  int64
 	maxNodes  int
 	hot       hotCache
+
+	minRate    int64
+	rateWindow time.Duration
+	authWait   time.Duration
+	uploads    clientUploads
 }
 
 // Default limits: of a request body, and of the text it decompresses to.
@@ -170,6 +185,17 @@ func New(cfg Config) *Server {
 	}
 	if s.maxNodes <= 0 {
 		s.maxNodes = DefaultMaxNodes
+	}
+	s.minRate, s.rateWindow, s.authWait = cfg.MinUploadRate, cfg.RateWindow, DefaultAuthWait
+	if s.minRate <= 0 {
+		s.minRate = DefaultMinUploadRate
+	}
+	if s.rateWindow <= 0 {
+		s.rateWindow = DefaultRateWindow
+	}
+	s.uploads.max = cfg.UploadsPerClient
+	if s.uploads.max <= 0 {
+		s.uploads.max = DefaultUploadsPerClient
 	}
 	if s.maxUpload <= 0 {
 		s.maxUpload = DefaultMaxUpload

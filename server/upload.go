@@ -1,13 +1,11 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/decompress"
@@ -40,13 +38,29 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, errorf(errEncoding, "Content-Encoding %q is not supported: send plain, gzip or zstd", enc))
 		return
 	}
-	// An upload may take longer than the server's read and write timeouts
-	// allow other requests; the deadlines fail where unsupported (HTTP/2
-	// handles them per stream), which only leaves the server's defaults.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.uploadTTL))
-	_ = rc.SetWriteDeadline(time.Now().Add(s.uploadTTL + time.Minute))
-	limited := &limitReader{r: http.MaxBytesReader(w, r.Body, s.maxUpload)}
+	release, err := s.uploads.enter(s.hosts.client(r))
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	defer release()
+	// Authorise before reading the body when the token is not in the form,
+	// and extend the deadlines only for an authorised upload: until then
+	// the client has authWait to send the form's fields.
+	authorized := false
+	if s.token == "" || r.Header.Get("Authorization") != "" {
+		if err := s.authorize(r, ""); err != nil {
+			s.error(w, r, err)
+			return
+		}
+		authorized = true
+	}
+	wait := s.authWait
+	if authorized {
+		wait = s.uploadTTL
+	}
+	limited := s.newUploadBody(w, r, wait)
+	defer limited.stop()
 	up := Upload{Name: r.URL.Query().Get("name"), Host: r.URL.Query().Get("host")}
 	var body io.Reader = limited
 	var formToken string
@@ -93,9 +107,12 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	} else if r.ContentLength > 0 {
 		up.Size = r.ContentLength
 	}
-	if err := s.authorize(r, formToken); err != nil {
-		s.error(w, r, err)
-		return
+	if !authorized {
+		if err := s.authorize(r, formToken); err != nil {
+			s.error(w, r, err)
+			return
+		}
+		limited.setDeadline(s.uploadTTL)
 	}
 	if up.Host != "" {
 		if err := subsecond.CheckHost(up.Host); err != nil {
@@ -154,13 +171,12 @@ type created struct {
 	Profile *subsecond.Profile `json:"profile"`
 }
 
-// uploadError reports an upload that went past the size limit, or whose
-// text went past the text limit, as such, whatever error the reader's
-// consumer wrapped it in.
-func uploadError(l *limitReader, t *textLimit, err error) error {
-	var mbe *http.MaxBytesError
-	if l.overflow != nil && !errors.As(err, &mbe) {
-		return l.overflow
+// uploadError reports an upload that went past the size limit, the text
+// limit or the time limits, or whose body broke off, as such, whatever
+// error the reader's consumer wrapped it in.
+func uploadError(b *uploadBody, t *textLimit, err error) error {
+	if c := b.cause(err); c != err {
+		return c
 	}
 	if t != nil && t.overflow {
 		return errorf(subsecond.ErrTooLarge, "the capture's text is larger than the limit of %d bytes", t.max)
@@ -189,21 +205,5 @@ func (t *textLimit) Read(p []byte) (int, error) {
 	}
 	n, err := t.r.Read(p)
 	t.left -= int64(n)
-	return n, err
-}
-
-// limitReader remembers whether the body went past the limit of the
-// http.MaxBytesReader it wraps.
-type limitReader struct {
-	r        io.Reader
-	overflow error
-}
-
-func (l *limitReader) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	var mbe *http.MaxBytesError
-	if err != nil && errors.As(err, &mbe) {
-		l.overflow = err
-	}
 	return n, err
 }

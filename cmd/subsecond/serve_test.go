@@ -201,6 +201,9 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--trust-proxy", "127.0.0.1,nginx"}, `--trust-proxy: "nginx"`},
 		{[]string{"serve", "--log-level", "loud"}, "--log-level"},
 		{[]string{"serve", "--log-format", "xml"}, "--log-format"},
+		{[]string{"serve", "--upload-timeout", "0s"}, "--upload-timeout"},
+		{[]string{"serve", "--max-heavy", "0"}, "--max-heavy"},
+		{[]string{"serve", "--min-upload-rate", "slow"}, "not a size"},
 	} {
 		err := run(context.Background(), tc.args, strings.NewReader(""), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/subsecond/subsecond/server"
 )
@@ -86,9 +87,12 @@ func (n *serveNet) logger(w io.Writer) (*slog.Logger, error) {
 
 // serveLimits bounds what one request may cost the server.
 type serveLimits struct {
-	maxHeavy int
-	maxCells int64
-	maxNodes int
+	maxHeavy      int
+	maxCells      int64
+	maxNodes      int
+	uploadTimeout time.Duration
+	minRate       byteSize
+	perClient     int
 }
 
 func (l *serveLimits) flags(fs *flag.FlagSet) {
@@ -98,6 +102,10 @@ func (l *serveLimits) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&l.maxCells, "max-cells", server.DefaultMaxCells, "largest heatmap or cores map in cells (columns × rows or CPUs); larger gets 400 naming col or bucket")
 	fs.IntVar(&l.maxNodes, "max-nodes", server.DefaultMaxNodes,
 		fmt.Sprintf("largest flame graph in nodes sent or exported, a %dth of it for pprof; larger gets 413", server.PprofNodeCost))
+	fs.DurationVar(&l.uploadTimeout, "upload-timeout", time.Hour, "longest one upload may take to arrive and import; longer gets 408")
+	l.minRate = server.DefaultMinUploadRate
+	fs.Var(&l.minRate, "min-upload-rate", fmt.Sprintf("slowest `pace` per second an upload may keep over any %s spent waiting for it; slower gets 408", server.DefaultRateWindow))
+	fs.IntVar(&l.perClient, "uploads-per-client", server.DefaultUploadsPerClient, "uploads in progress at once from one client address; more get 429")
 }
 
 func (l *serveLimits) check() error {
@@ -108,6 +116,10 @@ func (l *serveLimits) check() error {
 		return fmt.Errorf("--max-cells: %d is not a positive number", l.maxCells)
 	case l.maxNodes < 1:
 		return fmt.Errorf("--max-nodes: %d is not a positive number", l.maxNodes)
+	case l.uploadTimeout <= 0:
+		return fmt.Errorf("--upload-timeout: %s is not a positive duration", l.uploadTimeout)
+	case l.perClient < 1:
+		return fmt.Errorf("--uploads-per-client: %d is not a positive number", l.perClient)
 	}
 	return nil
 }

@@ -1,0 +1,185 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawUpload opens a connection to e's server, sends a POST to
+// /api/profiles with the given extra header lines and a body declared as
+// length bytes, runs send to write (some of) it, and returns the answer.
+// It fails the test if none comes within limit.
+func rawUpload(t *testing.T, e *testEnv, hdr string, length int, limit time.Duration, send func(c *net.TCPConn)) (*http.Response, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(e.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /api/profiles HTTP/1.1\r\nHost: localhost\r\nContent-Length: %d\r\n%s\r\n", length, hdr)
+	start := time.Now()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+		default:
+			send(c.(*net.TCPConn))
+		}
+	}()
+	c.SetReadDeadline(time.Now().Add(limit))
+	res, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer within %s: %v", limit, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	t.Logf("answer %d after %s: %s", res.StatusCode, time.Since(start).Round(time.Millisecond), strings.TrimSpace(string(b)))
+	return res, string(b)
+}
+
+// trickle writes s a few bytes at a time, every gap, until it is written or
+// the connection fails.
+func trickle(c net.Conn, s string, n int, gap time.Duration) {
+	for len(s) > 0 {
+		k := min(n, len(s))
+		if _, err := io.WriteString(c, s[:k]); err != nil {
+			return
+		}
+		s = s[k:]
+		time.Sleep(gap)
+	}
+}
+
+// TestUploadAuthorizedFirst: an upload whose token is still to come in the
+// form gets the short wait for it, not the upload timeout: a client that
+// starts a form and stalls is let go in seconds, not held for an hour.
+func TestUploadAuthorizedFirst(t *testing.T) {
+	e := newEnv(t, Config{Token: "s3cret", UploadTimeout: time.Hour})
+	e.server().authWait = 200 * time.Millisecond
+	const form = "--b\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nx\r\n--b\r\nContent-Disposition: form-data; name=\"tok"
+	res, _ := rawUpload(t, e, "Content-Type: multipart/form-data; boundary=b\r\n", 1<<20, 10*time.Second, func(c *net.TCPConn) {
+		io.WriteString(c, form) // and nothing more
+	})
+	if res.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("stalled unauthorised form = %d; want 408", res.StatusCode)
+	}
+	// A wrong bearer token is refused before the body is read at all.
+	res, body := rawUpload(t, e, "Authorization: Bearer wrong\r\n", 1<<20, 10*time.Second, func(*net.TCPConn) {})
+	if res.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "wrong token") {
+		t.Errorf("upload with a wrong token = %d %s; want 401 before any body", res.StatusCode, body)
+	}
+	// The form's token still works, and then the upload has its full time.
+	b, ct := multipartBody(t, "token", "s3cret", "file", perfText(1, 30, 1))
+	if res, b := e.do("POST", "/api/profiles", b, "Content-Type", ct); res.StatusCode != http.StatusCreated {
+		t.Errorf("upload with the form's token: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestUploadMinRate: an upload slower than the minimum rate over a window
+// ends with 408 and stores nothing; so does one that sends nothing.
+func TestUploadMinRate(t *testing.T) {
+	e := newEnv(t, Config{MinUploadRate: 10_000, RateWindow: 300 * time.Millisecond})
+	text := perfText(1, 20, 1)
+	res, body := rawUpload(t, e, "", len(text), 10*time.Second, func(c *net.TCPConn) {
+		trickle(c, text, 10, 20*time.Millisecond) // 500 B/s
+	})
+	if res.StatusCode != http.StatusRequestTimeout || !strings.Contains(body, "slower than 10000 B/s over 300ms") {
+		t.Errorf("trickling upload = %d %s; want 408 naming the rate", res.StatusCode, body)
+	}
+	res, _ = rawUpload(t, e, "", len(text), 10*time.Second, func(*net.TCPConn) {})
+	if res.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("silent upload = %d; want 408", res.StatusCode)
+	}
+	if n := e.count(); n != 0 {
+		t.Errorf("store holds %d profiles after slow uploads; want 0", n)
+	}
+	// At a good pace the same upload, in pieces, is stored.
+	res, body = rawUpload(t, e, "", len(text), 10*time.Second, func(c *net.TCPConn) {
+		trickle(c, text, 8<<10, 20*time.Millisecond) // 400 KB/s
+	})
+	if res.StatusCode != http.StatusCreated {
+		t.Errorf("upload at a good pace = %d %s; want 201", res.StatusCode, body)
+	}
+}
+
+// TestUploadTimeout: an upload that keeps a good pace but takes longer
+// than the upload timeout ends with 408 naming the limit.
+func TestUploadTimeout(t *testing.T) {
+	e := newEnv(t, Config{UploadTimeout: 300 * time.Millisecond, MinUploadRate: 1, RateWindow: time.Hour})
+	text := perfText(1, 20, 1)
+	res, body := rawUpload(t, e, "", len(text), 10*time.Second, func(c *net.TCPConn) {
+		trickle(c, text, 100, 20*time.Millisecond)
+	})
+	if res.StatusCode != http.StatusRequestTimeout || !strings.Contains(body, "longer than its limit of 300ms") {
+		t.Errorf("long upload = %d %s; want 408 naming the limit", res.StatusCode, body)
+	}
+}
+
+// TestUploadBrokenOff: a body that ends before its declared length is the
+// client's fault: 400, nothing stored.
+func TestUploadBrokenOff(t *testing.T) {
+	var logs logBuffer
+	e := newEnv(t, Config{Logger: newLogger(&logs)})
+	text := perfText(1, 20, 1)
+	res, body := rawUpload(t, e, "", len(text)+1000, 10*time.Second, func(c *net.TCPConn) {
+		io.WriteString(c, text)
+		c.CloseWrite()
+	})
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "broke off") {
+		t.Errorf("broken-off upload = %d %s; want 400", res.StatusCode, body)
+	}
+	if n := e.count(); n != 0 {
+		t.Errorf("store holds %d profiles; want 0", n)
+	}
+	if l := logs.lines(t, 1); len(l) != 1 || l[0]["level"] != "INFO" {
+		t.Errorf("log = %v; want one INFO line", l)
+	}
+}
+
+// TestUploadsPerClient: a client may run UploadsPerClient uploads at once;
+// beyond, 429 with Retry-After, while other clients still upload.
+func TestUploadsPerClient(t *testing.T) {
+	e := newEnv(t, Config{UploadsPerClient: 1, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	text := perfText(1, 20, 1)
+	held := make(chan *http.Response, 1)
+	release := make(chan struct{})
+	go func() {
+		res, _ := rawUpload(t, e, "", len(text), 20*time.Second, func(c *net.TCPConn) {
+			io.WriteString(c, text[:100])
+			<-release
+			io.WriteString(c, text[100:])
+		})
+		held <- res
+	}()
+	s := e.server()
+	waitFor(t, "the first upload to start", func() bool {
+		s.uploads.mu.Lock()
+		defer s.uploads.mu.Unlock()
+		return s.uploads.n["127.0.0.1"] == 1
+	})
+	res, b := e.do("POST", "/api/profiles", strings.NewReader(text))
+	wantError(t, res, b, http.StatusTooManyRequests, "1 uploads from your address")
+	if res.Header.Get("Retry-After") == "" {
+		t.Errorf("429 without Retry-After")
+	}
+	// Another client, behind the trusted proxy, is not held up.
+	if res, b := e.do("POST", "/api/profiles", strings.NewReader(text), "X-Forwarded-For", "198.51.100.7"); res.StatusCode != http.StatusCreated {
+		t.Errorf("upload from another client = %d %s; want 201", res.StatusCode, b)
+	}
+	close(release)
+	if res := <-held; res.StatusCode != http.StatusOK {
+		t.Errorf("held upload = %d; want 200 (the same capture as the other client's)", res.StatusCode)
+	}
+	// Its slot is free again.
+	if res, b := e.do("POST", "/api/profiles", strings.NewReader(perfText(1, 30, 1))); res.StatusCode != http.StatusCreated {
+		t.Errorf("upload after the first finished = %d %s; want 201", res.StatusCode, b)
+	}
+}
