@@ -66,3 +66,31 @@ func TestImportHostAndWallClock(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkers(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTest(t)
+	ms := []subsecond.Marker{{Time: 3e18, Text: "NETDEV WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out"}, {Time: 1e18, Text: "mlx5_core: reset"}}
+	if n, err := s.AddMarkers(ctx, "node-1", ms); err != nil || n != 2 {
+		t.Fatalf("AddMarkers = %d, %v; want 2 new", n, err)
+	}
+	if n, err := s.AddMarkers(ctx, "node-1", ms[:1]); err != nil || n != 0 {
+		t.Errorf("AddMarkers of a stored marker = %d, %v; want 0 new", n, err)
+	}
+	if _, err := s.AddMarkers(ctx, "node-1", []subsecond.Marker{{Time: 5, Text: "ok"}, {Time: 6, Text: ""}}); err == nil {
+		t.Error("AddMarkers with an empty text: no error")
+	}
+	if _, err := s.AddMarkers(ctx, "a/b", ms); err == nil {
+		t.Error("AddMarkers for host a/b: no error")
+	}
+	got, err := s.Markers(ctx, "node-1", 0, 4e18)
+	if err != nil || len(got) != 2 || got[0] != ms[1] || got[1] != ms[0] {
+		t.Errorf("Markers = %+v, %v; want both in time order, and nothing of the refused batch", got, err)
+	}
+	if got, _ := s.Markers(ctx, "node-1", 2e18, 4e18); len(got) != 1 {
+		t.Errorf("Markers in [2e18, 4e18) = %+v; want one", got)
+	}
+	if got, _ := s.Markers(ctx, "node-2", 0, 4e18); len(got) != 0 {
+		t.Errorf("another host's markers = %+v; want none", got)
+	}
+}

@@ -21,7 +21,7 @@ type HotOptions struct {
 	Limit     int     // episodes to return, best first; default 20
 	// Markers, when given, rank first the episodes that end within Near
 	// before a marker (default 60 s).
-	Markers []Marker
+	Markers []subsecond.Marker
 	Near    time.Duration
 }
 
@@ -54,8 +54,8 @@ type Spot struct {
 	Stack       string  `json:"top_stack,omitempty"`
 	// Marker is the marker the episode ends within Near before, if any,
 	// and Before how long before it (ns).
-	Marker *Marker `json:"marker,omitempty"`
-	Before int64   `json:"before_marker_ns,omitempty"`
+	Marker *subsecond.Marker `json:"marker,omitempty"`
+	Before int64             `json:"before_marker_ns,omitempty"`
 }
 
 // Report is the night's hot spots, best first; Found counts them all.

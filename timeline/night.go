@@ -162,29 +162,11 @@ func Timeline(ctx context.Context, src Source, host string, from, to, bucket int
 	if len(caps) == 0 {
 		return nil, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
 	}
-	if from == 0 {
-		from = subsecond.FloorSecond(caps[0].Start)
-	}
-	if to == 0 {
-		for _, c := range caps {
-			to = max(to, c.End)
-		}
-	}
-	if to <= from {
-		return nil, fmt.Errorf("to: must be after from: %w", subsecond.ErrInvalid)
+	from, to, bucket, nb, err := span(caps, from, to, bucket)
+	if err != nil {
+		return nil, err
 	}
 	const second = int64(time.Second)
-	if bucket == 0 {
-		bucket = max(second, ((to-from)/1000+second-1)/second*second)
-	}
-	if bucket < second {
-		return nil, fmt.Errorf("bucket: %s s is finer than the host timeline's one-second summaries; open the capture for finer views: %w",
-			subsecond.FormatSeconds(bucket), subsecond.ErrInvalid)
-	}
-	nb := (to - from + bucket - 1) / bucket
-	if nb > MaxBuckets {
-		return nil, fmt.Errorf("bucket: %d buckets of %s s exceed %d; use wider buckets: %w", nb, subsecond.FormatSeconds(bucket), MaxBuckets, subsecond.ErrInvalid)
-	}
 	g := &Grid{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Covered: make([]float64, nb), Unplaced: un, Resolution: second}
 	rows := map[int32]int{}
 	var busy, sys [][]int64
@@ -259,4 +241,31 @@ func Timeline(ctx context.Context, src Source, host string, from, to, bucket int
 		g.Captures = []Capture{}
 	}
 	return g, nil
+}
+
+// Window is a range of one capture, as its own views take it: [Start, End)
+// in nanoseconds from the capture's T0.
+type Window struct {
+	Capture string `json:"capture"`
+	Start   int64  `json:"start_ns"`
+	End     int64  `json:"end_ns"`
+}
+
+// Locate returns the part of the capture among caps that overlaps the
+// wall-clock range [from, to) most, as a Window, and false when no capture
+// overlaps it.
+func Locate(caps []Capture, from, to int64) (Window, bool) {
+	var best *Capture
+	bestOv := int64(0)
+	for i := range caps {
+		c := &caps[i]
+		if ov := min(to, c.End) - max(from, c.Start); ov > bestOv {
+			best, bestOv = c, ov
+		}
+	}
+	if best == nil {
+		return Window{}, false
+	}
+	lo, hi := max(from, best.Start), min(to, best.End)
+	return Window{Capture: best.ID, Start: lo - best.Offset - best.T0, End: hi - best.Offset - best.T0}, true
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/nightgen"
 	"github.com/subsecond/subsecond/store"
 )
@@ -174,12 +175,70 @@ func TestHotspotsAcrossTheNight(t *testing.T) {
 		}
 	}
 	// A marker 8 s after the shorter burst ranks it first.
-	m := Marker{Time: n.Bursts[1].End.Add(8 * time.Second).UnixNano(), Text: "NETDEV WATCHDOG: eth0: transmit queue 3 timed out"}
-	rep, err := Hotspots(ctx, src, "node-1", HotOptions{Markers: []Marker{m}})
+	m := subsecond.Marker{Time: n.Bursts[1].End.Add(8 * time.Second).UnixNano(), Text: "NETDEV WATCHDOG: eth0: transmit queue 3 timed out"}
+	rep, err := Hotspots(ctx, src, "node-1", HotOptions{Markers: []subsecond.Marker{m}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := rep.Spots[0]; s.CPU != 2 || s.Marker == nil || s.Marker.Text != m.Text || time.Duration(s.Before) < 7*time.Second || time.Duration(s.Before) > 9*time.Second {
 		t.Errorf("with a marker, first spot = %+v; want CPU 2's burst, 8 s before the marker", s)
+	}
+}
+
+// TestMarkerWindowsAndComms: each marker's "10 s before" window lies in the
+// right capture and holds its burst; the kubelet is the command that jumps
+// furthest above its baseline.
+func TestMarkerWindowsAndComms(t *testing.T) {
+	n := testNight()
+	src, _, ids := importNight(t, n)
+	ctx := context.Background()
+	caps, _, err := HostCaptures(ctx, src, "node-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{ids[1], ids[5]} {
+		b := n.Bursts[i]
+		mark := b.End.Add(3 * time.Second).UnixNano()
+		w, ok := Locate(caps, mark-int64(10*time.Second), mark)
+		if !ok || w.Capture != want {
+			t.Fatalf("marker %d: window %+v; want capture %s", i, w, want)
+		}
+		c, err := src.Capture(ctx, w.Capture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := c.Window(subsecond.Range{Start: c.Profile.T0() + w.Start, End: c.Profile.T0() + w.End})
+		kubelet := 0
+		for k := lo; k < hi; k++ {
+			if c.Strings[c.Samples.Comm[k]] == "kubelet" && c.Samples.CPU[k] == int32(b.CPU) {
+				kubelet++
+			}
+		}
+		if want := int(b.End.Sub(b.Start).Seconds() * 49); kubelet < want-2 {
+			t.Errorf("marker %d: the 10 s before it hold %d kubelet samples on CPU %d; want the burst's %d", i, kubelet, b.CPU, want)
+		}
+	}
+	if _, ok := Locate(caps, n.CaptureStart(3).Add(-80*time.Second).UnixNano(), n.CaptureStart(3).Add(-70*time.Second).UnixNano()); ok {
+		t.Error("a window in the pause between captures was located in a capture")
+	}
+
+	rep, err := Comms(ctx, src, "node-1", 0, 0, int64(10*time.Second), "kubelet", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Jumps) == 0 || rep.Jumps[0].Comm != "kubelet" || rep.Jumps[0].Baseline != 0 || rep.Jumps[0].Score < 10 {
+		t.Fatalf("jumps = %+v; want kubelet first, from a baseline of 0", rep.Jumps)
+	}
+	if at := rep.Jumps[0].PeakAt; at > n.Bursts[0].Start.UnixNano() || at+rep.Bucket < n.Bursts[0].End.UnixNano() {
+		t.Errorf("kubelet peaks in the bucket at %v; want the one holding the first burst at %v", time.Unix(0, at).UTC(), n.Bursts[0].Start)
+	}
+	// Series: 6 s × 49 samples of 10 s × 49 × 8 in the first burst's bucket.
+	b := (n.Bursts[0].Start.UnixNano() - rep.From) / rep.Bucket
+	if v := rep.Series[b]; v == nil || math.Abs(*v-6.0/80) > 0.01 {
+		t.Errorf("kubelet's share in the burst's bucket = %v; want about 7.5%%", v)
+	}
+	gap := (n.CaptureStart(3).Add(-45*time.Second).UnixNano() - rep.From) / rep.Bucket
+	if rep.Series[gap] != nil {
+		t.Errorf("the share in the pause = %v; want null", *rep.Series[gap])
 	}
 }
