@@ -7,7 +7,7 @@
 // (the CLI's flag names). Times in URLs are seconds from the profile's T0;
 // ranges are half-open [start, end).
 //
-//	srv := server.New(server.Config{Store: st, Engine: eng, MaxUpload: 2 << 30})
+//	srv := server.New(server.Config{Store: st, Engine: eng, Night: night, MaxUpload: 2 << 30})
 //	hs := &http.Server{Addr: ":8080", Handler: srv.Handler()}
 //
 // # Pages
@@ -29,6 +29,15 @@
 //	GET    /api/profiles/{id}/hotspots   {"hotspots": [...]}: threshold, min, bucket, filters
 //	GET    /api/profiles/{id}/flamegraph start, end, filters, format=json|folded|svg|pprof|functions
 //	GET    /api/profiles/{id}/diff       start2, end2 (base), start, end, filters, format
+//
+// # Hosts (a host's captures as one wall-clock night)
+//
+//	GET    /api/hosts                    {"hosts": [...]}: captures, samples, span of each host
+//	GET    /api/hosts/{host}/timeline    cores × time grid: from, to (RFC 3339 or Unix s), bucket (≥ 1 s)
+//	GET    /api/hosts/{host}/hotspots    episodes across the night: measure=busy|system, threshold, min, limit, near
+//	GET    /api/hosts/{host}/comms       comm's share and the comms that jump: comm, from, to, bucket, limit
+//	GET    /api/hosts/{host}/markers     {"markers": [...]}, each with its "10 s before" window and url
+//	POST   /api/hosts/{host}/markers     JSON {"markers": [{"time", "text"}]} or a log as text with ?match=REGEX
 //
 // Filters are cpu, pid, tid, comm, comm_regex, event, function, only, idle.
 // Errors are {"error": "..."} with status 400 (naming the bad parameter),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/timeline"
 )
 
 // sqliteStore adapts the real store to the server's Store interface, as the
@@ -162,4 +163,11 @@ func (e countEngine) Diff(c *subsecond.Capture, q *Query) (Graph, error) {
 	}
 	g.base = len(base)
 	return g, nil
+}
+
+// sqliteNight answers the host views from the store: summaries computed
+// from its captures, markers from its table.
+type sqliteNight struct {
+	*timeline.Summarizer
+	*store.Store
 }

@@ -79,6 +79,7 @@ type Hotspot struct {
 type Config struct {
 	Store     Store
 	Engine    Engine
+	Night     Night // the host views' summaries and markers
 	MaxUpload int64 // largest accepted request body in bytes; 0 means 2 GiB
 	// MaxText bounds a capture's decompressed text in bytes, so that a small
 	// compressed upload cannot expand without end; 0 means 64 GiB.
@@ -136,6 +137,7 @@ type Config struct {
 type Server struct {
 	store     Store
 	engine    Engine
+	night     Night
 	maxUpload int64
 	maxText   int64
 	token     string
@@ -166,6 +168,7 @@ const (
 func New(cfg Config) *Server {
 	s := &Server{
 		store:     cfg.Store,
+		night:     cfg.Night,
 		engine:    cfg.Engine,
 		maxUpload: cfg.MaxUpload,
 		maxText:   cfg.MaxText,
@@ -228,6 +231,7 @@ func (s *Server) Handler() http.Handler {
 
 	r.Post("/api/profiles", s.createProfile)
 	r.Delete("/api/profiles/{id}", s.deleteProfile)
+	r.Post("/api/hosts/{host}/markers", s.addMarkers)
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Compress(5, "text/html", "text/css", "text/javascript", "application/javascript",
 			"application/json", "image/svg+xml", "text/plain"))
@@ -244,6 +248,12 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/api/profiles/{id}/hotspots", s.hotspots)
 		r.Get("/api/profiles/{id}/flamegraph", s.flamegraph)
 		r.Get("/api/profiles/{id}/diff", s.diff)
+
+		r.Get("/api/hosts", s.listHosts)
+		r.Get("/api/hosts/{host}/timeline", s.hostTimeline)
+		r.Get("/api/hosts/{host}/hotspots", s.hostHotspots)
+		r.Get("/api/hosts/{host}/comms", s.hostComms)
+		r.Get("/api/hosts/{host}/markers", s.hostMarkers)
 	})
 	return r
 }

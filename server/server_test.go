@@ -17,6 +17,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/timeline"
 )
 
 // hostile is a symbol (and profile name) that would run script if a page
@@ -78,6 +79,9 @@ func newEnv(t *testing.T, cfg Config) *testEnv {
 	cfg.Store = sqliteStore{st}
 	if cfg.Engine == nil {
 		cfg.Engine = realEngine{}
+	}
+	if cfg.Night == nil {
+		cfg.Night = sqliteNight{&timeline.Summarizer{Load: st.Capture}, st}
 	}
 	s := New(cfg)
 	srv := httptest.NewServer(s.Handler())

@@ -15,14 +15,9 @@ import (
 
 // storeSource reads the host views' input from a real store, computing
 // the per-second summaries from each capture.
-type storeSource struct{ *store.Store }
-
-func (s storeSource) Summaries(ctx context.Context, id string) ([]Summary, error) {
-	c, err := s.Capture(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return Summarize(c)
+type storeSource struct {
+	*store.Store
+	*Summarizer
 }
 
 // night is the test's night: 8 CPUs at 49 Hz, six one-minute captures, a
@@ -62,7 +57,7 @@ func importNight(t *testing.T, n *nightgen.Night) (storeSource, nightgen.Counts,
 		}
 		ids = append(ids, p.ID)
 	}
-	return storeSource{s}, counts, ids
+	return storeSource{s, &Summarizer{Load: s.Capture}}, counts, ids
 }
 
 func TestTimelineCountsEqualTheGenerator(t *testing.T) {

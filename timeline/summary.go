@@ -2,7 +2,9 @@ package timeline
 
 import (
 	"cmp"
+	"context"
 	"slices"
+	"sync"
 
 	"github.com/subsecond/subsecond"
 )
@@ -110,4 +112,49 @@ func Summarize(c *subsecond.Capture) ([]Summary, error) {
 	}
 	flush(sec)
 	return out, nil
+}
+
+// Summarizer answers Source.Summaries from captures, computing each
+// capture's summaries once (Summarize) and keeping the latest Max of them
+// (default 4096: about 120 KB each for a two-minute 96-CPU capture). It
+// stands in for a store that keeps summaries of its own. Safe for
+// concurrent use.
+type Summarizer struct {
+	Load func(ctx context.Context, id string) (*subsecond.Capture, error)
+	Max  int
+
+	mu    sync.Mutex
+	cache map[string][]Summary
+	order []string
+}
+
+// Summaries returns capture id's per-second summaries.
+func (z *Summarizer) Summaries(ctx context.Context, id string) ([]Summary, error) {
+	z.mu.Lock()
+	s, ok := z.cache[id]
+	z.mu.Unlock()
+	if ok {
+		return s, nil
+	}
+	c, err := z.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if s, err = Summarize(c); err != nil {
+		return nil, err
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.cache == nil {
+		z.cache = map[string][]Summary{}
+	}
+	if _, ok := z.cache[id]; !ok {
+		z.cache[id] = s
+		z.order = append(z.order, id)
+		if max := cmp.Or(z.Max, 4096); len(z.order) > max {
+			delete(z.cache, z.order[0])
+			z.order = z.order[1:]
+		}
+	}
+	return s, nil
 }

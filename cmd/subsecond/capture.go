@@ -23,6 +23,9 @@ type viewFlags struct {
 	params map[string]*paramValue
 	db     *string
 	e      env
+	// host, when set to a flag's value, names a host whose views replace
+	// the FILE|ID argument when the flag is given.
+	host *string
 }
 
 // paramValue is one query parameter given as a flag. "idle" may be given
@@ -81,6 +84,9 @@ func (v *viewFlags) values() url.Values {
 func (v *viewFlags) parse(args []string) (subsecond.Filter, error) {
 	if err := parseFlags(v.fs, v.e, args); err != nil {
 		return subsecond.Filter{}, err
+	}
+	if v.host != nil && *v.host != "" && v.fs.NArg() == 0 {
+		return subsecond.ParseFilter(v.values())
 	}
 	if v.fs.NArg() != 1 {
 		v.fs.Usage()

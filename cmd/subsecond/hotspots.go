@@ -10,6 +10,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/timeline"
 )
 
 // runHotspots implements `subsecond hotspots [--threshold 0.9] [--min 1s]
@@ -23,14 +24,39 @@ func runHotspots(ctx context.Context, e env) error {
 	cells := v.fs.Int("cells", 10, "how many of the hottest heatmap cells to list")
 	limit := v.fs.Int("limit", 50, "how many episodes to list, best first; 0 for all")
 	format := v.fs.String("format", "text", "output format: text or json")
-	v.usage("hotspots [--threshold 0.9] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID",
-		"Lists, per CPU, the windows where the busy fraction stays at or above the\nthreshold for at least --min, with what ran there; then the hottest heatmap cells.")
+	v.host = v.fs.String("host", "", "instead of FILE|ID: the episodes across every capture of this host, on one score scale")
+	nightSystem := v.fs.Bool("system", false, "with --host: episodes of system time (a core pegged in the kernel) instead of busy time")
+	v.usage("hotspots [--threshold 0.9] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--system] [--threshold 0.9] [--min 1s] [--limit N]",
+		"Lists, per CPU, the windows where the busy fraction stays at or above the\nthreshold for at least --min, with what ran there; then the hottest heatmap cells.\nWith --host, the episodes of the host's whole night, with their capture.")
 	f, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
 	if err := checkFormat("hotspots", *format, "text", "json"); err != nil {
 		return err
+	}
+	if *v.host != "" {
+		if v.fs.NArg() > 0 {
+			return fmt.Errorf("hotspots: give --host or a FILE|ID, not both")
+		}
+		opt := timeline.HotOptions{System: *nightSystem, Limit: *limit}
+		q := v.values()
+		if s := q.Get("threshold"); s != "" {
+			if opt.Threshold, err = strconv.ParseFloat(s, 64); err != nil || !(opt.Threshold > 0 && opt.Threshold <= 1) {
+				return fmt.Errorf("hotspots: --threshold %q: want a fraction in (0, 1]: %w", s, subsecond.ErrInvalid)
+			}
+		}
+		if s := q.Get("min"); s != "" {
+			d, err := time.ParseDuration(s)
+			if err != nil || d < time.Second {
+				return fmt.Errorf("hotspots: --min %q with --host: want a duration of at least 1s", s)
+			}
+			opt.Min = int64(d)
+		}
+		if *limit <= 0 {
+			opt.Limit = -1
+		}
+		return hostHotspots(ctx, e, *v.db, *v.host, opt, *format)
 	}
 	q := v.values()
 	var opt heatmap.HotOptions

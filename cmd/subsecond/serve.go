@@ -124,6 +124,7 @@ func runServe(ctx context.Context, e env) error {
 	srv := server.New(server.Config{
 		Store:            serveStore{st},
 		Engine:           engine{},
+		Night:            newNight(st),
 		MaxUpload:        int64(maxUpload),
 		MaxText:          int64(maxText),
 		Token:            *token,

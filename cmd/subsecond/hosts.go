@@ -1,0 +1,380 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/markers"
+	"github.com/subsecond/subsecond/server"
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/timeline"
+)
+
+// night is the host views' source over the local store: the store's
+// profiles, captures and markers, and summaries computed from captures.
+type night struct {
+	*store.Store
+	*timeline.Summarizer
+}
+
+func newNight(s *store.Store) night { return night{s, &timeline.Summarizer{Load: s.Capture}} }
+
+// wallTime formats Unix nanoseconds as UTC to the millisecond.
+func wallTime(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// approx marks an approximate time.
+func approx(a bool) string {
+	if a {
+		return "≈"
+	}
+	return ""
+}
+
+// runHosts implements `subsecond hosts [--db PATH] [--format text|json]`.
+func runHosts(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("hosts", flag.ContinueOnError)
+	db := dbFlag(fs)
+	format := fs.String("format", "text", "output format: text or json")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: subsecond hosts [--db PATH] [--format text|json]\n\nLists the hosts of the stored captures: how many captures, samples, and the\nwall-clock span they cover (≈ when some capture's time is an estimate).\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, e, e.args); err != nil {
+		return err
+	}
+	if err := checkFormat("hosts", *format, "text", "json"); err != nil {
+		return err
+	}
+	s, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	list, err := s.List(ctx)
+	if err != nil {
+		return err
+	}
+	hosts := timeline.Hosts(list)
+	if *format == "json" {
+		return json.NewEncoder(e.stdout).Encode(map[string]any{"hosts": hosts})
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tCAPTURES\tSAMPLES\tFROM (UTC)\tTO (UTC)\tWITHOUT WALL CLOCK")
+	for _, h := range hosts {
+		from, to := "-", "-"
+		if h.End > 0 {
+			from, to = approx(h.Approximate)+wallTime(h.Start), approx(h.Approximate)+wallTime(h.End)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d\n", h.Host, h.Captures, h.Samples, from, to, h.Unanchored)
+	}
+	return tw.Flush()
+}
+
+// hostFlags are the flags of the host views: --db, --host, --from, --to,
+// --bucket.
+type hostFlags struct {
+	fs                    *flag.FlagSet
+	db, host, from, to    *string
+	bucket                *string
+	fromNS, toNS, bucket_ int64
+}
+
+func newHostFlags(name string) *hostFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return &hostFlags{fs: fs, db: dbFlag(fs),
+		host:   fs.String("host", "", "the host (see 'subsecond hosts')"),
+		from:   fs.String("from", "", "start of the range: RFC 3339 (2026-11-30T03:00:00Z) or Unix seconds (default: the first capture)"),
+		to:     fs.String("to", "", "end of the range, exclusive (default: the last capture's end)"),
+		bucket: fs.String("bucket", "", "column width: seconds or a duration such as 1m (default: about 1,000 columns, at least 1 s)"),
+	}
+}
+
+// parse reads the flags and checks the range.
+func (h *hostFlags) parse(e env, cmd string) error {
+	if err := parseFlags(h.fs, e, e.args); err != nil {
+		return err
+	}
+	if *h.host == "" {
+		h.fs.Usage()
+		return fmt.Errorf("%s: --host is required", cmd)
+	}
+	var err error
+	for _, p := range []struct {
+		v   string
+		dst *int64
+		n   string
+	}{{*h.from, &h.fromNS, "from"}, {*h.to, &h.toNS, "to"}} {
+		if p.v != "" {
+			if *p.dst, err = server.ParseWallTime(p.n, p.v); err != nil {
+				return fmt.Errorf("%s: --%w", cmd, err)
+			}
+		}
+	}
+	if *h.bucket != "" {
+		d, err := time.ParseDuration(*h.bucket)
+		if err != nil {
+			f, ferr := strconv.ParseFloat(*h.bucket, 64)
+			if ferr != nil || f <= 0 {
+				return fmt.Errorf("%s: --bucket %q: want seconds or a duration such as 1m", cmd, *h.bucket)
+			}
+			d = time.Duration(f * 1e9)
+		}
+		h.bucket_ = int64(d)
+	}
+	return nil
+}
+
+// runTimeline implements `subsecond timeline --host H [--from T] [--to T]
+// [--bucket B] [--width W] [--measure busy|system] [--format text|json]`:
+// the host's cores × time map across its captures.
+func runTimeline(ctx context.Context, e env) error {
+	h := newHostFlags("timeline")
+	width := h.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
+	measure := h.fs.String("measure", "busy", "text: shade by busy or system fraction")
+	format := h.fs.String("format", "text", "output format: text or json")
+	h.fs.Usage = func() {
+		fmt.Fprintln(h.fs.Output(), "Usage: subsecond timeline --host HOST [--from T] [--to T] [--bucket B] [--measure busy|system] [--format text|json]\n\n"+
+			"Prints the host's night: one row per CPU across all its captures in wall-clock\ntime, shaded by busy (or system) fraction, with the gaps between captures\ndrawn as ·, and the captures and markers listed below.\n\nFlags:")
+		h.fs.PrintDefaults()
+	}
+	if err := h.parse(e, "timeline"); err != nil {
+		return err
+	}
+	if err := checkFormat("timeline", *format, "text", "json"); err != nil {
+		return err
+	}
+	if *measure != "busy" && *measure != "system" {
+		return fmt.Errorf("timeline: --measure %q: want busy or system", *measure)
+	}
+	if *width < 10 {
+		return fmt.Errorf("timeline: --width %d: want at least 10", *width)
+	}
+	s, err := openStore(ctx, *h.db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	g, err := timeline.Timeline(ctx, newNight(s), *h.host, h.fromNS, h.toNS, h.bucket_)
+	if err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	if *format == "json" {
+		return json.NewEncoder(e.stdout).Encode(g)
+	}
+	ms, err := s.Markers(ctx, *h.host, g.From, g.To)
+	if err != nil {
+		return err
+	}
+	return writeTimelineText(e.stdout, g, ms, *measure == "system", *width)
+}
+
+// writeTimelineText renders g with one character per group of buckets:
+// their mean fraction as ░ ▒ ▓ █, · where no capture covers them; then the
+// captures and markers.
+func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, system bool, width int) error {
+	w := bufio.NewWriter(out)
+	per := (g.Buckets + width - 1) / width
+	cols := (g.Buckets + per - 1) / per
+	span := int64(per) * g.Bucket
+	what := "busy"
+	frac := g.Busy
+	if system {
+		what, frac = "system", g.System
+	}
+	fmt.Fprintf(w, "%s: %d CPUs, %d captures from %s to %s (UTC), one character = %s; shading: %s fraction\n",
+		g.Host, len(g.CPUs), len(g.Captures), wallTime(g.From), wallTime(g.To), time.Duration(span), what)
+	// Marker row: ▼ in the column of each marker.
+	if len(ms) > 0 {
+		row := []rune(strings.Repeat(" ", cols))
+		for _, m := range ms {
+			if c := int((m.Time - g.From) / span); c >= 0 && c < cols {
+				row[c] = '▼'
+			}
+		}
+		fmt.Fprintf(w, "%8s  %s\n", "markers", string(row))
+	}
+	line := make([]rune, cols)
+	for r, cpu := range g.CPUs {
+		var sum, peak, n float64
+		for col := range line {
+			var s, cov float64
+			k := 0
+			for b := col * per; b < min((col+1)*per, g.Buckets); b++ {
+				if g.Samples[r][b] > 0 {
+					s += frac[r][b]
+					k++
+				}
+				cov += g.Covered[b]
+			}
+			if cov == 0 {
+				line[col] = '·'
+				continue
+			}
+			m := 0.0
+			if k > 0 {
+				m = s / float64(k)
+			}
+			line[col] = shade(m, 1)
+			sum, n, peak = sum+m, n+1, max(peak, m)
+		}
+		mean := 0.0
+		if n > 0 {
+			mean = sum / n
+		}
+		fmt.Fprintf(w, "%8s │%s│ %4.0f%% %4.0f%%\n", "cpu "+strconv.Itoa(int(cpu)), string(line), 100*mean, 100*peak)
+	}
+	fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = %s up to 25%% 50%% 75%% 100%%, · = no capture; columns: mean %s, peak\n", "", what, what)
+	if g.Unplaced > 0 {
+		fmt.Fprintf(w, "%d captures of %s have no wall-clock time and are not shown (record with -k CLOCK_REALTIME, or keep perf script's --header)\n", g.Unplaced, g.Host)
+	}
+	fmt.Fprintln(w, "\nCaptures:")
+	for _, c := range g.Captures {
+		fmt.Fprintf(w, "  %s  %s%s to %s%s  %s\n", c.ID, approx(c.Approximate), wallTime(c.Start), approx(c.Approximate), wallTime(c.End), c.Name)
+	}
+	if len(ms) > 0 {
+		fmt.Fprintln(w, "\nMarkers:")
+		for _, m := range ms {
+			fmt.Fprintf(w, "  ▼ %s  %s\n", wallTime(m.Time), m.Text)
+		}
+	}
+	return w.Flush()
+}
+
+// hostHotspots is `subsecond hotspots --host H`: the night's episodes.
+func hostHotspots(ctx context.Context, e env, db, host string, opt timeline.HotOptions, format string) error {
+	s, err := openStore(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if opt.Markers, err = s.Markers(ctx, host, 0, 1<<62); err != nil {
+		return err
+	}
+	rep, err := timeline.Hotspots(ctx, newNight(s), host, opt)
+	if err != nil {
+		return fmt.Errorf("hotspots: %w", err)
+	}
+	if format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	if len(rep.Spots) == 0 {
+		fmt.Fprintf(tw, "No CPU of %s stayed %s long enough.\n", host, rep.Measure)
+		return tw.Flush()
+	}
+	fmt.Fprintf(tw, "%d %s episodes on %s, the %d most unusual first (score = samples × (1 − the CPU's usual share over the night)%s):\n",
+		rep.Found, rep.Measure, host, len(rep.Spots), map[bool]string{true: "; those just before a marker first", false: ""}[len(opt.Markers) > 0])
+	fmt.Fprintln(tw, "#\tCPU\tSTART (UTC)\tEND\tBUSY\tSYS\tSCORE\tCOMM\tTOP FUNCTION\tCAPTURE\tSTART s\tMARKER")
+	for i, sp := range rep.Spots {
+		mark := ""
+		if sp.Marker != nil {
+			mark = fmt.Sprintf("%s before %q", time.Duration(sp.Before).Round(100*time.Millisecond), sp.Marker.Text)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s%s\t%s\t%.0f%%\t%.0f%%\t%.0f\t%s\t%s\t%s\t%s\t%s\n", i+1, sp.CPU, approx(sp.Approximate), wallTime(sp.Start),
+			time.Unix(0, sp.End).UTC().Format("15:04:05.0"), 100*sp.Busy, 100*sp.System, sp.Score, sp.Comm, sp.Function, sp.Capture,
+			subsecond.FormatSeconds(sp.Start-sp.Offset-sp.T0), mark)
+	}
+	return tw.Flush()
+}
+
+// runMarkers implements `subsecond markers import --host H [--match REGEX]
+// [--tz ZONE] [--year Y] FILE…` and `subsecond markers list --host H`.
+func runMarkers(ctx context.Context, e env) error {
+	sub := argAt(e.args, 0)
+	fs := flag.NewFlagSet("markers", flag.ContinueOnError)
+	db := dbFlag(fs)
+	host := fs.String("host", "", "the host the log is from (required)")
+	match := fs.String("match", "", "regular expression naming the events of interest, e.g. 'NETDEV WATCHDOG|reset' (default: every line)")
+	tz := fs.String("tz", "UTC", "time zone of timestamps that carry none (dmesg -T, syslog), e.g. Europe/Berlin")
+	year := fs.Int("year", 0, "year of syslog timestamps, which carry none (default: this year)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: subsecond markers import --host HOST [--match REGEX] [--tz ZONE] FILE…\n"+
+			"       subsecond markers list --host HOST\n\n"+
+			"import reads kernel logs (dmesg -T, journalctl -k -o short-iso, or any text with\n"+
+			"ISO or syslog timestamps; - for standard input) and stores each line matching\n"+
+			"--match as a marker of HOST, drawn on its timeline; the hot spots just before\n"+
+			"a marker rank first. list prints them with the capture range 10 s before each.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	args := e.args
+	if sub == "import" || sub == "list" {
+		args = args[1:]
+	}
+	if err := parseFlags(fs, e, args); err != nil {
+		return err
+	}
+	if sub != "import" && sub != "list" {
+		fs.Usage()
+		return errors.New("markers: want 'markers import' or 'markers list'")
+	}
+	if err := subsecond.CheckHost(*host); err != nil {
+		return fmt.Errorf("markers: --%w", err)
+	}
+	s, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if sub == "list" {
+		ms, err := s.Markers(ctx, *host, 0, 1<<62)
+		if err != nil {
+			return err
+		}
+		caps, _, _ := timeline.HostCaptures(ctx, newNight(s), *host)
+		for _, m := range ms {
+			where := "no capture holds the 10 s before it"
+			if w, ok := timeline.Locate(caps, m.Time-int64(10*time.Second), m.Time); ok {
+				where = fmt.Sprintf("10 s before: %s --start %s --end %s", w.Capture, subsecond.FormatSeconds(w.Start), subsecond.FormatSeconds(w.End))
+			}
+			fmt.Fprintf(e.stdout, "%s  %s\n    %s\n", wallTime(m.Time), m.Text, where)
+		}
+		return nil
+	}
+	opt := markers.Options{Year: *year}
+	if opt.Location, err = time.LoadLocation(*tz); err != nil {
+		return fmt.Errorf("markers: --tz %q: %v", *tz, err)
+	}
+	if *match != "" {
+		if opt.Match, err = regexp.Compile(*match); err != nil {
+			return fmt.Errorf("markers: --match: %v", err)
+		}
+	}
+	if fs.NArg() == 0 {
+		return errors.New("markers import: no log files given (- for standard input)")
+	}
+	for _, name := range fs.Args() {
+		var r io.Reader = e.stdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return fmt.Errorf("markers: %w", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		ms, err := markers.Parse(r, opt)
+		if err != nil {
+			return fmt.Errorf("markers: %s: %w", name, err)
+		}
+		added, err := s.AddMarkers(ctx, *host, ms)
+		if err != nil {
+			return fmt.Errorf("markers: %s: %w", name, err)
+		}
+		fmt.Fprintf(e.stdout, "%s: %d markers of %s, %d new\n", name, len(ms), *host, added)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond/internal/nightgen"
+)
+
+// TestNightCommands imports a folder of rolling captures and a kernel log,
+// then reads the night back with hosts, timeline and hotspots --host.
+func TestNightCommands(t *testing.T) {
+	dir := t.TempDir()
+	caps := filepath.Join(dir, "caps")
+	os.Mkdir(caps, 0o755)
+	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	n := &nightgen.Night{Host: "node-1", CPUs: 4, Hz: 49, Start: start, Captures: 4, Length: time.Minute,
+		Gaps: map[int]time.Duration{2: 2 * time.Minute}, Unanchored: -1, Seed: 5}
+	n.Bursts = []nightgen.Burst{{CPU: 1, Start: n.CaptureStart(2).Add(20 * time.Second), End: n.CaptureStart(2).Add(25 * time.Second)}}
+	for i := range n.Captures {
+		f, err := os.Create(filepath.Join(caps, time.Unix(0, n.CaptureStart(i).UnixNano()).UTC().Format("perf-150405.txt")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Write(f, i, nil); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	db := filepath.Join(dir, "n.db")
+	if _, _, err := runStoreCmd(t, "", "import", "--db", db, caps); err != nil {
+		t.Fatal(err)
+	}
+	reset := n.Bursts[0].End.Add(4 * time.Second)
+	log := filepath.Join(dir, "dmesg.txt")
+	os.WriteFile(log, []byte("["+reset.Format(time.ANSIC)+"] mlx5_core 0000:3b:00.0 eth0: NETDEV WATCHDOG: transmit queue 3 timed out\n"+
+		"["+reset.Format(time.ANSIC)+"] eth0: carrier on\n"), 0o644)
+	out, _, err := runStoreCmd(t, "", "markers", "import", "--db", db, "--host", "node-1", "--match", "NETDEV WATCHDOG|reset", log)
+	if err != nil || !strings.Contains(out, "1 markers of node-1, 1 new") {
+		t.Fatalf("markers import: %v\n%s", err, out)
+	}
+
+	out, _, err = runStoreCmd(t, "", "hosts", "--db", db)
+	if err != nil || !strings.Contains(out, "node-1") || !strings.Contains(out, "2026-11-30T03:00:00.") || !strings.Contains(out, "2026-11-30T03:06:00.") {
+		t.Errorf("hosts: %v\n%s; want node-1 from 03:00 to 03:06", err, out)
+	}
+
+	out, _, err = runStoreCmd(t, "", "timeline", "--db", db, "--host", "node-1", "--bucket", "10s", "--measure", "system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 37 columns of 10 s (the last capture ends one sample after 03:06): 12
+	// for the first two captures, one they end in, 11 of pause, 13 more; the
+	// burst takes half of column 26.
+	rows := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "cpu" {
+			rows[f[1]] = l[strings.Index(l, "│")+len("│") : strings.LastIndex(l, "│")]
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "markers") {
+			rows["markers"] = l
+		}
+	}
+	cpu1 := []rune(rows["1"])
+	if len(cpu1) != 37 || string(cpu1[13:24]) != strings.Repeat("·", 11) || cpu1[12] == '·' || cpu1[24] == '·' || cpu1[26] != '▒' {
+		t.Errorf("timeline row of CPU 1 = %q; want 37 columns, the pause as ·, the burst half of column 26\n%s", string(cpu1), out)
+	}
+	if !strings.Contains(rows["markers"], "▼") || !strings.Contains(out, "NETDEV WATCHDOG") {
+		t.Errorf("timeline without the marker:\n%s", out)
+	}
+
+	out, _, err = runStoreCmd(t, "", "hotspots", "--db", db, "--host", "node-1", "--system")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) < 3 || !strings.HasPrefix(lines[2], "1  1    2026-11-30T03:04:20.") || !strings.Contains(lines[2], "kubelet") ||
+		!strings.Contains(lines[2], "before \"mlx5_core") {
+		t.Errorf("hotspots --host:\n%s\nwant CPU 1's burst at 03:04:20 first, before the watchdog marker", out)
+	}
+	out, _, err = runStoreCmd(t, "", "markers", "list", "--db", db, "--host", "node-1")
+	if err != nil || !strings.Contains(out, "--start 19 --end 29") {
+		t.Errorf("markers list: %v\n%s; want the 10 s before the marker as 19-29 s of its capture", err, out)
+	}
+	if _, _, err := runStoreCmd(t, "", "timeline", "--db", db); err == nil {
+		t.Error("timeline without --host: no error")
+	}
+}
