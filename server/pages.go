@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -179,12 +180,21 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 		return api + "?" + e.Encode()
 	}
 	t0 := p.T0()
+	filters := strings.Join(web.Filters(q.Filter), " · ")
+	title := displayName(p) + " · " + kind + " " + shortRange(q.Range, t0)
+	if isDiff {
+		title = displayName(p) + " · diff " + shortRange(q.Range2, t0) + " → " + shortRange(q.Range, t0)
+	}
+	if filters != "" {
+		title += " · " + filters
+	}
 	page := web.FlamePage{
-		Layout:      s.layout(displayName(p)+" · "+kind, viewData(kind, p, r), r),
+		Layout:      s.layout(title, viewData(kind, p, r), r),
 		Profile:     *p,
 		Diff:        isDiff,
 		Range:       rangeLabel(q.Range, t0),
 		Range2:      rangeLabel(q.Range2, t0),
+		Filters:     filters,
 		Back:        "/p/" + p.ID + query(profileParams(v)),
 		Search:      v.Get("search"),
 		ExportSVG:   export("svg"),
@@ -200,8 +210,15 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 	s.render(w, r, web.Flame(page))
 }
 
+// rangeLabel describes rg for reading, as offsets from t0 rounded to the
+// microsecond: "4.5 s – 7.25 s (2.75s)".
 func rangeLabel(rg subsecond.Range, t0 int64) string {
-	return fmt.Sprintf("%s s – %s s (%s)", subsecond.FormatSeconds(rg.Start-t0), subsecond.FormatSeconds(rg.End-t0), web.Duration(rg.Duration()))
+	return fmt.Sprintf("%s s – %s s (%s)", web.Seconds(rg.Start-t0), web.Seconds(rg.End-t0), web.Duration(rg.Duration()))
+}
+
+// shortRange is rangeLabel for titles: "4.5–7.25 s".
+func shortRange(rg subsecond.Range, t0 int64) string {
+	return web.Seconds(rg.Start-t0) + "–" + web.Seconds(rg.End-t0) + " s"
 }
 
 func displayName(p *subsecond.Profile) string {

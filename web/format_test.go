@@ -1,6 +1,11 @@
 package web
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+)
 
 func TestPercent(t *testing.T) {
 	for _, tc := range []struct {
@@ -20,6 +25,41 @@ func TestPercent(t *testing.T) {
 	} {
 		if got := Percent(tc.f); got != tc.want {
 			t.Errorf("Percent(%v) = %q; want %q", tc.f, got, tc.want)
+		}
+	}
+}
+
+func TestFilters(t *testing.T) {
+	for _, tc := range []struct {
+		f    subsecond.Filter
+		want string
+	}{
+		{subsecond.Filter{}, ""},
+		{subsecond.Filter{CPUs: []int32{57}}, "CPU 57"},
+		{subsecond.Filter{CPUs: []int32{0, 1, 2, 7}, PIDs: []int32{300}, TIDs: []int32{301, 302}}, "CPUs 0-2,7 · pid 300 · tid 301-302"},
+		{subsecond.Filter{Comm: "gc", CommRegex: "^kube", Event: "cycles", Function: "mark", Only: "kernel", Idle: true},
+			"comm gc · comm ~ ^kube · event cycles · function mark · kernel frames only · idle included"},
+	} {
+		if got := strings.Join(Filters(tc.f), " · "); got != tc.want {
+			t.Errorf("Filters(%+v) = %q; want %q", tc.f, got, tc.want)
+		}
+	}
+}
+
+func TestSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		ns   int64
+		want string
+	}{
+		{0, "0"},
+		{30_250_000_001, "30.25"},
+		{19_989_969_001, "19.989969"},
+		{12_000_500_000, "12.0005"},
+		{7_999_999_600, "8"},
+		{-1_500_000_000, "-1.5"},
+	} {
+		if got := Seconds(tc.ns); got != tc.want {
+			t.Errorf("Seconds(%d) = %q; want %q", tc.ns, got, tc.want)
 		}
 	}
 }

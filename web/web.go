@@ -138,6 +138,7 @@ type FlamePage struct {
 	Diff        bool
 	Range       string   // "12.3 s – 14.5 s"
 	Range2      string   // the base range of a differential graph
+	Filters     string   // the active filters, "CPU 5 · comm gc"; "" when none
 	Back        string   // the profile page with the same filters
 	Hidden      []Option // other view parameters kept when the search form is submitted
 	Search      string

@@ -1,0 +1,50 @@
+// The flame and diff pages say what they show and lead back where the user
+// came from: the active filters in the heading and title, a range clamped to
+// the capture and rounded for reading, a baseline that does not overlap the
+// target, "← heatmaps" back to the exact view, and a top-functions table
+// that follows the zoom.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeCapture, count, PEGGED } from './capture.mjs';
+import { startServer, launch, watch, tempDir, upload, cellCentre, gridPoint } from './helpers.mjs';
+
+let server, browser, id, records;
+
+before(async () => {
+  const dir = tempDir();
+  const path = join(dir, 'known.perf.txt');
+  ({ records } = await writeCapture(path, { cpus: 8, seconds: 20 }));
+  server = await startServer();
+  id = (await upload(server.url, path, 'known')).profile.id;
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function open(page, path) {
+  await page.goto(server.url + path);
+  await page.waitForSelector('body[data-rendered="1"]', { timeout: 10_000 });
+}
+
+test('the flame and diff pages name every active filter in the heading and title', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  const want = 'CPU 5 · pid 300 · comm gc · function mark · user frames only · idle included';
+  await open(page, `/p/${id}/flame?cpu=5&start=4.5&end=7.25&comm=gc&pid=300&function=mark&only=user&idle=1`);
+  assert.equal(await page.textContent('[data-testid=active-filters]'), want);
+  assert.equal(await page.title(), `known · flame 4.5–7.25 s · ${want} · Subsecond`);
+  await open(page, `/p/${id}/diff?cpu=5&start=6&end=8&start2=4&end2=6`);
+  assert.equal(await page.textContent('[data-testid=active-filters]'), 'CPU 5');
+  assert.equal(await page.title(), 'known · diff 4–6 s → 6–8 s · CPU 5 · Subsecond');
+  // Without filters the line is absent.
+  await open(page, `/p/${id}/flame?start=4&end=8`);
+  assert.equal(await page.$('[data-testid=active-filters]'), null);
+  assert.equal(await page.title(), 'known · flame 4–8 s · Subsecond');
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
