@@ -61,7 +61,7 @@ func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
 }
 
 // parseRange reads the range [T0+start, T0+end) in seconds from the
-// profile's T0; a missing bound is that of def.
+// profile's T0, clamped to def; a missing bound is that of def.
 func parseRange(p *subsecond.Profile, v url.Values, startName, endName string, def subsecond.Range) (subsecond.Range, error) {
 	r := def
 	var err error
@@ -79,6 +79,18 @@ func parseRange(p *subsecond.Profile, v url.Values, startName, endName string, d
 		return r, fmt.Errorf("%s: the range [%s, %s) is empty; %s must be after %s: %w", endName,
 			subsecond.FormatSeconds(r.Start-p.T0()), subsecond.FormatSeconds(r.End-p.T0()), endName, startName, subsecond.ErrInvalid)
 	}
+	// A range reaching past the capture is clamped to it (start=-5 means
+	// from the first sample); one wholly outside it is refused.
+	switch {
+	case r.Start >= def.End:
+		return r, fmt.Errorf("%s: %s s is past the end of the capture (%s s): %w", startName,
+			subsecond.FormatSeconds(r.Start-p.T0()), subsecond.FormatSeconds(def.End-p.T0()), subsecond.ErrInvalid)
+	case r.End <= def.Start:
+		return r, fmt.Errorf("%s: %s s is before the capture starts (%s s): %w", endName,
+			subsecond.FormatSeconds(r.End-p.T0()), subsecond.FormatSeconds(def.Start-p.T0()), subsecond.ErrInvalid)
+	}
+	r.Start = max(r.Start, def.Start)
+	r.End = min(r.End, def.End)
 	return r, nil
 }
 

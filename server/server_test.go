@@ -550,6 +550,8 @@ func TestBadParameters(t *testing.T) {
 		{"/flamegraph?start=abc", "start"},
 		{"/flamegraph?start=2&end=1", "end"},
 		{"/flamegraph?start=9999999999", "start"},
+		{"/flamegraph?start=99", "start"},
+		{"/flamegraph?start=-9&end=-2", "end"},
 		{"/flamegraph?start=-9999999999", "start"},
 		{"/flamegraph?start=9223372036", "start"},
 		{"/flamegraph?end=-9223372036", "end"},
@@ -562,6 +564,12 @@ func TestBadParameters(t *testing.T) {
 	} {
 		res, b := e.do("GET", api+tc.path, nil)
 		wantError(t, res, b, http.StatusBadRequest, tc.param)
+	}
+	// A range reaching past the capture is clamped to it.
+	whole, b := e.do("GET", api+"/flamegraph", nil)
+	clamped, b2 := e.do("GET", api+"/flamegraph?start=-5&end=99", nil)
+	if whole.StatusCode != 200 || clamped.StatusCode != 200 || string(b) != string(b2) {
+		t.Errorf("start=-5&end=99: %d %.200s; want %d %.200s, the whole capture", clamped.StatusCode, b2, whole.StatusCode, b)
 	}
 	// A range holding no sample of the filter is a client error too.
 	res, b := e.do("GET", api+"/flamegraph?start=0&end=0.01", nil)

@@ -48,3 +48,35 @@ test('the flame and diff pages name every active filter in the heading and title
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+test('ranges are clamped to the capture and rounded for reading; the baseline comes just before', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  const range = () => page.$eval('[data-testid=range]', (p) => p.textContent.replace('← heatmaps', '').replace(/\s+/g, ' ').trim());
+  // The last sample is at 19.989969 s: the whole capture ends 1 ns later.
+  await open(page, `/p/${id}/flame?start=-5`);
+  assert.equal(await range(), '0 s – 19.989969 s (19.99s)');
+  assert.equal(new URL(page.url()).searchParams.get('start'), '-5', 'the URL keeps what was asked');
+  const total = count(records, 0, 20);
+  assert.ok((await page.textContent('[data-testid=flame-summary]')).startsWith(`${total.toLocaleString('en-US')} samples`));
+  await open(page, `/p/${id}/flame?start=19&end=99`);
+  assert.equal(await range(), '19 s – 19.989969 s (990ms)');
+
+  // The proposed baseline: the same length just before the target; what
+  // fits before it when the target starts early; else just after it.
+  for (const [q, want] of [
+    ['start=12&end=13', ['11', '12']],
+    ['start=0.5&end=2', ['0', '0.5']],
+    ['start=0&end=5', ['5', '10']],
+    ['start=17.5&end=19.25', ['15.75', '17.5']],
+  ]) {
+    await open(page, `/p/${id}/flame?${q}`);
+    const got = [await page.inputValue('[data-testid=compare-start]'), await page.inputValue('[data-testid=compare-end]')];
+    assert.deepEqual(got, want, q);
+  }
+  // Target the whole capture: nothing fits beside it, so nothing is proposed.
+  await open(page, `/p/${id}/flame`);
+  assert.deepEqual([await page.inputValue('[data-testid=compare-start]'), await page.inputValue('[data-testid=compare-end]')], ['', '']);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

@@ -213,24 +213,20 @@ function swatch(color: string): HTMLElement {
   return s;
 }
 
-// compareForm offers a differential view against a baseline range, by
-// default the same length just before this one.
+// compareForm offers a differential view against a baseline range.
 function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchParams): void {
   const id = prof.id;
-  const s = parseOffset(p.get("start"));
-  const e = parseOffset(p.get("end"));
+  const dur = prof.end_ns + 1 - prof.t0_ns;
+  const s = Math.max(0, parseOffset(p.get("start") ?? "0"));
+  const e = Math.min(dur, p.get("end") ? parseOffset(p.get("end")) : dur);
   if (!(e > s)) return;
-  const len = e - s;
-  // The same length just before, else just after, else the first half.
-  const dur = prof.end_ns - prof.t0_ns;
-  let bs = s - len;
-  let bl = len;
-  if (bs < 0) bs = e + len <= dur ? e : s;
-  if (bs === s) bl = Math.floor(len / 2e6) * 1e6 || len / 2;
+  const base = baseline(s, e, dur);
   const from = h("input", { class: "num", attrs: { name: "start", "aria-label": "baseline start (s)", "data-testid": "compare-start", size: "7" } });
   const to = h("input", { class: "num", attrs: { name: "end", "aria-label": "baseline end (s)", "data-testid": "compare-end", size: "7" } });
-  from.value = fmtOffset(bs);
-  to.value = fmtOffset(bs + bl);
+  if (base) {
+    from.value = fmtOffset(base[0]);
+    to.value = fmtOffset(base[1]);
+  }
   const form = h(
     "form",
     { class: "compare", attrs: { "data-testid": "compare" } },
@@ -243,14 +239,24 @@ function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchPar
   );
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    const q = pick(p, FILTER_PARAMS);
-    q.set("start", fmtOffset(s));
-    q.set("end", fmtOffset(e));
+    // The target's bounds as the URL gave them (none: the whole capture).
+    const q = pick(p, ["start", "end", ...FILTER_PARAMS]);
     q.set("start2", from.value.trim());
     q.set("end2", to.value.trim());
     location.assign(`/p/${encodeURIComponent(id)}/diff?${q}`);
   });
   toolbar.append(form);
+}
+
+// baseline proposes the range to compare [s, e) with, as offsets in 0..dur:
+// the same length just before it; what there is before it when it starts
+// early; else the same length just after it; null when nothing is beside it.
+export function baseline(s: number, e: number, dur: number): [number, number] | null {
+  const len = e - s;
+  if (s >= len) return [s - len, s];
+  if (s > 0) return [0, s];
+  if (e < dur) return [e, Math.min(dur, e + len)];
+  return null;
 }
 
 type SortKey = "name" | "self" | "total";
