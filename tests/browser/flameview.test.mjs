@@ -80,3 +80,63 @@ test('ranges are clamped to the capture and rounded for reading; the baseline co
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+// params returns a URL's path and sorted query parameters.
+function params(u) {
+  const url = new URL(u);
+  return url.pathname + '?' + [...url.searchParams].map(([k, v]) => `${k}=${v}`).sort().join('&');
+}
+
+test('"← heatmaps" returns to the view the selection was made in', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  const view = `/p/${id}?bucket=0.5&scale=log&rows=25&measure=system&comm_regex=.`;
+  const back = async () => {
+    const nav = page.waitForURL((u) => new URL(u).pathname === `/p/${id}`);
+    await page.click('[data-testid=range] a');
+    await nav;
+    await page.waitForSelector('body[data-rendered="1"]');
+    assert.equal(params(page.url()), params(server.url + view));
+  };
+
+  // A block of the cores map: CPU 5 during [4, 8) s.
+  await open(page, view);
+  const a = await gridPoint(page, '#cores .grid-overlay', 8, PEGGED.cpu);
+  const b = await gridPoint(page, '#cores .grid-overlay', 15, PEGGED.cpu);
+  let nav = page.waitForURL(/\/flame\?/);
+  await page.mouse.click(a.x, a.y);
+  await page.mouse.click(b.x, b.y);
+  await nav;
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.equal(new URL(page.url()).searchParams.get('cpu'), '5');
+  await back();
+
+  // Heatmap cells: [12, 13) s.
+  const h1 = await cellCentre(page, '#heatmap .grid-overlay', 12, 0);
+  const h2 = await cellCentre(page, '#heatmap .grid-overlay', 12, 24);
+  nav = page.waitForURL(/\/flame\?/);
+  await page.mouse.click(h1.x, h1.y);
+  await page.mouse.click(h2.x, h2.y);
+  await nav;
+  await page.waitForSelector('body[data-rendered="1"]');
+  // Zoom and search change the flame page's URL; the way back stays.
+  await page.fill('#search', 'hot');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('search') === 'hot');
+  await back();
+
+  // A hot spot, then the compare form: the diff page leads back too, and so
+  // does a reload of it.
+  nav = page.waitForURL(/\/flame\?/);
+  await page.click('ol[data-testid=hotspots] li a');
+  await nav;
+  await page.waitForSelector('body[data-rendered="1"]');
+  nav = page.waitForURL(/\/diff\?/);
+  await page.click('[data-testid=compare] button[type=submit]');
+  await nav;
+  await page.waitForSelector('body[data-rendered="1"]');
+  await page.reload();
+  await page.waitForSelector('body[data-rendered="1"]');
+  await back();
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

@@ -14,7 +14,9 @@ import {
   now,
   parseOffset,
   pick,
+  recallBack,
   recordTiming,
+  rememberBack,
   takeHandOff,
   updateURL,
 } from "./state";
@@ -26,6 +28,10 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
   const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
   if (!box || !api) return;
   const selectMark = takeHandOff("select");
+  // "← heatmaps" leads to the view this page was opened from, when known.
+  const backLink = $<HTMLAnchorElement>("[data-testid=range] a");
+  const from = recallBack(location.href);
+  if (backLink && from) backLink.href = from;
   const t0 = performance.now();
   const p = currentParams();
   clear(box);
@@ -243,7 +249,10 @@ function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchPar
     const q = pick(p, ["start", "end", ...FILTER_PARAMS]);
     q.set("start2", from.value.trim());
     q.set("end2", to.value.trim());
-    location.assign(`/p/${encodeURIComponent(id)}/diff?${q}`);
+    const target = `/p/${encodeURIComponent(id)}/diff?${q}`;
+    const back = $<HTMLAnchorElement>("[data-testid=range] a");
+    if (back) rememberBack(target, back.href);
+    location.assign(target);
   });
   toolbar.append(form);
 }

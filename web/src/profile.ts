@@ -17,6 +17,7 @@ import {
   now,
   pick,
   recordTiming,
+  rememberBack,
   takeHandOff,
   updateURL,
 } from "./state";
@@ -39,8 +40,15 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     for (const [k, v] of Object.entries(extra)) q.set(k, v);
     handOff("select");
     prefetchJSON(flameAPI(api, q, false));
-    void navigate(flameBase + "?" + q.toString(), boot);
+    const target = flameBase + "?" + q.toString();
+    rememberBack(target, here());
+    void navigate(target, boot);
   };
+  // A hot spot's link leads back here too.
+  $("ol[data-testid=hotspots]")?.addEventListener("click", (ev) => {
+    const a = ev.target instanceof Element ? ev.target.closest("a") : null;
+    if (a) rememberBack(a.href, here());
+  });
 
   const scaleOf = (p: URLSearchParams): Scale => (p.get("scale") === "log" ? "log" : "linear");
   const heatEl = $("#heatmap");
@@ -169,6 +177,11 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     }, 120);
   });
   void load();
+}
+
+// here is the current page's path and query.
+function here(): string {
+  return location.pathname + location.search;
 }
 
 // noSamples says that the filters in p leave nothing to draw, naming them.

@@ -158,3 +158,46 @@ export function takeHandOff(name: string): number | null {
     return null;
   }
 }
+
+// Ways back: a flame or diff page opened from a profile view leads back to
+// that very view (its bucket, rows, scale and filters), not to one rebuilt
+// from its own URL, which holds the selection's CPUs and lacks the maps'
+// shape. The way back is kept in sessionStorage by the target's path, range
+// and filters, so zooming, searching or reloading the target keeps it.
+const BACK_KEY = "subsecond.back";
+const BACK_MAX = 50;
+
+function backKey(target: string): string {
+  const u = new URL(target, location.href);
+  const q = pick(u.searchParams, ["start", "end", "start2", "end2", ...FILTER_PARAMS]);
+  q.sort();
+  return u.pathname + "?" + q.toString();
+}
+
+function backs(): [string, string][] {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(BACK_KEY) || "[]");
+    return Array.isArray(v) ? v : [];
+  } catch {
+    return [];
+  }
+}
+
+// rememberBack records that target was opened from the page at from.
+export function rememberBack(target: string, from: string): void {
+  const k = backKey(target);
+  const list = backs().filter(([key]) => key !== k);
+  list.push([k, from]);
+  try {
+    sessionStorage.setItem(BACK_KEY, JSON.stringify(list.slice(-BACK_MAX)));
+  } catch {
+    /* storage disabled: the server's link back stays */
+  }
+}
+
+// recallBack returns the page target was opened from, or null.
+export function recallBack(target: string): string | null {
+  const k = backKey(target);
+  const hit = backs().find(([key]) => key === k);
+  return hit ? hit[1] : null;
+}
