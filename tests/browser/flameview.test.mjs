@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { writeCapture, count, PEGGED } from './capture.mjs';
 import { startServer, launch, watch, tempDir, upload, cellCentre, gridPoint } from './helpers.mjs';
 
@@ -138,5 +139,76 @@ test('"← heatmaps" returns to the view the selection was made in', async () =>
   await page.waitForSelector('body[data-rendered="1"]');
   await back();
   assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+async function topRows(page) {
+  return page.$$eval('[data-testid=top-functions] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent.trim())));
+}
+
+async function hoverFrame(page, name) {
+  const box = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  const r = await page.evaluate((n) => window.__flame.locate(n), name);
+  assert.ok(r, `${name} is drawn`);
+  const at = { x: box.x + r.x + r.w / 2, y: box.y + r.y + r.h / 2 };
+  await page.mouse.move(at.x, at.y);
+  return at;
+}
+
+const tipLines = (page) => page.$$eval('[data-testid=tooltip]:not([hidden]) div', (ds) => ds.map((d) => d.textContent));
+
+test('the top functions and callers follow the zoom; the zoomed frame offers no zoom', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await open(page, `/p/${id}/flame?start=12&end=13`);
+  const all = await topRows(page);
+  assert.ok(all.length > 5, JSON.stringify(all));
+  const at = await hoverFrame(page, 'compute');
+  assert.equal((await tipLines(page)).at(-1), 'click to zoom');
+  await page.mouse.click(at.x, at.y);
+  await page.waitForFunction(() => (new URLSearchParams(location.search).get('zoom') || '').endsWith(';compute'));
+  // The pointer has not moved: the tooltip now describes the zoomed frame.
+  await page.waitForFunction(() => ![...document.querySelectorAll('[data-testid=tooltip]:not([hidden]) div')].some((d) => d.textContent === 'click to zoom'), null, { timeout: 3000 });
+  assert.equal((await tipLines(page))[0], 'compute');
+
+  // Only what the zoomed frame holds, shares of it.
+  const hot = count(records, 12, 13, (r) => r.kind === 'hot');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=top-functions] tbody tr').length === 2, null, { timeout: 3000 });
+  assert.deepEqual(await topRows(page), [
+    ['hot_loop /usr/bin/webapp', hot.toLocaleString('en-US'), '100.0%', hot.toLocaleString('en-US'), '100.0%'],
+    ['compute /usr/bin/webapp', '0', '0%', hot.toLocaleString('en-US'), '100.0%'],
+  ]);
+  assert.match(await page.textContent('[data-testid=top-scope]'), /^within compute /);
+  await page.click('[data-testid=top-functions] tbody tr:has-text("hot_loop")');
+  assert.deepEqual(await page.$$eval('[data-testid=callers-tree] .cn', (els) => els.map((e) => e.textContent)), ['hot_loop', 'compute', 'main', '_start', 'webapp']);
+
+  await page.click('[data-testid=reset-zoom]');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=top-functions] tbody tr').length === n, all.length, { timeout: 3000 });
+  assert.deepEqual(await topRows(page), all);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('at 800 px the top-functions table shows every column, even beside long C++ names', async () => {
+  // A C++ symbol as long as real ones get: the name must give way, not the numbers.
+  const long = 'std::_Function_handler<void (std::shared_ptr<arrow::Buffer> const&), arrow::ipc::RecordBatchStreamReaderImpl::ReadNext(std::shared_ptr<arrow::RecordBatch>*)::{lambda(std::shared_ptr<arrow::Buffer> const&)#1}>::_M_invoke';
+  const dir = tempDir();
+  const path = join(dir, 'long.perf.txt');
+  let text = '';
+  for (let i = 0; i < 200; i++) {
+    const t = (5000 + i / 100).toFixed(6);
+    text += `reader 77/77 [000] ${t}: 10101010 cpu-clock:pppH: \n\t55d000001000 ${i % 2 ? long : 'decode'}+0x10 (/usr/lib/libarrow.so)\n\t55d000002000 main+0x10 (/usr/bin/reader)\n\n`;
+  }
+  writeFileSync(path, text);
+  const longID = (await upload(server.url, path, 'long names')).profile.id;
+  const page = await browser.ctx.newPage();
+  await page.setViewportSize({ width: 800, height: 800 });
+  await open(page, `/p/${longID}/flame`);
+  const fit = await page.evaluate(() => {
+    const box = document.querySelector('.top-scroll');
+    const last = document.querySelector('[data-testid=top-functions] thead th:last-child').getBoundingClientRect();
+    return { scroll: box.scrollWidth, client: box.clientWidth, last: last.right, edge: box.getBoundingClientRect().right };
+  });
+  assert.ok(fit.scroll <= fit.client && fit.last <= fit.edge, JSON.stringify(fit));
   await page.close();
 });

@@ -64,6 +64,12 @@ export function setupCanvas(c: HTMLCanvasElement, w: number, hgt: number): Canva
   return ctx;
 }
 
+// Pointer is where a pointer event happened, in viewport pixels.
+export interface Pointer {
+  clientX: number;
+  clientY: number;
+}
+
 // Tooltip is a floating box positioned near the pointer, filled by lines of text.
 export class Tooltip {
   readonly el: HTMLDivElement;
@@ -72,7 +78,7 @@ export class Tooltip {
     this.el.hidden = true;
     document.body.append(this.el);
   }
-  show(ev: MouseEvent, lines: string[]): void {
+  show(ev: Pointer, lines: string[]): void {
     clear(this.el);
     lines.forEach((l, i) => this.el.append(h("div", { class: i === 0 ? "tt-title" : "tt-line", text: l })));
     this.el.hidden = false;

@@ -5,7 +5,7 @@
 // trees of 50k+ nodes smooth.
 
 import { diffColor, frameColor, KIND_STYLE, MATCH_COLOR } from "./colors";
-import { fmtInt, fmtPct, h, setupCanvas, Tooltip } from "./dom";
+import { fmtInt, fmtPct, h, type Pointer, setupCanvas, Tooltip } from "./dom";
 import type { FlameJSON } from "./types";
 
 export const ROW_H = 17;
@@ -101,6 +101,7 @@ export class FlameGraph {
   zoom = 0;
   private match: Uint8Array | null = null;
   private hover = -1;
+  private pointer: Pointer | null = null; // where the pointer is over the canvas
   private width = 0;
   private height = 0;
   private pending = false;
@@ -116,8 +117,12 @@ export class FlameGraph {
   ) {
     this.canvas = h("canvas", { class: "flame-canvas", attrs: { "data-testid": "flame-canvas" } });
     this.el = h("div", { class: "flame-wrap" }, this.canvas);
-    this.canvas.addEventListener("mousemove", (ev) => this.onMove(ev));
+    this.canvas.addEventListener("mousemove", (ev) => {
+      this.pointer = { clientX: ev.clientX, clientY: ev.clientY };
+      this.onMove(this.pointer);
+    });
     this.canvas.addEventListener("mouseleave", () => {
+      this.pointer = null;
       this.hover = -1;
       this.tip.hide();
       this.invalidate();
@@ -138,6 +143,8 @@ export class FlameGraph {
   setZoom(i: number): void {
     this.zoom = i >= 0 && i < this.tree.n ? i : 0;
     this.invalidate();
+    // The frames moved under a still pointer: describe what it is over now.
+    if (this.pointer) this.onMove(this.pointer);
   }
 
   setIcicle(v: boolean): void {
@@ -301,7 +308,7 @@ export class FlameGraph {
   }
 
   // hit returns the node under the pointer, or -1.
-  hit(ev: MouseEvent): number {
+  hit(ev: Pointer): number {
     const r = this.canvas.getBoundingClientRect();
     const px = ev.clientX - r.left;
     const py = ev.clientY - r.top;
@@ -329,7 +336,7 @@ export class FlameGraph {
     return cur;
   }
 
-  private onMove(ev: MouseEvent): void {
+  private onMove(ev: Pointer): void {
     const i = this.hit(ev);
     if (i !== this.hover) {
       this.hover = i;
@@ -361,7 +368,10 @@ export class FlameGraph {
       lines.push(`baseline ${fmtPct(base)} → ${fmtPct(cur)} (${delta >= 0 ? "+" : ""}${delta.toFixed(2)} pts)`);
       lines.push(`baseline samples ${fmtInt(d.base_n[i] ?? 0)}`);
     }
-    if (i !== this.zoom && i > 0) lines.push("click to zoom");
+    if (i === this.zoom) {
+      if (i > 0) lines.push("zoomed in · Esc zooms out");
+    } else if (i < this.zoom && t.end[i] > this.zoom) lines.push("click to zoom out to here");
+    else if (i > 0) lines.push("click to zoom");
     return lines;
   }
 }
@@ -377,14 +387,18 @@ export interface FunctionRow {
   total: number;
 }
 
-export function topFunctions(t: Tree): FunctionRow[] {
+// topFunctions lists the functions of node z's subtree (the whole tree for
+// the root), as the zoomed flame graph shows them.
+export function topFunctions(t: Tree, z = 0): FunctionRow[] {
   const d = t.d;
   const rows = new Map<number, FunctionRow>();
   const key = (i: number) => d.name[i] * 1048576 + d.dso[i];
   const onPath = new Map<number, number>(); // key → times on the current path
   const path: number[] = [];
-  for (let i = 1; i < t.n; i++) {
-    const dep = d.depth[i];
+  const first = Math.max(1, z);
+  const base = d.depth[first] - 1; // path[k] holds the node at depth base+k+1
+  for (let i = first; i < t.end[z]; i++) {
+    const dep = d.depth[i] - base;
     while (path.length >= dep) {
       const k = key(path.pop()!);
       onPath.set(k, (onPath.get(k) ?? 1) - 1);
@@ -412,16 +426,16 @@ export interface CallerNode {
 }
 
 // callers merges the ancestry of every outermost occurrence of function fn
-// (in DSO dso) into an inverted tree rooted at fn: its children are its
-// callers.
-export function callers(t: Tree, fn: number, dso: number): CallerNode {
+// (in DSO dso) within node z's subtree into an inverted tree rooted at fn:
+// its children are its callers, up to the root.
+export function callers(t: Tree, fn: number, dso: number, z = 0): CallerNode {
   const d = t.d;
   const root: CallerNode = { name: fn, n: 0, children: new Map() };
   const is = (i: number) => d.name[i] === fn && d.dso[i] === dso;
-  for (let i = 1; i < t.n; i++) {
+  for (let i = Math.max(1, z); i < t.end[z]; i++) {
     if (!is(i)) continue;
     let nested = false;
-    for (let j = t.parent[i]; j > 0; j = t.parent[j]) if (is(j)) nested = true;
+    for (let j = t.parent[i]; j >= z && j > 0; j = t.parent[j]) if (is(j)) nested = true;
     if (nested) continue;
     const w = d.total_n[i];
     root.n += w;

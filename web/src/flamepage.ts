@@ -5,7 +5,8 @@ import { errorMessage } from "./api";
 import { fetchJSON } from "./nav";
 import { diffColor, KIND_STYLE, frameColor } from "./colors";
 import { $, clear, fmtInt, fmtPct, h } from "./dom";
-import { type CallerNode, callers, FlameGraph, type FunctionRow, topFunctions, Tree } from "./flame";
+import { swatch, TopTable } from "./toptable";
+import { FlameGraph, Tree } from "./flame";
 import {
   currentParams,
   FILTER_PARAMS,
@@ -140,7 +141,9 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     reset.disabled = i === 0;
     if (record) updateURL({ zoom: path || null }, true);
     if (search) runSearch(search.value);
+    table?.setScope(graph.zoom);
   }
+  let table: TopTable | null = null;
   reset.addEventListener("click", () => zoomTo(0, true));
   // Keys: Escape zooms out to the whole graph, "/" jumps to the search box.
   document.addEventListener("keydown", (ev) => {
@@ -184,12 +187,12 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     // The table comes after the graph's first frame, which it would delay.
     const top = $("#top");
     if (top && !diff) {
-      topTable(top, tree, (name) => {
+      table = new TopTable(top, tree, (name) => {
         if (!search) return;
         search.value = "^" + name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
         runSearch(search.value);
         updateURL({ search: search.value }, false);
-      });
+      }, graph.zoom);
     }
     document.body.dataset.rendered = "1";
   };
@@ -213,11 +216,6 @@ function diffLegend(): HTMLElement {
   );
 }
 
-function swatch(color: string): HTMLElement {
-  const s = h("span", { class: "swatch" });
-  s.style.background = color;
-  return s;
-}
 
 // compareForm offers a differential view against a baseline range.
 function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchParams): void {
@@ -266,114 +264,4 @@ export function baseline(s: number, e: number, dur: number): [number, number] | 
   if (s > 0) return [0, s];
   if (e < dur) return [e, Math.min(dur, e + len)];
   return null;
-}
-
-type SortKey = "name" | "self" | "total";
-
-// topTable fills the top-functions table (sortable by self or total) and
-// shows the merged callers of the function whose row is clicked.
-function topTable(top: HTMLElement, tree: Tree, onSearch: (name: string) => void): void {
-  const rows = topFunctions(tree);
-  const total = tree.d.total || 1;
-  let table = $<HTMLTableElement>("table[data-testid=top-functions]", top);
-  if (!table) {
-    table = h("table", { attrs: { "data-testid": "top-functions" } });
-    top.append(table);
-  }
-  const tbl = table;
-  tbl.classList.add("top-functions");
-  const callersBox = h("div", { class: "callers", attrs: { "data-testid": "callers" } });
-  const wrap = h("div", { class: "top-layout" });
-  tbl.replaceWith(wrap);
-  wrap.append(h("div", { class: "top-scroll" }, tbl), callersBox);
-  callersBox.append(h("p", { class: "hint", text: "Click a function to see its callers." }));
-  let key: SortKey = "self";
-  let desc = true;
-  const head = (k: SortKey, label: string) => {
-    const th = h("th", { class: k === "name" ? "" : "num", attrs: { "data-sort": k, scope: "col" } }, label);
-    th.addEventListener("click", () => {
-      if (key === k) desc = !desc;
-      else {
-        key = k;
-        desc = k !== "name";
-      }
-      render();
-    });
-    return th;
-  };
-  const render = () => {
-    clear(tbl);
-    const sorted = rows.slice().sort((a, b) => {
-      const byName = tree.d.strings[a.name].localeCompare(tree.d.strings[b.name]);
-      const v = key === "name" ? byName : a[key] - b[key];
-      return (desc ? -v : v) || byName;
-    });
-    const thead = h("thead", null, h("tr", null, head("name", "Function"), head("self", "Self"), h("th", { class: "num", text: "Self %" }), head("total", "Total"), h("th", { class: "num", text: "Total %" })));
-    for (const th of Array.from(thead.querySelectorAll<HTMLElement>("th[data-sort]"))) {
-      if (th.dataset.sort === key) {
-        th.classList.add("sorted");
-        th.setAttribute("aria-sort", desc ? "descending" : "ascending");
-      }
-    }
-    const tbody = h("tbody");
-    for (const r of sorted.slice(0, 300)) tbody.append(row(r));
-    tbl.append(thead, tbody);
-  };
-  const row = (r: FunctionRow) => {
-    const name = tree.d.strings[r.name] ?? "";
-    const dso = tree.d.strings[r.dso] ?? "";
-    const tr = h(
-      "tr",
-      { attrs: { tabindex: "0" } },
-      h("td", { class: "fn" }, h("span", { class: "fn-cell" }, swatch(frameColor(r.kind, name)), h("span", { class: "fn-name", text: name }), dso ? h("span", { class: "dso", text: " " + dso }) : null)),
-      h("td", { class: "num", text: fmtInt(r.self) }),
-      h("td", { class: "num", text: fmtPct(r.self / total) }),
-      h("td", { class: "num", text: fmtInt(r.total) }),
-      h("td", { class: "num", text: fmtPct(r.total / total) }),
-    );
-    const pickRow = () => {
-      for (const o of Array.from(tbl.querySelectorAll("tr.picked"))) o.classList.remove("picked");
-      tr.classList.add("picked");
-      showCallers(callersBox, tree, r, onSearch);
-    };
-    tr.addEventListener("click", pickRow);
-    tr.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter") pickRow();
-    });
-    return tr;
-  };
-  render();
-}
-
-function showCallers(boxEl: HTMLElement, tree: Tree, fn: FunctionRow, onSearch: (name: string) => void): void {
-  clear(boxEl);
-  const root = callers(tree, fn.name, fn.dso);
-  const total = tree.d.total || 1;
-  const name = tree.d.strings[fn.name] ?? "";
-  const find = h("button", { class: "btn", text: "Highlight in graph", attrs: { type: "button" } });
-  find.addEventListener("click", () => onSearch(name));
-  boxEl.append(h("div", { class: "callers-head" }, h("h3", { text: "Callers of " }, h("code", { text: name })), find));
-  let budget = 400;
-  const list = (n: CallerNode, depth: number): HTMLElement => {
-    const li = h(
-      "li",
-      null,
-      h("span", { class: "cn", text: depth === 0 ? name : tree.d.strings[n.name] ?? "" }),
-      h("span", { class: "cv", text: ` ${fmtInt(n.n)} · ${fmtPct(n.n / total)}` }),
-    );
-    const kids = [...n.children.values()].sort((a, b) => b.n - a.n);
-    if (kids.length && depth < 24) {
-      const ul = h("ul");
-      for (const k of kids) {
-        if (budget-- <= 0) {
-          ul.append(h("li", { class: "muted", text: "…" }));
-          break;
-        }
-        ul.append(list(k, depth + 1));
-      }
-      li.append(ul);
-    }
-    return li;
-  };
-  boxEl.append(h("ul", { class: "callers-tree", attrs: { "data-testid": "callers-tree" } }, list(root, 0)));
 }
