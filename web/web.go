@@ -12,21 +12,20 @@
 package web
 
 import (
-	"embed"
 	"io/fs"
 
 	"github.com/subsecond/subsecond"
 )
 
-//go:embed static
-var static embed.FS
-
-// Static returns the built front-end assets (app.js, app.css, …) rooted at
-// web/static.
+// Static returns the built front-end assets (app.js, app.css, …): those of
+// web/static, or with the browsertest build tag those of web/teststatic,
+// the browser tests' build with its test hooks. app.js links no source map;
+// app.js.map is served to whoever asks for it (a browser's developer tools,
+// given its URL).
 func Static() fs.FS {
-	sub, err := fs.Sub(static, "static")
+	sub, err := fs.Sub(static, staticDir)
 	if err != nil {
-		// fs.Sub fails only for an invalid path; "static" is valid.
+		// fs.Sub fails only for an invalid path; staticDir is valid.
 		panic(err)
 	}
 	return sub

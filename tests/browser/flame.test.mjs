@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeCapture, count, HOSTILE_SYMBOL, HOSTILE_COMM, HOSTILE_CORE, PEGGED } from './capture.mjs';
-import { startServer, launch, watch, shot, inkedPixels, tempDir, upload, cellCentre, gridPoint } from './helpers.mjs';
+import { startServer, launch, watch, shot, inkedPixels, tempDir, upload, cellCentre, gridPoint, timings } from './helpers.mjs';
 
 let server, browser, id, records;
 
@@ -94,8 +94,8 @@ test('drag across heatmap cells, read the flame graph, search, zoom and share th
   assert.equal(rows[0][0], 'hot_loop /usr/bin/webapp');
   assert.equal(rows[0][1], hot.toLocaleString('en-US'));
   await shot(page, 'flame', { fullPage: true });
-  const timings = await page.evaluate(() => window.__timings);
-  assert.ok(timings['select-to-flame'] > 0, JSON.stringify(timings));
+  const tm = await timings(page);
+  assert.ok(tm['select-to-flame'] > 0, JSON.stringify(tm));
 
   // Export links reach the API with the same range.
   for (const [testid, type, needle] of [['export-svg', 'image/svg+xml', 'hot_loop'], ['export-folded', 'text/plain', 'hot_loop'], ['export-pprof', 'application/vnd.google.protobuf', null]]) {
@@ -108,7 +108,7 @@ test('drag across heatmap cells, read the flame graph, search, zoom and share th
     if (needle) assert.ok(body.toString().includes(needle), href);
     else assert.ok(body.length > 50 && body[0] === 0x1f && body[1] === 0x8b, 'pprof is gzipped');
   }
-  console.log(`# drag-release-to-rendered-flame-graph (8 CPUs, 1 s): ${timings['select-to-flame']} ms`);
+  console.log(`# drag-release-to-rendered-flame-graph (8 CPUs, 1 s): ${tm['select-to-flame']} ms`);
   const ink = await inkedPixels(page, '[data-testid=flame-canvas]');
   assert.ok(ink.inked > 1000 && ink.colours > 5, JSON.stringify(ink));
 

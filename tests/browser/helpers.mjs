@@ -32,16 +32,32 @@ export function tempDir(prefix = 'subsecond-browser-') {
 }
 
 let binary = null;
+let production = null;
 
-// build compiles ./cmd/subsecond once per test process; SUBSECOND_BIN names
-// a prebuilt binary to test instead.
+// build compiles ./cmd/subsecond once per test process with the test build
+// of the front end embedded: `npm run build:test` writes it to
+// web/teststatic (not committed) and the browsertest build tag embeds it in
+// place of web/static. It differs from the production build only in the
+// hooks tests read (window.__flame). SUBSECOND_BIN names a prebuilt binary
+// to test instead.
 export function build() {
   if (binary) return binary;
   if (process.env.SUBSECOND_BIN) return (binary = process.env.SUBSECOND_BIN);
+  execFileSync('npm', ['run', '--silent', 'build:test'], { cwd: ROOT, stdio: 'inherit' });
   const dir = tempDir('subsecond-bin-');
   binary = join(dir, 'subsecond');
-  execFileSync('go', ['build', '-o', binary, './cmd/subsecond'], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync('go', ['build', '-tags', 'browsertest', '-o', binary, './cmd/subsecond'], { cwd: ROOT, stdio: 'inherit' });
   return binary;
+}
+
+// buildProduction compiles ./cmd/subsecond as `go build` does, with the
+// committed front end of web/static.
+export function buildProduction() {
+  if (production) return production;
+  const dir = tempDir('subsecond-bin-');
+  production = join(dir, 'subsecond');
+  execFileSync('go', ['build', '-o', production, './cmd/subsecond'], { cwd: ROOT, stdio: 'inherit' });
+  return production;
 }
 
 function freePort() {
@@ -57,8 +73,7 @@ function freePort() {
 
 // startServer runs `subsecond serve` on a free port with a database in a
 // fresh directory and resolves once it answers.
-export async function startServer(extraArgs = []) {
-  const bin = build();
+export async function startServer(extraArgs = [], bin = build()) {
   const dir = tempDir();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -149,6 +164,18 @@ export function watch(page) {
   });
   page.on('request', (r) => w.requests.push(r.url()));
   return w;
+}
+
+// timings returns the page's User Timing measures named subsecond:NAME, as
+// {NAME: milliseconds}.
+export async function timings(page) {
+  return page.evaluate(() => {
+    const out = {};
+    for (const m of performance.getEntriesByType('measure')) {
+      if (m.name.startsWith('subsecond:')) out[m.name.slice('subsecond:'.length)] = Math.round(m.duration * 10) / 10;
+    }
+    return out;
+  });
 }
 
 // shot saves a screenshot under test-results/screenshots.

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeCapture } from './capture.mjs';
-import { startServer, launch, watch, shot, inkedPixels, tempDir, copyToDocs } from './helpers.mjs';
+import { startServer, launch, watch, shot, inkedPixels, tempDir, copyToDocs, timings } from './helpers.mjs';
 
 let server, browser, dir, capture, small;
 
@@ -75,9 +75,9 @@ test('upload a capture, watch the progress bar finish and land on the heatmaps',
   const cgeo = await page.$eval('#cores .grid-overlay', (c) => ({ ...c.dataset }));
   assert.equal(Number(cgeo.rows), 8);
 
-  const timings = await page.evaluate(() => window.__timings);
-  assert.ok(timings['upload-to-heatmap'] > 0, `timings: ${JSON.stringify(timings)}`);
-  console.log(`# upload-to-rendered-heatmap (8 CPUs × 20 s, ${(await (await import('node:fs/promises')).stat(capture)).size} bytes): ${timings['upload-to-heatmap']} ms (body read and parsed: ${timings['upload-send']} ms, then until the answer: ${timings['upload-ingest']} ms)`);
+  const tm = await timings(page);
+  assert.ok(tm['upload-to-heatmap'] > 0, `timings: ${JSON.stringify(tm)}`);
+  console.log(`# upload-to-rendered-heatmap (8 CPUs × 20 s, ${(await (await import('node:fs/promises')).stat(capture)).size} bytes): ${tm['upload-to-heatmap']} ms (body read and parsed: ${tm['upload-send']} ms, then until the answer: ${tm['upload-ingest']} ms)`);
   assert.deepEqual(w.errors, []);
   await shot(page, 'profile', { fullPage: true });
 

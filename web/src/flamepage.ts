@@ -169,12 +169,15 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     }
   };
   window.addEventListener("popstate", applyURL);
-  // A handle for tests and tools: where a frame is drawn, and drawing costs.
-  (window as unknown as { __flame: unknown }).__flame = {
-    locate: (name: string) => graph.locate(name),
-    nodes: tree.n,
-    stats: () => ({ drawn: graph.drawn, drawMs: graph.drawMs }),
-  };
+  // A handle for the browser tests: where a frame is drawn, and drawing
+  // costs. The production build leaves it out.
+  if (TEST_HOOKS) {
+    (window as unknown as { __flame: unknown }).__flame = {
+      locate: (name: string) => graph.locate(name),
+      nodes: tree.n,
+      stats: () => ({ drawn: graph.drawn, drawMs: graph.drawMs }),
+    };
+  }
   applyURL();
 
   // First frame drawn: record timings for the browser tests.
