@@ -158,9 +158,10 @@ func readCapture(ctx context.Context, e env, r io.Reader, name string) (*subseco
 	}
 	nw, ws := sc.Warnings()
 	if nw > 0 {
-		fmt.Fprintf(e.stderr, "subsecond: %s: skipped %d malformed records\n", name, nw)
+		out := termWriter(e.stderr)
+		fmt.Fprintf(out, "subsecond: %s: skipped %d malformed records\n", name, nw)
 		for _, w := range ws {
-			fmt.Fprintf(e.stderr, "  line %d: %s\n", w.Line, w.Message)
+			fmt.Fprintf(out, "  line %d: %s\n", w.Line, clip(w.Message, stackWidth))
 		}
 	}
 	c := b.Capture(subsecond.Profile{Name: filepath.Base(name), FileName: name, Meta: sc.Metadata(), Warnings: nw, WarningList: ws})

@@ -72,9 +72,10 @@ func runCollapse(ctx context.Context, e env) error {
 		return fmt.Errorf("collapse: %s: %w", name, err)
 	}
 	if nw, ws := sc.Warnings(); nw > 0 {
-		fmt.Fprintf(e.stderr, "subsecond collapse: %s: skipped %d malformed records\n", name, nw)
+		out := termWriter(e.stderr)
+		fmt.Fprintf(out, "subsecond collapse: %s: skipped %d malformed records\n", name, nw)
 		for _, w := range ws {
-			fmt.Fprintf(e.stderr, "  line %d: %s\n", w.Line, w.Message)
+			fmt.Fprintf(out, "  line %d: %s\n", w.Line, clip(w.Message, stackWidth))
 		}
 	}
 	if _, skipped := c.Counts(); skipped > 0 {

@@ -83,12 +83,12 @@ func runCPUs(ctx context.Context, e env) error {
 // CPU's mean system fraction.
 func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Measure, rep *heatmap.Report, width int) error {
 	frac := k.Fractions(m)
-	w := bufio.NewWriter(e.stdout)
+	w := bufio.NewWriter(termWriter(e.stdout))
 	per := (k.Buckets + width - 1) / width
 	cols := (k.Buckets + per - 1) / per
 	span := int64(per) * k.Bucket
 	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s s (one character = %s s), %.1f samples expected per bucket; shading: %s fraction\n",
-		c.Profile.Name, len(k.CPUs), k.Buckets, subsecond.FormatSeconds(k.Bucket), subsecond.FormatSeconds(span), k.Expected, m)
+		clip(c.Profile.Name, nameWidth), len(k.CPUs), k.Buckets, subsecond.FormatSeconds(k.Bucket), subsecond.FormatSeconds(span), k.Expected, m)
 	axis := []rune(strings.Repeat(" ", cols+10))
 	for col := 0; col < cols; col += 10 {
 		copy(axis[col:], []rune(subsecond.FormatSeconds(int64(col)*span)))
@@ -139,7 +139,7 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 	}
 	for i, s := range rep.Spots {
 		fmt.Fprintf(w, "  ◀%d cpu %d [%s s, %s s): %s (%.0f%%) in %s (%.0f%%)\n", i+1, s.CPU,
-			subsecond.FormatSeconds(s.Start-k.T0), subsecond.FormatSeconds(s.End-k.T0), s.Comm, 100*s.CommShare, s.Function, 100*s.FunctionShare)
+			subsecond.FormatSeconds(s.Start-k.T0), subsecond.FormatSeconds(s.End-k.T0), clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare)
 	}
 	return w.Flush()
 }

@@ -65,9 +65,9 @@ func runHeatmap(ctx context.Context, e env) error {
 // writeHeatmapText renders g with one character per cell: columns across
 // (seconds from T0 on the axis), rows down (milliseconds into the column).
 func writeHeatmapText(e env, c *subsecond.Capture, g *heatmap.Grid) error {
-	w := bufio.NewWriter(e.stdout)
+	w := bufio.NewWriter(termWriter(e.stdout))
 	fmt.Fprintf(w, "%s: %d samples, T0 = %s s, %d columns of %s s × %d rows; darkest = %d samples\n",
-		c.Profile.Name, g.Total, subsecond.FormatSeconds(g.T0), g.Cols, subsecond.FormatSeconds(g.Col), g.Rows, g.Max)
+		clip(c.Profile.Name, nameWidth), g.Total, subsecond.FormatSeconds(g.T0), g.Cols, subsecond.FormatSeconds(g.Col), g.Rows, g.Max)
 	const label = 9 // width of the ms axis
 	// Column axis: the offset in seconds every ten columns.
 	axis := []rune(strings.Repeat(" ", g.Cols+10))

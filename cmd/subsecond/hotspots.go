@@ -100,7 +100,7 @@ func runHotspots(ctx context.Context, e env) error {
 	}
 	t0 := rep.T0
 	sec := func(ns int64) string { return subsecond.FormatSeconds(ns - t0) }
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
 	if len(rep.Spots) == 0 {
 		fmt.Fprintln(tw, "No CPU stayed busy long enough.")
 	} else {
@@ -109,7 +109,7 @@ func runHotspots(ctx context.Context, e env) error {
 	}
 	for i, s := range rep.Spots {
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.0f%%\t%.0f\t%s (%.0f%%)\t%s (%.0f%%)\t%s\n", i+1, s.CPU, sec(s.Start), sec(s.End),
-			100*s.Busy, s.Score, s.Comm, 100*s.CommShare, s.Function, 100*s.FunctionShare, s.Stack)
+			100*s.Busy, s.Score, clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare, clip(s.Stack, stackWidth))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "Hottest heatmap cells (1 s columns, 50 rows):")

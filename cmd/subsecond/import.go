@@ -103,9 +103,10 @@ func importOne(ctx context.Context, s *store.Store, e env, file string, opt stor
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, summary(p, existed))
+	out := termWriter(e.stdout)
+	fmt.Fprintln(out, summary(p, existed))
 	for _, w := range p.WarningList[:min(len(p.WarningList), 3)] {
-		fmt.Fprintf(e.stdout, "  warning: line %d: %s\n", w.Line, w.Message)
+		fmt.Fprintf(out, "  warning: line %d: %s\n", w.Line, clip(w.Message, stackWidth))
 	}
 	return nil
 }
@@ -121,12 +122,14 @@ func summary(p *subsecond.Profile, existed bool) string {
 	return b.String()
 }
 
+// displayName returns the name under which text output shows p, clipped
+// and escaped for a terminal.
 func displayName(p *subsecond.Profile) string {
 	if p.Name != "" {
-		return p.Name
+		return clip(p.Name, nameWidth)
 	}
 	if p.FileName != "" {
-		return p.FileName
+		return clip(p.FileName, nameWidth)
 	}
 	return "(unnamed)"
 }

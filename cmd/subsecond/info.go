@@ -51,8 +51,14 @@ func runInfo(ctx context.Context, e env) error {
 
 // printInfo writes p as aligned "field: value" lines.
 func printInfo(e env, p *subsecond.Profile) {
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 1, ' ', 0)
-	row := func(k string, v any) { fmt.Fprintf(tw, "%s:\t%v\n", k, v) }
+	out := termWriter(e.stdout)
+	tw := tabwriter.NewWriter(out, 0, 4, 1, ' ', 0)
+	row := func(k string, v any) {
+		if s, ok := v.(string); ok {
+			v = clip(s, stackWidth)
+		}
+		fmt.Fprintf(tw, "%s:\t%v\n", k, v)
+	}
 	row("ID", p.ID)
 	row("Name", displayName(p))
 	if p.FileName != "" {
@@ -86,21 +92,21 @@ func printInfo(e env, p *subsecond.Profile) {
 		row("CPUs online", m.NrCPUs)
 	}
 	tw.Flush()
-	fmt.Fprintln(e.stdout, "Events:")
+	fmt.Fprintln(out, "Events:")
 	for _, ev := range p.Events {
-		fmt.Fprintf(e.stdout, "  %s: %d samples\n", ev.Name, ev.Samples)
+		fmt.Fprintf(out, "  %s: %d samples\n", clip(ev.Name, nameWidth), ev.Samples)
 	}
-	fmt.Fprintf(e.stdout, "Warnings: %d\n", p.Warnings)
+	fmt.Fprintf(out, "Warnings: %d\n", p.Warnings)
 	for _, w := range p.WarningList {
-		fmt.Fprintf(e.stdout, "  line %d: %s\n", w.Line, w.Message)
+		fmt.Fprintf(out, "  line %d: %s\n", w.Line, clip(w.Message, stackWidth))
 	}
 	if n := p.Warnings - len(p.WarningList); n > 0 {
-		fmt.Fprintf(e.stdout, "  … and %d more\n", n)
+		fmt.Fprintf(out, "  … and %d more\n", n)
 	}
 	if len(m.Header) > 0 {
-		fmt.Fprintln(e.stdout, "Header:")
+		fmt.Fprintln(out, "Header:")
 		for _, h := range m.Header {
-			fmt.Fprintf(e.stdout, "  # %s\n", h)
+			fmt.Fprintf(out, "  # %s\n", clip(h, stackWidth))
 		}
 	}
 }

@@ -43,7 +43,7 @@ func runList(ctx context.Context, e env) error {
 		fmt.Fprintln(e.stdout, "no profiles stored; add one with 'subsecond import FILE'")
 		return nil
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSAMPLES\tDURATION\tCPUS\tWARNINGS\tIMPORTED")
 	for i := range list {
 		p := &list[i]

@@ -20,7 +20,7 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "subsecond:", err)
+		fmt.Fprintln(termWriter(os.Stderr), "subsecond:", err)
 		os.Exit(1)
 	}
 }
