@@ -72,9 +72,12 @@ type Graph struct {
 
 	Parent []int32 `json:"-"` // -1 for the root
 
-	selfW []int64 // summed sample weights (periods) behind SelfN
-	node  []int32 // each node's number in ix
-	ix    *index  // the capture's index the graph was emitted from
+	selfW     []int64 // summed sample weights (periods) behind SelfN
+	baseSelfW []int64 // the same behind BaseSelfN
+	node      []int32 // each node's number in ix (nil for a graph of two captures)
+	ix        *index  // the capture's index the graph was emitted from
+	bc        *subsecond.Capture
+	bix       *index // the base capture's index when it is not c
 
 	c *subsecond.Capture
 	f subsecond.Filter
@@ -141,6 +144,147 @@ func Diff(c *subsecond.Capture, f subsecond.Filter, base, target subsecond.Range
 	g.BaseStart, g.BaseEnd = base.Start, base.End
 	g.c, g.f = c, f
 	return g, nil
+}
+
+// DiffProfiles returns the differential flame graph from the range base of
+// capture bc to the range target of capture c: the same as Diff when bc is
+// c, else the union of the two captures' graphs, frames matched by their
+// path of names and DSOs. Filters mean the same on both sides (an event
+// named in f must exist in both). Errors about the base name it.
+func DiffProfiles(c, bc *subsecond.Capture, f subsecond.Filter, base, target subsecond.Range) (*Graph, error) {
+	if bc == c {
+		return Diff(c, f, base, target)
+	}
+	t, err := Build(c, f, target)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Build(bc, f, base)
+	if err != nil {
+		return nil, fmt.Errorf("base profile %s: %w", bc.Profile.ID, err)
+	}
+	g := merge(t, b)
+	g.Start, g.End, g.BaseStart, g.BaseEnd = target.Start, target.End, base.Start, base.End
+	g.c, g.f, g.ix, g.bc, g.bix = c, f, t.ix, bc, b.ix
+	return g, nil
+}
+
+// merge returns the union of graphs t (the target) and b (the base), both
+// in pre-order with children sorted by name and DSO, as a differential
+// graph: children lists are merged like sorted lists.
+func merge(t, b *Graph) *Graph {
+	g := &Graph{Kinds: kindNames, Total: t.Total, BaseTotal: b.Total}
+	strs := map[string]int32{}
+	use := func(s string) int32 {
+		i, ok := strs[s]
+		if !ok {
+			i = int32(len(g.Strings))
+			g.Strings = append(g.Strings, s)
+			strs[s] = i
+		}
+		return i
+	}
+	tEnd, bEnd := t.ends(), b.ends()
+	child := func(end []int32, i int32) int32 { // first child of i, or -1
+		if i+1 < end[i] {
+			return i + 1
+		}
+		return -1
+	}
+	next := func(end []int32, parentEnd, i int32) int32 { // i's next sibling, or -1
+		if end[i] < parentEnd {
+			return end[i]
+		}
+		return -1
+	}
+	order := func(ti, bi int32) int { // compares the nodes' names and DSOs; -1 sorts last
+		switch {
+		case bi < 0:
+			return -1
+		case ti < 0:
+			return 1
+		}
+		if c := strings.Compare(t.NameOf(int(ti)), b.NameOf(int(bi))); c != 0 {
+			return c
+		}
+		return strings.Compare(t.Strings[t.DSO[ti]], b.Strings[b.DSO[bi]])
+	}
+	var emit func(ti, bi, parent, depth int32)
+	emit = func(ti, bi, parent, depth int32) {
+		at := int32(len(g.Name))
+		src, i := t, ti
+		if ti < 0 {
+			src, i = b, bi
+		}
+		g.Name = append(g.Name, use(src.NameOf(int(i))))
+		g.DSO = append(g.DSO, use(src.Strings[src.DSO[i]]))
+		g.Kind = append(g.Kind, src.Kind[i])
+		g.Depth = append(g.Depth, depth)
+		g.Parent = append(g.Parent, parent)
+		var tt, ts, tw, bt, bs, bw int64
+		if ti >= 0 {
+			tt, ts, tw = t.TotalN[ti], t.SelfN[ti], t.selfW[ti]
+		}
+		if bi >= 0 {
+			bt, bs, bw = b.TotalN[bi], b.SelfN[bi], b.selfW[bi]
+		}
+		g.TotalN, g.SelfN, g.selfW = append(g.TotalN, tt), append(g.SelfN, ts), append(g.selfW, tw)
+		g.BaseN, g.BaseSelfN, g.baseSelfW = append(g.BaseN, bt), append(g.BaseSelfN, bs), append(g.baseSelfW, bw)
+		tc, bc := int32(-1), int32(-1)
+		if ti >= 0 {
+			tc = child(tEnd, ti)
+		}
+		if bi >= 0 {
+			bc = child(bEnd, bi)
+		}
+		for tc >= 0 || bc >= 0 {
+			switch o := order(tc, bc); {
+			case o < 0:
+				emit(tc, -1, at, depth+1)
+				tc = next(tEnd, tEnd[ti], tc)
+			case o > 0:
+				emit(-1, bc, at, depth+1)
+				bc = next(bEnd, bEnd[bi], bc)
+			default:
+				emit(tc, bc, at, depth+1)
+				tc = next(tEnd, tEnd[ti], tc)
+				bc = next(bEnd, bEnd[bi], bc)
+			}
+		}
+	}
+	emit(0, 0, -1, 0)
+	return g
+}
+
+// ends returns, per node, one past the last node of its subtree.
+func (g *Graph) ends() []int32 {
+	n := g.Len()
+	end := make([]int32, n)
+	for i := n - 1; i >= 0; i-- {
+		if end[i] == 0 {
+			end[i] = int32(i + 1)
+		}
+		if p := g.Parent[i]; p >= 0 && end[p] < end[i] {
+			end[p] = end[i]
+		}
+	}
+	return end
+}
+
+// baseCapture returns the capture of a differential graph's base.
+func (g *Graph) baseCapture() *subsecond.Capture {
+	if g.bc != nil {
+		return g.bc
+	}
+	return g.c
+}
+
+// baseIndex returns the index of a differential graph's base capture.
+func (g *Graph) baseIndex() *index {
+	if g.bix != nil {
+		return g.bix
+	}
+	return g.ix
 }
 
 // prepare compiles f for c and returns c's index under f's Only setting.
@@ -238,13 +382,13 @@ func (ix *index) graph(t, base *tally) *Graph {
 	g.node = make([]int32, 0, size)
 	cols := 3
 	if base != nil {
-		cols = 5
+		cols = 6
 	}
 	i64 := make([]int64, cols*size)
 	g.TotalN, g.SelfN, g.selfW = i64[:0:size], i64[size:size:2*size], i64[2*size:2*size:3*size]
 	if base != nil {
 		g.BaseTotal = base.total[0]
-		g.BaseN, g.BaseSelfN = i64[3*size:3*size:4*size], i64[4*size:4*size:5*size]
+		g.BaseN, g.BaseSelfN, g.baseSelfW = i64[3*size:3*size:4*size], i64[4*size:4*size:5*size], i64[5*size:5*size:6*size]
 	}
 	str := make([]int32, len(ix.strings)) // output string + 1; 0 when not yet used
 	use := func(s int32) int32 {
@@ -279,6 +423,7 @@ func (ix *index) graph(t, base *tally) *Graph {
 		if base != nil {
 			g.BaseN = append(g.BaseN, base.total[k])
 			g.BaseSelfN = append(g.BaseSelfN, base.self[k])
+			g.baseSelfW = append(g.baseSelfW, base.weight[k])
 		}
 		k++
 	}

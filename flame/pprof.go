@@ -22,6 +22,13 @@ import (
 // stack leaf-first with the filter's Only applied. TimeNanos and
 // DurationNanos give the range. The profile passes CheckValid.
 //
+// For a differential graph the profile is the target's samples plus the
+// base's with their values negated and the label pprof::base=true: exactly
+// the profile `go tool pprof -diff_base=BASE TARGET` builds from the two
+// ranges' own exports, so `go tool pprof -top DIFF` lists each function's
+// change in raw counts (target − base). The ranges' lengths are not
+// normalised, as -diff_base does not normalise.
+//
 // Samples are grouped without a map lookup per sample: the kept samples are
 // bucketed by stack node with a counting sort, and each bucket ordered by
 // command, CPU, pid and tid.
@@ -37,10 +44,8 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 		TimeNanos:     g.Start,
 		DurationNanos: g.End - g.Start,
 	}
-	interval := int64(0)
-	if hz := c.Profile.FrequencyHz; hz > 0 {
-		interval = int64(math.Round(1e9 / hz))
-		p.Period = interval
+	if iv := interval(c); iv > 0 {
+		p.Period = iv
 	}
 	if len(c.Profile.Events) > 0 {
 		ev := g.f.Event
@@ -49,8 +54,47 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 		}
 		p.Comments = []string{"event: " + ev}
 	}
-
+	pb := &pprofBuilder{p: p, mappings: map[string]*profile.Mapping{}, funcs: map[[2]string]*profile.Function{}, labels: map[labelKey]map[string][]string{}}
 	lo, hi := c.Window(subsecond.Range{Start: g.Start, End: g.End})
+	pb.add(c, g.ix, m, lo, hi, false)
+	if g.BaseN != nil {
+		bc, bm := g.baseCapture(), m
+		if bc != c {
+			if bm, err = g.f.Compile(bc); err != nil {
+				return nil, fmt.Errorf("base profile: %w", err)
+			}
+		}
+		lo, hi := bc.Window(subsecond.Range{Start: g.BaseStart, End: g.BaseEnd})
+		pb.add(bc, g.baseIndex(), bm, lo, hi, true)
+		p.Comments = append(p.Comments, "differential: samples labelled pprof::base=true are the base range's, negated (as go tool pprof -diff_base makes them)")
+	}
+	if err := p.CheckValid(); err != nil {
+		return nil, fmt.Errorf("pprof export: %w", err)
+	}
+	return p, nil
+}
+
+// interval returns c's sampling interval in nanoseconds, 0 when unknown.
+func interval(c *subsecond.Capture) int64 {
+	if hz := c.Profile.FrequencyHz; hz > 0 {
+		return int64(math.Round(1e9 / hz))
+	}
+	return 0
+}
+
+// pprofBuilder adds the samples of one or two captures to a profile,
+// sharing its mappings, functions and label sets.
+type pprofBuilder struct {
+	p        *profile.Profile
+	mappings map[string]*profile.Mapping
+	funcs    map[[2]string]*profile.Function
+	labels   map[labelKey]map[string][]string
+}
+
+// add appends the samples [lo, hi) of c that m keeps, with negated values
+// and the label pprof::base=true when base is set.
+func (pb *pprofBuilder) add(c *subsecond.Capture, ix *index, m *subsecond.Match, lo, hi int, base bool) {
+	p := pb.p
 	s := &c.Samples
 	kept := sortedSamples(c, m, lo, hi)
 	periods := false
@@ -60,10 +104,11 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 			break
 		}
 	}
-
-	ix := g.ix
-	mappings := make([]*profile.Mapping, len(ix.strings)) // by DSO string
-	funcs := map[[2]int32]*profile.Function{}
+	iv := interval(c)
+	sign := int64(1)
+	if base {
+		sign = -1
+	}
 	var locs [2][]*profile.Location // by capture frame, without and with Java tidying
 	locs[0] = make([]*profile.Location, len(c.Frames))
 	locs[1] = make([]*profile.Location, len(c.Frames))
@@ -72,11 +117,11 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 			return l
 		}
 		rec := &c.Frames[fr]
-		dso := ix.frDSO[fr]
-		mp := mappings[dso]
-		if mp == nil && ix.strings[dso] != "" {
-			mp = &profile.Mapping{ID: uint64(len(p.Mapping) + 1), File: ix.strings[dso], HasFunctions: true}
-			mappings[dso] = mp
+		dso := ix.strings[ix.frDSO[fr]]
+		mp := pb.mappings[dso]
+		if mp == nil && dso != "" {
+			mp = &profile.Mapping{ID: uint64(len(p.Mapping) + 1), File: dso, HasFunctions: true}
+			pb.mappings[dso] = mp
 			p.Mapping = append(p.Mapping, mp)
 		}
 		l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: mp, Address: rec.Addr}
@@ -84,12 +129,12 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 		names := ix.frNames[java][fr]
 		l.Line = make([]profile.Line, 0, len(names))
 		for i := len(names) - 1; i >= 0; i-- {
-			fk := [2]int32{names[i], dso}
-			fn := funcs[fk]
+			name := ix.strings[names[i]]
+			fk := [2]string{name, dso}
+			fn := pb.funcs[fk]
 			if fn == nil {
-				name := ix.strings[names[i]]
-				fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: ix.strings[dso]}
-				funcs[fk] = fn
+				fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: dso}
+				pb.funcs[fk] = fn
 				p.Function = append(p.Function, fn)
 			}
 			l.Line = append(l.Line, profile.Line{Function: fn})
@@ -98,12 +143,12 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 		p.Location = append(p.Location, l)
 		return l
 	}
-	labels := map[labelKey]map[string][]string{}
 	label := func(k labelKey) map[string][]string {
-		if l := labels[k]; l != nil {
+		k.base = base
+		if l := pb.labels[k]; l != nil {
 			return l
 		}
-		l := map[string][]string{"comm": {c.Strings[k.comm]}}
+		l := map[string][]string{"comm": {k.comm}}
 		for _, id := range []struct {
 			name string
 			v    int32
@@ -114,7 +159,10 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 				l[id.name] = []string{strconv.Itoa(int(id.v))}
 			}
 		}
-		labels[k] = l
+		if base {
+			l["pprof::base"] = []string{"true"}
+		}
+		pb.labels[k] = l
 		return l
 	}
 
@@ -133,8 +181,9 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 			w += int64(s.Weight[kept[b]])
 		}
 		a = b
+		comm := c.Strings[k.comm]
 		java := 0
-		if strings.HasPrefix(c.Strings[k.comm], "java") {
+		if strings.HasPrefix(comm, "java") {
 			java = 1
 		}
 		node := s.Stack[i]
@@ -147,31 +196,35 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 			}
 			stack[java], stackOf[java] = st, node
 		}
-		if !periods && interval > 0 {
-			w = n * interval
+		if !periods && iv > 0 {
+			w = n * iv
 		}
 		if len(slab) == cap(slab) {
 			size := min(max(len(kept)-a, 16), 4096)
 			slab, values = make([]profile.Sample, 0, size), make([]int64, 0, 2*size)
 		}
-		values = append(values, n, w)
-		slab = append(slab, profile.Sample{Location: stack[java], Value: values[len(values)-2 : len(values) : len(values)], Label: label(k)})
+		values = append(values, sign*n, sign*w)
+		slab = append(slab, profile.Sample{Location: stack[java], Value: values[len(values)-2 : len(values) : len(values)],
+			Label: label(labelKey{comm: comm, cpu: k.cpu, pid: k.pid, tid: k.tid})})
 		p.Sample = append(p.Sample, &slab[len(slab)-1])
 	}
-	if err := p.CheckValid(); err != nil {
-		return nil, fmt.Errorf("pprof export: %w", err)
-	}
-	return p, nil
 }
 
 // labelKey is what tells a sample's pprof labels apart.
 type labelKey struct {
+	comm          string
+	cpu, pid, tid int32
+	base          bool
+}
+
+// sampleKey is what tells a capture's samples apart within a stack node.
+type sampleKey struct {
 	comm          uint32
 	cpu, pid, tid int32
 }
 
-func keyOf(s *subsecond.Columns, i int32) labelKey {
-	return labelKey{s.Comm[i], s.CPU[i], s.PID[i], s.TID[i]}
+func keyOf(s *subsecond.Columns, i int32) sampleKey {
+	return sampleKey{s.Comm[i], s.CPU[i], s.PID[i], s.TID[i]}
 }
 
 // sortedSamples returns the samples of [lo, hi) that m keeps, ordered by
