@@ -1,10 +1,13 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	"github.com/go-chi/chi/v5"
 
@@ -87,6 +90,45 @@ func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) er
 	return c, q, release, nil
 }
 
+// needBase checks that a differential request names its base: a range
+// (start2, end2) or another profile (base).
+func needBase(v url.Values) error {
+	if !v.Has("start2") && !v.Has("end2") && v.Get("base") == "" {
+		return fmt.Errorf("start2: the base range start2, end2 is missing: %w", subsecond.ErrInvalid)
+	}
+	return nil
+}
+
+// baseCapture returns the base capture of a differential request: c itself
+// unless q.Base names another profile, whose capture it loads after
+// reading q.Range2 against that profile.
+func (s *Server) baseCapture(r *http.Request, c *subsecond.Capture, q *Query) (*subsecond.Capture, error) {
+	if q.Base == "" {
+		return c, nil
+	}
+	bp, err := s.baseProfile(r.Context(), q, r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Capture(r.Context(), bp.ID)
+}
+
+// baseProfile looks up the profile q.Base names and reads q.Range2 against
+// it. An unknown base is the client's mistake, named as such.
+func (s *Server) baseProfile(ctx context.Context, q *Query, v url.Values) (*subsecond.Profile, error) {
+	bp, err := s.store.Profile(ctx, q.Base)
+	if errors.Is(err, subsecond.ErrNotFound) {
+		return nil, fmt.Errorf("base: there is no profile %q: %w", q.Base, subsecond.ErrInvalid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := q.baseRange(bp, v); err != nil {
+		return nil, err
+	}
+	return bp, nil
+}
+
 // heatmap handles GET /api/profiles/{id}/heatmap?rows=&col=&<filters>: the
 // offset heatmap.
 func (s *Server) heatmap(w http.ResponseWriter, r *http.Request) {
@@ -149,9 +191,10 @@ func (s *Server) flamegraph(w http.ResponseWriter, r *http.Request) {
 	s.graph(w, r, false)
 }
 
-// diff handles GET /api/profiles/{id}/diff?start2=&end2=&start=&end=&<filters>&format=:
+// diff handles GET /api/profiles/{id}/diff?start2=&end2=&start=&end=&base=&<filters>&format=:
 // the differential flame graph from the base range [start2, end2) to
-// [start, end).
+// [start, end), the base taken from profile base when given (start2 and
+// end2 then count from its T0, and default to its whole capture).
 func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 	s.graph(w, r, true)
 }
@@ -176,9 +219,11 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 		s.error(w, r, fmt.Errorf("format: %q is not json, folded, svg, pprof or functions: %w", format, subsecond.ErrInvalid))
 		return
 	}
-	if isDiff && !r.URL.Query().Has("start2") && !r.URL.Query().Has("end2") {
-		s.error(w, r, fmt.Errorf("start2: the base range start2, end2 is missing: %w", subsecond.ErrInvalid))
-		return
+	if isDiff {
+		if err := needBase(r.URL.Query()); err != nil {
+			s.error(w, r, err)
+			return
+		}
 	}
 	c, q, release, err := s.load(r, nil)
 	if err != nil {
@@ -188,7 +233,10 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 	defer release()
 	var g Graph
 	if isDiff {
-		g, err = s.engine.Diff(c, q)
+		var bc *subsecond.Capture
+		if bc, err = s.baseCapture(r, c, q); err == nil {
+			g, err = s.engine.Diff(c, bc, q)
+		}
 	} else {
 		g, err = s.engine.Flame(c, q)
 	}

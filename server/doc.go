@@ -15,7 +15,7 @@
 //	GET /                     profiles and the upload form
 //	GET /p/{id}               metadata, offset heatmap, cores map, hot spots
 //	GET /p/{id}/flame         flame graph of start..end with filters
-//	GET /p/{id}/diff          differential flame graph from start2..end2 to start..end
+//	GET /p/{id}/diff          differential flame graph from start2..end2 (of profile base) to start..end
 //	GET /static/*             embedded front-end assets
 //
 // # JSON API
@@ -28,7 +28,7 @@
 //	GET    /api/profiles/{id}/cpus       cores map: bucket, filters
 //	GET    /api/profiles/{id}/hotspots   {"hotspots": [...]}: threshold, min, bucket, filters
 //	GET    /api/profiles/{id}/flamegraph start, end, filters, format=json|folded|svg|pprof|functions
-//	GET    /api/profiles/{id}/diff       start2, end2 (base), start, end, filters, format
+//	GET    /api/profiles/{id}/diff       start2, end2 (base), base (its profile), start, end, filters, format
 //
 // # Hosts (a host's captures as one wall-clock night)
 //

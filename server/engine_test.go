@@ -45,8 +45,8 @@ func (realEngine) Flame(c *subsecond.Capture, q *Query) (Graph, error) {
 	return flame.Build(c, q.Filter, q.Range)
 }
 
-func (realEngine) Diff(c *subsecond.Capture, q *Query) (Graph, error) {
-	return flame.Diff(c, q.Filter, q.Range2, q.Range)
+func (realEngine) Diff(c, base *subsecond.Capture, q *Query) (Graph, error) {
+	return flame.DiffProfiles(c, base, q.Filter, q.Range2, q.Range)
 }
 
 func TestRealEngine(t *testing.T) {
@@ -194,5 +194,64 @@ func TestRealEngine(t *testing.T) {
 	res, b = e.do("GET", api+"/flamegraph?start=100&end=101", nil)
 	if res.StatusCode != http.StatusBadRequest {
 		t.Errorf("flame graph past the end = %d %s; want 400", res.StatusCode, b)
+	}
+}
+
+// TestDiffAcrossProfiles compares a range of one profile with a range of
+// another: start2 and end2 count from the base profile's T0, and an unknown
+// base is the client's mistake.
+func TestDiffAcrossProfiles(t *testing.T) {
+	e := newEnv(t, Config{Engine: realEngine{}})
+	target := e.upload(perfText(2, 100, 3), "web-2cpu")
+	base := e.upload(perfText(1, 50, 2), "web-1cpu")
+	var want struct {
+		Total int64 `json:"total"`
+	}
+	res, b := e.do("GET", "/api/profiles/"+base.ID+"/flamegraph?start=0&end=1", nil)
+	if res.StatusCode != 200 || json.Unmarshal(b, &want) != nil || want.Total == 0 {
+		t.Fatalf("base flame graph: %d %s", res.StatusCode, b)
+	}
+	api := "/api/profiles/" + target.ID + "/diff?base=" + base.ID
+	res, b = e.do("GET", api+"&start2=0&end2=1&start=1&end=3", nil)
+	var diff struct {
+		Total     int64    `json:"total"`
+		BaseTotal int64    `json:"base_total"`
+		Strings   []string `json:"strings"`
+		Name      []int32  `json:"name"`
+		Depth     []int32  `json:"depth"`
+		TotalN    []int64  `json:"total_n"`
+		BaseN     []int64  `json:"base_n"`
+	}
+	if res.StatusCode != 200 || json.Unmarshal(b, &diff) != nil {
+		t.Fatalf("diff across profiles: %d %s", res.StatusCode, b)
+	}
+	if diff.Total != 400 || diff.BaseTotal != want.Total {
+		t.Errorf("diff across profiles: totals %d, %d; want 400, %d", diff.Total, diff.BaseTotal, want.Total)
+	}
+	for i, n := range diff.Name {
+		if diff.Depth[i] == 1 && diff.Strings[n] == "kubelet" && (diff.BaseN[i] != 0 || diff.TotalN[i] != 200) {
+			t.Errorf("kubelet: base %d, target %d; want 0, 200 (the base has one CPU, running web)", diff.BaseN[i], diff.TotalN[i])
+		}
+	}
+	res, b = e.do("GET", api+"&start2=0&end2=1&start=1&end=3&format=folded", nil)
+	if res.StatusCode != 200 || !bytes.Contains(b, []byte("kubelet;main.main;do_syscall_64;")) || !bytes.Contains(b, []byte(" 0 2020202000\n")) {
+		t.Errorf("differential folded export across profiles = %d\n%s", res.StatusCode, b)
+	}
+	// The whole base profile when start2 and end2 are absent.
+	res, b = e.do("GET", api+"&start=1&end=3", nil)
+	if res.StatusCode != 200 || json.Unmarshal(b, &diff) != nil || diff.BaseTotal != 100 {
+		t.Errorf("diff against a whole profile: %d, base total %d; want 200, 100", res.StatusCode, diff.BaseTotal)
+	}
+	res, b = e.do("GET", "/api/profiles/"+target.ID+"/diff?base=nosuch&start=1&end=3", nil)
+	if res.StatusCode != http.StatusBadRequest || !bytes.Contains(b, []byte(`base: there is no profile`)) {
+		t.Errorf("diff against an unknown profile = %d %s; want 400 naming base", res.StatusCode, b)
+	}
+	res, b = e.do("GET", api+"&start2=5&end2=6&start=1&end=3", nil)
+	if res.StatusCode != http.StatusBadRequest || !bytes.Contains(b, []byte("start2: 5 s is past the end of the capture (2.03")) {
+		t.Errorf("diff with a base range past the base's end = %d %s; want 400 measuring start2 against the base", res.StatusCode, b)
+	}
+	res, b = e.do("GET", "/p/"+target.ID+"/diff?base="+base.ID+"&start2=0&end2=1&start=1&end=3", nil)
+	if res.StatusCode != 200 || !bytes.Contains(b, []byte("web-1cpu 0 s – 1 s")) {
+		t.Errorf("diff page across profiles = %d; want it to name the base profile and range", res.StatusCode)
 	}
 }

@@ -152,12 +152,12 @@ func (e countEngine) Flame(c *subsecond.Capture, q *Query) (Graph, error) {
 	return e.graph(c, q, q.Range)
 }
 
-func (e countEngine) Diff(c *subsecond.Capture, q *Query) (Graph, error) {
+func (e countEngine) Diff(c, bc *subsecond.Capture, q *Query) (Graph, error) {
 	g, err := e.graph(c, q, q.Range)
 	if err != nil {
 		return nil, err
 	}
-	base, err := kept(c, q, q.Range2)
+	base, err := kept(bc, q, q.Range2)
 	if err != nil {
 		return nil, err
 	}

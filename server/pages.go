@@ -153,8 +153,9 @@ func (s *Server) flamePage(w http.ResponseWriter, r *http.Request) {
 	s.graphPage(w, r, false)
 }
 
-// diffPage handles GET /p/{id}/diff?start2=&end2=&start=&end=&<filters>: the
-// differential flame graph from [start2, end2) to [start, end).
+// diffPage handles GET /p/{id}/diff?start2=&end2=&start=&end=&base=&<filters>:
+// the differential flame graph from [start2, end2) to [start, end), the base
+// range taken from profile base when given.
 func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 	s.graphPage(w, r, true)
 }
@@ -166,9 +167,21 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 		return
 	}
 	v := r.URL.Query()
-	if isDiff && !v.Has("start2") && !v.Has("end2") {
-		s.error(w, r, fmt.Errorf("start2: the base range start2, end2 is missing: %w", subsecond.ErrInvalid))
-		return
+	range2, short2 := rangeLabel(q.Range2, p.T0()), shortRange(q.Range2, p.T0())
+	if isDiff {
+		if err := needBase(v); err != nil {
+			s.error(w, r, err)
+			return
+		}
+		if q.Base != "" {
+			bp, err := s.baseProfile(r.Context(), q, v)
+			if err != nil {
+				s.error(w, r, err)
+				return
+			}
+			range2 = displayName(bp) + " " + rangeLabel(q.Range2, bp.T0())
+			short2 = displayName(bp) + " " + shortRange(q.Range2, bp.T0())
+		}
 	}
 	kind, api := "flame", "/api/profiles/"+p.ID+"/flamegraph"
 	if isDiff {
@@ -183,7 +196,7 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 	filters := strings.Join(web.Filters(q.Filter), " · ")
 	title := displayName(p) + " · " + kind + " " + shortRange(q.Range, t0)
 	if isDiff {
-		title = displayName(p) + " · diff " + shortRange(q.Range2, t0) + " → " + shortRange(q.Range, t0)
+		title = displayName(p) + " · diff " + short2 + " → " + shortRange(q.Range, t0)
 	}
 	if filters != "" {
 		title += " · " + filters
@@ -193,7 +206,7 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 		Profile:     *p,
 		Diff:        isDiff,
 		Range:       rangeLabel(q.Range, t0),
-		Range2:      rangeLabel(q.Range2, t0),
+		Range2:      range2,
 		Filters:     filters,
 		Back:        "/p/" + p.ID + query(profileParams(v)),
 		Search:      v.Get("search"),
@@ -241,7 +254,7 @@ func query(v url.Values) string {
 // engineParams returns the parameters of v that the engine reads: filters,
 // ranges and heatmap shape, without view-only state such as search or zoom.
 func engineParams(v url.Values) url.Values {
-	return pick(v, "start", "end", "start2", "end2")
+	return pick(v, "start", "end", "start2", "end2", "base")
 }
 
 // profileParams returns the parameters of v that the profile page reads:
@@ -270,6 +283,7 @@ func hotspotLink(p *subsecond.Profile, h *Hotspot, current url.Values) string {
 	v := engineParams(current)
 	v.Del("start2")
 	v.Del("end2")
+	v.Del("base")
 	v.Set("start", subsecond.FormatSeconds(h.Start-p.T0()))
 	v.Set("end", subsecond.FormatSeconds(h.End-p.T0()))
 	if h.CPU != subsecond.Unknown {

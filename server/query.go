@@ -14,7 +14,8 @@ import (
 type Query struct {
 	Filter subsecond.Filter
 	Range  subsecond.Range // start, end: the whole profile when absent
-	Range2 subsecond.Range // start2, end2: the base range of a differential graph
+	Range2 subsecond.Range // start2, end2: the base range of a differential graph, in the base profile
+	Base   string          // base: the profile whose Range2 a differential graph compares with; "" for the same
 	Rows   int             // rows per heatmap column, 1–subsecond.MaxRows
 	Col    int64           // heatmap column width, subsecond.MinCol–MaxCol
 	Bucket int64           // cores-map column width, subsecond.MinBucket–MaxBucket
@@ -24,7 +25,8 @@ type Query struct {
 }
 
 // parseQuery parses v for profile p. Errors wrap subsecond.ErrInvalid and
-// name the bad parameter.
+// name the bad parameter. When v names a base profile, Range2 is left for
+// baseRange to read against that profile.
 func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
 	f, err := subsecond.ParseFilter(v)
 	if err != nil {
@@ -35,8 +37,13 @@ func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
 	if q.Range, err = parseRange(p, v, "start", "end", whole); err != nil {
 		return nil, err
 	}
-	if q.Range2, err = parseRange(p, v, "start2", "end2", whole); err != nil {
-		return nil, err
+	if q.Base = v.Get("base"); q.Base == p.ID {
+		q.Base = ""
+	}
+	if q.Base == "" {
+		if q.Range2, err = parseRange(p, v, "start2", "end2", whole); err != nil {
+			return nil, err
+		}
 	}
 	if q.Rows, err = intParam(v, "rows", subsecond.DefaultRows, 1, subsecond.MaxRows); err != nil {
 		return nil, err
@@ -132,4 +139,12 @@ func flatten(v url.Values) map[string]string {
 		}
 	}
 	return m
+}
+
+// baseRange reads start2 and end2 into q.Range2 in seconds from base's T0
+// (the whole base profile when absent).
+func (q *Query) baseRange(base *subsecond.Profile, v url.Values) error {
+	var err error
+	q.Range2, err = parseRange(base, v, "start2", "end2", subsecond.Range{Start: base.T0(), End: base.End + 1})
+	return err
 }

@@ -47,9 +47,10 @@ type Engine interface {
 	Hotspots(c *subsecond.Capture, q *Query) ([]Hotspot, error)
 	// Flame returns the flame graph of q.Range.
 	Flame(c *subsecond.Capture, q *Query) (Graph, error)
-	// Diff returns the differential flame graph from q.Range2 (the base) to
-	// q.Range.
-	Diff(c *subsecond.Capture, q *Query) (Graph, error)
+	// Diff returns the differential flame graph from q.Range2 of capture
+	// base (the base; c itself unless q.Base names another profile) to
+	// q.Range of c.
+	Diff(c, base *subsecond.Capture, q *Query) (Graph, error)
 }
 
 // Graph is a computed flame graph that can be written in each export format:

@@ -240,8 +240,8 @@ func (engine) Flame(c *subsecond.Capture, q *server.Query) (server.Graph, error)
 	return flame.Build(c, q.Filter, q.Range)
 }
 
-func (engine) Diff(c *subsecond.Capture, q *server.Query) (server.Graph, error) {
-	return flame.Diff(c, q.Filter, q.Range2, q.Range)
+func (engine) Diff(c, base *subsecond.Capture, q *server.Query) (server.Graph, error) {
+	return flame.DiffProfiles(c, base, q.Filter, q.Range2, q.Range)
 }
 
 // byteSize is a flag value of bytes written as 1048576, 500MB, 500MiB or 2G.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,6 +170,57 @@ func TestFlamegraphCommand(t *testing.T) {
 	if err != nil || !strings.Contains(js, `"base_n"`) {
 		t.Errorf("differential json: err %v, %.200s", err, js)
 	}
+	// Differential exports: difffolded lines "stack base target"; a base
+	// taken from another capture; the function table with both counts.
+	folded, _, err := runView(t, "flamegraph", "--format", "folded", "--start", "3", "--end", "7", "--start2", "0", "--end2", "3", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grown bool
+	for _, line := range strings.Split(strings.TrimSpace(folded), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			t.Fatalf("differential folded line %q lacks two counts", line)
+		}
+		b, errB := strconv.ParseInt(f[len(f)-2], 10, 64)
+		g, errG := strconv.ParseInt(f[len(f)-1], 10, 64)
+		if errB != nil || errG != nil {
+			t.Fatalf("differential folded line %q: counts are not numbers", line)
+		}
+		if strings.HasSuffix(f[len(f)-3], ";mem_cgroup_nr_lru_pages") && g > b {
+			grown = true
+		}
+	}
+	if !grown {
+		t.Errorf("differential folded export shows no growth of the pegged CPU's memcg walk:\n%.500s", folded)
+	}
+	other := filepath.Join(t.TempDir(), "other.perf.txt")
+	ss := synth.Generate(synth.Options{Seed: 9, CPUs: 2, Seconds: 3, Hz: 49, Start: 900_100_000_000, Pegged: -1})
+	if err := os.WriteFile(other, []byte(perfText(ss)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fns, _, err := runView(t, "flamegraph", "--format", "functions", "--base", other, "--start", "3", "--end", "7", file)
+	var table struct {
+		Total     int64 `json:"total"`
+		BaseTotal int64 `json:"base_total"`
+		Functions []struct {
+			Name        string `json:"name"`
+			BaseTotal   int64  `json:"base_total"`
+			Significant bool   `json:"significant"`
+		} `json:"functions"`
+	}
+	if err != nil || json.Unmarshal([]byte(fns), &table) != nil || table.BaseTotal == 0 || table.Total == 0 || len(table.Functions) == 0 {
+		t.Fatalf("flamegraph --base --format functions: err %v, %.300s", err, fns)
+	}
+	for _, f := range table.Functions {
+		if f.Name == "mem_cgroup_nr_lru_pages" && !f.Significant {
+			t.Errorf("the memcg walk of the pegged CPU, absent from the base capture, is not a significant change")
+		}
+	}
+	if _, _, err := runView(t, "flamegraph", "--base", "nosuch.txt", file); err == nil || !strings.Contains(err.Error(), "--base") {
+		t.Errorf("flamegraph --base of a missing file: error %v; want it to name --base", err)
+	}
+
 	for _, tc := range []struct {
 		args []string
 		want string
