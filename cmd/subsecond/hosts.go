@@ -70,7 +70,7 @@ func runHosts(ctx context.Context, e env) error {
 	if *format == "json" {
 		return json.NewEncoder(e.stdout).Encode(map[string]any{"hosts": hosts})
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tCAPTURES\tSAMPLES\tFROM (UTC)\tTO (UTC)\tWITHOUT WALL CLOCK")
 	for _, h := range hosts {
 		from, to := "-", "-"
@@ -177,7 +177,7 @@ func runTimeline(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
-	return writeTimelineText(e.stdout, g, ms, *measure == "system", *width)
+	return writeTimelineText(termWriter(e.stdout), g, ms, *measure == "system", *width)
 }
 
 // writeTimelineText renders g with one character per group of buckets:
@@ -241,12 +241,12 @@ func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, s
 	}
 	fmt.Fprintln(w, "\nCaptures:")
 	for _, c := range g.Captures {
-		fmt.Fprintf(w, "  %s  %s%s to %s%s  %s\n", c.ID, approx(c.Approximate), wallTime(c.Start), approx(c.Approximate), wallTime(c.End), c.Name)
+		fmt.Fprintf(w, "  %s  %s%s to %s%s  %s\n", c.ID, approx(c.Approximate), wallTime(c.Start), approx(c.Approximate), wallTime(c.End), clip(c.Name, nameWidth))
 	}
 	if len(ms) > 0 {
 		fmt.Fprintln(w, "\nMarkers:")
 		for _, m := range ms {
-			fmt.Fprintf(w, "  ▼ %s  %s\n", wallTime(m.Time), m.Text)
+			fmt.Fprintf(w, "  ▼ %s  %s\n", wallTime(m.Time), clip(m.Text, stackWidth))
 		}
 	}
 	return w.Flush()
@@ -271,7 +271,7 @@ func hostHotspots(ctx context.Context, e env, db, host string, opt timeline.HotO
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
 	if len(rep.Spots) == 0 {
 		fmt.Fprintf(tw, "No CPU of %s stayed %s long enough.\n", host, rep.Measure)
 		return tw.Flush()
@@ -282,10 +282,10 @@ func hostHotspots(ctx context.Context, e env, db, host string, opt timeline.HotO
 	for i, sp := range rep.Spots {
 		mark := ""
 		if sp.Marker != nil {
-			mark = fmt.Sprintf("%s before %q", time.Duration(sp.Before).Round(100*time.Millisecond), sp.Marker.Text)
+			mark = fmt.Sprintf("%s before %q", time.Duration(sp.Before).Round(100*time.Millisecond), clip(sp.Marker.Text, nameWidth))
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%s%s\t%s\t%.0f%%\t%.0f%%\t%.0f\t%s\t%s\t%s\t%s\t%s\n", i+1, sp.CPU, approx(sp.Approximate), wallTime(sp.Start),
-			time.Unix(0, sp.End).UTC().Format("15:04:05.0"), 100*sp.Busy, 100*sp.System, sp.Score, sp.Comm, sp.Function, sp.Capture,
+			time.Unix(0, sp.End).UTC().Format("15:04:05.0"), 100*sp.Busy, 100*sp.System, sp.Score, clip(sp.Comm, nameWidth), clip(sp.Function, nameWidth), sp.Capture,
 			subsecond.FormatSeconds(sp.Start-sp.Offset-sp.T0), mark)
 	}
 	return tw.Flush()
@@ -340,7 +340,7 @@ func runMarkers(ctx context.Context, e env) error {
 			if w, ok := timeline.Locate(caps, m.Time-int64(10*time.Second), m.Time); ok {
 				where = fmt.Sprintf("10 s before: %s --start %s --end %s", w.Capture, subsecond.FormatSeconds(w.Start), subsecond.FormatSeconds(w.End))
 			}
-			fmt.Fprintf(e.stdout, "%s  %s\n    %s\n", wallTime(m.Time), m.Text, where)
+			fmt.Fprintf(termWriter(e.stdout), "%s  %s\n    %s\n", wallTime(m.Time), clip(m.Text, stackWidth), where)
 		}
 		return nil
 	}

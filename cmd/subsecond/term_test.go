@@ -128,3 +128,29 @@ func TestHostileOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileMarkers: a kernel-log line is written by whoever can log, and
+// reaches the terminal through `markers import` and `markers list`.
+func TestHostileMarkers(t *testing.T) {
+	dir := t.TempDir()
+	db, log := filepath.Join(dir, "x.db"), filepath.Join(dir, "kern.log")
+	line := "2026-11-30T03:12:05Z eth0: NETDEV WATCHDOG \x1b]0;PWNED\a\x1b[31m" + strings.Repeat("B", 10000) + "\n"
+	if err := os.WriteFile(log, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"markers", "import", "--db", db, "--host", "node-1", log},
+		{"markers", "list", "--db", db, "--host", "node-1"},
+	} {
+		out, stderr, err := runCmd(t, nil, args...)
+		if err != nil {
+			t.Fatalf("subsecond %s: %v\n%s", strings.Join(args, " "), err, stderr)
+		}
+		if strings.ContainsAny(out+stderr, "\x1b\a") || len(out) > 2000 {
+			t.Errorf("subsecond %s printed a control character or the whole marker:\n%q", strings.Join(args, " "), out)
+		}
+		if args[1] == "list" && !strings.Contains(out, `NETDEV WATCHDOG \x1b]0;PWNED\x07`) {
+			t.Errorf("markers list does not show the marker, escaped:\n%q", out)
+		}
+	}
+}
