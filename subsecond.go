@@ -36,6 +36,8 @@ var (
 	ErrTooLarge     = errors.New("too large")
 	ErrEmptyRange   = errors.New("range holds no samples")
 	ErrUnauthorized = errors.New("unauthorized")
+	// ErrNoSpace reports that the storage is full: nothing was stored.
+	ErrNoSpace = errors.New("no space left on the server's disk")
 )
 
 // FrameKind says where a frame's code runs.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/web"
@@ -49,6 +50,8 @@ func status(err error) (int, string) {
 		return http.StatusRequestEntityTooLarge, fmt.Sprintf("upload larger than the limit of %d bytes", mbe.Limit)
 	case errors.Is(err, subsecond.ErrTooLarge):
 		return http.StatusRequestEntityTooLarge, userMessage(err, subsecond.ErrTooLarge)
+	case errors.Is(err, subsecond.ErrNoSpace), errors.Is(err, syscall.ENOSPC):
+		return http.StatusInsufficientStorage, "the server's disk is full, so nothing was stored; its operator must free space"
 	case errors.Is(err, subsecond.ErrNotFound):
 		return http.StatusNotFound, userMessage(err, subsecond.ErrNotFound)
 	case errors.Is(err, subsecond.ErrInvalid):

@@ -2,14 +2,19 @@ package server
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/subsecond/subsecond"
 )
 
 // rawUpload opens a connection to e's server, sends a POST to
@@ -181,5 +186,34 @@ func TestUploadsPerClient(t *testing.T) {
 	// Its slot is free again.
 	if res, b := e.do("POST", "/api/profiles", strings.NewReader(perfText(1, 30, 1))); res.StatusCode != http.StatusCreated {
 		t.Errorf("upload after the first finished = %d %s; want 201", res.StatusCode, b)
+	}
+}
+
+// fullStore stores uploads on a full disk: it writes them to /dev/full,
+// which fails with the operating system's own ENOSPC.
+type fullStore struct{ sqliteStore }
+
+func (fullStore) Import(_ context.Context, r io.Reader, _ Upload) (*subsecond.Profile, bool, error) {
+	f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	_, err = io.Copy(f, r)
+	return nil, false, fmt.Errorf("stage upload: %w", err)
+}
+
+// TestUploadDiskFull: a full disk is 507 with a message that says so, and
+// a warning in the log, not a 500 at ERROR that any client could repeat.
+func TestUploadDiskFull(t *testing.T) {
+	var logs logBuffer
+	e := newEnv(t, Config{})
+	srv := httptest.NewServer(New(Config{Store: fullStore{sqliteStore{e.st}}, Engine: countEngine{}, Logger: newLogger(&logs)}).Handler())
+	defer srv.Close()
+	e.srv = srv
+	res, b := e.do("POST", "/api/profiles", strings.NewReader(perfText(1, 20, 1)))
+	wantError(t, res, b, http.StatusInsufficientStorage, "disk is full")
+	if l := logs.lines(t, 1); len(l) != 1 || l[0]["level"] != "WARN" || !strings.Contains(l[0]["err"].(string), "no space left") {
+		t.Errorf("log = %v; want one WARN line naming ENOSPC", l)
 	}
 }

@@ -13,7 +13,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
@@ -207,8 +210,20 @@ func listenURL(a net.Addr) string {
 // serveStore adapts the store to the server's Store interface.
 type serveStore struct{ *store.Store }
 
+// Import stores an upload; a full disk is reported as subsecond.ErrNoSpace.
 func (s serveStore) Import(ctx context.Context, r io.Reader, u server.Upload) (*subsecond.Profile, bool, error) {
-	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host})
+	p, existed, err := s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host})
+	return p, existed, storageFull(err)
+}
+
+// storageFull marks err with subsecond.ErrNoSpace when it says that the
+// disk is full: SQLite's SQLITE_FULL, or ENOSPC from a file.
+func storageFull(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && se.Code == sqlite3.ErrFull || errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w: %w", subsecond.ErrNoSpace, err)
+	}
+	return err
 }
 
 // engine answers the server's view requests with the heatmap and flame

@@ -477,3 +477,45 @@ func abs(x int64) int64 {
 	}
 	return x
 }
+
+// TestServeDiskFull: when SQLite finds the disk full (SQLITE_FULL), an
+// upload gets 507 saying so and nothing is stored. The disk is made full
+// for real: the database's write-ahead log is a device node like
+// /dev/full, whose writes fail with ENOSPC.
+func TestServeDiskFull(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "x.db")
+	file := filepath.Join(dir, "c.perf.txt.gz")
+	writeCapture(t, file)
+	st, err := openStore(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	if err := syscall.Mknod(db+"-wal", syscall.S_IFCHR|0o644, 1<<8|7); err != nil {
+		if errors.Is(err, syscall.EPERM) {
+			t.Skipf("cannot make a /dev/full device node here (%v); run as root to test a full disk", err)
+		}
+		t.Fatal(err)
+	}
+	base, _, _ := startServe(t, "serve", "--addr", "127.0.0.1:0", "--db", db)
+	data, _ := os.ReadFile(file)
+	res, err := http.Post(base+"/api/profiles", "application/octet-stream", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusInsufficientStorage || !strings.Contains(string(b), "disk is full") {
+		t.Errorf("upload to a full disk = %d %s; want 507 saying the disk is full", res.StatusCode, b)
+	}
+	var list struct {
+		Profiles []json.RawMessage `json:"profiles"`
+	}
+	getJSON(t, base+"/api/profiles", &list)
+	if len(list.Profiles) != 0 {
+		t.Errorf("%d profiles listed after the failed upload; want none", len(list.Profiles))
+	}
+}
