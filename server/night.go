@@ -18,6 +18,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/markers"
 	"github.com/subsecond/subsecond/timeline"
+	"github.com/subsecond/subsecond/web"
 )
 
 // Night is what the host views read beside the Store: each capture's
@@ -356,4 +357,63 @@ func (s *Server) heavyJSON(w http.ResponseWriter, r *http.Request, compute func(
 		return
 	}
 	s.json(w, http.StatusOK, v)
+}
+
+// hostsPage handles GET /hosts: the hosts and the span of their captures.
+func (s *Server) hostsPage(w http.ResponseWriter, r *http.Request) {
+	list, err := s.store.List(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	page := web.HostsPage{Layout: s.layout("Hosts", web.ViewData{Page: "hosts"}, r)}
+	for _, h := range timeline.Hosts(list) {
+		row := web.HostRow{Host: h.Host, Href: "/hosts/" + url.PathEscape(h.Host), Captures: h.Captures, Samples: h.Samples, Without: h.Unanchored}
+		row.From, row.To = wallSpan(h.Start, h.End, h.Approximate)
+		page.Hosts = append(page.Hosts, row)
+	}
+	s.render(w, r, web.Hosts(page))
+}
+
+// hostPage handles GET /hosts/{host}?from=&to=&measure=&comm=&tz=: the
+// host's night, drawn by the page's script from the host API.
+func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
+	host, err := hostParam(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	list, err := s.store.List(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	var h *timeline.Host
+	for _, x := range timeline.Hosts(list) {
+		if x.Host == host {
+			h = &x
+		}
+	}
+	if h == nil {
+		s.error(w, r, fmt.Errorf("host %q: %w", host, subsecond.ErrNotFound))
+		return
+	}
+	page := web.HostPage{Layout: s.layout(host, web.ViewData{Page: "host", Host: host, API: "/api/hosts/" + url.PathEscape(host)}, r),
+		Host: host, Captures: h.Captures, Without: h.Unanchored}
+	page.From, page.To = wallSpan(h.Start, h.End, h.Approximate)
+	s.render(w, r, web.Host(page))
+}
+
+// wallSpan formats a wall-clock span in UTC, "≈" first when approximate,
+// or "unknown" when end is 0.
+func wallSpan(start, end int64, approx bool) (string, string) {
+	if end == 0 {
+		return "unknown", "unknown"
+	}
+	mark := ""
+	if approx {
+		mark = "≈ "
+	}
+	f := func(t int64) string { return mark + time.Unix(0, t).UTC().Format("2006-01-02 15:04:05") }
+	return f(start), f(end)
 }

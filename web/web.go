@@ -63,6 +63,7 @@ func Summarize(p *subsecond.Profile) *ProfileSummary {
 type ViewData struct {
 	Page          string            `json:"page"`
 	Profile       *ProfileSummary   `json:"profile,omitempty"`
+	Host          string            `json:"host,omitempty"` // the host page's host
 	Params        map[string]string `json:"params"`
 	API           string            `json:"api,omitempty"`
 	ReadOnly      bool              `json:"readOnly"`

@@ -5,6 +5,7 @@
 
 import { setupCopyLink } from "./copylink";
 import { flamePage } from "./flamepage";
+import { hostPage } from "./hostpage";
 import { watchHistory } from "./nav";
 import { profilePage } from "./profile";
 import { viewData } from "./state";
@@ -27,6 +28,9 @@ function boot(): void {
       break;
     case "diff":
       void flamePage(vd, true);
+      break;
+    case "host":
+      hostPage(vd);
       break;
   }
 }

@@ -25,6 +25,7 @@ export interface ViewData {
   params?: Record<string, string> | null;
   api?: string;
   readOnly?: boolean;
+  host?: string;
 }
 
 // HeatmapJSON is the offset heatmap: counts[col][row]; row 0 starts each column.

@@ -1,0 +1,147 @@
+// The host page draws a night of captures as one cores × time map: a pause
+// between captures is drawn as a gap, not as idle time; a core pegged in the
+// kernel is red; the hot spots across the night list the planted burst with
+// its marker; a click on a cell of the burst opens that capture's flame
+// graph for the cell's CPU and time, and a drag zooms the map.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { startServer, launch, watch, tempDir, upload, shot } from './helpers.mjs';
+
+const HOST = 'node-7';
+const START = Date.UTC(2026, 10, 30, 3, 0, 0) / 1000; // Unix seconds
+const HZ = 49;
+const CPUS = 4;
+const LENGTH = 60; // seconds per capture
+// Capture starts: two back to back, a 60 s pause, a third.
+const CAPTURES = [START, START + 60, START + 180];
+const BURST = { cpu: 2, start: START + 70, end: START + 80 }; // in the second capture
+const MARKER = START + 84;
+
+function capture(t0) {
+  let out = `# ========\n# captured on    : Mon Nov 30 03:00:00 2026\n# hostname : ${HOST}\n# clockid: realtime (0)\n# ========\n#\n`;
+  for (let k = 0; k < LENGTH * HZ; k++) {
+    for (let cpu = 0; cpu < CPUS; cpu++) {
+      const t = t0 + k / HZ + cpu * 1e-5;
+      const ts = t.toFixed(6);
+      if (cpu === BURST.cpu && t >= BURST.start && t < BURST.end) {
+        out += `kubelet 2210/2245 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\tffffffff81201100 mem_cgroup_nr_lru_pages+0x1a ([kernel.kallsyms])\n\tffffffff81201200 memcg_stat_show+0x9c ([kernel.kallsyms])\n\n`;
+      } else if ((k + cpu) % 3 === 0) {
+        out += `trainer 4100/4101 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\t7f0000001000 run_model+0x10 (/usr/bin/trainer)\n\n`;
+      } else {
+        out += `swapper 0/0 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\tffffffff81000010 native_safe_halt+0x6 ([kernel.kallsyms])\n\tffffffff81000200 do_idle+0x1f ([kernel.kallsyms])\n\n`;
+      }
+    }
+  }
+  return out;
+}
+
+let server, browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+  const dir = tempDir();
+  for (const [i, t0] of CAPTURES.entries()) {
+    const path = join(dir, `c${i}.txt`);
+    writeFileSync(path, capture(t0));
+    await upload(server.url, path, `capture-${i}`);
+  }
+  const r = await fetch(`${server.url}/api/hosts/${HOST}/markers`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ markers: [{ time: new Date(MARKER * 1000).toISOString(), text: 'NETDEV WATCHDOG: eth0 transmit queue 3 timed out' }] }),
+  });
+  assert.equal(r.status, 200, await r.text());
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// pixel returns the RGB of the map's canvas at the centre of (cpu row, bucket).
+async function pixel(page, row, bucket) {
+  return page.evaluate(([row, bucket]) => {
+    const map = document.querySelector('#night-map');
+    const c = map.querySelector('canvas');
+    const g = map.dataset;
+    const dpr = c.width / c.getBoundingClientRect().width;
+    const x = Math.floor((Number(g.left) + (bucket + 0.5) * Number(g.cellW)) * dpr);
+    const y = Math.floor((Number(g.top) + (row + 0.5) * Number(g.rowH)) * dpr);
+    const d = c.getContext('2d').getImageData(x, y, 1, 1).data;
+    return [d[0], d[1], d[2]];
+  }, [row, bucket]);
+}
+
+async function cellPoint(page, row, bucket) {
+  return page.evaluate(([row, bucket]) => {
+    const map = document.querySelector('#night-map');
+    const r = map.querySelector('canvas').getBoundingClientRect();
+    const g = map.dataset;
+    return { x: r.left + Number(g.left) + (bucket + 0.5) * Number(g.cellW), y: r.top + Number(g.top) + (row + 0.5) * Number(g.rowH) };
+  }, [row, bucket]);
+}
+
+test('the night: gaps as gaps, the pegged core red, hot spot and marker listed, click to the flame graph', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/hosts`);
+  await page.click(`[data-testid=hosts] a:text("${HOST}")`);
+  await page.waitForURL(`**/hosts/${HOST}`);
+  await page.waitForSelector('#night-map[data-buckets]');
+  const buckets = Number(await page.$eval('#night-map', (m) => m.dataset.buckets));
+  // 240 s and one sample past the end, at the default of at least one
+  // second per column: 241 one-second buckets.
+  assert.equal(buckets, 241);
+
+  await page.selectOption('#night-measure', 'system');
+  const gap = await pixel(page, 0, 150); // 03:02:30, in the pause
+  assert.deepEqual(gap, [228, 228, 232], `the pause is drawn ${gap}, not the gap colour`);
+  const burst = await pixel(page, BURST.cpu, 75);
+  assert.ok(burst[0] > 150 && burst[1] < 80 && burst[2] < 80, `CPU 2 at 03:01:15 is ${burst}; want system red`);
+  const idle = await pixel(page, BURST.cpu, 30);
+  assert.ok(Math.min(...idle) > 200, `CPU 2 at 03:00:30 is ${idle}; want near white (no system time)`);
+
+  await page.waitForSelector('[data-testid=night-hotspot]');
+  const first = await page.textContent('[data-testid=night-hotspot]');
+  assert.match(first, /cpu 2 · 2026-11-30 03:01:10\.0Z – 03:01:20\.0Z/);
+  assert.match(first, /kubelet in mem_cgroup_nr_lru_pages/);
+  assert.match(first, /4 s before: NETDEV WATCHDOG/);
+  const before = await page.getAttribute('[data-testid=marker-before]', 'href');
+  assert.match(before, /^\/p\/[a-z2-7]{26}\?start=14&end=24$/);
+
+  await page.waitForSelector('[data-testid=night-jump]');
+  assert.match(await page.textContent('[data-testid=night-jump]'), /^kubelet/);
+  await shot(page, 'host-night');
+
+  // A click on a burst cell opens its capture's flame graph for that CPU and second.
+  const p = await cellPoint(page, BURST.cpu, 72);
+  await page.mouse.click(p.x, p.y);
+  await page.waitForURL(/\/p\/[a-z2-7]{26}\/flame\?cpu=2&start=12&end=13$/);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('a drag zooms the night; the range goes into the URL', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/hosts/${HOST}`);
+  await page.waitForSelector('#night-map[data-buckets]');
+  const a = await cellPoint(page, 1, 60);
+  const b = await cellPoint(page, 1, 90);
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, a.y);
+  await page.mouse.move(b.x, b.y);
+  await page.mouse.up();
+  await page.waitForURL(/from=2026-11-30T03%3A01%3A00\.000Z&to=2026-11-30T03%3A01%3A31\.000Z/);
+  await page.waitForFunction(() => Number(document.querySelector('#night-map').dataset.buckets) === 31);
+  // Inside one capture at this zoom, the page offers the capture's own views.
+  const open = await page.getAttribute('[data-testid=night-open]', 'href');
+  assert.match(open, /^\/p\/[a-z2-7]{26}\?start=0&end=31$/);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
