@@ -3,7 +3,6 @@ package subsecond
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -13,7 +12,7 @@ import (
 
 // Filter selects samples. The same filter means the same thing in every
 // heatmap, cores map, flame graph, export, CLI flag and URL parameter; its
-// parameter names are listed by FilterParams. The zero Filter keeps every
+// parameters are the table's GroupFilter rows (query.go). The zero Filter keeps every
 // non-idle sample of the capture's first event.
 //
 // A sample passes when all of these hold:
@@ -42,91 +41,6 @@ type Filter struct {
 	Idle      bool
 }
 
-// Param names and describes one query parameter.
-type Param struct {
-	Name  string
-	Usage string
-}
-
-// FilterParams returns the filter's parameter names in the order the CLI
-// lists its flags. ParseFilter reads exactly these names, so a flag set built
-// from this list cannot drift from the URL parameters.
-func FilterParams() []Param {
-	return []Param{
-		{"cpu", "CPU list, e.g. 0,3-5,39 (empty: all)"},
-		{"pid", "process id list, e.g. 1234,2000-2010"},
-		{"tid", "thread id list"},
-		{"comm", "exact command name"},
-		{"comm_regex", "command name regular expression"},
-		{"event", "event name (default: the capture's first event)"},
-		{"function", "regular expression: keep samples whose stack has a matching frame"},
-		{"only", "kernel or user: keep only those frames of each stack"},
-		{"idle", "1 to include idle samples (excluded by default)"},
-	}
-}
-
-// ParseFilter reads a Filter from query parameters named as in FilterParams.
-// Errors wrap ErrInvalid and name the bad parameter.
-func ParseFilter(v url.Values) (Filter, error) {
-	var f Filter
-	var err error
-	if f.CPUs, err = ParseIDList("cpu", v.Get("cpu")); err != nil {
-		return Filter{}, err
-	}
-	if f.PIDs, err = ParseIDList("pid", v.Get("pid")); err != nil {
-		return Filter{}, err
-	}
-	if f.TIDs, err = ParseIDList("tid", v.Get("tid")); err != nil {
-		return Filter{}, err
-	}
-	f.Comm = v.Get("comm")
-	f.CommRegex = v.Get("comm_regex")
-	if _, err := compileParam("comm_regex", f.CommRegex); err != nil {
-		return Filter{}, err
-	}
-	f.Event = v.Get("event")
-	f.Function = v.Get("function")
-	if _, err := compileParam("function", f.Function); err != nil {
-		return Filter{}, err
-	}
-	switch f.Only = v.Get("only"); f.Only {
-	case "", "kernel", "user":
-	default:
-		return Filter{}, fmt.Errorf("only: %q is neither kernel nor user: %w", f.Only, ErrInvalid)
-	}
-	switch s := v.Get("idle"); s {
-	case "", "0", "false":
-	case "1", "true":
-		f.Idle = true
-	default:
-		return Filter{}, fmt.Errorf("idle: %q is not 1 or 0: %w", s, ErrInvalid)
-	}
-	return f, nil
-}
-
-// Values returns the filter as query parameters, omitting defaults, so that
-// ParseFilter(f.Values()) equals f.
-func (f Filter) Values() url.Values {
-	v := url.Values{}
-	set := func(k, s string) {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	set("cpu", FormatIDList(f.CPUs))
-	set("pid", FormatIDList(f.PIDs))
-	set("tid", FormatIDList(f.TIDs))
-	set("comm", f.Comm)
-	set("comm_regex", f.CommRegex)
-	set("event", f.Event)
-	set("function", f.Function)
-	set("only", f.Only)
-	if f.Idle {
-		v.Set("idle", "1")
-	}
-	return v
-}
-
 // maxIDs bounds the size of an id list, so that "0-2000000000" is refused
 // rather than expanded.
 const maxIDs = 1 << 16
@@ -145,17 +59,17 @@ func ParseIDList(name, s string) ([]int32, error) {
 		lo, hi, isRange := strings.Cut(part, "-")
 		a, err := strconv.ParseInt(strings.TrimSpace(lo), 10, 32)
 		if err != nil || a < 0 {
-			return nil, fmt.Errorf("%s: %q is not an id or range like 3-5: %w", name, part, ErrInvalid)
+			return nil, Invalidf(name, "%q is not an id or range like 3-5", part)
 		}
 		b := a
 		if isRange {
 			b, err = strconv.ParseInt(strings.TrimSpace(hi), 10, 32)
 			if err != nil || b < a {
-				return nil, fmt.Errorf("%s: %q is not a range like 3-5: %w", name, part, ErrInvalid)
+				return nil, Invalidf(name, "%q is not a range like 3-5", part)
 			}
 		}
 		if total += int(b-a) + 1; b-a >= maxIDs || total > maxIDs {
-			return nil, fmt.Errorf("%s: more than %d ids: %w", name, maxIDs, ErrInvalid)
+			return nil, Invalidf(name, "more than %d ids", maxIDs)
 		}
 		for i := a; i <= b; i++ {
 			seen[int32(i)] = true
@@ -196,7 +110,7 @@ func FormatIDList(ids []int32) string {
 // nanoseconds do not fit in an int64 are refused. Errors wrap ErrInvalid and
 // name the parameter.
 func ParseSeconds(name, s string) (int64, error) {
-	bad := fmt.Errorf("%s: %q is not a number of seconds like 1.25: %w", name, s, ErrInvalid)
+	bad := Invalidf(name, "%q is not a number of seconds like 1.25", s)
 	in := s
 	s = strings.TrimSpace(s)
 	neg := strings.HasPrefix(s, "-")
@@ -219,7 +133,7 @@ func ParseSeconds(name, s string) (int64, error) {
 	}
 	// Check the range before multiplying: ten whole digits can overflow.
 	if w > (math.MaxInt64-f)/1e9 {
-		return 0, fmt.Errorf("%s: %q is out of range: seconds must lie within ±%s: %w", name, in, FormatSeconds(math.MaxInt64), ErrInvalid)
+		return 0, Invalidf(name, "%q is out of range: seconds must lie within ±%s", in, FormatSeconds(math.MaxInt64))
 	}
 	ns := w*1e9 + f
 	if neg {
@@ -231,16 +145,13 @@ func ParseSeconds(name, s string) (int64, error) {
 // ParseOffset parses s, a number of seconds from the origin t0 in
 // nanoseconds, into the absolute time t0+s. An offset that would carry the
 // sum past the int64 range is refused rather than left to wrap round. Errors
-// wrap ErrInvalid and name the parameter.
+// are *ParamError values naming the parameter.
 func ParseOffset(name, s string, t0 int64) (int64, error) {
 	off, err := ParseSeconds(name, s)
 	if err != nil {
 		return 0, err
 	}
-	if off > 0 && t0 > math.MaxInt64-off || off < 0 && t0 < math.MinInt64-off {
-		return 0, fmt.Errorf("%s: %s s from the profile's start is out of range: %w", name, strings.TrimSpace(s), ErrInvalid)
-	}
-	return t0 + off, nil
+	return addOffset(name, t0, off)
 }
 
 // FormatSeconds writes nanoseconds as decimal seconds without trailing
@@ -261,7 +172,7 @@ func compileParam(name, expr string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v: %w", name, err, ErrInvalid)
+		return nil, Invalidf(name, "%q is not a regular expression: %v", expr, unwrapRegexp(err))
 	}
 	return re, nil
 }
@@ -525,7 +436,7 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 	case "user":
 		m.onlyBit, m.frameKeep = nodeUser, ix.keepUser
 	default:
-		return nil, fmt.Errorf("only: %q is neither kernel nor user: %w", f.Only, ErrInvalid)
+		return nil, Invalidf("only", "%q is not kernel or user", f.Only)
 	}
 	if f.Event != "" {
 		found := false
@@ -537,7 +448,7 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("event: the capture has no event %q (it has %s): %w", f.Event, strings.Join(names, ", "), ErrInvalid)
+			return nil, Invalidf("event", "the capture has no event %q (it has %s)", f.Event, strings.Join(names, ", "))
 		}
 	}
 	if len(f.CPUs) > 0 && f.CPUs[len(f.CPUs)-1] < 1<<16 {

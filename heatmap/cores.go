@@ -2,45 +2,14 @@ package heatmap
 
 import (
 	"fmt"
-	"net/url"
 
 	"github.com/subsecond/subsecond"
 )
 
-// ParseBucket reads the "bucket" parameter (seconds; default 0.1). Errors
-// wrap subsecond.ErrInvalid.
-func ParseBucket(v url.Values) (int64, error) {
-	s := v.Get("bucket")
-	if s == "" {
-		return subsecond.DefaultBucket, nil
-	}
-	b, err := subsecond.ParseSeconds("bucket", s)
-	if err != nil {
-		return 0, err
-	}
-	return b, checkBucket(b)
-}
+func checkBucket(b int64) error { return subsecond.CheckParam("bucket", b) }
 
-func checkBucket(b int64) error {
-	if b < subsecond.MinBucket || b > subsecond.MaxBucket {
-		return fmt.Errorf("bucket: %s s is out of range %s..%s: %w", subsecond.FormatSeconds(b),
-			subsecond.FormatSeconds(subsecond.MinBucket), subsecond.FormatSeconds(subsecond.MaxBucket), subsecond.ErrInvalid)
-	}
-	return nil
-}
-
-// CoresParams returns the query parameters that shape a cores map besides
-// the filter, in the order the CLI lists its flags. ParseBucket and
-// ParseMeasure read exactly these names, so flags built from this list
-// cannot drift from the URL parameters.
-func CoresParams() []subsecond.Param {
-	return []subsecond.Param{
-		{Name: "bucket", Usage: "cores-map column width in seconds (default " + subsecond.FormatSeconds(subsecond.DefaultBucket) + ")"},
-		{Name: "measure", Usage: "what shades a cores-map cell: busy (busy fraction, hue by system share) or system (system fraction alone)"},
-	}
-}
-
-// Measure names the fraction that shades a cores-map cell.
+// Measure names the fraction that shades a cores-map cell: the "measure"
+// query parameter (subsecond.Query.Measure).
 type Measure string
 
 // Measures of the cores map.
@@ -48,19 +17,6 @@ const (
 	MeasureBusy   Measure = "busy"   // Cores.Busy; the web page also tints it by Cores.System
 	MeasureSystem Measure = "system" // Cores.System
 )
-
-// ParseMeasure reads the "measure" parameter: "busy" (the default) or
-// "system". Errors wrap subsecond.ErrInvalid and name the parameter.
-func ParseMeasure(v url.Values) (Measure, error) {
-	switch m := Measure(v.Get("measure")); m {
-	case "":
-		return MeasureBusy, nil
-	case MeasureBusy, MeasureSystem:
-		return m, nil
-	default:
-		return "", fmt.Errorf("measure: %q is neither busy nor system: %w", string(m), subsecond.ErrInvalid)
-	}
-}
 
 // Fractions returns k's per-cell fractions for m: Busy or System.
 func (k *Cores) Fractions(m Measure) [][]float64 {

@@ -2,9 +2,6 @@ package heatmap_test
 
 import (
 	"bytes"
-	"errors"
-	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
@@ -12,39 +9,6 @@ import (
 	"github.com/subsecond/subsecond/parser"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 )
-
-func TestParseMeasure(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want heatmap.Measure
-		bad  bool
-	}{
-		{"", heatmap.MeasureBusy, false},
-		{"busy", heatmap.MeasureBusy, false},
-		{"system", heatmap.MeasureSystem, false},
-		{"sys", "", true},
-		{"System", "", true},
-		{"<b>", "", true},
-	} {
-		got, err := heatmap.ParseMeasure(url.Values{"measure": {tc.in}})
-		if tc.bad {
-			if !errors.Is(err, subsecond.ErrInvalid) || !strings.HasPrefix(err.Error(), "measure: ") {
-				t.Errorf("ParseMeasure(%q) error = %v; want ErrInvalid naming measure", tc.in, err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("ParseMeasure(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
-		}
-	}
-	names := map[string]bool{}
-	for _, p := range heatmap.CoresParams() {
-		names[p.Name] = true
-	}
-	if !names["bucket"] || !names["measure"] || len(names) != 2 {
-		t.Errorf("CoresParams() = %v; want bucket and measure", heatmap.CoresParams())
-	}
-}
 
 // TestSystemLeafKinds checks System on hand-made stacks: only a kernel leaf
 // counts, whatever the callers are; idle samples never count.

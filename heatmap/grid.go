@@ -9,15 +9,14 @@
 // every sample lands in exactly one cell whatever C/R's remainder and a
 // sample at 5086.2 s lands in the 200 ms row at 50 rows a second.
 //
-//	f, _ := subsecond.ParseFilter(r.URL.Query())
-//	g, err := heatmap.Offset(capture, f, heatmap.Options{})
+//	q, _ := subsecond.ParseQuery(r.URL.Query())
+//	g, err := heatmap.Offset(capture, q.Filter, heatmap.Options{Col: q.Col, Rows: q.Rows})
 //	if err != nil { … }
 //	fmt.Println(g.Counts[3][10]) // samples in [T0+3.2 s, T0+3.22 s)
 package heatmap
 
 import (
 	"fmt"
-	"net/url"
 
 	"github.com/subsecond/subsecond"
 )
@@ -27,34 +26,11 @@ import (
 // root package's MinCol, MaxCol and MaxRows.
 const MaxCells = 8_000_000
 
-// Options shape an offset heatmap. Zero fields take the defaults.
+// Options shape an offset heatmap. Zero fields take the defaults; the
+// limits are those of the "col" and "rows" query parameters.
 type Options struct {
 	Col  int64 // column width in nanoseconds, subsecond.MinCol..MaxCol (default 1 s)
 	Rows int   // rows per column, 1..subsecond.MaxRows (default 50)
-}
-
-// ParseOptions reads the "col" (seconds) and "rows" parameters. Errors wrap
-// subsecond.ErrInvalid and name the parameter.
-func ParseOptions(v url.Values) (Options, error) {
-	var o Options
-	if s := v.Get("col"); s != "" {
-		ns, err := subsecond.ParseSeconds("col", s)
-		if err != nil {
-			return o, err
-		}
-		o.Col = ns
-	}
-	if s := v.Get("rows"); s != "" {
-		var n int
-		if _, err := fmt.Sscan(s, &n); err != nil || fmt.Sprint(n) != s {
-			return o, fmt.Errorf("rows: %q is not a whole number: %w", s, subsecond.ErrInvalid)
-		}
-		o.Rows = n
-		if n == 0 {
-			return o, fmt.Errorf("rows: 0 is out of range 1..%d: %w", subsecond.MaxRows, subsecond.ErrInvalid)
-		}
-	}
-	return o, o.check()
 }
 
 func (o *Options) check() error {
@@ -64,14 +40,10 @@ func (o *Options) check() error {
 	if o.Rows == 0 {
 		o.Rows = subsecond.DefaultRows
 	}
-	if o.Col < subsecond.MinCol || o.Col > subsecond.MaxCol {
-		return fmt.Errorf("col: %s s is out of range %s..%s: %w", subsecond.FormatSeconds(o.Col),
-			subsecond.FormatSeconds(subsecond.MinCol), subsecond.FormatSeconds(subsecond.MaxCol), subsecond.ErrInvalid)
+	if err := subsecond.CheckParam("col", o.Col); err != nil {
+		return err
 	}
-	if o.Rows < 1 || o.Rows > subsecond.MaxRows {
-		return fmt.Errorf("rows: %d is out of range 1..%d: %w", o.Rows, subsecond.MaxRows, subsecond.ErrInvalid)
-	}
-	return nil
+	return subsecond.CheckParam("rows", int64(o.Rows))
 }
 
 // Grid is an offset heatmap. Counts[col][row] is the number of samples that

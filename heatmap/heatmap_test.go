@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
@@ -190,18 +190,9 @@ func TestOptionErrors(t *testing.T) {
 			t.Errorf("Offset(%+v) error = %v; want ErrInvalid", o, err)
 		}
 	}
-	for _, v := range []url.Values{{"rows": {"0"}}, {"rows": {"x"}}, {"rows": {"2000"}}, {"col": {"11"}}, {"col": {"0.05"}}, {"col": {"1s"}}} {
-		if _, err := heatmap.ParseOptions(v); !errors.Is(err, subsecond.ErrInvalid) {
-			t.Errorf("ParseOptions(%v) error = %v; want ErrInvalid", v, err)
-		}
-	}
-	o, err := heatmap.ParseOptions(url.Values{"rows": {"20"}, "col": {"0.5"}})
-	if err != nil || o.Rows != 20 || o.Col != 500e6 {
-		t.Errorf("ParseOptions(rows=20, col=0.5) = %+v, %v", o, err)
-	}
-	for _, v := range []url.Values{{"bucket": {"0"}}, {"bucket": {"61"}}, {"bucket": {"x"}}} {
-		if _, err := heatmap.ParseBucket(v); !errors.Is(err, subsecond.ErrInvalid) {
-			t.Errorf("ParseBucket(%v) error = %v; want ErrInvalid", v, err)
+	for _, b := range []int64{-1, 999_999, 60e9 + 1} {
+		if _, err := heatmap.PerCore(c, subsecond.Filter{}, b); !errors.Is(err, subsecond.ErrInvalid) || err == nil || !strings.HasPrefix(err.Error(), "bucket: ") {
+			t.Errorf("PerCore(bucket %d) error = %v; want ErrInvalid naming bucket", b, err)
 		}
 	}
 	if _, err := heatmap.Offset(capture(0, 1e18), subsecond.Filter{}, heatmap.Options{}); !errors.Is(err, subsecond.ErrInvalid) {

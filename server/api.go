@@ -123,7 +123,7 @@ func (s *Server) baseProfile(ctx context.Context, q *Query, v url.Values) (*subs
 	if err != nil {
 		return nil, err
 	}
-	if err := q.baseRange(bp, v); err != nil {
+	if err := q.ResolveBase(bp); err != nil {
 		return nil, err
 	}
 	return bp, nil
@@ -163,15 +163,10 @@ func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
 }
 
 // hotspots handles GET /api/profiles/{id}/hotspots?threshold=&min=&bucket=&limit=&<filters>:
-// {"hotspots": [...], "total": n}, the first limit (default 100) episodes,
-// longest and busiest first, each with the URL of its flame graph page.
+// {"hotspots": [...], "total": n}, the first limit (default 50, 0 for all)
+// episodes, highest score first, each with the URL of its flame graph page.
 func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
 	_, q, err := s.pageProfile(r.Context(), r)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	limit, err := intParam(r.URL.Query(), "limit", 100, 1, 100000)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -181,8 +176,11 @@ func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	total := len(hs)
-	s.json(w, http.StatusOK, map[string]any{"hotspots": hs[:min(limit, total)], "total": total})
+	total, limit := len(hs), len(hs)
+	if q.Limit > 0 {
+		limit = min(q.Limit, total)
+	}
+	s.json(w, http.StatusOK, map[string]any{"hotspots": hs[:limit], "total": total})
 }
 
 // flamegraph handles GET /api/profiles/{id}/flamegraph?start=&end=&<filters>&format=:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -138,7 +137,7 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) ([]H
 	if err := s.checkCoresCost(p, q); err != nil {
 		return nil, err
 	}
-	e := s.hot.join(hotKey(id, r.URL.Query()), func(ctx context.Context) ([]Hotspot, error) {
+	e := s.hot.join(hotKey(id, q), func(ctx context.Context) ([]Hotspot, error) {
 		release, err := s.heavy.enter(ctx)
 		if err != nil {
 			return nil, err
@@ -179,17 +178,9 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) ([]H
 }
 
 // hotKey identifies a hot-spot list: the profile and the parameters the
-// engine reads for it.
-func hotKey(id string, v url.Values) string {
-	k := url.Values{}
-	names := []string{"threshold", "min", "bucket"}
-	for _, p := range subsecond.FilterParams() {
-		names = append(names, p.Name)
-	}
-	for _, n := range names {
-		if s := v.Get(n); s != "" {
-			k.Set(n, s)
-		}
-	}
-	return id + "?" + k.Encode()
+// engine reads for it, as parsed (so min=1 and min=1s share an entry).
+func hotKey(id string, q *Query) string {
+	v := q.ValuesFor(subsecond.ViewHotspots)
+	v.Del("limit") // the list is cut to the limit after the search
+	return id + "?" + v.Encode()
 }

@@ -78,7 +78,7 @@ func TestHotspotsLimit(t *testing.T) {
 	for _, tc := range []struct {
 		query     string
 		want, all int
-	}{{"", 100, 250}, {"?limit=7", 7, 250}, {"?limit=1000", 250, 250}} {
+	}{{"", 50, 250}, {"?limit=7", 7, 250}, {"?limit=1000", 250, 250}, {"?limit=0", 250, 250}} {
 		res, b := e.do("GET", "/api/profiles/"+p.ID+"/hotspots"+tc.query, nil)
 		var got struct {
 			Hotspots []Hotspot `json:"hotspots"`
@@ -88,7 +88,7 @@ func TestHotspotsLimit(t *testing.T) {
 			t.Errorf("hotspots%s = %d, %d listed of %d; want %d of %d", tc.query, res.StatusCode, len(got.Hotspots), got.Total, tc.want, tc.all)
 		}
 	}
-	res, b := e.do("GET", "/api/profiles/"+p.ID+"/hotspots?limit=0", nil)
+	res, b := e.do("GET", "/api/profiles/"+p.ID+"/hotspots?limit=-1", nil)
 	wantError(t, res, b, http.StatusBadRequest, "limit")
 
 	_, page := e.do("GET", "/p/"+p.ID, nil)

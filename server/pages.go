@@ -296,7 +296,7 @@ func hotspotLink(p *subsecond.Profile, h *Hotspot, current url.Values) string {
 func filterFields(p *subsecond.Profile, v url.Values) []web.Field {
 	fields := []web.Field{}
 	for _, fp := range subsecond.FilterParams() {
-		f := web.Field{Name: fp.Name, Label: fp.Name, Value: v.Get(fp.Name), Hint: fp.Usage}
+		f := web.Field{Name: fp.Name, Label: fp.Name, Value: v.Get(fp.Name), Hint: fp.Usage()}
 		switch fp.Name {
 		case "only":
 			f.Options = []web.Option{{Value: "", Label: "all frames"}, {Value: "kernel", Label: "kernel"}, {Value: "user", Label: "user"}}
@@ -315,13 +315,18 @@ func filterFields(p *subsecond.Profile, v url.Values) []web.Field {
 		}
 		fields = append(fields, f)
 	}
-	fields = append(fields,
-		web.Field{Name: "rows", Label: "rows", Value: v.Get("rows"), Hint: fmt.Sprintf("rows per heatmap column (1–%d, default %d)", subsecond.MaxRows, subsecond.DefaultRows)},
-		web.Field{Name: "col", Label: "column s", Value: v.Get("col"), Hint: fmt.Sprintf("heatmap column width in seconds (%s–%s, default %s)",
-			subsecond.FormatSeconds(subsecond.MinCol), subsecond.FormatSeconds(subsecond.MaxCol), subsecond.FormatSeconds(subsecond.DefaultCol))},
-		web.Field{Name: "bucket", Label: "bucket s", Value: v.Get("bucket"), Hint: "cores-map column width in seconds (default " + subsecond.FormatSeconds(subsecond.DefaultBucket) + ")"},
-		web.Field{Name: "scale", Label: "scale", Value: v.Get("scale"), Hint: "colour scale",
-			Options: []web.Option{{Value: "", Label: "linear"}, {Value: "log", Label: "enhanced (log)"}}},
-	)
+	for _, name := range []string{"rows", "col", "bucket", "scale"} {
+		fp, _ := subsecond.LookupParam(name)
+		f := web.Field{Name: name, Label: name, Value: v.Get(name), Hint: fp.Usage()}
+		switch name {
+		case "col":
+			f.Label = "column s"
+		case "bucket":
+			f.Label = "bucket s"
+		case "scale":
+			f.Options = []web.Option{{Value: "", Label: "linear"}, {Value: "log", Label: "enhanced (log)"}}
+		}
+		fields = append(fields, f)
+	}
 	return fields
 }

@@ -16,8 +16,9 @@ import (
 )
 
 // viewFlags are the flags the analysis commands (heatmap, cpus,
-// flamegraph, hotspots) share: the filter parameters, named exactly as
-// the URL parameters (subsecond.FilterParams), and --db.
+// flamegraph, hotspots) share: the query parameters their view reads,
+// named, checked and described exactly as the URL parameters
+// (subsecond.ParamsFor), and --db.
 type viewFlags struct {
 	fs     *flag.FlagSet
 	params map[string]*paramValue
@@ -28,44 +29,36 @@ type viewFlags struct {
 	host *string
 }
 
-// paramValue is one query parameter given as a flag. "idle" may be given
-// bare (--idle), meaning idle=1.
+// paramValue is one query parameter given as a flag; ParseQuery checks it.
+// A boolean parameter may be given bare (--idle, meaning idle=1).
 type paramValue struct {
-	name string
-	val  string
+	p   subsecond.Param
+	val string
 }
 
 func (p *paramValue) String() string { return p.val }
 func (p *paramValue) Set(s string) error {
-	if p.name == "idle" && s == "true" {
+	if p.p.Type == subsecond.TypeBool && s == "true" {
 		s = "1"
-	} else if p.name == "idle" && s == "false" {
+	} else if p.p.Type == subsecond.TypeBool && s == "false" {
 		s = "0"
 	}
 	p.val = s
 	return nil
 }
-func (p *paramValue) IsBoolFlag() bool { return p.name == "idle" }
+func (p *paramValue) IsBoolFlag() bool { return p.p.Type == subsecond.TypeBool }
 
-// newViewFlags returns a flag set for command name with the filter flags
-// and --db registered.
-func newViewFlags(name string, e env) *viewFlags {
+// newViewFlags returns a flag set for command name with a flag for each
+// query parameter that view reads, and --db.
+func newViewFlags(name string, e env, view subsecond.View) *viewFlags {
 	v := &viewFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), params: map[string]*paramValue{}, e: e}
-	for _, p := range subsecond.FilterParams() {
-		pv := &paramValue{name: p.Name}
+	for _, p := range subsecond.ParamsFor(view) {
+		pv := &paramValue{p: p}
 		v.params[p.Name] = pv
-		v.fs.Var(pv, p.Name, p.Usage)
+		v.fs.Var(pv, p.Name, p.Usage())
 	}
 	v.db = dbFlag(v.fs)
 	return v
-}
-
-// param registers another flag that is also a URL parameter (start, end,
-// rows, …).
-func (v *viewFlags) param(name, usage string) {
-	pv := &paramValue{name: name}
-	v.params[name] = pv
-	v.fs.Var(pv, name, usage)
 }
 
 // values returns the flags that were set as URL query values.
@@ -79,24 +72,21 @@ func (v *viewFlags) values() url.Values {
 	return q
 }
 
-// parse parses args, requires exactly one FILE|ID argument and returns
-// the filter.
-func (v *viewFlags) parse(args []string) (subsecond.Filter, error) {
+// parse parses args, requires exactly one FILE|ID argument (or none when
+// the host flag names a host) and returns the query the flags give.
+func (v *viewFlags) parse(args []string) (*subsecond.Query, error) {
 	if err := parseFlags(v.fs, v.e, args); err != nil {
-		return subsecond.Filter{}, err
+		return nil, err
 	}
-	if v.host != nil && *v.host != "" && v.fs.NArg() == 0 {
-		return subsecond.ParseFilter(v.values())
-	}
-	if v.fs.NArg() != 1 {
+	if (v.host == nil || *v.host == "" || v.fs.NArg() > 0) && v.fs.NArg() != 1 {
 		v.fs.Usage()
-		return subsecond.Filter{}, fmt.Errorf("%s: want one capture FILE or stored profile ID, got %d arguments", v.fs.Name(), v.fs.NArg())
+		return nil, fmt.Errorf("%s: want one capture FILE or stored profile ID, got %d arguments", v.fs.Name(), v.fs.NArg())
 	}
-	f, err := subsecond.ParseFilter(v.values())
+	q, err := subsecond.ParseQuery(v.values())
 	if err != nil {
-		return f, fmt.Errorf("%s: --%w", v.fs.Name(), err)
+		return nil, fmt.Errorf("%s: --%w", v.fs.Name(), err)
 	}
-	return f, nil
+	return q, nil
 }
 
 // usage sets the flag set's usage text.
@@ -169,25 +159,6 @@ func readCapture(ctx context.Context, e env, r io.Reader, name string) (*subseco
 		return nil, fmt.Errorf("%s: no samples: %w", name, subsecond.ErrEmptyRange)
 	}
 	return c, nil
-}
-
-// parseRange reads --start and --end (seconds from T0) into an absolute
-// range; missing bounds are the capture's.
-func parseRange(c *subsecond.Capture, q url.Values, startName, endName string) (subsecond.Range, error) {
-	t0 := c.Profile.T0()
-	r := subsecond.Range{Start: t0, End: c.Profile.End + 1}
-	var err error
-	if s := q.Get(startName); s != "" {
-		if r.Start, err = subsecond.ParseOffset(startName, s, t0); err != nil {
-			return r, err
-		}
-	}
-	if s := q.Get(endName); s != "" {
-		if r.End, err = subsecond.ParseOffset(endName, s, t0); err != nil {
-			return r, err
-		}
-	}
-	return r, nil
 }
 
 // shades are the text renderings' five levels, empty to full.

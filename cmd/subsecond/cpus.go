@@ -17,37 +17,26 @@ import (
 // [filters] [--format text|json|csv] FILE|ID`: the cores map, one row per
 // CPU, busy and system fractions per bucket of B seconds.
 func runCPUs(ctx context.Context, e env) error {
-	v := newViewFlags("cpus", e)
-	for _, p := range heatmap.CoresParams() {
-		v.param(p.Name, p.Usage)
-	}
+	v := newViewFlags("cpus", e, subsecond.ViewCores)
 	format := v.fs.String("format", "text", "output format: text, json or csv")
 	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
 	v.usage("cpus [--bucket B] [--measure busy|system] [filters] [--format text|json|csv] FILE|ID",
 		"Prints the cores map: one row per CPU and one column per bucket of B seconds\nfrom T0. The busy fraction is the non-idle samples over those expected at the\nsampling rate; the system fraction is the part of them whose leaf frame is in\nthe kernel (%sys as top shows it). Text shades by --measure; csv and json\ncarry both.")
-	f, err := v.parse(e.args)
+	q, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
 	if err := checkFormat("cpus", *format, "text", "json", "csv"); err != nil {
 		return err
 	}
-	bucket, err := heatmap.ParseBucket(v.values())
-	if err != nil {
-		return fmt.Errorf("cpus: --%w", err)
-	}
-	measure, err := heatmap.ParseMeasure(v.values())
-	if err != nil {
-		return fmt.Errorf("cpus: --%w", err)
-	}
 	if *width < 10 {
-		return fmt.Errorf("cpus: --width %d: want at least 10: %w", *width, subsecond.ErrInvalid)
+		return fmt.Errorf("cpus: %w", subsecond.Invalidf("--width", "%d is less than 10", *width))
 	}
 	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
 	if err != nil {
 		return fmt.Errorf("cpus: %w", err)
 	}
-	k, err := heatmap.PerCore(c, f, bucket)
+	k, err := heatmap.PerCore(c, q.Filter, q.Bucket)
 	if err != nil {
 		return fmt.Errorf("cpus: %w", err)
 	}
@@ -69,11 +58,11 @@ func runCPUs(ctx context.Context, e env) error {
 	}
 	// The episodes that stand out most, marked on their rows so that a
 	// pegged core is seen even when every core is busy.
-	rep, err := heatmap.Hotspots(c, f, heatmap.HotOptions{Bucket: bucket, Limit: 3})
+	rep, err := heatmap.Hotspots(c, q.Filter, heatmap.HotOptions{Bucket: q.Bucket, Limit: 3})
 	if err != nil {
 		return fmt.Errorf("cpus: %w", err)
 	}
-	return writeCoresText(e, c, k, measure, rep, *width)
+	return writeCoresText(e, c, k, heatmap.Measure(q.Measure), rep, *width)
 }
 
 // writeCoresText renders k with one character per group of buckets (their

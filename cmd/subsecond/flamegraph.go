@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 )
 
@@ -18,17 +19,12 @@ import (
 // the base capture, seconds from its T0, the whole of it by default) to
 // [S, E).
 func runFlamegraph(ctx context.Context, e env) error {
-	v := newViewFlags("flamegraph", e)
-	v.param("start", "range start, seconds from T0 (default: the first sample)")
-	v.param("end", "range end, seconds from T0, exclusive (default: after the last sample)")
-	v.param("start2", "differential: base range start, seconds from T0")
-	v.param("end2", "differential: base range end, seconds from T0")
-	base := v.fs.String("base", "", "differential: take the base range from this capture (FILE or ID) instead")
+	v := newViewFlags("flamegraph", e, subsecond.ViewFlame|subsecond.ViewDiff)
 	format := v.fs.String("format", "svg", "output format: svg, folded, pprof, json or functions (the function table as JSON)")
 	out := v.fs.String("o", "", "write to this file instead of standard output")
 	v.usage("flamegraph [--start S] [--end E] [filters] [--base FILE|ID] [--start2 S2 --end2 E2] [--format svg|folded|pprof|json|functions] [-o OUT] FILE|ID",
 		"Writes the flame graph of the samples in [S, E) seconds from T0 that pass the\nfilters; with --start2/--end2, the differential graph from that base range,\nof the capture --base names when given. Differential exports: folded as\nflamegraph.pl's difffolded (stack base target), pprof as go tool pprof\n-diff_base builds it (base samples negated), json and functions with both counts.")
-	f, err := v.parse(e.args)
+	q, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
@@ -39,28 +35,24 @@ func runFlamegraph(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("flamegraph: %w", err)
 	}
-	q := v.values()
-	r, err := parseRange(c, q, "start", "end")
-	if err != nil {
+	if err := q.Resolve(&c.Profile); err != nil {
 		return fmt.Errorf("flamegraph: --%w", err)
 	}
 	var g *flame.Graph
-	if q.Get("start2") != "" || q.Get("end2") != "" || *base != "" {
+	if q.HasBase() {
 		bc := c
-		if *base != "" {
-			if bc, err = loadCapture(ctx, e, *base, *v.db); err != nil {
+		if q.Base != "" {
+			if bc, err = loadCapture(ctx, e, q.Base, *v.db); err != nil {
 				return fmt.Errorf("flamegraph: --base: %w", err)
 			}
+			if err := q.ResolveBase(&bc.Profile); err != nil {
+				return fmt.Errorf("flamegraph: --%w", err)
+			}
 		}
-		br, err := parseRange(bc, q, "start2", "end2")
-		if err != nil {
-			return fmt.Errorf("flamegraph: --%w", err)
-		}
-		g, err = flame.DiffProfiles(c, bc, f, br, r)
-		if err != nil {
+		if g, err = flame.DiffProfiles(c, bc, q.Filter, q.Range2, q.Range); err != nil {
 			return fmt.Errorf("flamegraph: %w", err)
 		}
-	} else if g, err = flame.Build(c, f, r); err != nil {
+	} else if g, err = flame.Build(c, q.Filter, q.Range); err != nil {
 		return fmt.Errorf("flamegraph: %w", err)
 	}
 

@@ -17,29 +17,22 @@ import (
 // [--format text|json|csv] FILE|ID`: the offset heatmap, columns of C
 // seconds from T0 across, R rows of C/R within each column down.
 func runHeatmap(ctx context.Context, e env) error {
-	v := newViewFlags("heatmap", e)
-	v.param("rows", fmt.Sprintf("rows per column, 1–%d (default %d)", subsecond.MaxRows, subsecond.DefaultRows))
-	v.param("col", fmt.Sprintf("column width in seconds, %s–%s (default %s)",
-		subsecond.FormatSeconds(subsecond.MinCol), subsecond.FormatSeconds(subsecond.MaxCol), subsecond.FormatSeconds(subsecond.DefaultCol)))
+	v := newViewFlags("heatmap", e, subsecond.ViewHeatmap)
 	format := v.fs.String("format", "text", "output format: text, json or csv")
 	v.usage("heatmap [--rows R] [--col C] [--cpu LIST] [filters] [--format text|json|csv] FILE|ID",
 		"Prints the subsecond offset heatmap: one column per C seconds from T0, R rows\nwithin each, each cell the number of samples that pass the filters.")
-	f, err := v.parse(e.args)
+	q, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
 	if err := checkFormat("heatmap", *format, "text", "json", "csv"); err != nil {
 		return err
 	}
-	opt, err := heatmap.ParseOptions(v.values())
-	if err != nil {
-		return fmt.Errorf("heatmap: --%w", err)
-	}
 	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
 	if err != nil {
 		return fmt.Errorf("heatmap: %w", err)
 	}
-	g, err := heatmap.Offset(c, f, opt)
+	g, err := heatmap.Offset(c, q.Filter, heatmap.Options{Col: q.Col, Rows: q.Rows})
 	if err != nil {
 		return fmt.Errorf("heatmap: %w", err)
 	}
@@ -94,5 +87,5 @@ func checkFormat(cmd, format string, allowed ...string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s: --format %q: want %s: %w", cmd, format, strings.Join(allowed, ", "), subsecond.ErrInvalid)
+	return fmt.Errorf("%s: %w", cmd, subsecond.Invalidf("--format", "%q is not one of %s", format, strings.Join(allowed, ", ")))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -17,18 +16,13 @@ import (
 // [--bucket B] [filters] [--format text|json] FILE|ID`: busy episodes per
 // CPU and the hottest heatmap cells.
 func runHotspots(ctx context.Context, e env) error {
-	v := newViewFlags("hotspots", e)
-	v.param("bucket", "cores-map resolution in seconds (default "+subsecond.FormatSeconds(subsecond.DefaultBucket)+")")
-	v.param("threshold", fmt.Sprintf("busy fraction that counts as busy, in (0, 1] (default %v)", subsecond.DefaultThreshold))
-	v.param("min", "shortest episode: seconds, or a duration such as 1500ms (default "+time.Duration(subsecond.DefaultMin).String()+")")
-	cells := v.fs.Int("cells", 10, "how many of the hottest heatmap cells to list")
-	limit := v.fs.Int("limit", 50, "how many episodes to list, best first; 0 for all")
+	v := newViewFlags("hotspots", e, subsecond.ViewHotspots)
 	format := v.fs.String("format", "text", "output format: text or json")
 	v.host = v.fs.String("host", "", "instead of FILE|ID: the episodes across every capture of this host, on one score scale")
 	nightSystem := v.fs.Bool("system", false, "with --host: episodes of system time (a core pegged in the kernel) instead of busy time")
 	v.usage("hotspots [--threshold 0.9] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--system] [--threshold 0.9] [--min 1s] [--limit N]",
 		"Lists, per CPU, the windows where the busy fraction stays at or above the\nthreshold for at least --min, with what ran there; then the hottest heatmap cells.\nWith --host, the episodes of the host's whole night, with their capture.")
-	f, err := v.parse(e.args)
+	q, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
@@ -39,57 +33,24 @@ func runHotspots(ctx context.Context, e env) error {
 		if v.fs.NArg() > 0 {
 			return fmt.Errorf("hotspots: give --host or a FILE|ID, not both")
 		}
-		opt := timeline.HotOptions{System: *nightSystem, Limit: *limit}
-		q := v.values()
-		if s := q.Get("threshold"); s != "" {
-			if opt.Threshold, err = strconv.ParseFloat(s, 64); err != nil || !(opt.Threshold > 0 && opt.Threshold <= 1) {
-				return fmt.Errorf("hotspots: --threshold %q: want a fraction in (0, 1]: %w", s, subsecond.ErrInvalid)
-			}
+		if q.Min < int64(time.Second) {
+			return fmt.Errorf("hotspots: %w", subsecond.Invalidf("--min", "%s s is less than 1 s, the resolution of a host's night", subsecond.FormatSeconds(q.Min)))
 		}
-		if s := q.Get("min"); s != "" {
-			d, err := time.ParseDuration(s)
-			if err != nil || d < time.Second {
-				return fmt.Errorf("hotspots: --min %q with --host: want a duration of at least 1s", s)
-			}
-			opt.Min = int64(d)
-		}
-		if *limit <= 0 {
+		opt := timeline.HotOptions{System: *nightSystem, Limit: q.Limit, Threshold: q.Threshold, Min: q.Min}
+		if q.Limit == 0 {
 			opt.Limit = -1
 		}
 		return hostHotspots(ctx, e, *v.db, *v.host, opt, *format)
 	}
-	q := v.values()
-	var opt heatmap.HotOptions
-	if opt.Bucket, err = heatmap.ParseBucket(q); err != nil {
-		return fmt.Errorf("hotspots: --%w", err)
-	}
-	if s := q.Get("threshold"); s != "" {
-		if opt.Threshold, err = strconv.ParseFloat(s, 64); err != nil || !(opt.Threshold > 0 && opt.Threshold <= 1) {
-			return fmt.Errorf("hotspots: --threshold %q: want a fraction in (0, 1]: %w", s, subsecond.ErrInvalid)
-		}
-	}
-	if s := q.Get("min"); s != "" {
-		if d, err := time.ParseDuration(s); err == nil {
-			opt.Min = int64(d)
-		} else if opt.Min, err = subsecond.ParseSeconds("min", s); err != nil {
-			return fmt.Errorf("hotspots: --%w", err)
-		}
-		if opt.Min <= 0 {
-			return fmt.Errorf("hotspots: --min %q: want a positive duration: %w", s, subsecond.ErrInvalid)
-		}
-	}
-	if *cells < 1 {
-		return fmt.Errorf("hotspots: --cells %d: want at least 1: %w", *cells, subsecond.ErrInvalid)
-	}
-	opt.Cells = *cells
-	if opt.Limit = *limit; *limit <= 0 {
+	opt := heatmap.HotOptions{Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket, Cells: q.Cells, Limit: q.Limit}
+	if q.Limit == 0 {
 		opt.Limit = -1
 	}
 	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
 	}
-	rep, err := heatmap.Hotspots(c, f, opt)
+	rep, err := heatmap.Hotspots(c, q.Filter, opt)
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
 	}

@@ -2,14 +2,24 @@
 // and write it and format times the way the server parses them (seconds from
 // the profile's T0, decimals allowed, half-open ranges).
 
+import { PARAMS } from "./params";
 import type { ViewData } from "./types";
+
+// paramsIn returns the names of a group of query parameters, from the Go
+// table (params.ts is generated from query.go).
+function paramsIn(group: string): string[] {
+  return PARAMS.filter((p) => p.group === group).map((p) => p.name);
+}
 
 // Names of the query parameters that filter samples; they mean the same in
 // every heatmap, cores map, flame graph and export (docs/contracts.md).
-export const FILTER_PARAMS = ["cpu", "pid", "tid", "comm", "comm_regex", "event", "function", "only", "idle"];
+export const FILTER_PARAMS = paramsIn("filter");
 
-// Params that shape the heatmap and cores map.
-export const HEATMAP_PARAMS = ["rows", "col", "bucket", "scale", "measure"];
+// Params of the flame graph's range and the differential graph's base range.
+export const RANGE_PARAMS = paramsIn("range");
+
+// Params that shape the heatmap and cores map, and the colour scale.
+export const HEATMAP_PARAMS = [...paramsIn("heatmap"), ...paramsIn("cores"), "scale"];
 
 export function viewData(): ViewData {
   const el = document.getElementById("view-data");
@@ -56,7 +66,7 @@ export function updateURL(changes: Record<string, string | null>, push: boolean)
 // flameAPI returns the JSON API URL of the flame graph (or, for diff, the
 // differential graph) that a flame page with query p shows.
 export function flameAPI(api: string, p: URLSearchParams, diff: boolean): string {
-  const q = pick(p, ["start", "end", "start2", "end2", ...FILTER_PARAMS]);
+  const q = pick(p, [...RANGE_PARAMS, ...FILTER_PARAMS]);
   q.set("format", "json");
   return `${api}/${diff ? "diff" : "flamegraph"}?${q}`;
 }

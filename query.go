@@ -1,0 +1,604 @@
+package subsecond
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Query is one view request: which samples (Filter), which time ranges and
+// the shape of each view. The CLI's flags and the URL parameters of the API
+// and pages are the same parameters, listed in one table (Params), so a
+// query reads the same wherever it is written. The zero Query is not valid;
+// ParseQuery fills defaults.
+type Query struct {
+	Filter Filter
+
+	// Bounds of the flame graph's range and of a differential graph's base
+	// range, as given: offsets from the profile's T0. Resolve turns them
+	// into Range and Range2.
+	Start, End   Bound
+	Start2, End2 Bound
+	// Base names the profile whose range Start2, End2 a differential graph
+	// compares with; "" for the same profile. ResolveBase reads Range2
+	// against it.
+	Base string
+
+	Rows    int    // rows per heatmap column
+	Col     int64  // heatmap column width, ns
+	Bucket  int64  // cores-map and hot-spot resolution, ns
+	Measure string // what shades a cores-map cell: "busy" or "system"
+
+	Threshold float64 // hot spots: busy fraction that counts as busy, (0, 1]
+	Min       int64   // hot spots: shortest episode, ns
+	Limit     int     // hot spots: how many episodes to list, best first; 0 for all
+	Cells     int     // hot spots: how many of the hottest heatmap cells to list
+
+	Scale  string // page: the heatmaps' colour scale, "linear" or "log"
+	Search string // page: the flame graph's search
+	Zoom   string // page: the flame graph's zoomed frame
+	View   string // page: "flame" or "icicle"
+
+	// Range and Range2 are absolute, half-open ranges in nanoseconds, set by
+	// Resolve: [T0+Start, T0+End), a missing bound being the profile's
+	// first sample or the instant after its last.
+	Range, Range2 Range
+}
+
+// Bound is an optional offset in nanoseconds from a profile's T0.
+type Bound struct {
+	NS  int64
+	Set bool
+}
+
+// ParamType says how a parameter's value is written.
+type ParamType string
+
+// Parameter types. Durations and offsets are written in seconds ("2",
+// "0.25") or as a Go duration ("2s", "1500ms", "1m30s"), everywhere.
+const (
+	TypeIDList   ParamType = "idlist"   // ids and ranges: 0,3-5,39
+	TypeString   ParamType = "string"   // any text
+	TypeRegexp   ParamType = "regexp"   // a Go regular expression
+	TypeChoice   ParamType = "choice"   // one of Choices
+	TypeBool     ParamType = "bool"     // 1 or 0 (true, false)
+	TypeInt      ParamType = "int"      // a whole number from Min to Max
+	TypeFraction ParamType = "fraction" // a number in (0, 1]
+	TypeDuration ParamType = "duration" // a duration from Min to Max ns
+	TypeOffset   ParamType = "offset"   // seconds from the profile's T0, may be negative
+)
+
+// Group names the part of a query a parameter belongs to.
+type Group string
+
+// Parameter groups, in the order Params lists them.
+const (
+	GroupFilter   Group = "filter"   // which samples count, in every view
+	GroupRange    Group = "range"    // the time ranges of flame and differential graphs
+	GroupHeatmap  Group = "heatmap"  // the offset heatmap's shape
+	GroupCores    Group = "cores"    // the cores map's shape
+	GroupHotspots Group = "hotspots" // how hot spots are found and listed
+	GroupPage     Group = "page"     // view state pages keep in their URL; no effect on data
+)
+
+// View is a set of the views that read a parameter.
+type View uint8
+
+// Views. ViewData is every view computed from samples.
+const (
+	ViewHeatmap View = 1 << iota
+	ViewCores
+	ViewHotspots
+	ViewFlame
+	ViewDiff
+	ViewPage
+
+	ViewData = ViewHeatmap | ViewCores | ViewHotspots | ViewFlame | ViewDiff
+)
+
+// Param describes one query parameter: its name as a URL parameter and CLI
+// flag, its type and unit, its range (Min and Max, for TypeInt and
+// TypeDuration in nanoseconds), its default as written in a URL, its
+// choices (TypeChoice), a line of help, its group and the views that read
+// it.
+type Param struct {
+	Name    string
+	Type    ParamType
+	Unit    string
+	Min     int64
+	Max     int64
+	Default string
+	Choices []string
+	Help    string
+	Group   Group
+	Views   View
+
+	field func(q *Query) any // a pointer to the Query field it sets
+}
+
+// params is the table of query parameters: the one place that names them.
+// The CLI's flags, the URL parameters, their validation and error texts,
+// the pages' form hints, the front end's list (web/src/params.ts) and the
+// table in docs/contracts.md all come from it; the last two are generated
+// by `go test . -run 'TestParams(TS|Doc)' -update`.
+//
+// To add a parameter: add its field to Query (or Filter), add its row here
+// with a field function returning a pointer to that field, and regenerate
+// those two files. The field's Go type must match the row's Type: []int32
+// for TypeIDList; string for TypeString, TypeRegexp and TypeChoice; bool,
+// int, float64 (TypeFraction), int64 (TypeDuration) or Bound (TypeOffset).
+// TestParams checks every row. The commands that read the new parameter
+// get its flag from their views; the code that uses it reads the field.
+var params = []Param{
+	{Name: "cpu", Type: TypeIDList, Help: "CPU list, e.g. 0,3-5,39 (empty: all)", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.CPUs }},
+	{Name: "pid", Type: TypeIDList, Help: "process id list, e.g. 1234,2000-2010", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.PIDs }},
+	{Name: "tid", Type: TypeIDList, Help: "thread id list", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.TIDs }},
+	{Name: "comm", Type: TypeString, Help: "exact command name", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.Comm }},
+	{Name: "comm_regex", Type: TypeRegexp, Help: "command name regular expression", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.CommRegex }},
+	{Name: "event", Type: TypeString, Help: "event name (default: the capture's first event)", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.Event }},
+	{Name: "function", Type: TypeRegexp, Help: "regular expression: keep samples whose stack has a matching frame", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.Function }},
+	{Name: "only", Type: TypeChoice, Choices: []string{"kernel", "user"}, Help: "kernel or user: keep only those frames of each stack", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.Only }},
+	{Name: "idle", Type: TypeBool, Default: "0", Help: "1 to include idle samples (excluded by default)", Group: GroupFilter, Views: ViewData,
+		field: func(q *Query) any { return &q.Filter.Idle }},
+
+	{Name: "start", Type: TypeOffset, Unit: "s", Help: "range start, seconds from T0 (default: the first sample)", Group: GroupRange, Views: ViewFlame | ViewDiff,
+		field: func(q *Query) any { return &q.Start }},
+	{Name: "end", Type: TypeOffset, Unit: "s", Help: "range end, seconds from T0, exclusive (default: after the last sample)", Group: GroupRange, Views: ViewFlame | ViewDiff,
+		field: func(q *Query) any { return &q.End }},
+	{Name: "start2", Type: TypeOffset, Unit: "s", Help: "differential graph: base range start, seconds from T0", Group: GroupRange, Views: ViewDiff,
+		field: func(q *Query) any { return &q.Start2 }},
+	{Name: "end2", Type: TypeOffset, Unit: "s", Help: "differential graph: base range end, seconds from T0, exclusive", Group: GroupRange, Views: ViewDiff,
+		field: func(q *Query) any { return &q.End2 }},
+
+	{Name: "base", Type: TypeString, Help: "differential graph: the profile (in the CLI, a FILE or ID) whose start2, end2 is the base (default: the same profile)", Group: GroupRange, Views: ViewDiff,
+		field: func(q *Query) any { return &q.Base }},
+
+	{Name: "rows", Type: TypeInt, Min: 1, Max: MaxRows, Default: strconv.Itoa(DefaultRows), Help: "rows per heatmap column", Group: GroupHeatmap, Views: ViewHeatmap,
+		field: func(q *Query) any { return &q.Rows }},
+	{Name: "col", Type: TypeDuration, Unit: "s", Min: MinCol, Max: MaxCol, Default: FormatSeconds(DefaultCol), Help: "heatmap column width", Group: GroupHeatmap, Views: ViewHeatmap,
+		field: func(q *Query) any { return &q.Col }},
+
+	{Name: "bucket", Type: TypeDuration, Unit: "s", Min: MinBucket, Max: MaxBucket, Default: FormatSeconds(DefaultBucket), Help: "cores-map column width, the resolution of hot spots", Group: GroupCores, Views: ViewCores | ViewHotspots,
+		field: func(q *Query) any { return &q.Bucket }},
+	{Name: "measure", Type: TypeChoice, Choices: []string{"busy", "system"}, Default: "busy", Help: "what shades a cores-map cell: busy (busy fraction, hue by system share) or system (system fraction alone)", Group: GroupCores, Views: ViewCores,
+		field: func(q *Query) any { return &q.Measure }},
+
+	{Name: "threshold", Type: TypeFraction, Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64), Help: "busy fraction that counts as busy", Group: GroupHotspots, Views: ViewHotspots,
+		field: func(q *Query) any { return &q.Threshold }},
+	{Name: "min", Type: TypeDuration, Unit: "s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultMin), Help: "shortest episode", Group: GroupHotspots, Views: ViewHotspots,
+		field: func(q *Query) any { return &q.Min }},
+	{Name: "limit", Type: TypeInt, Min: 0, Max: 100000, Default: "50", Help: "how many episodes to list, best first; 0 for all", Group: GroupHotspots, Views: ViewHotspots,
+		field: func(q *Query) any { return &q.Limit }},
+	{Name: "cells", Type: TypeInt, Min: 1, Max: 1000, Default: "10", Help: "how many of the hottest heatmap cells to list", Group: GroupHotspots, Views: ViewHotspots,
+		field: func(q *Query) any { return &q.Cells }},
+
+	{Name: "scale", Type: TypeChoice, Choices: []string{"linear", "log"}, Default: "linear", Help: "the heatmaps' colour scale: linear or log (enhanced)", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.Scale }},
+	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.Search }},
+	{Name: "zoom", Type: TypeString, Help: "the flame graph's zoomed frame, as a path of frame names", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.Zoom }},
+	{Name: "view", Type: TypeChoice, Choices: []string{"flame", "icicle"}, Default: "flame", Help: "flame (root at the bottom) or icicle (root at the top)", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.View }},
+}
+
+// defaults is the Query of an empty parameter list.
+var defaults = func() Query {
+	var q Query
+	for _, p := range params {
+		if p.Default == "" {
+			continue
+		}
+		if err := p.set(&q, p.Default); err != nil {
+			panic(fmt.Sprintf("query table: default of %s: %v", p.Name, err))
+		}
+	}
+	return q
+}()
+
+// Params returns the query parameters in table order (by group: filter,
+// range, heatmap, cores, hotspots, page).
+func Params() []Param { return slices.Clone(params) }
+
+// ParamsFor returns the parameters that some view of v reads, in table
+// order: ParamsFor(ViewCores) is what the cores map's command and URL take.
+func ParamsFor(v View) []Param {
+	var out []Param
+	for _, p := range params {
+		if p.Views&v != 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ParamsIn returns the parameters of group g, in table order.
+func ParamsIn(g Group) []Param {
+	var out []Param
+	for _, p := range params {
+		if p.Group == g {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// FilterParams returns the filter's parameters, ParamsIn(GroupFilter).
+func FilterParams() []Param { return ParamsIn(GroupFilter) }
+
+// LookupParam returns the parameter named name.
+func LookupParam(name string) (Param, bool) {
+	for _, p := range params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// DefaultQuery returns the query of no parameters: every default.
+func DefaultQuery() Query {
+	q := defaults
+	return q
+}
+
+// ParseQuery reads the parameters of the table from v; absent or empty ones
+// take their defaults, unknown names are ignored (pages carry their own).
+// The error names the first bad parameter, as a *ParamError wrapping
+// ErrInvalid.
+func ParseQuery(v url.Values) (*Query, error) {
+	q := DefaultQuery()
+	for _, p := range params {
+		if s := v.Get(p.Name); s != "" {
+			if err := p.set(&q, s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &q, nil
+}
+
+// ParseFilter reads the filter parameters from v; see ParseQuery.
+func ParseFilter(v url.Values) (Filter, error) {
+	q, err := ParseQuery(pickGroup(v, GroupFilter))
+	if err != nil {
+		return Filter{}, err
+	}
+	return q.Filter, nil
+}
+
+func pickGroup(v url.Values, g Group) url.Values {
+	out := url.Values{}
+	for _, p := range params {
+		if p.Group == g && v.Get(p.Name) != "" {
+			out.Set(p.Name, v.Get(p.Name))
+		}
+	}
+	return out
+}
+
+// Values returns the query's parameters that differ from their defaults,
+// so that ParseQuery(q.Values()) equals q (but for Range and Range2, which
+// Resolve sets).
+func (q *Query) Values() url.Values {
+	v := url.Values{}
+	for _, p := range params {
+		if s := p.Get(q); s != p.Default && s != "" {
+			v.Set(p.Name, s)
+		}
+	}
+	return v
+}
+
+// ValuesFor returns the query's non-default parameters that some view of
+// views reads: the key of a computed view, or the parameters of a link.
+func (q *Query) ValuesFor(views View) url.Values {
+	v := q.Values()
+	for _, p := range params {
+		if p.Views&views == 0 {
+			v.Del(p.Name)
+		}
+	}
+	return v
+}
+
+// Values returns the filter as query parameters, omitting defaults, so that
+// ParseFilter(f.Values()) equals f.
+func (f Filter) Values() url.Values {
+	q := DefaultQuery()
+	q.Filter = f
+	return pickGroup(q.Values(), GroupFilter)
+}
+
+// HasBase reports whether the query names a base (start2, end2 or base):
+// it asks for a differential graph.
+func (q *Query) HasBase() bool { return q.Start2.Set || q.End2.Set || q.Base != "" }
+
+// Resolve sets Range and Range2 for profile p from the bounds given; a
+// missing bound is the profile's: T0, or the instant after its last sample.
+// A range reaching past the profile is clamped to it. An empty range, or one
+// wholly outside the profile, is an error naming the bound at fault. When
+// Base names another profile, Range2 is left for ResolveBase; a Base naming
+// p itself is cleared.
+func (q *Query) Resolve(p *Profile) error {
+	var err error
+	if q.Range, err = resolve(wholeOf(p), q.Start, q.End, "start", "end"); err != nil {
+		return err
+	}
+	if q.Base == p.ID {
+		q.Base = ""
+	}
+	if q.Base != "" {
+		return nil
+	}
+	return q.ResolveBase(p)
+}
+
+// ResolveBase sets Range2 from Start2 and End2 against base, the profile
+// Base names, as Resolve does for the query's own profile.
+func (q *Query) ResolveBase(base *Profile) error {
+	var err error
+	q.Range2, err = resolve(wholeOf(base), q.Start2, q.End2, "start2", "end2")
+	return err
+}
+
+// wholeOf returns the range of all of p's samples, from T0.
+func wholeOf(p *Profile) Range { return Range{Start: p.T0(), End: p.End + 1} }
+
+func resolve(whole Range, start, end Bound, startName, endName string) (Range, error) {
+	t0 := whole.Start
+	r := whole
+	var err error
+	if start.Set {
+		if r.Start, err = addOffset(startName, t0, start.NS); err != nil {
+			return r, err
+		}
+	}
+	if end.Set {
+		if r.End, err = addOffset(endName, t0, end.NS); err != nil {
+			return r, err
+		}
+	}
+	if r.End <= r.Start {
+		return r, Invalidf(endName, "the range [%s s, %s s) is empty; %s must be after %s",
+			FormatSeconds(r.Start-t0), FormatSeconds(r.End-t0), endName, startName)
+	}
+	// A range reaching past the capture is clamped to it (start=-5 means
+	// from the first sample); one wholly outside it is refused.
+	switch {
+	case r.Start >= whole.End:
+		return r, Invalidf(startName, "%s s is past the end of the capture (%s s)", FormatSeconds(r.Start-t0), FormatSeconds(whole.End-t0))
+	case r.End <= whole.Start:
+		return r, Invalidf(endName, "%s s is before the capture starts (%s s)", FormatSeconds(r.End-t0), FormatSeconds(whole.Start-t0))
+	}
+	r.Start = max(r.Start, whole.Start)
+	r.End = min(r.End, whole.End)
+	return r, nil
+}
+
+// addOffset returns t0+off, refusing a sum past the int64 range.
+func addOffset(name string, t0, off int64) (int64, error) {
+	if off > 0 && t0 > math.MaxInt64-off || off < 0 && t0 < math.MinInt64-off {
+		return 0, Invalidf(name, "%s s from the profile's start is out of range", FormatSeconds(off))
+	}
+	return t0 + off, nil
+}
+
+// ParamError is a bad query parameter: its name and what is wrong, as a
+// sentence for the user ("rows: "0" is not a whole number from 1 to
+// 1000"). It wraps ErrInvalid.
+type ParamError struct {
+	Name string
+	Msg  string
+}
+
+func (e *ParamError) Error() string { return e.Name + ": " + e.Msg }
+
+// Unwrap returns ErrInvalid.
+func (e *ParamError) Unwrap() error { return ErrInvalid }
+
+// Invalidf returns a *ParamError for parameter name with the formatted
+// message.
+func Invalidf(name, format string, args ...any) error {
+	return &ParamError{Name: name, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Get returns the value of p in q as a URL writes it ("" for an unset
+// bound, an empty list or empty text).
+func (p Param) Get(q *Query) string {
+	switch f := p.field(q).(type) {
+	case *[]int32:
+		return FormatIDList(*f)
+	case *string:
+		return *f
+	case *bool:
+		if *f {
+			return "1"
+		}
+		return "0"
+	case *int:
+		return strconv.Itoa(*f)
+	case *float64:
+		return strconv.FormatFloat(*f, 'f', -1, 64)
+	case *int64:
+		return FormatSeconds(*f)
+	case *Bound:
+		if !f.Set {
+			return ""
+		}
+		return FormatSeconds(f.NS)
+	}
+	panic("query table: " + p.Name + ": unsupported field type")
+}
+
+// set parses s into p's field of q.
+func (p Param) set(q *Query, s string) error {
+	switch f := p.field(q).(type) {
+	case *[]int32:
+		ids, err := ParseIDList(p.Name, s)
+		if err != nil {
+			return err
+		}
+		*f = ids
+	case *string:
+		switch p.Type {
+		case TypeRegexp:
+			if _, err := regexp.Compile(s); err != nil {
+				return Invalidf(p.Name, "%q is not a regular expression: %v", s, unwrapRegexp(err))
+			}
+		case TypeChoice:
+			if !slices.Contains(p.Choices, s) {
+				return Invalidf(p.Name, "%q is not %s", s, orList(p.Choices))
+			}
+		}
+		*f = s
+	case *bool:
+		switch s {
+		case "1", "true":
+			*f = true
+		case "0", "false":
+			*f = false
+		default:
+			return Invalidf(p.Name, "%q is not 1 or 0", s)
+		}
+	case *int:
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return Invalidf(p.Name, "%q is not a whole number from %d to %d", s, p.Min, p.Max)
+		}
+		if err := CheckParam(p.Name, int64(n)); err != nil {
+			return err
+		}
+		*f = n
+	case *float64:
+		x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(x > 0 && x <= 1) {
+			return Invalidf(p.Name, "%q is not a fraction in (0, 1], such as 0.9", s)
+		}
+		*f = x
+	case *int64:
+		ns, err := ParseDuration(p.Name, s)
+		if err != nil {
+			return err
+		}
+		if err := CheckParam(p.Name, ns); err != nil {
+			return err
+		}
+		*f = ns
+	case *Bound:
+		ns, err := ParseDuration(p.Name, s)
+		if err != nil {
+			return err
+		}
+		*f = Bound{NS: ns, Set: true}
+	default:
+		panic("query table: " + p.Name + ": unsupported field type")
+	}
+	return nil
+}
+
+// CheckParam checks n, a value of the TypeInt or TypeDuration parameter
+// name given other than through ParseQuery (a Go caller's options), against
+// the table's range, with the same error ParseQuery gives.
+func CheckParam(name string, n int64) error {
+	p, ok := LookupParam(name)
+	if !ok || p.Type != TypeInt && p.Type != TypeDuration {
+		panic("CheckParam: " + name + " is not a whole-number or duration parameter")
+	}
+	if n >= p.Min && n <= p.Max {
+		return nil
+	}
+	s := strconv.FormatInt(n, 10)
+	if p.Type == TypeDuration {
+		s = FormatSeconds(n) + " s"
+	}
+	return Invalidf(name, "%s is outside %s", s, p.Range())
+}
+
+// Range describes the values p accepts, for help and errors: "1 to 1000",
+// "0.1 s to 10 s", "kernel or user".
+func (p Param) Range() string {
+	switch p.Type {
+	case TypeInt:
+		return fmt.Sprintf("%d to %d", p.Min, p.Max)
+	case TypeDuration:
+		return fmt.Sprintf("%s s to %s s", FormatSeconds(p.Min), FormatSeconds(p.Max))
+	case TypeFraction:
+		return "(0, 1]"
+	case TypeChoice:
+		return orList(p.Choices)
+	}
+	return ""
+}
+
+// Usage returns p's help with its range and default, as the CLI prints it.
+func (p Param) Usage() string {
+	u := p.Help
+	if r := p.Range(); r != "" && p.Type != TypeChoice {
+		u += ", " + r
+	}
+	switch p.Type {
+	case TypeDuration, TypeOffset:
+		u += " (seconds, or a duration such as 1500ms)"
+	}
+	if p.Default != "" && p.Type != TypeBool {
+		d := p.Default
+		if p.Unit != "" {
+			d += " " + p.Unit
+		}
+		u += " (default " + d + ")"
+	}
+	return u
+}
+
+// ParseDuration parses a duration or an offset written in seconds ("2",
+// "0.25", "-1.5") or as a Go duration ("2s", "1500ms", "1m30s") into
+// integer nanoseconds, exactly. The error names the parameter.
+func ParseDuration(name, s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t != "" && strings.IndexFunc(t, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == 'µ' }) >= 0 {
+		d, err := time.ParseDuration(t)
+		if err != nil {
+			return 0, Invalidf(name, "%q is not a duration such as 2, 2s or 1500ms", s)
+		}
+		return int64(d), nil
+	}
+	return ParseSeconds(name, s)
+}
+
+// orList joins choices as "a, b or c".
+func orList(choices []string) string {
+	switch len(choices) {
+	case 0:
+		return ""
+	case 1:
+		return choices[0]
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}
+
+// unwrapRegexp returns what is wrong with a regular expression, without the
+// regexp package's "error parsing regexp: " prefix and its quote of the
+// expression.
+func unwrapRegexp(err error) string {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return string(se.Code)
+	}
+	return err.Error()
+}

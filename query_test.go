@@ -1,0 +1,310 @@
+package subsecond_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond"
+)
+
+var update = flag.Bool("update", false, "rewrite web/src/params.ts from the Go table")
+
+// TestParams checks every row of the table: a unique name, help, a type its
+// field holds, choices only for choices, a default that parses and lies in
+// range, and a group and views.
+func TestParams(t *testing.T) {
+	seen := map[string]bool{}
+	def := subsecond.DefaultQuery()
+	for _, p := range subsecond.Params() {
+		if seen[p.Name] || p.Name == "" || p.Help == "" || p.Group == "" || p.Views == 0 {
+			t.Errorf("param %+v: want a unique name, help, a group and views", p)
+		}
+		seen[p.Name] = true
+		if (p.Type == subsecond.TypeChoice) != (len(p.Choices) > 0) {
+			t.Errorf("%s: type %s with choices %v", p.Name, p.Type, p.Choices)
+		}
+		if (p.Type == subsecond.TypeInt || p.Type == subsecond.TypeDuration) && p.Min > p.Max {
+			t.Errorf("%s: range %d–%d", p.Name, p.Min, p.Max)
+		}
+		if got := p.Get(&def); p.Default != "" && got != p.Default {
+			t.Errorf("%s: default query holds %q; want the table's default %q", p.Name, got, p.Default)
+		}
+		// Every value Get writes parses back to itself.
+		q, err := subsecond.ParseQuery(url.Values{p.Name: {p.Get(&def)}})
+		if err != nil || p.Get(q) != p.Get(&def) {
+			t.Errorf("%s: ParseQuery(%s=%q) = %q, %v", p.Name, p.Name, p.Get(&def), p.Get(q), err)
+		}
+	}
+	if len(subsecond.FilterParams()) != 9 {
+		t.Errorf("%d filter params; want the 9 fields of Filter", len(subsecond.FilterParams()))
+	}
+	var cores []string
+	for _, p := range subsecond.ParamsFor(subsecond.ViewCores) {
+		if p.Group != subsecond.GroupFilter {
+			cores = append(cores, p.Name)
+		}
+	}
+	if strings.Join(cores, ",") != "bucket,measure" {
+		t.Errorf("ParamsFor(ViewCores) beyond filters = %v; want bucket, measure", cores)
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	q, err := subsecond.ParseQuery(url.Values{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := subsecond.Query{Rows: subsecond.DefaultRows, Col: subsecond.DefaultCol, Bucket: subsecond.DefaultBucket,
+		Measure: "busy", Threshold: subsecond.DefaultThreshold, Min: subsecond.DefaultMin, Limit: 50, Cells: 10,
+		Scale: "linear", View: "flame"}
+	if !reflect.DeepEqual(*q, want) {
+		t.Errorf("ParseQuery() = %+v; want the defaults %+v", *q, want)
+	}
+
+	v := url.Values{
+		"cpu": {"0,3-5"}, "pid": {"10"}, "tid": {"11,12"}, "comm": {"java"}, "comm_regex": {"^ja"},
+		"event": {"cycles"}, "function": {"^mem_"}, "only": {"kernel"}, "idle": {"1"},
+		"start": {"2"}, "end": {"3.5s"}, "start2": {"-1500ms"}, "end2": {"1m"}, "base": {"abc"},
+		"rows": {"20"}, "col": {"500ms"}, "bucket": {"0.25"}, "measure": {"system"},
+		"threshold": {"0.75"}, "min": {"1500ms"}, "limit": {"0"}, "cells": {"3"},
+		"scale": {"log"}, "search": {"mem_"}, "zoom": {"a;b"}, "view": {"icicle"},
+		"unknown": {"ignored"},
+	}
+	q, err = subsecond.ParseQuery(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = subsecond.Query{
+		Filter: subsecond.Filter{CPUs: []int32{0, 3, 4, 5}, PIDs: []int32{10}, TIDs: []int32{11, 12}, Comm: "java",
+			CommRegex: "^ja", Event: "cycles", Function: "^mem_", Only: "kernel", Idle: true},
+		Start: subsecond.Bound{NS: 2e9, Set: true}, End: subsecond.Bound{NS: 35e8, Set: true},
+		Start2: subsecond.Bound{NS: -15e8, Set: true}, End2: subsecond.Bound{NS: 60e9, Set: true}, Base: "abc",
+		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
+		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3,
+		Scale: "log", Search: "mem_", Zoom: "a;b", View: "icicle",
+	}
+	if !reflect.DeepEqual(*q, want) {
+		t.Errorf("ParseQuery(%v) =\n%+v; want\n%+v", v, *q, want)
+	}
+	back, err := subsecond.ParseQuery(q.Values())
+	if err != nil || !reflect.DeepEqual(back, q) {
+		t.Errorf("ParseQuery(q.Values()) = %+v, %v; want %+v", back, err, q)
+	}
+	if f, err := subsecond.ParseFilter(q.Filter.Values()); err != nil || !reflect.DeepEqual(f, q.Filter) {
+		t.Errorf("ParseFilter(f.Values()) = %+v, %v; want %+v", f, err, q.Filter)
+	}
+	if got := q.ValuesFor(subsecond.ViewCores).Encode(); got != "bucket=0.25&comm=java&comm_regex=%5Eja&cpu=0%2C3-5&event=cycles&function=%5Emem_&idle=1&measure=system&only=kernel&pid=10&tid=11-12" {
+		t.Errorf("ValuesFor(ViewCores) = %s; want the filters, bucket and measure", got)
+	}
+
+	// Durations read the same in seconds and with units, everywhere.
+	for _, s := range []string{"2", "2s", "2000ms", "2.0", "0.0333333333m"} {
+		q, err := subsecond.ParseQuery(url.Values{"min": {s}, "col": {s}, "bucket": {s}, "start": {s}})
+		if s == "0.0333333333m" {
+			if err != nil || q.Min != 1999999998 {
+				t.Errorf("ParseQuery(min=%s) = %d, %v; want 1999999998 ns", s, q.Min, err)
+			}
+			continue
+		}
+		if err != nil || q.Min != 2e9 || q.Col != 2e9 || q.Bucket != 2e9 || q.Start.NS != 2e9 {
+			t.Errorf("ParseQuery(min, col, bucket, start = %s) = %+v, %v; want 2 s each", s, q, err)
+		}
+	}
+}
+
+func TestParseQueryErrors(t *testing.T) {
+	for _, tc := range []struct{ param, value, msg string }{
+		{"cpu", "a", `cpu: "a" is not an id or range like 3-5`},
+		{"pid", "3-1", `pid: "3-1" is not a range like 3-5`},
+		{"tid", "x", `tid: "x" is not an id or range like 3-5`},
+		{"comm_regex", "(", `comm_regex: "(" is not a regular expression: missing closing )`},
+		{"function", "[a", `function: "[a" is not a regular expression: missing closing ]`},
+		{"only", "both", `only: "both" is not kernel or user`},
+		{"idle", "yes", `idle: "yes" is not 1 or 0`},
+		{"start", "soon", `start: "soon" is not a duration such as 2, 2s or 1500ms`},
+		{"end", "1e3", `end: "1e3" is not a duration such as 2, 2s or 1500ms`},
+		{"end", "1..2", `end: "1..2" is not a number of seconds like 1.25`},
+		{"rows", "0", `rows: 0 is outside 1 to 1000`},
+		{"rows", "x", `rows: "x" is not a whole number from 1 to 1000`},
+		{"col", "11", `col: 11 s is outside 0.1 s to 10 s`},
+		{"col", "50ms", `col: 0.05 s is outside 0.1 s to 10 s`},
+		{"bucket", "0", `bucket: 0 s is outside 0.001 s to 60 s`},
+		{"measure", "sys", `measure: "sys" is not busy or system`},
+		{"threshold", "1.5", `threshold: "1.5" is not a fraction in (0, 1], such as 0.9`},
+		{"min", "0", `min: 0 s is outside 0.001 s to 86400 s`},
+		{"min", "-1s", `min: -1 s is outside 0.001 s to 86400 s`},
+		{"limit", "-1", `limit: -1 is outside 0 to 100000`},
+		{"scale", "cubic", `scale: "cubic" is not linear or log`},
+	} {
+		_, err := subsecond.ParseQuery(url.Values{tc.param: {tc.value}})
+		var pe *subsecond.ParamError
+		if !errors.Is(err, subsecond.ErrInvalid) || !errors.As(err, &pe) || pe.Name != tc.param || err.Error() != tc.msg {
+			t.Errorf("ParseQuery(%s=%q) error = %v; want %q wrapping ErrInvalid", tc.param, tc.value, err, tc.msg)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	p := &subsecond.Profile{Start: 5086_050_000_000, End: 5089_040_000_000} // T0 = 5086 s
+	for _, tc := range []struct {
+		v      url.Values
+		r, r2  subsecond.Range
+		errMsg string
+	}{
+		{url.Values{}, subsecond.Range{Start: 5086e9, End: p.End + 1}, subsecond.Range{Start: 5086e9, End: p.End + 1}, ""},
+		{url.Values{"start": {"1"}, "end": {"2500ms"}, "start2": {"0"}, "end2": {"1"}},
+			subsecond.Range{Start: 5087e9, End: 50885e8}, subsecond.Range{Start: 5086e9, End: 5087e9}, ""},
+		{url.Values{"start": {"2"}, "end": {"1"}}, subsecond.Range{}, subsecond.Range{}, "end: the range [2 s, 1 s) is empty; end must be after start"},
+		{url.Values{"start2": {"4"}}, subsecond.Range{}, subsecond.Range{}, "end2: the range [4 s, 3.040000001 s) is empty; end2 must be after start2"},
+		{url.Values{"start": {"-5"}, "end": {"99"}}, subsecond.Range{Start: 5086e9, End: p.End + 1}, subsecond.Range{Start: 5086e9, End: p.End + 1}, ""},
+		{url.Values{"start": {"4"}, "end": {"5"}}, subsecond.Range{}, subsecond.Range{}, "start: 4 s is past the end of the capture (3.040000001 s)"},
+		{url.Values{"start": {"-9"}, "end": {"-2s"}}, subsecond.Range{}, subsecond.Range{}, "end: -2 s is before the capture starts (0 s)"},
+	} {
+		q, err := subsecond.ParseQuery(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = q.Resolve(p)
+		if tc.errMsg != "" {
+			if err == nil || err.Error() != tc.errMsg || !errors.Is(err, subsecond.ErrInvalid) {
+				t.Errorf("Resolve(%v) error = %v; want %q", tc.v, err, tc.errMsg)
+			}
+			continue
+		}
+		if err != nil || q.Range != tc.r || q.Range2 != tc.r2 {
+			t.Errorf("Resolve(%v) = %+v, %+v, %v; want %+v, %+v", tc.v, q.Range, q.Range2, err, tc.r, tc.r2)
+		}
+	}
+}
+
+func TestCheckParam(t *testing.T) {
+	if err := subsecond.CheckParam("col", int64(time.Second)); err != nil {
+		t.Errorf("CheckParam(col, 1 s) = %v", err)
+	}
+	if err := subsecond.CheckParam("rows", 1001); err == nil || err.Error() != "rows: 1001 is outside 1 to 1000" {
+		t.Errorf("CheckParam(rows, 1001) = %v; want the error ParseQuery gives", err)
+	}
+}
+
+// TestParamsTS checks that web/src/params.ts, the front end's list of
+// parameters, is the Go table; -update rewrites it.
+func TestParamsTS(t *testing.T) {
+	const path = "web/src/params.ts"
+	want := paramsTS(t)
+	if *update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the Go table of query parameters; run go test . -run TestParamsTS -update\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+func paramsTS(t *testing.T) []byte {
+	t.Helper()
+	type param struct {
+		Name    string   `json:"name"`
+		Type    string   `json:"type"`
+		Unit    string   `json:"unit"`
+		Min     int64    `json:"min"`
+		Max     int64    `json:"max"`
+		Default string   `json:"default"`
+		Choices []string `json:"choices"`
+		Help    string   `json:"help"`
+		Group   string   `json:"group"`
+		Views   []string `json:"views"`
+	}
+	views := []struct {
+		v    subsecond.View
+		name string
+	}{{subsecond.ViewHeatmap, "heatmap"}, {subsecond.ViewCores, "cores"}, {subsecond.ViewHotspots, "hotspots"},
+		{subsecond.ViewFlame, "flame"}, {subsecond.ViewDiff, "diff"}, {subsecond.ViewPage, "page"}}
+	var b bytes.Buffer
+	b.WriteString(`// Code generated by "go test . -run TestParamsTS -update" from the table of
+// query parameters in query.go; DO NOT EDIT.
+
+// Param is one query parameter: URL parameter and CLI flag. Durations and
+// offsets are written in seconds or with a unit (2, 2s, 1500ms); min and max
+// of a duration are nanoseconds.
+export interface Param {
+  name: string;
+  type: "idlist" | "string" | "regexp" | "choice" | "bool" | "int" | "fraction" | "duration" | "offset";
+  unit: string;
+  min: number;
+  max: number;
+  default: string;
+  choices: string[];
+  help: string;
+  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "page";
+  views: string[];
+}
+
+export const PARAMS: Param[] = [
+`)
+	for _, p := range subsecond.Params() {
+		tp := param{Name: p.Name, Type: string(p.Type), Unit: p.Unit, Min: p.Min, Max: p.Max, Default: p.Default,
+			Choices: p.Choices, Help: p.Help, Group: string(p.Group), Views: []string{}}
+		if tp.Choices == nil {
+			tp.Choices = []string{}
+		}
+		for _, v := range views {
+			if p.Views&v.v != 0 {
+				tp.Views = append(tp.Views, v.name)
+			}
+		}
+		line, err := json.Marshal(tp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "  %s,\n", line)
+	}
+	b.WriteString("];\n")
+	return b.Bytes()
+}
+
+// TestParamsDoc checks the table of parameters in docs/contracts.md against
+// the Go table; -update rewrites it.
+func TestParamsDoc(t *testing.T) {
+	const path, begin, end = "docs/contracts.md", "<!-- params:begin -->\n", "<!-- params:end -->"
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the %q … %q block", path, begin, end)
+	}
+	var b bytes.Buffer
+	b.WriteString("| name | group | type | values | default | meaning |\n|---|---|---|---|---|---|\n")
+	for _, p := range subsecond.Params() {
+		def := p.Default
+		if def != "" && p.Unit != "" {
+			def += " " + p.Unit
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", p.Name, p.Group, p.Type, p.Range(), def, p.Help)
+	}
+	want := append(append(append([]byte{}, doc[:i+len(begin)]...), b.Bytes()...), doc[j:]...)
+	if *update {
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(doc, want) {
+		t.Errorf("the parameter table in %s differs from the Go table; run go test . -run TestParamsDoc -update", path)
+	}
+}
