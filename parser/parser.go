@@ -45,6 +45,25 @@ type Options struct {
 	// counted, and the first MaxWarnings messages are kept.
 	Strict      bool
 	MaxWarnings int // 0 means 20
+	// After, when set, is the State of a Scanner that read the text
+	// before this one's input (from the start of the input, its first
+	// capture's header included): this Scanner then treats a later
+	// capture's header as one Scanner reading all of the text would, so
+	// that an input cut at record boundaries can be scanned in pieces.
+	After *State
+}
+
+// State is what a Scanner has learnt of its input that the reading of the
+// text after it depends on: the first capture's hostname and sampling rate,
+// and whether samples were seen. See Options.After.
+type State struct {
+	host, rate string
+	samples    bool
+}
+
+// State returns the Scanner's State after the text read so far.
+func (s *Scanner) State() State {
+	return State{host: s.firstHost, rate: s.firstRate, samples: s.samples > 0 || s.prior}
 }
 
 // MaxLine is the longest line the Scanner accepts, in bytes. A longer line is
@@ -124,6 +143,7 @@ type Scanner struct {
 	lastFrame           *frameInfo  // the text of the latest stack line parsed
 	slab                []frameInfo // frameInfo allocated in blocks
 
+	prior     bool         // samples came before the input (Options.After)
 	firstHost string       // the first capture's "# hostname"
 	firstRate string       // the first capture's sampling rate (see eventRate)
 	block     captureBlock // a later capture's header, when the input concatenates several
@@ -138,7 +158,7 @@ func NewScanner(r io.Reader, opt Options) *Scanner {
 	if opt.MaxWarnings <= 0 {
 		opt.MaxWarnings = 20
 	}
-	return &Scanner{
+	s := &Scanner{
 		r:      bufio.NewReaderSize(r, bufSize),
 		opt:    opt,
 		cur:    &subsecond.Sample{},
@@ -147,6 +167,11 @@ func NewScanner(r io.Reader, opt Options) *Scanner {
 		frames: make(map[string]*frameInfo, 1<<10),
 		toks:   make([]span, 0, 32),
 	}
+	if st := opt.After; st != nil {
+		s.firstHost, s.firstRate, s.prior = st.host, st.rate, st.samples
+		s.meta.Hostname = st.host
+	}
+	return s
 }
 
 // Scan advances to the next sample and reports whether there is one.
@@ -493,7 +518,7 @@ func (s *Scanner) comment(line []byte) {
 // --header prints "# captured on" first; seen after samples, it starts a
 // second capture concatenated onto the first.
 func (s *Scanner) newCapture() {
-	if s.samples > 0 || s.open {
+	if s.samples > 0 || s.open || s.prior {
 		s.block = captureBlock{started: true}
 	}
 }

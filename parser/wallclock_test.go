@@ -128,3 +128,40 @@ func TestConcatenated(t *testing.T) {
 		}
 	}
 }
+
+// TestConcatenatedInPieces scans concatenated captures in two pieces, cut
+// at the record boundary between them, the second Scanner continuing the
+// first's State: a second capture's header is checked as one Scanner
+// reading all of it would check it.
+func TestConcatenatedInPieces(t *testing.T) {
+	capture := func(host string) string {
+		return "# ========\n# captured on    : Mon Nov 30 17:11:08 2026\n# hostname : " + host + "\n# ========\n#\n" +
+			"cc1 11361 [000]   464.971906:    2004008 cpu-clock:ppp: \n\tffffffff8110 do_idle ([kernel.kallsyms])\n\n"
+	}
+	first := capture("a")
+	sc := NewScanner(strings.NewReader(first), Options{})
+	for sc.Scan() {
+	}
+	if sc.Err() != nil {
+		t.Fatal(sc.Err())
+	}
+	st := sc.State()
+	for _, tt := range []struct {
+		host  string
+		after *State
+		want  string
+	}{
+		{"a", &st, ""},
+		{"b", &st, `a second capture starts here, from host "b" after one from host "a"`},
+		{"b", nil, ""}, // alone, the piece is a capture of its own
+	} {
+		_, sc := scanAll(t, capture(tt.host), Options{After: tt.after})
+		err := sc.Err()
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("second piece from host %s (after: %v): error %v; want %q", tt.host, tt.after != nil, err, tt.want)
+		}
+		if tt.after != nil && sc.Metadata().Hostname != "a" {
+			t.Errorf("second piece's hostname = %q; want the first capture's, a", sc.Metadata().Hostname)
+		}
+	}
+}
