@@ -1,6 +1,7 @@
 package subsecond
 
 import (
+	"fmt"
 	"math"
 	"sort"
 )
@@ -72,6 +73,10 @@ func (in *Interner) Stack(frames []Frame) int32 {
 	return n
 }
 
+// Node returns the stack node for frame (an index of Frames) called from
+// node parent, adding it if new.
+func (in *Interner) Node(parent, frame int32) int32 { return in.child(parent, frame) }
+
 func (in *Interner) child(parent, frame int32) int32 {
 	k := [2]int32{parent, frame}
 	if i, ok := in.nodes[k]; ok {
@@ -91,7 +96,8 @@ type Stats struct {
 	start   int64
 	end     int64
 	samples int64
-	cpus    map[int32]*cpuSpan
+	cpus    []cpuSpan          // event 0's samples by CPU, for small CPU numbers
+	bigCPUs map[int32]*cpuSpan // the rest
 }
 
 type cpuSpan struct {
@@ -99,42 +105,76 @@ type cpuSpan struct {
 	n           int64
 }
 
+// denseCPUs is the CPU number up to which Stats keeps spans in a slice.
+const denseCPUs = 1 << 12
+
 // NewStats returns empty Stats.
 func NewStats() *Stats {
-	return &Stats{events: map[string]int{}, start: NoTime, end: NoTime, cpus: map[int32]*cpuSpan{}}
+	return &Stats{events: map[string]int{}, start: NoTime, end: NoTime, bigCPUs: map[int32]*cpuSpan{}}
 }
 
-// Add counts s and returns the index of its event in order of first appearance.
-func (st *Stats) Add(s *Sample) uint16 {
-	ev, ok := st.events[s.Event]
-	if !ok {
-		ev = len(st.list)
-		st.events[s.Event] = ev
-		st.list = append(st.list, EventCount{Name: s.Event})
+// Add counts s and returns the index of its event in order of first
+// appearance. A sample whose event would be the capture's MaxEvents+1st is
+// not counted, and Add returns an error wrapping ErrTooLarge.
+func (st *Stats) Add(s *Sample) (uint16, error) {
+	ev, err := st.Event(s.Event)
+	if err != nil {
+		return 0, fmt.Errorf("line %d: %w", s.Line, err)
 	}
+	st.Count(ev, s.Time, s.CPU)
+	return ev, nil
+}
+
+// Event returns the index of the event called name in order of first
+// appearance, adding it if new. Past MaxEvents names it returns an error
+// wrapping ErrTooLarge.
+func (st *Stats) Event(name string) (uint16, error) {
+	ev, ok := st.events[name]
+	if !ok {
+		if len(st.list) >= MaxEvents {
+			return 0, fmt.Errorf("more than %d distinct event names: %w", MaxEvents, ErrTooLarge)
+		}
+		ev = len(st.list)
+		st.events[name] = ev
+		st.list = append(st.list, EventCount{Name: name})
+	}
+	return uint16(ev), nil
+}
+
+// Count counts one sample of event ev (an index Event returned) at time t
+// on cpu. Add is Event followed by Count.
+func (st *Stats) Count(ev uint16, t int64, cpu int32) {
 	st.list[ev].Samples++
 	st.samples++
-	if s.Time != NoTime {
-		if st.start == NoTime || s.Time < st.start {
-			st.start = s.Time
+	if t != NoTime {
+		if st.start == NoTime || t < st.start {
+			st.start = t
 		}
-		if st.end == NoTime || s.Time > st.end {
-			st.end = s.Time
+		if st.end == NoTime || t > st.end {
+			st.end = t
 		}
 	}
-	if s.CPU != Unknown && ev == 0 {
-		c := st.cpus[s.CPU]
-		if c == nil {
-			c = &cpuSpan{first: s.Time, last: s.Time}
-			st.cpus[s.CPU] = c
-		}
-		if s.Time != NoTime {
-			c.first = min(c.first, s.Time)
-			c.last = max(c.last, s.Time)
-		}
-		c.n++
+	if cpu == Unknown || ev != 0 {
+		return
 	}
-	return uint16(ev)
+	var c *cpuSpan
+	if cpu >= 0 && cpu < denseCPUs {
+		if int(cpu) >= len(st.cpus) {
+			st.cpus = append(st.cpus, make([]cpuSpan, int(cpu)+1-len(st.cpus))...)
+		}
+		c = &st.cpus[cpu]
+	} else if c = st.bigCPUs[cpu]; c == nil {
+		c = new(cpuSpan)
+		st.bigCPUs[cpu] = c
+	}
+	if c.n == 0 {
+		c.first, c.last = t, t
+	}
+	if t != NoTime {
+		c.first = min(c.first, t)
+		c.last = max(c.last, t)
+	}
+	c.n++
 }
 
 // Fill writes the accumulated figures into p, and the figures that follow
@@ -151,12 +191,21 @@ func (st *Stats) Fill(p *Profile) {
 		p.Host = hostOf(p.Meta)
 	}
 	p.Wall = Anchor(p.Meta, p.End)
-	p.CPUs = len(st.cpus)
 	var rates []float64
-	for _, c := range st.cpus {
+	span := func(c *cpuSpan) {
+		if c.n > 0 {
+			p.CPUs++
+		}
 		if c.n > 1 && c.last > c.first {
 			rates = append(rates, float64(c.n-1)/(float64(c.last-c.first)/1e9))
 		}
+	}
+	p.CPUs = 0
+	for i := range st.cpus {
+		span(&st.cpus[i])
+	}
+	for _, c := range st.bigCPUs {
+		span(c)
 	}
 	if len(rates) > 0 {
 		sort.Float64s(rates)
@@ -178,22 +227,21 @@ func NewBuilder() *Builder {
 	return &Builder{in: NewInterner(), stats: NewStats()}
 }
 
-// Add appends s. The Builder keeps no reference to s or its frames.
-func (b *Builder) Add(s *Sample) {
-	ev := b.stats.Add(s)
+// Add appends s. The Builder keeps no reference to s or its frames. It
+// fails, adding nothing, when s would be the capture's MaxEvents+1st event
+// (an error wrapping ErrTooLarge).
+func (b *Builder) Add(s *Sample) error {
+	ev, err := b.stats.Add(s)
+	if err != nil {
+		return err
+	}
 	w := s.Period
 	if w == 0 {
 		w = 1
 	}
-	c := &b.cols
-	c.Time = append(c.Time, s.Time)
-	c.CPU = append(c.CPU, s.CPU)
-	c.PID = append(c.PID, s.PID)
-	c.TID = append(c.TID, s.TID)
-	c.Comm = append(c.Comm, b.in.String(s.Comm))
-	c.Event = append(c.Event, ev)
-	c.Weight = append(c.Weight, w)
-	c.Stack = append(c.Stack, b.in.Stack(s.Frames))
+	comm := b.in.String(s.Comm) // before the stack's strings
+	b.cols.Append(s.Time, s.CPU, s.PID, s.TID, comm, ev, w, b.in.Stack(s.Frames))
+	return nil
 }
 
 // Capture returns the samples added so far, sorted by time, with p's

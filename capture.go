@@ -91,6 +91,18 @@ type Columns struct {
 // Len returns the number of samples.
 func (c *Columns) Len() int { return len(c.Time) }
 
+// Append adds one sample.
+func (c *Columns) Append(t int64, cpu, pid, tid int32, comm uint32, event uint16, weight uint64, stack int32) {
+	c.Time = append(c.Time, t)
+	c.CPU = append(c.CPU, cpu)
+	c.PID = append(c.PID, pid)
+	c.TID = append(c.TID, tid)
+	c.Comm = append(c.Comm, comm)
+	c.Event = append(c.Event, event)
+	c.Weight = append(c.Weight, weight)
+	c.Stack = append(c.Stack, stack)
+}
+
 // Stack appends the frames of node n to dst, leaf-first, and returns it.
 func (c *Capture) Stack(dst []int32, n int32) []int32 {
 	for n > 0 {

@@ -8,7 +8,7 @@
 //	sc := parser.NewScanner(r, parser.Options{})
 //	b := subsecond.NewBuilder()
 //	for sc.Scan() {
-//		b.Add(sc.Sample())
+//		if err := b.Add(sc.Sample()); err != nil { … }
 //	}
 //	capture := b.Capture()
 //

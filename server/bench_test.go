@@ -11,6 +11,7 @@ import (
 
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 )
 
 // BenchmarkServe measures what a browser waits for on the production-scale
@@ -22,7 +23,7 @@ import (
 //	go test -run '^$' -bench Serve -benchtime 20x ./server
 func BenchmarkServe(b *testing.B) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, b.TempDir()+"/bench.db")
+	st, err := sqlite.OpenStore(ctx, b.TempDir()+"/bench.db", store.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

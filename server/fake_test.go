@@ -19,7 +19,7 @@ import (
 type sqliteStore struct{ *store.Store }
 
 func (s sqliteStore) Import(ctx context.Context, r io.Reader, u Upload) (*subsecond.Profile, bool, error) {
-	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host})
+	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host, MaxText: u.MaxText})
 }
 
 // countEngine is a small engine for the handler tests: it answers from the
@@ -170,4 +170,8 @@ func (e countEngine) Diff(c, bc *subsecond.Capture, q *Query) (Graph, error) {
 type sqliteNight struct {
 	*timeline.Summarizer
 	*store.Store
+}
+
+func (n sqliteNight) Summaries(ctx context.Context, id string) ([]timeline.Summary, error) {
+	return n.Summarizer.Summaries(ctx, id)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/subsecond/subsecond"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 )
 
 // TestCostBounds: a view whose size the parameters make too large is
@@ -215,7 +216,7 @@ func (h *heapSampler) Peak() uint64 {
 // all at once; half are the finest views the cell limit allows, each for
 // a different bucket so that none is shared.
 func TestAbandonedHeavyRequests(t *testing.T) {
-	st, err := store.Open(context.Background(), t.TempDir()+"/test.db")
+	st, err := sqlite.OpenStore(context.Background(), t.TempDir()+"/test.db", store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,10 @@ type Upload struct {
 	FileName string
 	Size     int64
 	Host     string // the host the capture is from, overriding its "# hostname"; "" for none
+	// MaxText is the largest text the capture may decompress to, in
+	// bytes; 0 for the store's default. Past it, and for a compressed
+	// stream inside the upload's, Import fails with subsecond.ErrTooLarge.
+	MaxText int64
 }
 
 // Engine computes the views of a capture for a parsed Query. Heatmap and
@@ -83,7 +87,8 @@ type Config struct {
 	Night     Night // the host views' summaries and markers
 	MaxUpload int64 // largest accepted request body in bytes; 0 means 2 GiB
 	// MaxText bounds a capture's decompressed text in bytes, so that a small
-	// compressed upload cannot expand without end; 0 means 64 GiB.
+	// compressed upload cannot expand without end; 0 means the store's
+	// default. The store counts the text (see Upload.MaxText).
 	MaxText  int64
 	Token    string // when set, uploads and deletes need "Authorization: Bearer Token"
 	ReadOnly bool   // refuse uploads and deletes
@@ -162,7 +167,6 @@ type Server struct {
 // Default limits: of a request body, and of the text it decompresses to.
 const (
 	DefaultMaxUpload = 2 << 30
-	DefaultMaxText   = 64 << 30
 )
 
 // New returns a Server for cfg.
@@ -203,9 +207,6 @@ func New(cfg Config) *Server {
 	}
 	if s.maxUpload <= 0 {
 		s.maxUpload = DefaultMaxUpload
-	}
-	if s.maxText <= 0 {
-		s.maxText = DefaultMaxText
 	}
 	if s.uploadTTL <= 0 {
 		s.uploadTTL = time.Hour

@@ -17,6 +17,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 	"github.com/subsecond/subsecond/timeline"
 )
 
@@ -71,7 +72,7 @@ type testEnv struct {
 
 func newEnv(t *testing.T, cfg Config) *testEnv {
 	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir()+"/test.db")
+	st, err := sqlite.OpenStore(context.Background(), t.TempDir()+"/test.db", store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/subsecond/subsecond"
 )
 
@@ -227,4 +229,26 @@ func TestUploadTextLimit(t *testing.T) {
 		t.Fatalf("store holds %d profiles after a refused upload; want 0", n)
 	}
 	e.upload(small, "exactly at the limit")
+}
+
+// TestUploadDoubleCompression sends text compressed twice: the store
+// decompresses once, and a compressed stream inside is refused with 413
+// before it can expand past the text limit; nothing is stored.
+func TestUploadDoubleCompression(t *testing.T) {
+	text := []byte(perfText(2, 100, 3))
+	e := newEnv(t, Config{MaxText: int64(len(text)) / 2})
+	zw, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string][]byte{
+		"zstd of zstd": zw.EncodeAll(zw.EncodeAll(text, nil), nil),
+		"gzip of zstd": gz(t, string(zw.EncodeAll(text, nil))),
+	} {
+		res, b := e.do("POST", "/api/profiles", bytes.NewReader(body))
+		wantError(t, res, b, http.StatusRequestEntityTooLarge, "a compressed stream inside compressed input is refused")
+		if n := e.count(); n != 0 {
+			t.Fatalf("%s: store holds %d profiles after a refused upload; want 0", name, n)
+		}
+	}
 }

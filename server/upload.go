@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/decompress"
 )
 
 // maxField bounds the small multipart fields (name, token) read before the
@@ -80,7 +79,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if err != nil {
-				s.error(w, r, uploadError(limited, nil, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid)))
+				s.error(w, r, uploadError(limited, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid)))
 				return
 			}
 			switch part.FormName() {
@@ -90,7 +89,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 			case "name", "token", "host":
 				b, err := io.ReadAll(io.LimitReader(part, maxField+1))
 				if err != nil || len(b) > maxField {
-					s.error(w, r, uploadError(limited, nil, fmt.Errorf("%s: field longer than %d bytes: %w", part.FormName(), maxField, subsecond.ErrInvalid)))
+					s.error(w, r, uploadError(limited, fmt.Errorf("%s: field longer than %d bytes: %w", part.FormName(), maxField, subsecond.ErrInvalid)))
 					return
 				}
 				switch v := strings.TrimSpace(string(b)); {
@@ -127,17 +126,12 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	if up.Name == "" {
 		up.Name = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(up.FileName, ".gz"), ".zst"), ".txt")
 	}
-	// Decompress here to bound the text; the store passes plain text through.
-	dr, err := decompress.NewReader(body)
+	// The store decompresses once, by content, and counts every byte of
+	// text against the limit, a compressed stream inside included.
+	up.MaxText = s.maxText
+	p, existed, err := s.store.Import(r.Context(), body, up)
 	if err != nil {
-		s.error(w, r, uploadError(limited, nil, fmt.Errorf("%w: %v", subsecond.ErrNotPerf, err)))
-		return
-	}
-	defer dr.Close()
-	text := &textLimit{r: dr, left: s.maxText, max: s.maxText}
-	p, existed, err := s.store.Import(r.Context(), text, up)
-	if err != nil {
-		s.error(w, r, uploadError(limited, text, err))
+		s.error(w, r, uploadError(limited, err))
 		return
 	}
 	code := http.StatusCreated
@@ -171,39 +165,12 @@ type created struct {
 	Profile *subsecond.Profile `json:"profile"`
 }
 
-// uploadError reports an upload that went past the size limit, the text
-// limit or the time limits, or whose body broke off, as such, whatever
-// error the reader's consumer wrapped it in.
-func uploadError(b *uploadBody, t *textLimit, err error) error {
+// uploadError reports an upload that went past the size limit or the time
+// limits, or whose body broke off, as such, whatever error the reader's
+// consumer wrapped it in.
+func uploadError(b *uploadBody, err error) error {
 	if c := b.cause(err); c != err {
 		return c
 	}
-	if t != nil && t.overflow {
-		return errorf(subsecond.ErrTooLarge, "the capture's text is larger than the limit of %d bytes", t.max)
-	}
 	return err
-}
-
-// textLimit fails reads past max bytes.
-type textLimit struct {
-	r         io.Reader
-	left, max int64
-	overflow  bool
-}
-
-func (t *textLimit) Read(p []byte) (int, error) {
-	if t.left <= 0 {
-		var probe [1]byte
-		if n, err := t.r.Read(probe[:]); n == 0 && err == io.EOF {
-			return 0, io.EOF
-		}
-		t.overflow = true
-		return 0, errorf(subsecond.ErrTooLarge, "the capture's text is larger than the limit of %d bytes", t.max)
-	}
-	if int64(len(p)) > t.left {
-		p = p[:t.left]
-	}
-	n, err := t.r.Read(p)
-	t.left -= int64(n)
-	return n, err
 }

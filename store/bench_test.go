@@ -1,4 +1,4 @@
-package store
+package store_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	sampledata "github.com/subsecond/subsecond/sample-data"
+	"github.com/subsecond/subsecond/store"
 )
 
 var (
@@ -19,10 +20,11 @@ var (
 	benchErr  error
 )
 
-// benchFile returns the path of the benchmark capture. It is
-// $SUBSECOND_BENCH_CAPTURE when set, written there first if the file does
-// not exist yet, so that repeated runs (bench/ingest) generate it once;
-// otherwise it is written to a temporary directory once per process.
+// benchFile returns the path of the benchmark capture, the bundled
+// 96-CPU × 120 s × 49 Hz incident as text. It is $SUBSECOND_BENCH_CAPTURE
+// when set, written there first if the file does not exist yet, so that
+// repeated runs (bench/ingest) generate it once; otherwise it is written
+// to a temporary directory once per process.
 func benchFile(b *testing.B) string {
 	b.Helper()
 	benchOnce.Do(func() {
@@ -45,7 +47,6 @@ func benchFile(b *testing.B) string {
 			return
 		}
 		w := bufio.NewWriterSize(f, 1<<20)
-		// The 96-CPU × 120 s × 49 Hz incident capture of the ingest target.
 		if _, err := sampledata.Generate(w, sampledata.DefaultConfig()); err != nil {
 			benchErr = err
 		}
@@ -62,140 +63,109 @@ func benchFile(b *testing.B) string {
 	return benchPath
 }
 
+// benchEach runs fn once per backend.
+func benchEach(b *testing.B, fn func(b *testing.B, bk backend)) {
+	for _, bk := range backends {
+		b.Run(bk.name, func(b *testing.B) { fn(b, bk) })
+	}
+}
+
+// importBench imports the benchmark capture into s.
+func importBench(b *testing.B, s *store.Store) *subsecond.Profile {
+	b.Helper()
+	f, err := os.Open(benchFile(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	p, _, err := s.Import(context.Background(), f, store.ImportOptions{FileName: "bench.perf"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
 // BenchmarkIngest imports the benchmark capture end to end (file → parse →
-// insert → commit) into a fresh database per iteration. MB/s is over the
-// text; db/text is the database file's size relative to the text;
-// first_capture_ms, timed apart from the import, is the first Capture of
-// the new profile, which a heatmap request after an upload waits for.
+// encode → commit) into an empty database per iteration. MB/s is over the
+// text; db_bytes/sample is the database's size on disk (SQLite: the file
+// after the write-ahead log is checkpointed; PostgreSQL: the profile
+// tables with their indexes and TOAST); first_capture_ms, timed apart from
+// the import, is the first Capture of the new profile, which a heatmap
+// request after an upload waits for.
 func BenchmarkIngest(b *testing.B) {
-	path := benchFile(b)
-	fi, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(fi.Size())
-	var samples int64
-	var dbSize int64
-	var firstCapture time.Duration
-	for i := 0; b.Loop(); i++ {
-		b.StopTimer()
-		dir := b.TempDir()
-		s, err := Open(context.Background(), filepath.Join(dir, "bench.db"))
+	benchEach(b, func(b *testing.B, bk backend) {
+		fi, err := os.Stat(benchFile(b))
 		if err != nil {
 			b.Fatal(err)
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		p, _, err := s.Import(context.Background(), f, ImportOptions{FileName: "bench.perf"})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		f.Close()
-		samples = p.Samples
-		start := time.Now() // what the first heatmap request after an upload waits for
-		if c, err := s.Capture(context.Background(), p.ID); err != nil || c.Samples.Len() != int(p.Samples) {
-			b.Fatalf("Capture after Import: %v", err)
-		}
-		firstCapture += time.Since(start)
-		if err := s.Close(); err != nil { // checkpoints the WAL into the file
-			b.Fatal(err)
-		}
-		dbSize = fileSize(b, filepath.Join(dir, "bench.db")) + fileSize(b, filepath.Join(dir, "bench.db-wal"))
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(samples)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
-	b.ReportMetric(float64(dbSize)/float64(fi.Size())*100, "db%_of_text")
-	b.ReportMetric(float64(dbSize)/float64(samples), "db_bytes/sample")
-	b.ReportMetric(firstCapture.Seconds()*1e3/float64(b.N), "first_capture_ms")
-}
-
-func fileSize(b *testing.B, path string) int64 {
-	fi, err := os.Stat(path)
-	if os.IsNotExist(err) {
-		return 0
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	return fi.Size()
-}
-
-// BenchmarkCaptureColdLoad loads the benchmark capture from a database
-// opened afresh for each iteration, so no cached Capture is reused (the
-// operating system's page cache stays warm).
-func BenchmarkCaptureColdLoad(b *testing.B) {
-	path := benchFile(b)
-	dbPath := filepath.Join(b.TempDir(), "bench.db")
-	s, err := Open(context.Background(), dbPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, _, err := s.Import(context.Background(), f, ImportOptions{})
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	s.Close()
-	b.ResetTimer()
-	for b.Loop() {
-		s, err := Open(context.Background(), dbPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c, err := s.Capture(context.Background(), p.ID)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if c.Samples.Len() != int(p.Samples) {
-			b.Fatalf("loaded %d samples; want %d", c.Samples.Len(), p.Samples)
-		}
-		s.Close()
-	}
-	b.ReportMetric(float64(p.Samples)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
-}
-
-// BenchmarkWindow reads 10 s of the benchmark capture from SQL, with and
-// without a CPU filter.
-func BenchmarkWindow(b *testing.B) {
-	path := benchFile(b)
-	s, _ := openTest(b)
-	f, err := os.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, _, err := s.Import(context.Background(), f, ImportOptions{})
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := windowOf(p.T0(), 50, 60)
-	for _, tc := range []struct {
-		name string
-		cpus []int32
-	}{{"all", nil}, {"4cpus", []int32{0, 17, 42, 95}}} {
-		b.Run(tc.name, func(b *testing.B) {
-			n := 0
-			for b.Loop() {
-				cols, err := s.Window(context.Background(), p.ID, r, tc.cpus)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n = cols.Len()
+		b.SetBytes(fi.Size())
+		var samples, size int64
+		var firstCapture time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			be, db, _ := bk.open(b)
+			s := store.New(be, store.Options{})
+			b.StartTimer()
+			p := importBench(b, s)
+			b.StopTimer()
+			samples = p.Samples
+			start := time.Now()
+			if c, err := s.Capture(context.Background(), p.ID); err != nil || c.Samples.Len() != int(p.Samples) {
+				b.Fatalf("Capture after Import: %v", err)
 			}
-			b.ReportMetric(float64(n), "samples")
-		})
-	}
+			firstCapture += time.Since(start)
+			size = dbSize(b, bk.name, be, db)
+			b.StartTimer()
+		}
+		b.ReportMetric(float64(samples)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+		b.ReportMetric(float64(size)/float64(samples), "db_bytes/sample")
+		b.ReportMetric(firstCapture.Seconds()*1e3/float64(b.N), "first_capture_ms")
+	})
 }
 
-// windowOf returns [t0+from s, t0+to s).
-func windowOf(t0 int64, from, to int64) subsecond.Range {
-	return subsecond.Range{Start: t0 + from*1e9, End: t0 + to*1e9}
+// BenchmarkCaptureColdLoad loads the benchmark capture through a Store
+// with an empty cache for each iteration (the database's own caches and
+// the operating system's stay warm).
+func BenchmarkCaptureColdLoad(b *testing.B) {
+	benchEach(b, func(b *testing.B, bk backend) {
+		be, _, _ := bk.open(b)
+		p := importBench(b, store.New(be, store.Options{}))
+		for b.Loop() {
+			c, err := store.New(be, store.Options{}).Capture(context.Background(), p.ID)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if c.Samples.Len() != int(p.Samples) {
+				b.Fatalf("loaded %d samples; want %d", c.Samples.Len(), p.Samples)
+			}
+		}
+		b.ReportMetric(float64(p.Samples)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+	})
+}
+
+// BenchmarkWindow reads 10 s of the benchmark capture from the database,
+// with and without a CPU filter.
+func BenchmarkWindow(b *testing.B) {
+	benchEach(b, func(b *testing.B, bk backend) {
+		be, _, _ := bk.open(b)
+		s := store.New(be, store.Options{})
+		p := importBench(b, s)
+		r := subsecond.Range{Start: p.T0() + 50e9, End: p.T0() + 60e9}
+		for _, tc := range []struct {
+			name string
+			cpus []int32
+		}{{"all", nil}, {"4cpus", []int32{0, 17, 42, 95}}} {
+			b.Run(tc.name, func(b *testing.B) {
+				n := 0
+				for b.Loop() {
+					cols, err := s.Window(context.Background(), p.ID, r, tc.cpus)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n = cols.Len()
+				}
+				b.ReportMetric(float64(n), "samples")
+			})
+		}
+	})
 }

@@ -1,142 +1,244 @@
-// Package store keeps imported captures in one SQLite file and answers
-// every later question from it: a capture's text is parsed once, at import,
-// and never read again.
+// Package store keeps imported captures and answers every later question
+// from them: a capture's text is parsed once, at import, and never read
+// again. The import pipeline, the storage format and the capture cache live
+// here and are the same for every database; a Backend (package
+// store/sqlite, the embedded default, or store/postgres, for a team)
+// stores the results.
 //
-//	s, err := store.Open(ctx, "subsecond.db")
+//	b, err := sqlite.Open(ctx, "subsecond.db")
 //	if err != nil { … }
+//	s := store.New(b, store.Options{})
 //	defer s.Close()
 //	p, existed, err := s.Import(ctx, f, store.ImportOptions{FileName: "out.perf"})
 //	c, err := s.Capture(ctx, p.ID) // columnar samples for heatmaps and flame graphs
 //
-// # Schema
+// # Storage
 //
-// The schema lives in the migrations package and is applied by Open. A
-// profile row carries the capture's metadata and summary figures; strings,
-// frames, stack nodes, samples, events and warnings hang off it and are
-// deleted with it.
+// A profile is a row of metadata (subsecond.Profile), its interned tables
+// (strings, frames and the stack prefix tree of subsecond.Capture, in a few
+// compressed segments) and its samples as chunks: one row per second of
+// the capture holding that second's samples column by column, each column
+// encoded for its shape and the whole compressed (see encodeChunk), about
+// 5 bytes a sample. A second is the chunk span because it is the widest
+// column the views draw and the smallest a night's timeline needs: a 10 s
+// window reads 10 or 11 chunks, a whole capture 120, and at 96 CPUs × 49 Hz
+// a chunk holds ~4,700 samples, enough for its columns to compress well.
+// Each chunk row also carries a summary (subsecond.ChunkSummary: samples,
+// busy and system counts per CPU and per command) that views across many
+// captures read instead of the samples.
 //
-// Stacks are stored as a shared-prefix tree (node, parent, frame), the same
-// tree subsecond.Interner builds and subsecond.Capture.Nodes holds, rather
-// than as interned frame arrays: perf stacks share long caller prefixes, so
-// the tree stores each prefix once, a sample refers to a single integer,
-// and loading a capture copies rows into slices with no re-interning.
+// # Atomicity and concurrency
 //
-// Samples live in a WITHOUT ROWID table keyed by (profile, t, seq), with t
-// in nanoseconds from the profile's first timestamp. Rows are therefore
-// clustered by time: a query over a time window, with or without a CPU
-// filter, reads only that window's rows (see Window), and no secondary index
-// doubles the table. Every column is a small integer, and the two that
-// would repeat the same value in nearly every row cost nothing: seq is 0
-// unless another sample has the same time (see seqCounter), and weight is 0
-// when it equals the event's usual period, kept in the events table.
-//
-// # Atomicity
-//
-// An import runs in a single transaction, so a profile becomes visible only
-// when it is complete. A cancelled context, a strict-mode parse error or a
-// process killed mid-ingest (SQLite discards the uncommitted tail of the
-// write-ahead log on the next open) leaves neither a profile nor orphan
-// rows. One transaction is simpler than a "complete" flag with clean-up at
-// start-up and costs nothing in concurrency: SQLite admits one writer at a
-// time anyway, and readers keep reading committed profiles meanwhile (WAL).
+// An import parses and encodes everything before it touches the database,
+// then writes the profile in one short transaction, so a profile becomes
+// visible only when complete, a failed or killed import leaves nothing,
+// and a slow upload never holds the database's single writer (SQLite)
+// while its body trickles in: other imports and deletes wait at most for
+// one commit. Duplicate content (the same SHA-256 of the text) is found
+// before the write and, against a concurrent import of the same bytes, by
+// the database's unique index at commit.
 package store
 
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/base32"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
+	"math"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/mattn/go-sqlite3"
-	"github.com/pressly/goose/v3"
-
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/migrations"
 )
 
-// Store is a SQLite database of imported profiles. Its methods are safe for
-// concurrent use.
-type Store struct {
-	db    *sql.DB
-	write chan struct{} // holds one token: SQLite has a single writer
-	cache *captureCache
-	// warmLimit is the largest import whose capture Import caches (see
-	// warmCapture).
-	warmLimit int
-	// driverOnly turns off the bulk insert and read of samples (see
-	// bulkInserter, readSamplesRaw), for tests of the paths they replace.
-	driverOnly bool
-	bg         sync.WaitGroup // background checkpoints (see checkpointLater)
+// Options configure a Store. Zero values mean the defaults.
+type Options struct {
+	// CacheSize is the byte budget of the capture cache (DefaultCacheSize).
+	CacheSize int64
+	// MaxText bounds an import's decompressed text in bytes
+	// (DefaultMaxText); ImportOptions.MaxText overrides it per import.
+	MaxText int64
+	// MaxSamples bounds an import's samples (DefaultMaxSamples);
+	// ImportOptions.MaxSamples overrides it per import.
+	MaxSamples int64
+	// Workers is the number of parse and encode goroutines of an import
+	// and of decoding goroutines of a load (GOMAXPROCS).
+	Workers int
+	// SpillDir holds an import's encoded chunks beyond 64 MB until they
+	// are written (os.TempDir()).
+	SpillDir string
+	// WarmLimit is the largest import, in samples, whose capture Import
+	// puts in the cache, so that the first view after an upload reads
+	// nothing back (DefaultWarmLimit); negative turns it off.
+	WarmLimit int
+	// BlockSize is the bytes of text per parse block (4 MiB); a block
+	// extends to the next blank line, the end of a record.
+	BlockSize int
 }
 
-// dsnParams are set on every pooled connection: write-ahead logging so
-// readers never wait for an import, foreign keys for ON DELETE CASCADE, a
-// busy timeout for a writer in another process, NORMAL sync (durable at
-// checkpoints, never corrupt) and a 16 MB page cache for bulk inserts.
-const dsnParams = "_journal_mode=WAL&_foreign_keys=on&_busy_timeout=10000&_synchronous=NORMAL&_cache_size=-16000"
+// DefaultWarmLimit is the default of Options.WarmLimit: about 200 MB of
+// columns.
+const DefaultWarmLimit = 5_000_000
 
-// Open opens the database at path, creating it and its directory if needed,
-// and applies pending migrations.
-func Open(ctx context.Context, path string) (*Store, error) {
-	if path == "" {
-		return nil, fmt.Errorf("open store: %w: empty database path", subsecond.ErrInvalid)
+// Store imports captures into a Backend and reads them back. Its methods
+// are safe for concurrent use.
+type Store struct {
+	b     Backend
+	opt   Options
+	cache *captureCache
+}
+
+// New returns a Store over b, which it owns: Close closes b.
+func New(b Backend, opt Options) *Store {
+	if opt.CacheSize <= 0 {
+		opt.CacheSize = DefaultCacheSize
 	}
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("open store %s: %w: path may not contain '?' or '#'", path, subsecond.ErrInvalid)
+	if opt.MaxText <= 0 {
+		opt.MaxText = DefaultMaxText
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("open store: %w", err)
+	if opt.MaxSamples <= 0 {
+		opt.MaxSamples = DefaultMaxSamples
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.WarmLimit == 0 {
+		opt.WarmLimit = DefaultWarmLimit
+	}
+	if opt.BlockSize <= 0 {
+		opt.BlockSize = blockSize
+	}
+	return &Store{b: b, opt: opt, cache: newCaptureCache(opt.CacheSize)}
+}
+
+// Close closes the backend.
+func (s *Store) Close() error { return s.b.Close() }
+
+// ImportOptions describe one import.
+type ImportOptions struct {
+	Name     string // display name; FileName when empty
+	FileName string // original file name, "" for stdin or an unnamed upload
+	Size     int64  // compressed bytes of the input when known, else 0
+	Strict   bool   // fail on the first malformed record instead of skipping it
+	// Host names the machine the capture was recorded on; when empty, the
+	// capture's "# hostname", else subsecond.UnknownHost.
+	Host string
+	// MaxText and MaxSamples, when positive, override the Store's limits
+	// for this import.
+	MaxText    int64
+	MaxSamples int64
+	// Progress, when set, is called from Import's goroutine as the import
+	// proceeds, with the input bytes (as read from r, before
+	// decompression) consumed so far.
+	Progress func(read int64)
+}
+
+// Import reads a perf script capture from r (plain, gzip or zstd,
+// recognised by content), stores it and returns its profile. If a profile
+// with the same uncompressed content exists already, Import stores nothing
+// and returns that profile with existed set.
+//
+// Input that is not perf script text (empty, binary, HTML, JSON) is refused
+// with an error wrapping subsecond.ErrNotPerf; truncated or corrupt
+// compressed input with one wrapping subsecond.ErrInvalid. Text past
+// MaxText bytes, more than MaxSamples samples, more than
+// subsecond.MaxEvents event names and a compressed stream inside
+// compressed input are refused with errors wrapping subsecond.ErrTooLarge
+// that name the limit. Malformed records are skipped and counted unless
+// opt.Strict is set, in which case the first one fails the import.
+// Nothing is stored unless Import returns a nil error.
+func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *subsecond.Profile, existed bool, err error) {
+	name := opt.FileName
+	if name == "" {
+		name = "input"
+	}
+	if opt.Host != "" {
+		if err := subsecond.CheckHost(opt.Host); err != nil {
+			return nil, false, fmt.Errorf("import %s: %w", name, err)
 		}
 	}
-	db, err := sql.Open("sqlite3", path+"?"+dsnParams)
+	p, existed, err = s.importText(ctx, r, opt)
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
 	}
-	if err := migrate(ctx, db); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
-	}
-	s := &Store{db: db, write: make(chan struct{}, 1), cache: newCaptureCache(4), warmLimit: warmLimit}
-	return s, nil
+	return p, existed, nil
 }
 
-func migrate(ctx context.Context, db *sql.DB) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, migrations.FS)
+func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) (*subsecond.Profile, bool, error) {
+	if opt.MaxText <= 0 {
+		opt.MaxText = s.opt.MaxText
+	}
+	if opt.MaxSamples <= 0 {
+		opt.MaxSamples = s.opt.MaxSamples
+	}
+	src, head, err := openSource(r, opt.MaxText)
 	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
+		return nil, false, err
 	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
+	defer src.closer.Close()
+	if err := sniff(head); err != nil {
+		return nil, false, err
 	}
-	return nil
-}
-
-// Close waits for background work and closes the database.
-func (s *Store) Close() error {
-	s.bg.Wait()
-	return s.db.Close()
-}
-
-// lockWrite waits for the single writer slot, or for ctx to end.
-func (s *Store) lockWrite(ctx context.Context) error {
-	select {
-	case s.write <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	res, err := s.run(ctx, src, opt)
+	if err != nil {
+		return nil, false, err
 	}
-}
+	defer res.chunks.release()
 
-func (s *Store) unlockWrite() { <-s.write }
+	p := &subsecond.Profile{Name: opt.Name, Host: opt.Host, FileName: opt.FileName, Bytes: res.bytes, Meta: res.meta,
+		Warnings: res.nwarn, WarningList: res.warns, SHA256: hex.EncodeToString(res.sum)}
+	if p.Name == "" {
+		p.Name = opt.FileName
+	}
+	res.stats.Fill(p)
+	if p.Samples == 0 {
+		msg := "no samples found"
+		if len(res.warns) > 0 {
+			msg += fmt.Sprintf("; line %d: %s", res.warns[0].Line, res.warns[0].Message)
+		}
+		return nil, false, fmt.Errorf("%w: %s", subsecond.ErrNotPerf, msg)
+	}
+	if old, err := s.b.ProfileBySHA(ctx, p.SHA256); err == nil {
+		return old, true, nil
+	} else if !errors.Is(err, subsecond.ErrNotFound) {
+		return nil, false, err
+	}
+
+	p.ID = newID()
+	tx, err := s.b.Begin(ctx, p.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	defer tx.Abort()
+	if err := tx.WriteSegments(ctx, res.segments); err != nil {
+		return nil, false, err
+	}
+	if err := res.chunks.each(func(batch []Chunk) error { return tx.WriteChunks(ctx, batch) }); err != nil {
+		return nil, false, err
+	}
+	p.Uploaded = time.Unix(0, time.Now().UnixNano()).UTC() // as stored: no monotonic reading
+	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms)})
+	if errors.Is(err, ErrDuplicate) { // the same bytes were stored meanwhile
+		old, err := s.b.ProfileBySHA(ctx, p.SHA256)
+		if err != nil {
+			return nil, false, err
+		}
+		return old, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if res.warm != nil {
+		s.cache.put(p.ID, &subsecond.Capture{Profile: *p, Strings: res.tables.Strings, Frames: res.tables.Frames,
+			Nodes: res.tables.Nodes, Samples: *res.warm})
+	}
+	return p, false, nil
+}
 
 // newID returns a random 128-bit profile ID in lower-case base32 (26
 // characters).
@@ -146,86 +248,12 @@ func newID() string {
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))
 }
 
-// validID reports whether id has the shape newID produces, so that hostile
-// IDs are refused before they reach SQL.
-func validID(id string) bool {
-	if len(id) != 26 {
-		return false
-	}
-	for _, c := range id {
-		if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
-			return false
-		}
-	}
-	return true
-}
-
-const profileCols = `pk, id, name, file_name, sha256, bytes, uploaded_ns, metadata, time_base,
-	start_ns, end_ns, samples, cpus, frequency_hz, warnings, host`
-
-type rowScanner interface{ Scan(dest ...any) error }
-
-// scanProfile reads one row of profileCols.
-func scanProfile(r rowScanner) (pk, base int64, p *subsecond.Profile, err error) {
-	p = new(subsecond.Profile)
-	var uploaded int64
-	var meta string
-	err = r.Scan(&pk, &p.ID, &p.Name, &p.FileName, &p.SHA256, &p.Bytes, &uploaded, &meta, &base,
-		&p.Start, &p.End, &p.Samples, &p.CPUs, &p.FrequencyHz, &p.Warnings, &p.Host)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	p.Uploaded = time.Unix(0, uploaded).UTC()
-	if err := json.Unmarshal([]byte(meta), &p.Meta); err != nil {
-		return 0, 0, nil, fmt.Errorf("profile %s metadata: %w", p.ID, err)
-	}
-	p.Wall = subsecond.Anchor(p.Meta, p.End)
-	return pk, base, p, nil
-}
-
 // List returns every stored profile, most recently imported first, with
 // their events but without warning messages.
 func (s *Store) List(ctx context.Context) ([]subsecond.Profile, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	list, err := s.b.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list profiles: %w", err)
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT `+profileCols+` FROM profiles ORDER BY uploaded_ns DESC, pk DESC`)
-	if err != nil {
-		return nil, fmt.Errorf("list profiles: %w", err)
-	}
-	defer rows.Close()
-	var list []subsecond.Profile
-	byPK := map[int64]int{}
-	for rows.Next() {
-		pk, _, p, err := scanProfile(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list profiles: %w", err)
-		}
-		byPK[pk] = len(list)
-		list = append(list, *p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list profiles: %w", err)
-	}
-	ev, err := tx.QueryContext(ctx, `SELECT profile, name, samples FROM events ORDER BY profile, idx`)
-	if err != nil {
-		return nil, fmt.Errorf("list events: %w", err)
-	}
-	defer ev.Close()
-	for ev.Next() {
-		var pk int64
-		var e subsecond.EventCount
-		if err := ev.Scan(&pk, &e.Name, &e.Samples); err != nil {
-			return nil, fmt.Errorf("list events: %w", err)
-		}
-		if i, ok := byPK[pk]; ok {
-			list[i].Events = append(list[i].Events, e)
-		}
-	}
-	if err := ev.Err(); err != nil {
-		return nil, fmt.Errorf("list events: %w", err)
 	}
 	return list, nil
 }
@@ -233,93 +261,196 @@ func (s *Store) List(ctx context.Context) ([]subsecond.Profile, error) {
 // Profile returns the stored profile id with its events and first warning
 // messages. An unknown id yields an error wrapping subsecond.ErrNotFound.
 func (s *Store) Profile(ctx context.Context, id string) (*subsecond.Profile, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	p, err := s.b.Profile(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", id, err)
 	}
-	defer tx.Rollback()
-	_, _, p, err := loadProfile(ctx, tx, id)
-	return p, err
-}
-
-// loadProfile reads profile id, its events and warnings inside tx.
-func loadProfile(ctx context.Context, tx *sql.Tx, id string) (pk, base int64, p *subsecond.Profile, err error) {
-	if !validID(id) {
-		return 0, 0, nil, fmt.Errorf("profile %q: %w", id, subsecond.ErrNotFound)
-	}
-	pk, base, p, err = scanProfile(tx.QueryRowContext(ctx, `SELECT `+profileCols+` FROM profiles WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, 0, nil, fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
-	}
-	if err != nil {
-		return 0, 0, nil, fmt.Errorf("profile %s: %w", id, err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT name, samples FROM events WHERE profile = ? ORDER BY idx`, pk)
-	if err != nil {
-		return 0, 0, nil, fmt.Errorf("profile %s events: %w", id, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var e subsecond.EventCount
-		if err := rows.Scan(&e.Name, &e.Samples); err != nil {
-			return 0, 0, nil, fmt.Errorf("profile %s events: %w", id, err)
-		}
-		p.Events = append(p.Events, e)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, 0, nil, fmt.Errorf("profile %s events: %w", id, err)
-	}
-	wrows, err := tx.QueryContext(ctx, `SELECT line, message FROM warnings WHERE profile = ? ORDER BY seq`, pk)
-	if err != nil {
-		return 0, 0, nil, fmt.Errorf("profile %s warnings: %w", id, err)
-	}
-	defer wrows.Close()
-	for wrows.Next() {
-		var w subsecond.Warning
-		if err := wrows.Scan(&w.Line, &w.Message); err != nil {
-			return 0, 0, nil, fmt.Errorf("profile %s warnings: %w", id, err)
-		}
-		p.WarningList = append(p.WarningList, w)
-	}
-	if err := wrows.Err(); err != nil {
-		return 0, 0, nil, fmt.Errorf("profile %s warnings: %w", id, err)
-	}
-	return pk, base, p, nil
+	return p, nil
 }
 
 // Delete removes profile id and everything stored with it. An unknown id
 // yields an error wrapping subsecond.ErrNotFound.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if !validID(id) {
-		return fmt.Errorf("delete profile %q: %w", id, subsecond.ErrNotFound)
-	}
-	if err := s.lockWrite(ctx); err != nil {
-		return fmt.Errorf("delete profile %s: %w", id, err)
-	}
-	defer s.unlockWrite()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("delete profile %s: %w", id, err)
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `DELETE FROM profiles WHERE id = ?`, id)
-	if err != nil {
-		return fmt.Errorf("delete profile %s: %w", id, err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("delete profile %s: %w", id, err)
-	} else if n == 0 {
-		return fmt.Errorf("delete profile %s: %w", id, subsecond.ErrNotFound)
-	}
-	if err := tx.Commit(); err != nil {
+	if err := s.b.Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete profile %s: %w", id, err)
 	}
 	s.cache.remove(id)
 	return nil
 }
 
-// isConstraint reports whether err is a SQLite constraint violation.
-func isConstraint(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && se.Code == sqlite3.ErrConstraint
+// Capture returns profile id's samples in columnar form, sorted by time
+// (input order among equal times), with the strings, frames and stack tree
+// exactly as the import interned them. Captures are cached within
+// Options.CacheSize bytes, and Import caches the capture it has just
+// stored (see Options.WarmLimit), so the first request after an upload
+// reads nothing back; the result is shared and must not be modified. An
+// unknown id, or one deleted meanwhile through another process, yields an
+// error wrapping subsecond.ErrNotFound.
+func (s *Store) Capture(ctx context.Context, id string) (*subsecond.Capture, error) {
+	c, hit, err := s.cache.get(ctx, id, func() (*subsecond.Capture, error) { return s.load(ctx, id) })
+	if err == nil && hit {
+		var ok bool
+		if ok, err = s.b.Exists(ctx, id); err == nil && !ok {
+			s.cache.remove(id)
+			err = fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("capture %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// load reads and decodes a whole capture, its chunks on every core.
+func (s *Store) load(ctx context.Context, id string) (*subsecond.Capture, error) {
+	st, err := s.b.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	c := &subsecond.Capture{Profile: st.Profile}
+	if err := decodeSegments(st.Segments, c); err != nil {
+		return nil, err
+	}
+	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(c.Profile.Events)}
+	cols, err := s.decodeChunks(ctx, st.Chunks, lim, c.Profile.Samples)
+	if err != nil {
+		return nil, err
+	}
+	c.Samples = cols
+	return c, nil
+}
+
+// decodeChunks decodes chunks, sorted by (Second, Seq), into one set of
+// columns in capture order, in parallel. want is the sample count the
+// profile records; the chunks must hold exactly that many.
+func (s *Store) decodeChunks(ctx context.Context, chunks []Chunk, lim limits, want int64) (subsecond.Columns, error) {
+	var total int64
+	for _, ch := range chunks {
+		if ch.Samples < 0 || ch.Samples > maxChunkSamples {
+			return subsecond.Columns{}, fmt.Errorf("%w: chunk of %d samples", errCorrupt, ch.Samples)
+		}
+		total += int64(ch.Samples)
+	}
+	if total != want {
+		return subsecond.Columns{}, fmt.Errorf("%w: chunks hold %d samples, the profile %d", errCorrupt, total, want)
+	}
+	out := makeColumns(int(total))
+	grow(&out, int(total))
+
+	// One run of consecutive chunks per worker, of about equal samples,
+	// each decoded into its place in out.
+	type run struct{ lo, hi, at int } // chunks [lo, hi), the first's first sample at
+	var runs []run
+	per := total/int64(s.opt.Workers) + 1
+	at, lo := 0, 0
+	var acc int64
+	for i := range chunks {
+		acc += int64(chunks[i].Samples)
+		if acc >= per || i+1 == len(chunks) {
+			runs = append(runs, run{lo, i + 1, at})
+			at += int(acc)
+			lo, acc = i+1, 0
+		}
+	}
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	for k, r := range runs {
+		wg.Go(func() {
+			var buf []byte
+			pos := r.at
+			for i := r.lo; i < r.hi; i++ {
+				if err := ctx.Err(); err != nil {
+					errs[k] = err
+					return
+				}
+				ch := &chunks[i]
+				n := int(ch.Samples)
+				dst := window(&out, pos, pos, pos+n)
+				var err error
+				if buf, err = decodeChunk(ch.Data, &dst, lim, buf); err != nil {
+					errs[k] = fmt.Errorf("chunk %d/%d: %w", ch.Second, ch.Seq, err)
+					return
+				}
+				if dst.Len() != n || (n > 0 && &dst.Time[0] != &out.Time[pos]) {
+					errs[k] = fmt.Errorf("chunk %d/%d: %w: holds %d samples, not %d", ch.Second, ch.Seq, errCorrupt, dst.Len(), n)
+					return
+				}
+				pos += n
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return subsecond.Columns{}, err
+	}
+	secs := make([]span, len(chunks))
+	for i, ch := range chunks {
+		secs[i] = span{ch.Second, int(ch.Samples)}
+	}
+	sortSeconds(&out, secs)
+	return out, nil
+}
+
+// Window returns the samples of profile id whose time lies in r (half-open,
+// absolute nanoseconds), on the given CPUs (all when cpus is empty), sorted
+// by time, reading only the chunks that overlap r. Comm and Stack index the
+// tables of the profile's Capture.
+func (s *Store) Window(ctx context.Context, id string, r subsecond.Range, cpus []int32) (subsecond.Columns, error) {
+	from, to := chunkSecond(r.Start), chunkSecond(r.End-1)
+	if r.Empty() {
+		from, to = 1, 0
+	}
+	st, err := s.b.Chunks(ctx, id, from, to, true)
+	if err != nil {
+		return subsecond.Columns{}, fmt.Errorf("window of %s: %w", id, err)
+	}
+	var n int64
+	for _, ch := range st.Chunks {
+		n += int64(ch.Samples)
+	}
+	lim := noLimits
+	lim.events = len(st.Profile.Events)
+	all, err := s.decodeChunks(ctx, st.Chunks, lim, n)
+	if err != nil {
+		return subsecond.Columns{}, fmt.Errorf("window of %s: %w", id, err)
+	}
+	want := map[int32]bool{}
+	for _, c := range cpus {
+		want[c] = true
+	}
+	out := makeColumns(0)
+	for i := range all.Time {
+		if r.Contains(all.Time[i]) && (len(cpus) == 0 || want[all.CPU[i]]) {
+			appendColumns(&out, &all, i, i+1)
+		}
+	}
+	return out, nil
+}
+
+// Summaries returns profile id's chunk summaries, one per second with
+// samples, in time order (the samples without a time, if any, first, with
+// Start subsecond.NoTime). They are read without decoding samples.
+func (s *Store) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
+	st, err := s.b.Chunks(ctx, id, math.MinInt64, math.MaxInt64, false)
+	if err != nil {
+		return nil, fmt.Errorf("summaries of %s: %w", id, err)
+	}
+	comms, err := decodeStrings(st.Comms)
+	if err != nil {
+		return nil, fmt.Errorf("summaries of %s: %w", id, err)
+	}
+	var out []subsecond.ChunkSummary
+	for _, ch := range st.Chunks {
+		start := ch.Second * subsecond.ChunkSpan
+		if ch.Second == chunkSecond(subsecond.NoTime) {
+			start = subsecond.NoTime
+		}
+		if len(out) == 0 || out[len(out)-1].Start != start {
+			out = append(out, subsecond.ChunkSummary{Start: start})
+		}
+		if err := addSummary(&out[len(out)-1], ch.Summary, comms, len(st.Profile.Events)); err != nil {
+			return nil, fmt.Errorf("summaries of %s: chunk %d/%d: %w", id, ch.Second, ch.Seq, err)
+		}
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/nightgen"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 )
 
 // storeSource reads the host views' input from a real store, computing
@@ -18,6 +19,10 @@ import (
 type storeSource struct {
 	*store.Store
 	*Summarizer
+}
+
+func (s storeSource) Summaries(ctx context.Context, id string) ([]Summary, error) {
+	return s.Summarizer.Summaries(ctx, id)
 }
 
 // night is the test's night: 8 CPUs at 49 Hz, six one-minute captures, a
@@ -41,7 +46,7 @@ func testNight() *nightgen.Night {
 func importNight(t *testing.T, n *nightgen.Night) (storeSource, nightgen.Counts, []string) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "night.db"))
+	s, err := sqlite.OpenStore(ctx, filepath.Join(t.TempDir(), "night.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

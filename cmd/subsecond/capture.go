@@ -13,6 +13,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/decompress"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/store"
 )
 
 // viewFlags are the flags the analysis commands (heatmap, cpus,
@@ -115,7 +116,7 @@ func loadCapture(ctx context.Context, e env, arg, db string) (*subsecond.Capture
 	if strings.ContainsAny(arg, `/\.`) {
 		return nil, fmt.Errorf("%s: no such file (and not a profile ID)", arg)
 	}
-	s, err := openStore(ctx, db)
+	s, err := openStore(ctx, e, db, store.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,9 @@ func readCapture(ctx context.Context, e env, r io.Reader, name string) (*subseco
 		if n&0xffff == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		b.Add(sc.Sample())
+		if err := b.Add(sc.Sample()); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/schollz/progressbar/v3"
+
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 )
 
 // dbHelp documents where the database lives; commands that open it repeat
@@ -41,19 +44,32 @@ func defaultDBPath(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".local", "share", "subsecond", "subsecond.db"), nil
 }
 
-// openStore opens the database named by --db, or the default one. Open
-// creates the file and its directory if needed.
-func openStore(ctx context.Context, path string) (*store.Store, error) {
-	if path == "" {
+// openStore opens the database named by --db (dsn), or the default one, as
+// a store with options opt. The SQLite file and its directory are created
+// if needed; a database written by an older version is upgraded first,
+// with a progress bar on a terminal.
+func openStore(ctx context.Context, e env, dsn string, opt store.Options) (*store.Store, error) {
+	if dsn == "" {
 		p, err := defaultDBPath(os.Getenv)
 		if err != nil {
 			return nil, err
 		}
-		path = p
+		dsn = p
 	}
-	s, err := store.Open(ctx, path)
+	var bar *progressbar.ProgressBar
+	b, err := sqlite.Open(ctx, dsn, sqlite.Options{Progress: func(done, total int64) {
+		if bar == nil {
+			if bar = newCountBar(e.stderr, total, "upgrading the database"); bar == nil {
+				return
+			}
+		}
+		bar.Set64(done)
+	}})
+	if bar != nil {
+		bar.Finish()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	return s, nil
+	return store.New(b, opt), nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+
+	"github.com/subsecond/subsecond/store"
 )
 
 // runDelete implements `subsecond delete [--db PATH] ID…`: it removes the
@@ -22,7 +24,7 @@ func runDelete(ctx context.Context, e env) error {
 	if fs.NArg() == 0 {
 		return errors.New("delete: want one or more profile IDs (see 'subsecond list')")
 	}
-	s, err := openStore(ctx, *db)
+	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {
 		return err
 	}

@@ -23,13 +23,42 @@ import (
 )
 
 // night is the host views' source over the local store: the store's
-// profiles, captures and markers, and summaries computed from captures.
-type night struct {
-	*store.Store
-	*timeline.Summarizer
-}
+// profiles, captures and markers, and the per-second summaries it keeps
+// with each capture's chunks.
+type night struct{ *store.Store }
 
-func newNight(s *store.Store) night { return night{s, &timeline.Summarizer{Load: s.Capture}} }
+func newNight(s *store.Store) night { return night{s} }
+
+// Summaries returns capture id's per-second summaries as the timeline
+// reads them: its first event's samples that have a time, counted by CPU
+// (those with a CPU) and by command.
+func (n night) Summaries(ctx context.Context, id string) ([]timeline.Summary, error) {
+	sums, err := n.Store.Summaries(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]timeline.Summary, 0, len(sums))
+	for _, s := range sums {
+		if s.Start == subsecond.NoTime {
+			continue
+		}
+		ts := timeline.Summary{Start: s.Start}
+		for _, k := range s.CPUs {
+			if k.Event == 0 && k.CPU != subsecond.Unknown {
+				ts.CPUs = append(ts.CPUs, timeline.CPUCount{CPU: k.CPU, Counts: timeline.Counts(k.Counts)})
+			}
+		}
+		for _, k := range s.Comms {
+			if k.Event == 0 {
+				ts.Comms = append(ts.Comms, timeline.CommCount{Comm: k.Comm, Counts: timeline.Counts(k.Counts)})
+			}
+		}
+		if len(ts.CPUs) > 0 {
+			out = append(out, ts)
+		}
+	}
+	return out, nil
+}
 
 // wallTime formats Unix nanoseconds as UTC to the millisecond.
 func wallTime(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000Z") }
@@ -57,7 +86,7 @@ func runHosts(ctx context.Context, e env) error {
 	if err := checkFormat("hosts", *format, "text", "json"); err != nil {
 		return err
 	}
-	s, err := openStore(ctx, *db)
+	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {
 		return err
 	}
@@ -161,7 +190,7 @@ func runTimeline(ctx context.Context, e env) error {
 	if *width < 10 {
 		return fmt.Errorf("timeline: --width %d: want at least 10", *width)
 	}
-	s, err := openStore(ctx, *h.db)
+	s, err := openStore(ctx, e, *h.db, store.Options{})
 	if err != nil {
 		return err
 	}
@@ -254,7 +283,7 @@ func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, s
 
 // hostHotspots is `subsecond hotspots --host H`: the night's episodes.
 func hostHotspots(ctx context.Context, e env, db, host string, opt timeline.HotOptions, format string) error {
-	s, err := openStore(ctx, db)
+	s, err := openStore(ctx, e, db, store.Options{})
 	if err != nil {
 		return err
 	}
@@ -324,7 +353,7 @@ func runMarkers(ctx context.Context, e env) error {
 	if err := subsecond.CheckHost(*host); err != nil {
 		return fmt.Errorf("markers: --%w", err)
 	}
-	s, err := openStore(ctx, *db)
+	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func runImport(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
-	s, err := openStore(ctx, *db)
+	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {
 		return err
 	}
@@ -137,6 +137,22 @@ func displayName(p *subsecond.Profile) string {
 // duration formats the time between a profile's first and last sample.
 func duration(p *subsecond.Profile) string {
 	return fmt.Sprintf("%.3f s", float64(p.End-p.Start)/1e9)
+}
+
+// newCountBar returns a progress bar of total items drawn on w when w is a
+// terminal, and nil otherwise.
+func newCountBar(w io.Writer, total int64, desc string) *progressbar.ProgressBar {
+	f, ok := w.(*os.File)
+	if !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
 }
 
 // newProgress returns a progress bar drawn on w when w is a terminal, and

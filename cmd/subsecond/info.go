@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/store"
 )
 
 // runInfo implements `subsecond info [--db PATH] [--format text|json] ID`:
@@ -31,7 +32,7 @@ func runInfo(ctx context.Context, e env) error {
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("info: --format %q: want text or json", *format)
 	}
-	s, err := openStore(ctx, *db)
+	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {
 		return err
 	}

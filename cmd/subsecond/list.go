@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 	"time"
+
+	"github.com/subsecond/subsecond/store"
 )
 
 // runList implements `subsecond list [--db PATH] [--format text|json]`:
@@ -25,7 +27,7 @@ func runList(ctx context.Context, e env) error {
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("list: --format %q: want text or json", *format)
 	}
-	s, err := openStore(ctx, *db)
+	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {
 		return err
 	}

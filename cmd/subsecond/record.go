@@ -75,7 +75,7 @@ Flags:`)
 		}
 		sink = uploadSink(u, *token, *host)
 	} else {
-		s, err := openStore(ctx, *db)
+		s, err := openStore(ctx, e, *db, store.Options{})
 		if err != nil {
 			return err
 		}

@@ -35,8 +35,11 @@ func runServe(ctx context.Context, e env) error {
 	dbPath := dbFlag(fs)
 	maxUpload := byteSize(server.DefaultMaxUpload)
 	fs.Var(&maxUpload, "max-upload", "largest accepted upload `size`, as sent (compressed), e.g. 500MiB or 2GiB")
-	maxText := byteSize(server.DefaultMaxText)
-	fs.Var(&maxText, "max-text", "largest accepted capture `size` once decompressed")
+	maxText := byteSize(store.DefaultMaxText)
+	fs.Var(&maxText, "max-text", "largest accepted capture `size` once decompressed; larger gets 413")
+	maxSamples := fs.Int64("max-samples", store.DefaultMaxSamples, "most samples one capture may hold; more gets 413 and nothing is stored")
+	cacheSize := byteSize(store.DefaultCacheSize)
+	fs.Var(&cacheSize, "cache-size", "memory `size` for captures kept loaded for views, least recently used out first")
 	token := fs.String("token", os.Getenv("SUBSECOND_TOKEN"), "require this bearer `token` for uploads and deletes ($SUBSECOND_TOKEN)")
 	readOnly := fs.Bool("read-only", envBool("SUBSECOND_READ_ONLY"), "refuse uploads and deletes ($SUBSECOND_READ_ONLY=1)")
 	var sn serveNet
@@ -79,7 +82,10 @@ func runServe(ctx context.Context, e env) error {
 		}
 		path = p
 	}
-	st, err := openStore(ctx, path)
+	if *maxSamples <= 0 {
+		return fmt.Errorf("serve: --max-samples %d: want a positive number", *maxSamples)
+	}
+	st, err := openStore(ctx, e, path, store.Options{CacheSize: int64(cacheSize), MaxText: int64(maxText), MaxSamples: *maxSamples})
 	if err != nil {
 		return err
 	}
@@ -212,7 +218,8 @@ type serveStore struct{ *store.Store }
 
 // Import stores an upload; a full disk is reported as subsecond.ErrNoSpace.
 func (s serveStore) Import(ctx context.Context, r io.Reader, u server.Upload) (*subsecond.Profile, bool, error) {
-	p, existed, err := s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host})
+	p, existed, err := s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host,
+		MaxText: u.MaxText})
 	return p, existed, storageFull(err)
 }
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	sampledata "github.com/subsecond/subsecond/sample-data"
+	"github.com/subsecond/subsecond/store"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
@@ -487,7 +488,7 @@ func TestServeDiskFull(t *testing.T) {
 	db := filepath.Join(dir, "x.db")
 	file := filepath.Join(dir, "c.perf.txt.gz")
 	writeCapture(t, file)
-	st, err := openStore(context.Background(), db)
+	st, err := openStore(context.Background(), env{stderr: io.Discard}, db, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

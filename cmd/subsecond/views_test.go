@@ -13,6 +13,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 )
 
 // perfText renders generated samples as perf script text, the way
@@ -278,7 +279,7 @@ func TestHotspotsCommand(t *testing.T) {
 func TestStoredProfile(t *testing.T) {
 	file := viewCapture(t)
 	db := filepath.Join(t.TempDir(), "s.db")
-	s, err := store.Open(context.Background(), db)
+	s, err := sqlite.OpenStore(context.Background(), db, store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,15 +26,27 @@ func Generated() (*subsecond.Capture, sampledata.Truth, error) {
 		if generatedErr != nil {
 			return
 		}
-		sc := parser.NewScanner(&text, parser.Options{Strict: true})
-		b := subsecond.NewBuilder()
-		for sc.Scan() {
-			b.Add(sc.Sample())
+		generated, generatedErr = Parse(text.Bytes(), parser.Options{Strict: true})
+		if generated != nil {
+			generated.Profile.ID = "generated"
 		}
-		if generatedErr = sc.Err(); generatedErr != nil {
-			return
-		}
-		generated = b.Capture(subsecond.Profile{ID: "generated", Meta: sc.Metadata()})
 	})
 	return generated, generatedTr, generatedErr
+}
+
+// Parse reads perf script text into a capture held in memory, in one
+// serial pass of the parser and subsecond.Builder: the reference that
+// stored captures are compared with.
+func Parse(text []byte, opt parser.Options) (*subsecond.Capture, error) {
+	sc := parser.NewScanner(bytes.NewReader(text), opt)
+	b := subsecond.NewBuilder()
+	for sc.Scan() {
+		if err := b.Add(sc.Sample()); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return b.Capture(subsecond.Profile{Meta: sc.Metadata()}), nil
 }

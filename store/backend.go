@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Backend is the database under a Store: SQLite (package store/sqlite) or
+// PostgreSQL (package store/postgres). It stores what the import pipeline
+// hands it as opaque blobs and never decodes samples; the pipeline, the
+// codecs and the capture cache are backend-neutral and live in Store.
+//
+// Every method is one transaction. Lookups of an unknown or malformed id
+// return an error wrapping subsecond.ErrNotFound.
+type Backend interface {
+	// Begin starts the import of profile id. Nothing written through the
+	// returned Import is visible to any reader, in this process or
+	// another, until its Commit returns nil; Abort, a failed Commit or a
+	// process killed meanwhile leaves nothing behind.
+	Begin(ctx context.Context, id string) (Import, error)
+	// ProfileBySHA returns the stored profile whose text has the given
+	// SHA-256 (lower-case hex).
+	ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile, error)
+	// List returns every profile, most recently imported first, with its
+	// events but without warning messages.
+	List(ctx context.Context) ([]subsecond.Profile, error)
+	// Profile returns one profile with its events and first warnings.
+	Profile(ctx context.Context, id string) (*subsecond.Profile, error)
+	// Load returns profile id, its comm list, its table segments and
+	// every chunk with its data, in (Second, Seq) order.
+	Load(ctx context.Context, id string) (*Stored, error)
+	// Chunks returns profile id (without warning messages) with its comm
+	// list and the chunks whose Second lies in [from, to] (inclusive), in
+	// (Second, Seq) order, but no table segments. With data false the
+	// chunks' Data is not read, only their summaries.
+	Chunks(ctx context.Context, id string, from, to int64, data bool) (*Stored, error)
+	// Exists reports whether profile id is stored: a cached capture is
+	// checked with it, since another process may have deleted it.
+	Exists(ctx context.Context, id string) (bool, error)
+	// Delete removes profile id and everything stored with it.
+	Delete(ctx context.Context, id string) error
+	// AddMarkers stores markers of host, in one transaction, skipping
+	// those with the time and text of a stored one, and returns how many
+	// it stored. The caller has checked them.
+	AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error)
+	// Markers returns host's markers in [from, to) (Unix ns), ordered by
+	// time and text; an empty, non-nil slice when there are none.
+	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)
+	// Close releases the database.
+	Close() error
+}
+
+// Import writes one profile inside a transaction of its own (see
+// Backend.Begin). Its methods are called from one goroutine.
+type Import interface {
+	// WriteSegments stores table segments of the profile.
+	WriteSegments(ctx context.Context, segs []Segment) error
+	// WriteChunks stores chunks of the profile.
+	WriteChunks(ctx context.Context, chunks []Chunk) error
+	// Commit stores the profile row and makes the import visible. When a
+	// profile with the same SHA-256 exists already it stores nothing and
+	// returns an error wrapping ErrDuplicate.
+	Commit(ctx context.Context, rec *Record) error
+	// Abort discards the import; after Commit it does nothing.
+	Abort() error
+}
+
+// ErrDuplicate is returned by Import.Commit when a profile with the same
+// content exists already.
+var ErrDuplicate = errors.New("a profile with the same content exists")
+
+// Record is what Import.Commit stores in the profile row, besides the
+// segments and chunks: the profile itself (with ID, SHA256, Uploaded,
+// Events and WarningList set) and the list of command names that chunk
+// summaries refer to.
+type Record struct {
+	Profile subsecond.Profile
+	Comms   []byte // encoded comm list (see encodeStrings)
+}
+
+// Stored is a profile as Backend.Load reads it.
+type Stored struct {
+	Profile  subsecond.Profile
+	Comms    []byte
+	Segments []Segment
+	Chunks   []Chunk
+}
+
+// Chunk is one stored chunk: the samples of profile whose times lie in one
+// second (see subsecond.ChunkSpan), as columns in one compressed blob, and
+// their summary. Samples of a second normally form one chunk with Seq 0;
+// input far out of time order yields further chunks of the same second
+// with Seq 1, 2, … holding samples read later.
+type Chunk struct {
+	Second  int64  // floor(t / 1 s); math.MinInt64/1e9 rounded down for samples without a time
+	Seq     int32  // order among the chunks of one second
+	Samples int32  // samples in the chunk
+	Summary []byte // encoded subsecond.ChunkSummary counts (see encodeSummary)
+	Data    []byte // encoded sample columns (see encodeChunk); nil when not read
+}
+
+// Segment is a piece of a profile's interned tables (strings, frames or
+// stack nodes), appended in Seq order per Kind.
+type Segment struct {
+	Kind SegmentKind
+	Seq  int32
+	Data []byte
+}
+
+// SegmentKind names the table a Segment belongs to.
+type SegmentKind int32
+
+// Segment kinds, as stored.
+const (
+	SegStrings SegmentKind = 1
+	SegFrames  SegmentKind = 2
+	SegNodes   SegmentKind = 3
+)
+
+// ValidID reports whether id has the shape of a profile ID (26 lower-case
+// base32 characters), so that backends refuse hostile IDs before they reach
+// SQL.
+func ValidID(id string) bool {
+	if len(id) != 26 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,170 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// The stored blobs (chunks, summaries, table segments) are sequences of
+// varints behind a format byte; chunks and segments are then compressed
+// with zstd. Decoding checks every length and index, so that a damaged
+// blob yields an error rather than a panic or a capture that indexes out
+// of range.
+
+// errCorrupt is wrapped by every decoding error.
+var errCorrupt = errors.New("corrupt stored data")
+
+// Format bytes of the blobs.
+const (
+	chunkFormat   = 1
+	summaryFormat = 1
+	segmentFormat = 1
+)
+
+// maxBlob bounds a blob once decompressed, so that a damaged or hostile
+// database cannot make a reader allocate without bound. Encoders cut their
+// output well below it.
+const maxBlob = 256 << 20
+
+var (
+	zenc     *zstd.Encoder
+	zdec     *zstd.Decoder
+	zencOnce sync.Once
+	zdecOnce sync.Once
+)
+
+// zstdBlob returns b compressed as one zstd frame. The encoder is shared
+// and safe for concurrent use.
+func zstdBlob(b []byte) []byte {
+	zencOnce.Do(func() {
+		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
+			zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(true))
+	})
+	return zenc.EncodeAll(b, make([]byte, 0, len(b)/3+64))
+}
+
+// unzstd appends the content of zstd frame b to dst.
+func unzstd(dst, b []byte) ([]byte, error) {
+	zdecOnce.Do(func() {
+		zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxBlob),
+			zstd.WithDecoderMaxWindow(maxBlob))
+	})
+	out, err := zdec.DecodeAll(b, dst)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errCorrupt, err)
+	}
+	return out, nil
+}
+
+// enc appends varints to a byte slice.
+type enc struct{ b []byte }
+
+func (e *enc) byte(v byte)      { e.b = append(e.b, v) }
+func (e *enc) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
+func (e *enc) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
+func (e *enc) bytes(v []byte) {
+	e.uvarint(uint64(len(v)))
+	e.b = append(e.b, v...)
+}
+
+// dec reads what enc wrote; the first problem sticks in err and every later
+// read returns zero.
+type dec struct {
+	b   []byte
+	err error
+}
+
+func (d *dec) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s", errCorrupt, what)
+	}
+}
+
+func (d *dec) byte() byte {
+	if d.err != nil || len(d.b) == 0 {
+		d.fail("truncated")
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+func (d *dec) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *dec) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a count that must be at most max.
+func (d *dec) count(max int) int {
+	v := d.uvarint()
+	if v > uint64(max) {
+		d.fail(fmt.Sprintf("count %d exceeds %d", v, max))
+		return 0
+	}
+	return int(v)
+}
+
+// int32 reads a signed varint that must fit an int32.
+func (d *dec) int32() int32 {
+	v := d.varint()
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail("value out of int32 range")
+		return 0
+	}
+	return int32(v)
+}
+
+// index reads an unsigned varint that must be below n.
+func (d *dec) index(n int) int {
+	v := d.uvarint()
+	if v >= uint64(n) {
+		d.fail(fmt.Sprintf("index %d out of range %d", v, n))
+		return 0
+	}
+	return int(v)
+}
+
+func (d *dec) bytes() []byte {
+	n := d.count(len(d.b))
+	if d.err != nil {
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+// end fails unless every byte was read.
+func (d *dec) end() error {
+	if d.err == nil && len(d.b) != 0 {
+		d.fail(fmt.Sprintf("%d trailing bytes", len(d.b)))
+	}
+	return d.err
+}

@@ -1,0 +1,167 @@
+package store
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+)
+
+// columns returns n samples with values at the edges of their types.
+func columns(n int) subsecond.Columns {
+	c := makeColumns(n)
+	t := int64(1_700_000_000_000_000_000)
+	for i := range n {
+		if i%7 == 3 {
+			t += 1000 * int64(i%5) // equal times too
+		}
+		cpu := int32(i % 97)
+		if i%31 == 0 {
+			cpu = subsecond.Unknown
+		}
+		w := uint64(1_000_000)
+		if i%11 == 0 {
+			w = math.MaxUint64
+		}
+		c.Append(t, cpu, int32(i%13)-1, math.MaxInt32-int32(i%3), uint32(i%5), uint16(i%3), w, int32(i*7919%5000))
+	}
+	return c
+}
+
+func TestChunkRoundTrip(t *testing.T) {
+	lim := limits{strings: 5, nodes: 5000, events: 3}
+	for _, n := range []int{0, 1, 2, 1000} {
+		c := columns(n)
+		data := encodeChunk(&c, 0, n)
+		var got subsecond.Columns
+		if _, err := decodeChunk(data, &got, lim, nil); err != nil {
+			t.Fatalf("%d samples: decode: %v", n, err)
+		}
+		if got.Len() != n || n > 0 && !reflect.DeepEqual(got, c) {
+			t.Errorf("%d samples: decoded columns differ", n)
+		}
+	}
+	// Samples without a time share one chunk and keep their NoTime.
+	c := makeColumns(3)
+	for range 3 {
+		c.Append(subsecond.NoTime, 0, 1, 1, 0, 0, 1, 0)
+	}
+	var got subsecond.Columns
+	if _, err := decodeChunk(encodeChunk(&c, 0, 3), &got, lim, nil); err != nil || !reflect.DeepEqual(got.Time, c.Time) {
+		t.Errorf("samples without a time: %v, %v", got.Time, err)
+	}
+	if s := chunkSecond(subsecond.NoTime); s != math.MinInt64/int64(subsecond.ChunkSpan)-1 {
+		t.Errorf("chunkSecond(NoTime) = %d", s)
+	}
+}
+
+// TestChunkRefusesDamage decodes damaged chunks: each must fail with
+// errCorrupt and leave the columns as they were, never panic.
+func TestChunkRefusesDamage(t *testing.T) {
+	c := columns(200)
+	raw, err := unzstd(nil, encodeChunk(&c, 0, 200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := limits{strings: 5, nodes: 5000, events: 3}
+	top := int(slices.Max(c.Stack)) // the largest index of each kind is out of range in turn
+	tight := []limits{{strings: 4, nodes: 5000, events: 3}, {strings: 5, nodes: top, events: 3}, {strings: 5, nodes: 5000, events: 2}}
+	for i, l := range tight {
+		var got subsecond.Columns
+		if err := decodeColumns(raw, &got, l); !errors.Is(err, errCorrupt) || got.Len() != 0 {
+			t.Errorf("limits %d: error %v, %d samples; want errCorrupt and none", i, err, got.Len())
+		}
+	}
+	for cut := 0; cut < len(raw); cut += 7 {
+		got := columns(2)
+		if err := decodeColumns(raw[:cut], &got, lim); !errors.Is(err, errCorrupt) || got.Len() != 2 {
+			t.Fatalf("chunk cut at %d: error %v, %d samples; want errCorrupt and the 2 before", cut, err, got.Len())
+		}
+	}
+	if err := decodeColumns(append(raw[:len(raw):len(raw)], 0), &subsecond.Columns{}, lim); !errors.Is(err, errCorrupt) {
+		t.Errorf("chunk with a trailing byte: %v; want errCorrupt", err)
+	}
+	if _, err := decodeChunk([]byte("not zstd"), &subsecond.Columns{}, lim, nil); !errors.Is(err, errCorrupt) {
+		t.Errorf("chunk that is not zstd: %v; want errCorrupt", err)
+	}
+}
+
+// FuzzDecodeColumns feeds arbitrary bytes to the chunk decoder: it must
+// return an error or columns within the limits, never panic.
+func FuzzDecodeColumns(f *testing.F) {
+	c := columns(50)
+	raw, _ := unzstd(nil, encodeChunk(&c, 0, 50))
+	f.Add(raw)
+	f.Add([]byte{chunkFormat, 3, 0, 1})
+	lim := limits{strings: 5, nodes: 5000, events: 3}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got subsecond.Columns
+		if err := decodeColumns(b, &got, lim); err != nil {
+			return
+		}
+		for i := range got.Len() {
+			if got.Comm[i] >= 5 || got.Stack[i] < 0 || got.Stack[i] >= 5000 || got.Event[i] >= 3 {
+				t.Fatalf("sample %d out of the limits: %+v", i, got)
+			}
+		}
+	})
+}
+
+func TestSegmentsRoundTrip(t *testing.T) {
+	in := subsecond.NewInterner()
+	in.Stack([]subsecond.Frame{{Symbol: "leaf", DSO: "[kernel.kallsyms]", Kind: subsecond.KindKernel, Addr: math.MaxUint64},
+		{Symbol: "main", DSO: "/bin/x", SrcLine: "x.c:1", Inline: true}})
+	in.String("comm with spaces")
+	var c subsecond.Capture
+	if err := decodeSegments(encodeSegments(in), &c); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.Strings, in.Strings) || !reflect.DeepEqual(c.Frames, in.Frames) || !reflect.DeepEqual(c.Nodes, in.Nodes) {
+		t.Errorf("tables after a round trip = %v %v %v; want %v %v %v", c.Strings, c.Frames, c.Nodes, in.Strings, in.Frames, in.Nodes)
+	}
+	segs := encodeSegments(in)
+	for i := range segs {
+		bad := append([]Segment(nil), segs...)
+		bad = append(bad[:i], bad[i+1:]...) // one segment missing
+		if err := decodeSegments(bad, &c); err == nil && i < len(segs)-1 {
+			t.Errorf("tables without segment %d: no error", i)
+		}
+	}
+}
+
+func TestCacheBudget(t *testing.T) {
+	capture := func(n int) *subsecond.Capture {
+		c := &subsecond.Capture{Strings: []string{""}}
+		c.Samples = makeColumns(n)
+		return c
+	}
+	one := captureSize(capture(1000))
+	cc := newCaptureCache(3*one + one/2)
+	for _, id := range []string{"a", "b", "c", "d"} {
+		cc.put(id, capture(1000))
+	}
+	if cc.bytes() > 3*one+one/2 {
+		t.Errorf("cache holds %d bytes; budget %d", cc.bytes(), 3*one+one/2)
+	}
+	if _, ok := cc.byID["a"]; ok {
+		t.Error("least recently used capture a still cached")
+	}
+	cc.get(t.Context(), "b", nil) // b is now the most recent: c goes next
+	cc.put("e", capture(1000))
+	if _, ok := cc.byID["c"]; ok {
+		t.Error("capture c still cached after b was used and e added")
+	}
+	if _, ok := cc.byID["b"]; !ok {
+		t.Error("recently used capture b evicted")
+	}
+	big, hit, err := cc.get(t.Context(), "huge", func() (*subsecond.Capture, error) { return capture(10000), nil })
+	if err != nil || hit || big.Samples.Len() != 0 || cap(big.Samples.Time) != 10000 {
+		t.Fatalf("get of a capture larger than the budget = %v, %v, %v", big, hit, err)
+	}
+	if _, ok := cc.byID["huge"]; ok || cc.bytes() > 3*one+one/2 {
+		t.Errorf("a capture larger than the budget is kept (%d bytes cached)", cc.bytes())
+	}
+}

@@ -1,0 +1,724 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/decompress"
+	"github.com/subsecond/subsecond/parser"
+)
+
+// The import pipeline turns perf script text into a profile's tables and
+// encoded chunks without touching the database; Store.Import then writes
+// them in one short transaction. Its stages:
+//
+//	read      one goroutine: decompress once (the format recognised by
+//	          content; a compressed stream inside is refused), count the
+//	          text against MaxText, hash it, and cut it into blocks that end
+//	          at a record boundary (a blank line)
+//	parse     one goroutine per core: each parses whole blocks into columns
+//	          and a worker-local Interner, in parallel
+//	merge     Import's goroutine, block by block in input order: maps each
+//	          worker's new strings, frames, stack nodes and events into the
+//	          profile's tables, counts the samples (MaxSamples), and files
+//	          them into chunks of one second
+//	encode    one goroutine per core: sorts, summarises and compresses each
+//	          chunk once it is complete
+//
+// Merging in input order, each worker's new table entries in the order it
+// met them, gives every string, frame and node exactly the index a serial
+// pass would (subsecond.Builder's), so the result does not depend on how
+// blocks were shared out.
+
+// Limits of an import, when neither ImportOptions nor Options set them.
+const (
+	// DefaultMaxText bounds a capture's decompressed text: the bundled
+	// 96-CPU × 120 s capture is 888 MB.
+	DefaultMaxText = 8 << 30
+	// DefaultMaxSamples bounds a capture's samples: 96 CPUs sampled at
+	// 49 Hz for two minutes are 564,480; at 999 Hz, 11.5 million.
+	DefaultMaxSamples = 50_000_000
+)
+
+// blockSize is the size of the blocks the text is cut into for the parse
+// workers; a block grows up to maxBlock when it holds no blank line.
+const (
+	blockSize = 4 << 20
+	maxBlock  = 64 << 20
+)
+
+// partSamples is how many samples a parse worker hands on at a time when a
+// block holds more (a stream parsed whole, see block.rest).
+const partSamples = 1 << 16
+
+// sealLag is how far behind the latest second a chunk is sealed: perf
+// script prints samples in time order, give or take the few milliseconds
+// by which CPUs' buffers are merged.
+const sealLag = 2
+
+// source is the text of an import: decompressed once, counted, hashed.
+type source struct {
+	raw      *countingReader // the input as given
+	text     io.Reader       // decompressed text, limited to max bytes
+	closer   io.Closer
+	max      int64
+	n        int64 // text bytes read
+	sha      hash.Hash
+	over     bool // the text went past max
+	overflow error
+}
+
+// openSource prepares r for parsing: the format is recognised from the
+// first bytes, and decompressed text that is itself compressed is refused.
+// The head of the text is returned for sniffing; it is also the start of
+// what src reads.
+func openSource(r io.Reader, max int64) (*source, []byte, error) {
+	cr := &countingReader{r: r}
+	rc, f, err := decompress.Open(cr)
+	if err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReaderSize(rc, 64<<10)
+	head, err := br.Peek(sniffLen)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		rc.Close()
+		return nil, nil, err
+	}
+	if inner := decompress.Detect(head); f != decompress.Plain && inner != decompress.Plain {
+		rc.Close()
+		return nil, nil, fmt.Errorf("%s inside %s: a compressed stream inside compressed input is refused, as it could expand "+
+			"past any limit; decompress the inner layer first: %w", inner, f, subsecond.ErrTooLarge)
+	}
+	return &source{raw: cr, text: br, closer: rc, max: max, sha: sha256.New()}, head, nil
+}
+
+// read fills p from the text, counting and hashing it. Past max bytes it
+// fails with an error wrapping subsecond.ErrTooLarge.
+func (s *source) read(p []byte) (int, error) {
+	if s.n >= s.max {
+		var probe [1]byte
+		if n, err := s.text.Read(probe[:]); n == 0 && err != nil {
+			return 0, err
+		}
+		s.over = true
+		return 0, fmt.Errorf("the capture's text is larger than the limit of %d bytes (--max-text): %w", s.max, subsecond.ErrTooLarge)
+	}
+	if int64(len(p)) > s.max-s.n {
+		p = p[:s.max-s.n]
+	}
+	n, err := s.text.Read(p)
+	s.n += int64(n)
+	s.sha.Write(p[:n])
+	return n, err
+}
+
+// block is a piece of the text that ends at a record boundary, or, with
+// rest set, the remainder of the input parsed as one stream (text whose
+// records are not separated by blank lines).
+type block struct {
+	seq  int
+	data []byte
+	rest io.Reader
+	buf  *[]byte // returned to the pool when parsed
+}
+
+// part is what a parse worker hands on: samples of one block whose Comm,
+// Stack and Event index the worker's own tables, of which it carries
+// snapshots.
+type part struct {
+	block int
+	last  bool // the block's final part
+	cols  subsecond.Columns
+	w     *worker
+	strs  []string
+	frms  []subsecond.FrameRec
+	nodes []subsecond.StackNode
+	evs   []string
+	// Set on the final part:
+	lines int // lines in the block
+	nwarn int
+	warns []subsecond.Warning // line numbers relative to the block
+	meta  subsecond.Metadata
+	err   error
+}
+
+// worker is one parse goroutine's state, kept across its blocks: its
+// tables grow with what it has seen, and the merger maps each entry into
+// the profile's tables once.
+type worker struct {
+	in     *subsecond.Interner
+	stacks *stackCache
+	events map[string]uint16
+	evs    []string
+
+	// Kept by the merger: worker index → profile index, for the entries
+	// mapped so far.
+	strMap   []uint32
+	frameMap []int32
+	nodeMap  []int32
+	evMap    []uint16
+}
+
+func newWorker() *worker {
+	in := subsecond.NewInterner()
+	return &worker{in: in, stacks: newStackCache(in), events: map[string]uint16{}, strMap: []uint32{0}, nodeMap: []int32{0}}
+}
+
+// parseBlock parses b, sending its samples on out in parts. after is the
+// parser's state at the end of the first block, for the later ones. It
+// returns the parser's state at the end of b.
+func (w *worker) parseBlock(ctx context.Context, b *block, strict bool, after *parser.State, out chan<- *part) (parser.State, bool) {
+	var r io.Reader = b.rest
+	if r == nil {
+		r = bytes.NewReader(b.data)
+	}
+	sc := parser.NewScanner(r, parser.Options{Strict: strict, After: after})
+	w.stacks.newScanner()
+	p := w.newPart(b.seq)
+	for sc.Scan() {
+		smp := sc.Sample()
+		ev, ok := w.events[smp.Event]
+		if !ok {
+			if len(w.evs) >= subsecond.MaxEvents {
+				p.err = fmt.Errorf("line %d: more than %d distinct event names: %w", smp.Line, subsecond.MaxEvents, subsecond.ErrTooLarge)
+				break
+			}
+			ev = uint16(len(w.evs))
+			w.events[smp.Event] = ev
+			w.evs = append(w.evs, smp.Event)
+		}
+		wt := smp.Period
+		if wt == 0 {
+			wt = 1
+		}
+		comm := w.in.String(smp.Comm) // before the stack's strings, as a serial Builder interns them
+		p.cols.Append(smp.Time, smp.CPU, smp.PID, smp.TID, comm, ev, wt, w.stacks.stack(smp.Frames, sc.FrameIDs()))
+		if p.cols.Len() == partSamples {
+			if !w.send(ctx, p, out) {
+				return sc.State(), false
+			}
+			p = w.newPart(b.seq)
+		}
+	}
+	if p.err == nil {
+		p.err = sc.Err()
+		if !strict && errors.Is(p.err, subsecond.ErrNotPerf) {
+			p.err = nil // a block of bad records only; whether the capture has samples is decided at the end
+		}
+	}
+	p.last, p.lines, p.meta = true, sc.Line(), sc.Metadata()
+	p.nwarn, p.warns = sc.Warnings()
+	return sc.State(), w.send(ctx, p, out)
+}
+
+func (w *worker) newPart(seq int) *part {
+	return &part{block: seq, w: w, cols: makeColumns(min(partSamples, 16<<10))}
+}
+
+// send hands p on with snapshots of the worker's tables.
+func (w *worker) send(ctx context.Context, p *part, out chan<- *part) bool {
+	p.strs, p.frms, p.nodes, p.evs = w.in.Strings, w.in.Frames, w.in.Nodes, w.evs
+	select {
+	case out <- p:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// parsed is the outcome of the pipeline: everything an import stores.
+type parsed struct {
+	tables   *subsecond.Interner
+	stats    *subsecond.Stats
+	comms    []string
+	chunks   *chunkSpool
+	meta     subsecond.Metadata
+	nwarn    int
+	warns    []subsecond.Warning
+	bytes    int64
+	sum      []byte
+	warm     *subsecond.Columns // the samples in capture order, when few enough
+	segments []Segment
+}
+
+// pipeline holds the state of one run of the import pipeline.
+type pipeline struct {
+	opt     ImportOptions
+	workers int
+	src     *source
+
+	in    *subsecond.Interner
+	stats *subsecond.Stats
+	class *classifier
+	evMap map[uint16]bool
+
+	samples   int64
+	maxSecond int64
+	started   bool
+	open      map[int64]*chunkBuf
+	nextSeq   map[int64]int32 // per second sealed at least once: the Seq of its next chunk
+	lastBuf   *chunkBuf
+	encode    chan *chunkBuf
+	encWG     sync.WaitGroup
+	encErr    atomic.Pointer[error]
+	spool     *chunkSpool
+	warm      []*chunkBuf // sealed chunks kept for the warm capture, nil when off
+	warmOff   bool
+	warmLimit int
+	blockSize int
+
+	meta  subsecond.Metadata
+	nwarn int
+	warns []subsecond.Warning
+	lines int
+}
+
+// chunkBuf collects the samples of one chunk until it is sealed.
+type chunkBuf struct {
+	second int64
+	seq    int32
+	cols   subsecond.Columns
+	view   view
+}
+
+// run parses the source with the given number of workers.
+func (s *Store) run(ctx context.Context, src *source, opt ImportOptions) (*parsed, error) {
+	workers := s.opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	pl := &pipeline{opt: opt, workers: workers, src: src, in: subsecond.NewInterner(), stats: subsecond.NewStats(),
+		class: newClassifier(), open: map[int64]*chunkBuf{}, nextSeq: map[int64]int32{},
+		spool: newChunkSpool(s.opt.SpillDir), warmLimit: s.opt.WarmLimit, blockSize: s.opt.BlockSize}
+	res, err := pl.run(ctx)
+	if err != nil {
+		pl.spool.release()
+		return nil, err
+	}
+	return res, nil
+}
+
+func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+
+	blocks := make(chan *block, pl.workers)
+	parts := make(chan *part, 2*pl.workers)
+	pool := make(chan *[]byte, 2*pl.workers+1)
+	for range cap(pool) {
+		b := make([]byte, 0, pl.blockSize)
+		pool <- &b
+	}
+	var readErr error
+	wg.Go(func() {
+		defer close(blocks)
+		readErr = pl.split(ctx, blocks, pool)
+	})
+	// The parser's state after the first block (the capture's header)
+	// is where every later block's parse starts from.
+	var first parser.State
+	firstDone := make(chan struct{})
+	var parseWG sync.WaitGroup
+	for range pl.workers {
+		w := newWorker()
+		parseWG.Go(func() {
+			for b := range blocks {
+				var after *parser.State
+				if b.seq > 0 {
+					select {
+					case <-firstDone:
+						after = &first
+					case <-ctx.Done():
+						return
+					}
+				}
+				st, ok := w.parseBlock(ctx, b, pl.opt.Strict, after, parts)
+				if b.seq == 0 {
+					first = st
+					close(firstDone)
+				}
+				if b.buf != nil {
+					pool <- b.buf
+				}
+				if !ok {
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		parseWG.Wait()
+		close(parts)
+	})
+	pl.encode = make(chan *chunkBuf, pl.workers)
+	for range pl.workers {
+		pl.encWG.Go(pl.encodeChunks)
+	}
+	err := pl.merge(ctx, parts)
+	if err != nil {
+		cancel()
+		for range parts { // let the workers finish
+		}
+	}
+	if err == nil {
+		err = pl.sealAll()
+	}
+	close(pl.encode)
+	pl.encWG.Wait()
+	if e := pl.encErr.Load(); err == nil && e != nil {
+		err = *e
+	}
+	wg.Wait()
+	if readErr != nil && (err == nil || errors.Is(err, context.Canceled) && ctx.Err() == nil) {
+		err = readErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := pl.src.closer.Close(); err != nil {
+		return nil, err
+	}
+	res := &parsed{tables: pl.in, stats: pl.stats, comms: pl.class.comms, chunks: pl.spool, meta: pl.meta,
+		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, sum: pl.src.sha.Sum(nil)}
+	res.segments = encodeSegments(pl.in)
+	if !pl.warmOff {
+		res.warm = assemble(pl.warm)
+	}
+	return res, nil
+}
+
+// split reads the text into blocks that end after a blank line and sends
+// them in order.
+func (pl *pipeline) split(ctx context.Context, out chan<- *block, pool chan *[]byte) error {
+	var carry []byte
+	send := func(b *block) bool {
+		select {
+		case out <- b:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for seq := 0; ; seq++ {
+		var bp *[]byte
+		select {
+		case bp = <-pool:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		buf := append((*bp)[:0], carry...)
+		carry = nil
+		size := pl.blockSize
+		for {
+			n, err := fill(pl.src, &buf, size)
+			if err != nil && err != io.EOF {
+				return err
+			}
+			if err == io.EOF || n == 0 {
+				*bp = buf
+				if len(buf) == 0 {
+					pool <- bp
+					return nil
+				}
+				send(&block{seq: seq, data: buf, buf: bp})
+				return nil
+			}
+			if cut := boundary(buf); cut > 0 {
+				carry = append(carry, buf[cut:]...)
+				buf = buf[:cut]
+				break
+			}
+			if size >= max(maxBlock, pl.blockSize) {
+				// No blank line in maxBlock bytes: records are not
+				// separated by blank lines, and the rest is parsed as one
+				// stream.
+				*bp = buf
+				rest := io.MultiReader(bytes.NewReader(buf), readerFunc(pl.src.read))
+				if !send(&block{seq: seq, rest: rest}) {
+					return ctx.Err()
+				}
+				return nil // the worker reads the source to its end
+			}
+			size *= 2
+		}
+		*bp = buf
+		if !send(&block{seq: seq, data: buf, buf: bp}) {
+			return ctx.Err()
+		}
+	}
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// fill reads from src until *buf holds size bytes or the input ends.
+func fill(src *source, buf *[]byte, size int) (int, error) {
+	b := *buf
+	if cap(b) < size {
+		b = slices.Grow(b, size-len(b))
+	}
+	total := 0
+	for len(b) < size {
+		n, err := src.read(b[len(b):size])
+		b = b[:len(b)+n]
+		total += n
+		if err != nil {
+			*buf = b
+			return total, err
+		}
+	}
+	*buf = b
+	return total, nil
+}
+
+// boundary returns the offset just after the last blank line in b, or 0.
+func boundary(b []byte) int {
+	if i := bytes.LastIndex(b, []byte("\n\n")); i >= 0 {
+		return i + 2
+	}
+	if i := bytes.LastIndex(b, []byte("\n\r\n")); i >= 0 {
+		return i + 3
+	}
+	return 0
+}
+
+// merge consumes the workers' parts in input order: a block's parts come
+// from one worker, in order; blocks finished early wait in pending.
+func (pl *pipeline) merge(ctx context.Context, parts <-chan *part) error {
+	pending := map[int][]*part{}
+	next := 0
+	for p := range parts {
+		pending[p.block] = append(pending[p.block], p)
+		for len(pending[next]) > 0 {
+			q := pending[next][0]
+			pending[next] = pending[next][1:]
+			if err := pl.mergePart(q); err != nil {
+				return err
+			}
+			if q.last {
+				delete(pending, next)
+				next++
+			}
+			if pl.opt.Progress != nil {
+				pl.opt.Progress(pl.src.raw.n.Load())
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mergePart maps p's samples into the profile.
+func (pl *pipeline) mergePart(p *part) error {
+	if p.err != nil {
+		var se *parser.SyntaxError
+		if errors.As(p.err, &se) {
+			return &parser.SyntaxError{Line: se.Line + pl.lines, Msg: se.Msg}
+		}
+		return p.err
+	}
+	w := p.w
+	for i := len(w.strMap); i < len(p.strs); i++ {
+		w.strMap = append(w.strMap, pl.in.String(p.strs[i]))
+	}
+	for i := len(w.frameMap); i < len(p.frms); i++ {
+		f := &p.frms[i]
+		w.frameMap = append(w.frameMap, pl.in.Frame(&subsecond.Frame{Symbol: p.strs[f.Symbol], DSO: p.strs[f.DSO],
+			SrcLine: p.strs[f.SrcLine], Addr: f.Addr, Kind: f.Kind, Inline: f.Inline}))
+	}
+	for i := len(w.nodeMap); i < len(p.nodes); i++ {
+		n := &p.nodes[i]
+		w.nodeMap = append(w.nodeMap, pl.in.Node(w.nodeMap[n.Parent], w.frameMap[n.Frame]))
+	}
+	for i := len(w.evMap); i < len(p.evs); i++ {
+		ev, err := pl.stats.Event(p.evs[i])
+		if err != nil {
+			return err
+		}
+		w.evMap = append(w.evMap, ev)
+	}
+	pl.class.update(pl.in)
+
+	c := &p.cols
+	n := c.Len()
+	if pl.samples+int64(n) > pl.opt.MaxSamples {
+		return fmt.Errorf("the capture has more than %d samples, the limit per profile (--max-samples): %w", pl.opt.MaxSamples, subsecond.ErrTooLarge)
+	}
+	pl.samples += int64(n)
+	for i := range n {
+		comm, stack, ev := w.strMap[c.Comm[i]], w.nodeMap[c.Stack[i]], w.evMap[c.Event[i]]
+		c.Comm[i], c.Stack[i], c.Event[i] = comm, stack, ev
+		pl.class.comm(comm, pl.in)
+		t := c.Time[i]
+		pl.stats.Count(ev, t, c.CPU[i])
+		sec := chunkSecond(t)
+		b := pl.lastBuf
+		if b == nil || b.second != sec || b.cols.Len() >= maxChunkSamples {
+			var err error
+			if b, err = pl.chunk(sec); err != nil {
+				return err
+			}
+		}
+		b.cols.Append(t, c.CPU[i], c.PID[i], c.TID[i], comm, ev, c.Weight[i], stack)
+		if t != subsecond.NoTime && (!pl.started || sec > pl.maxSecond) {
+			pl.started, pl.maxSecond = true, sec
+		}
+	}
+	if p.last {
+		pl.mergeText(p)
+	}
+	return pl.sealOld()
+}
+
+// mergeText adds a block's warnings and metadata to the import's.
+func (pl *pipeline) mergeText(p *part) {
+	pl.nwarn += p.nwarn
+	for _, w := range p.warns {
+		if len(pl.warns) < 20 {
+			pl.warns = append(pl.warns, subsecond.Warning{Line: w.Line + pl.lines, Message: w.Message})
+		}
+	}
+	pl.lines += p.lines
+	// A block's metadata holds what its own header lines set; each later
+	// one overrides, as later lines do in one pass, except the hostname
+	// and the tod offset, which the first capture and sample fix.
+	m, o := &pl.meta, &p.meta
+	for _, h := range o.Header {
+		if len(m.Header) < 2048 {
+			m.Header = append(m.Header, h)
+		}
+	}
+	for _, f := range []struct{ dst, src *string }{{&m.OSRelease, &o.OSRelease}, {&m.PerfVersion, &o.PerfVersion},
+		{&m.Arch, &o.Arch}, {&m.CPUDesc, &o.CPUDesc}, {&m.Cmdline, &o.Cmdline}, {&m.CapturedOn, &o.CapturedOn},
+		{&m.Clock, &o.Clock}} {
+		if *f.src != "" {
+			*f.dst = *f.src
+		}
+	}
+	if m.Hostname == "" {
+		m.Hostname = o.Hostname
+	}
+	if o.NrCPUs != 0 {
+		m.NrCPUs = o.NrCPUs
+	}
+	if o.RefTODNS != 0 || o.RefClockNS != 0 {
+		m.RefTODNS, m.RefClockNS = o.RefTODNS, o.RefClockNS
+	}
+	if m.TODOffsetNS == 0 {
+		m.TODOffsetNS = o.TODOffsetNS
+	}
+}
+
+// chunk returns the open chunk of second sec, starting one if needed.
+func (pl *pipeline) chunk(sec int64) (*chunkBuf, error) {
+	b := pl.open[sec]
+	if b != nil && b.cols.Len() >= maxChunkSamples {
+		if err := pl.seal(b); err != nil {
+			return nil, err
+		}
+		b = nil
+	}
+	if b == nil {
+		b = &chunkBuf{second: sec, seq: pl.nextSeq[sec], cols: makeColumns(1024)}
+		pl.nextSeq[sec] = b.seq + 1
+		pl.open[sec] = b
+	}
+	pl.lastBuf = b
+	return b, nil
+}
+
+// sealOld seals the open chunks more than sealLag seconds behind the
+// latest.
+func (pl *pipeline) sealOld() error {
+	if !pl.started {
+		return nil
+	}
+	for sec, b := range pl.open {
+		if sec < pl.maxSecond-sealLag {
+			if err := pl.seal(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (pl *pipeline) sealAll() error {
+	secs := make([]int64, 0, len(pl.open))
+	for sec := range pl.open {
+		secs = append(secs, sec)
+	}
+	slices.Sort(secs)
+	for _, sec := range secs {
+		if err := pl.seal(pl.open[sec]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// seal hands chunk b to the encoders.
+func (pl *pipeline) seal(b *chunkBuf) error {
+	delete(pl.open, b.second)
+	if pl.lastBuf == b {
+		pl.lastBuf = nil
+	}
+	if e := pl.encErr.Load(); e != nil {
+		return *e
+	}
+	b.view = pl.class.view()
+	if !pl.warmOff {
+		if pl.samples > int64(pl.warmLimit) {
+			pl.warmOff, pl.warm = true, nil
+		} else {
+			pl.warm = append(pl.warm, b)
+		}
+	}
+	pl.encode <- b
+	return nil
+}
+
+// encodeChunks runs in an encoder goroutine.
+func (pl *pipeline) encodeChunks() {
+	for b := range pl.encode {
+		if pl.encErr.Load() != nil {
+			continue
+		}
+		subsecond.SortColumns(&b.cols)
+		n := b.cols.Len()
+		ch := Chunk{Second: b.second, Seq: b.seq, Samples: int32(n), Summary: encodeSummary(&b.cols, 0, n, &b.view),
+			Data: encodeChunk(&b.cols, 0, n)}
+		if err := pl.spool.add(ch); err != nil {
+			pl.encErr.CompareAndSwap(nil, &err)
+		}
+	}
+}
+
+// countingReader counts the bytes read through it; the count may be read
+// from another goroutine.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,225 @@
+package store
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Node and comm flags the summaries are computed from, per stack node and
+// per string of the profile (see classifier).
+const (
+	nodeIdle    = 1 << iota // the stack passes through the idle loop without interrupt work
+	nodeKernel              // the leaf frame is a kernel frame
+	nodeHasIdle             // some frame on the path is an idle-loop function
+	nodeHasIrq              // some frame on the path is interrupt work
+)
+
+// classifier keeps, as a profile's tables grow, what the summaries need to
+// know of each stack node and command name: the definitions of
+// subsecond.ChunkSummary, which are the cores map's. Slices only grow and
+// entries never change, so a reader may use a prefix of them while the
+// merger appends.
+type classifier struct {
+	node     []uint8 // per stack node
+	idleComm []bool  // per string: names the idle task
+	commIdx  []int32 // per string: index in comms, -1 when not a comm
+	comms    []string
+	symFlags map[uint32]uint8 // per symbol string: nodeHasIdle|nodeHasIrq
+}
+
+func newClassifier() *classifier {
+	return &classifier{node: []uint8{nodeIdle}, symFlags: map[uint32]uint8{}}
+}
+
+// update classifies the strings and nodes in added to in since the last
+// call.
+func (k *classifier) update(in *subsecond.Interner) {
+	for i := len(k.idleComm); i < len(in.Strings); i++ {
+		k.idleComm = append(k.idleComm, subsecond.IsIdleComm(in.Strings[i]))
+		k.commIdx = append(k.commIdx, -1)
+	}
+	for n := len(k.node); n < len(in.Nodes); n++ {
+		nd := in.Nodes[n]
+		fr := in.Frames[nd.Frame]
+		sf, ok := k.symFlags[fr.Symbol]
+		if !ok {
+			sym := in.Strings[fr.Symbol]
+			if subsecond.IsIdleFunc(sym) {
+				sf |= nodeHasIdle
+			}
+			if subsecond.IsIrqFunc(sym) {
+				sf |= nodeHasIrq
+			}
+			k.symFlags[fr.Symbol] = sf
+		}
+		fl := sf
+		if nd.Parent > 0 {
+			fl |= k.node[nd.Parent] & (nodeHasIdle | nodeHasIrq)
+		}
+		if fl&nodeHasIdle != 0 && fl&nodeHasIrq == 0 {
+			fl |= nodeIdle
+		}
+		if fr.Kind == subsecond.KindKernel {
+			fl |= nodeKernel
+		}
+		k.node = append(k.node, fl)
+	}
+}
+
+// comm returns the comm-list index of string s, adding it if new.
+func (k *classifier) comm(s uint32, in *subsecond.Interner) int32 {
+	if i := k.commIdx[s]; i >= 0 {
+		return i
+	}
+	i := int32(len(k.comms))
+	k.commIdx[s] = i
+	k.comms = append(k.comms, in.Strings[s])
+	return i
+}
+
+// view is a read-only snapshot of a classifier, for the encoders.
+type view struct {
+	node     []uint8
+	idleComm []bool
+	commIdx  []int32
+}
+
+func (k *classifier) view() view {
+	return view{node: k.node, idleComm: k.idleComm, commIdx: k.commIdx}
+}
+
+// classify returns the busy and system flags of sample i.
+func (v *view) classify(c *subsecond.Columns, i int) (busy, system bool) {
+	fl := v.node[c.Stack[i]]
+	idle := fl&nodeIdle != 0 && (v.idleComm[c.Comm[i]] || c.PID[i] == 0)
+	return !idle, !idle && fl&nodeKernel != 0
+}
+
+type cpuKey struct {
+	cpu   int32
+	event uint16
+}
+
+type commKey struct {
+	comm  int32
+	event uint16
+}
+
+// encodeSummary counts samples [lo, hi) of c (one chunk) by CPU and by
+// command, and encodes the counts.
+func encodeSummary(c *subsecond.Columns, lo, hi int, v *view) []byte {
+	cpus := map[cpuKey]*subsecond.Counts{}
+	comms := map[commKey]*subsecond.Counts{}
+	var lastCPU cpuKey
+	var lastCPUc *subsecond.Counts
+	for i := lo; i < hi; i++ {
+		busy, sys := v.classify(c, i)
+		add := func(n *subsecond.Counts) {
+			n.Samples++
+			if busy {
+				n.Busy++
+			}
+			if sys {
+				n.System++
+			}
+		}
+		ck := cpuKey{c.CPU[i], c.Event[i]}
+		if lastCPUc == nil || ck != lastCPU {
+			lastCPU, lastCPUc = ck, cpus[ck]
+			if lastCPUc == nil {
+				lastCPUc = new(subsecond.Counts)
+				cpus[ck] = lastCPUc
+			}
+		}
+		add(lastCPUc)
+		mk := commKey{v.commIdx[c.Comm[i]], c.Event[i]}
+		n := comms[mk]
+		if n == nil {
+			n = new(subsecond.Counts)
+			comms[mk] = n
+		}
+		add(n)
+	}
+	e := enc{b: make([]byte, 0, 16*(len(cpus)+len(comms))+8)}
+	e.byte(summaryFormat)
+	ck := sortedKeys(cpus, func(a, b cpuKey) int { return cmp.Or(cmp.Compare(a.cpu, b.cpu), cmp.Compare(a.event, b.event)) })
+	e.uvarint(uint64(len(ck)))
+	for _, k := range ck {
+		e.varint(int64(k.cpu))
+		e.uvarint(uint64(k.event))
+		putCounts(&e, cpus[k])
+	}
+	mk := sortedKeys(comms, func(a, b commKey) int { return cmp.Or(cmp.Compare(a.comm, b.comm), cmp.Compare(a.event, b.event)) })
+	e.uvarint(uint64(len(mk)))
+	for _, k := range mk {
+		e.uvarint(uint64(k.comm))
+		e.uvarint(uint64(k.event))
+		putCounts(&e, comms[k])
+	}
+	return e.b
+}
+
+func sortedKeys[K comparable, V any](m map[K]V, less func(a, b K) int) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, less)
+	return keys
+}
+
+func putCounts(e *enc, n *subsecond.Counts) {
+	e.uvarint(uint64(n.Samples))
+	e.uvarint(uint64(n.Busy))
+	e.uvarint(uint64(n.System))
+}
+
+func getCounts(d *dec) subsecond.Counts {
+	s, b, y := d.count(maxChunkSamples), d.count(maxChunkSamples), d.count(maxChunkSamples)
+	if b > s || y > b {
+		d.fail("summary counts inconsistent")
+	}
+	return subsecond.Counts{Samples: int64(s), Busy: int64(b), System: int64(y)}
+}
+
+// addCount adds entry k to list, sorted by order: its counts to those of
+// the equal entry, or k itself in its place.
+func addCount[T any](list []T, k T, order func(a, b T) int, counts func(*T) *subsecond.Counts) []T {
+	i, found := slices.BinarySearchFunc(list, k, order)
+	if !found {
+		return slices.Insert(list, i, k)
+	}
+	counts(&list[i]).Add(*counts(&k))
+	return list
+}
+
+// addSummary decodes an encoded summary and adds its counts to s; comms
+// is the profile's comm list, events its number of events.
+func addSummary(s *subsecond.ChunkSummary, b []byte, comms []string, events int) error {
+	d := dec{b: b}
+	if f := d.byte(); f != summaryFormat && d.err == nil {
+		return fmt.Errorf("%w: summary format %d", errCorrupt, f)
+	}
+	for range d.count(len(b)) {
+		k := subsecond.CPUCount{CPU: d.int32(), Event: uint16(d.index(events)), Counts: getCounts(&d)}
+		if d.err != nil {
+			break
+		}
+		s.CPUs = addCount(s.CPUs, k, func(a, b subsecond.CPUCount) int {
+			return cmp.Or(cmp.Compare(a.CPU, b.CPU), cmp.Compare(a.Event, b.Event))
+		}, func(a *subsecond.CPUCount) *subsecond.Counts { return &a.Counts })
+	}
+	for range d.count(len(b)) {
+		ci, ev, n := d.index(len(comms)), d.index(events), getCounts(&d)
+		if d.err != nil {
+			break
+		}
+		s.Comms = addCount(s.Comms, subsecond.CommCount{Comm: comms[ci], Event: uint16(ev), Counts: n}, func(a, b subsecond.CommCount) int {
+			return cmp.Or(cmp.Compare(a.Comm, b.Comm), cmp.Compare(a.Event, b.Event))
+		}, func(a *subsecond.CommCount) *subsecond.Counts { return &a.Counts })
+	}
+	return d.end()
+}

@@ -1,0 +1,102 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/timeline"
+)
+
+// TestSummariesMatchSamples checks the per-second summaries stored with
+// the chunks against timeline.Summarize, which counts the same figures
+// from the samples with the filter's idle test, and checks that every
+// sample of every event is counted once.
+func TestSummariesMatchSamples(t *testing.T) {
+	text := genText(t, genConfig{CPUs: 6, Seconds: 5, Hz: 49, Seed: 12, Start: 300.7, Events: 2})
+	forEach(t, store.Options{Workers: 2, BlockSize: 8 << 10}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := e.s.Capture(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := timeline.Summarize(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums, err := e.s.Summaries(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []timeline.Summary
+		perEvent := make([]int64, len(p.Events))
+		var busy, sys int64
+		for _, s := range sums {
+			if s.Start%subsecond.ChunkSpan != 0 {
+				t.Errorf("summary starts at %d, not a whole second", s.Start)
+			}
+			ts := timeline.Summary{Start: s.Start}
+			var byCPU, byComm subsecond.Counts
+			for _, k := range s.CPUs {
+				byCPU.Add(k.Counts)
+				perEvent[k.Event] += k.Counts.Samples
+				if k.Event == 0 && k.CPU != subsecond.Unknown {
+					ts.CPUs = append(ts.CPUs, timeline.CPUCount{CPU: k.CPU, Counts: timeline.Counts(k.Counts)})
+				}
+				busy += k.Counts.Busy
+				sys += k.Counts.System
+			}
+			for _, k := range s.Comms {
+				byComm.Add(k.Counts)
+				if k.Event == 0 {
+					ts.Comms = append(ts.Comms, timeline.CommCount{Comm: k.Comm, Counts: timeline.Counts(k.Counts)})
+				}
+			}
+			if byCPU != byComm {
+				t.Errorf("second %d: counts by CPU %+v, by command %+v; want equal", s.Start, byCPU, byComm)
+			}
+			if len(ts.CPUs) > 0 {
+				got = append(got, ts)
+			}
+		}
+		if len(got) != len(want) || len(want) < 5 {
+			t.Fatalf("%d summaries of event 0; want %d (at least 5)", len(got), len(want))
+		}
+		for i := range want {
+			if !equalSummary(got[i], want[i]) {
+				t.Errorf("summary of second %d = %+v\nwant %+v", i, got[i], want[i])
+			}
+		}
+		for i, ev := range p.Events {
+			if perEvent[i] != ev.Samples {
+				t.Errorf("summaries count %d samples of %s; want %d", perEvent[i], ev.Name, ev.Samples)
+			}
+		}
+		if busy == 0 || sys == 0 || busy == p.Samples {
+			t.Errorf("busy %d, system %d of %d samples; want some of each and some idle", busy, sys, p.Samples)
+		}
+	})
+}
+
+func equalSummary(a, b timeline.Summary) bool {
+	if a.Start != b.Start || len(a.CPUs) != len(b.CPUs) || len(a.Comms) != len(b.Comms) {
+		return false
+	}
+	for i := range a.CPUs {
+		if a.CPUs[i] != b.CPUs[i] {
+			return false
+		}
+	}
+	for i := range a.Comms {
+		if a.Comms[i] != b.Comms[i] {
+			return false
+		}
+	}
+	return true
+}
