@@ -2,6 +2,8 @@ package flame
 
 import (
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -81,19 +83,47 @@ func (e *jsonWriter) raw(s string) { e.buf = append(e.buf, s...) }
 
 func (e *jsonWriter) int(v int64) { e.buf = appendInt(e.buf, v) }
 
-// appendInt appends v in decimal; the small values that fill most of a
-// flame graph's arrays take a short path.
+// appendInt appends v in decimal, two digits at a time straight into dst,
+// without strconv's intermediate buffer: a flame graph's JSON is mostly
+// integers.
 func appendInt(dst []byte, v int64) []byte {
-	switch {
-	case v >= 0 && v < 10:
-		return append(dst, byte('0'+v))
-	case v >= 10 && v < 100:
-		return append(dst, byte('0'+v/10), byte('0'+v%10))
-	case v >= 100 && v < 1000:
-		return append(dst, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
+	if v < 0 {
+		if v == math.MinInt64 {
+			return strconv.AppendInt(dst, v, 10)
+		}
+		dst = append(dst, '-')
+		v = -v
 	}
-	return strconv.AppendInt(dst, v, 10)
+	u := uint64(v)
+	if u < 10 {
+		return append(dst, byte('0'+u))
+	}
+	n := 2
+	for t := u / 100; t > 0; t /= 10 {
+		n++
+	}
+	l := len(dst)
+	dst = slices.Grow(dst, n)[:l+n]
+	i := l + n - 1
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		dst[i], dst[i-1] = pairs[r+1], pairs[r]
+		i -= 2
+		u = q
+	}
+	if u >= 10 {
+		dst[i], dst[i-1] = pairs[u*2+1], pairs[u*2]
+	} else {
+		dst[i] = byte('0' + u)
+	}
+	return dst
 }
+
+// pairs holds "00" to "99".
+const pairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"4041424344454647484950515253545556575859606162636465666768697071727374757677787980818283848586878889" +
+	"90919293949596979899"
 
 func (e *jsonWriter) int32s(a []int32) {
 	e.buf = append(e.buf, '[')

@@ -122,7 +122,11 @@ func TestWriteJSONReportsWriteError(t *testing.T) {
 }
 
 func TestAppendInt(t *testing.T) {
-	for _, v := range []int64{0, 1, 9, 10, 42, 99, 100, 101, 999, 1000, 123456789, -1, -10, -1000, 1<<63 - 1, -1 << 63} {
+	vals := []int64{0, 1, 9, 10, 42, 99, 100, 101, 999, 1000, 123456789, -1, -10, -1000, 1<<63 - 1, -1 << 63, -1<<63 + 1}
+	for p := int64(1); p < 1e18; p *= 10 {
+		vals = append(vals, p-1, p, p+1, -p, 7*p+3)
+	}
+	for _, v := range vals {
 		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
 			t.Errorf("appendInt(%d) = %q; want %q", v, got, want)
 		}
