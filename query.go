@@ -45,6 +45,7 @@ type Query struct {
 	Search string // page: the flame graph's search
 	Zoom   string // page: the flame graph's zoomed frame
 	View   string // page: "flame" or "icicle"
+	Shape  string // page: a differential graph drawn with the "target" or the "base" widths
 
 	// Range and Range2 are absolute, half-open ranges in nanoseconds, set by
 	// Resolve: [T0+Start, T0+End), a missing bound being the profile's
@@ -195,6 +196,8 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Zoom }},
 	{Name: "view", Type: TypeChoice, Choices: []string{"flame", "icicle"}, Default: "flame", Help: "flame (root at the bottom) or icicle (root at the top)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.View }},
+	{Name: "shape", Type: TypeChoice, Choices: []string{"target", "base"}, Default: "target", Help: "a differential graph's widths: the target range's (frames gone since the base at their base width) or the base's (flamegraph.pl's --negate)", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.Shape }},
 }
 
 // defaults is the Query of an empty parameter list.

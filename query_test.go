@@ -65,7 +65,7 @@ func TestParseQuery(t *testing.T) {
 	}
 	want := subsecond.Query{Rows: subsecond.DefaultRows, Col: subsecond.DefaultCol, Bucket: subsecond.DefaultBucket,
 		Measure: "busy", Threshold: subsecond.DefaultThreshold, Min: subsecond.DefaultMin, Limit: 50, Cells: 10,
-		Scale: "linear", View: "flame"}
+		Scale: "linear", View: "flame", Shape: "target"}
 	if !reflect.DeepEqual(*q, want) {
 		t.Errorf("ParseQuery() = %+v; want the defaults %+v", *q, want)
 	}
@@ -76,7 +76,7 @@ func TestParseQuery(t *testing.T) {
 		"start": {"2"}, "end": {"3.5s"}, "start2": {"-1500ms"}, "end2": {"1m"}, "base": {"abc"},
 		"rows": {"20"}, "col": {"500ms"}, "bucket": {"0.25"}, "measure": {"system"},
 		"threshold": {"0.75"}, "min": {"1500ms"}, "limit": {"0"}, "cells": {"3"},
-		"scale": {"log"}, "search": {"mem_"}, "zoom": {"a;b"}, "view": {"icicle"},
+		"scale": {"log"}, "search": {"mem_"}, "zoom": {"a;b"}, "view": {"icicle"}, "shape": {"base"},
 		"unknown": {"ignored"},
 	}
 	q, err = subsecond.ParseQuery(v)
@@ -90,7 +90,7 @@ func TestParseQuery(t *testing.T) {
 		Start2: subsecond.Bound{NS: -15e8, Set: true}, End2: subsecond.Bound{NS: 60e9, Set: true}, Base: "abc",
 		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3,
-		Scale: "log", Search: "mem_", Zoom: "a;b", View: "icicle",
+		Scale: "log", Search: "mem_", Zoom: "a;b", View: "icicle", Shape: "base",
 	}
 	if !reflect.DeepEqual(*q, want) {
 		t.Errorf("ParseQuery(%v) =\n%+v; want\n%+v", v, *q, want)

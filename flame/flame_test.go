@@ -400,7 +400,7 @@ func TestSVG(t *testing.T) {
 		var g *flame.Graph
 		var err error
 		if diff {
-			g, err = flame.Diff(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 1e9}, subsecond.Range{Start: t0, End: t0 + 10e9})
+			g, err = flame.Diff(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9})
 		} else {
 			g, err = flame.Build(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 10e9})
 		}
@@ -441,11 +441,27 @@ func TestSVG(t *testing.T) {
 		if scripts != 1 {
 			t.Errorf("SVG has %d scripts; want 1", scripts)
 		}
+		// Frames are as wide as their share; in a differential graph a
+		// frame only the base has keeps its base share, and the root spans
+		// every frame below it.
 		drawn := 0
+		var gone float64
+		for i := 1; i < g.Len(); i++ {
+			if g.TotalN[i] == 0 && g.TotalN[g.Parent[i]] > 0 {
+				gone += float64(g.BaseN[i]) / float64(g.BaseTotal)
+			}
+		}
 		for i := 0; i < g.Len(); i++ {
-			if float64(g.TotalN[i])/float64(g.Total)*1180 >= 0.1 {
+			share := float64(g.TotalN[i]) / float64(g.Total)
+			if diff && g.TotalN[i] == 0 {
+				share = float64(g.BaseN[i]) / float64(g.BaseTotal)
+			}
+			if share/(1+gone)*1180 >= 0.1 {
 				drawn++
 			}
+		}
+		if diff && gone == 0 {
+			t.Error("the differential test ranges have no frame only in the base")
 		}
 		if frames != drawn {
 			t.Errorf("SVG has %d frames; want %d", frames, drawn)
@@ -465,6 +481,23 @@ func TestSVG(t *testing.T) {
 		}
 		if diff != strings.Contains(svg, "rgb(255,") && diff {
 			t.Error("differential SVG has no growth colour")
+		}
+		if diff && (!strings.Contains(svg, "rgb(245,245,245)") || !strings.Contains(svg, "; no significant change") || !strings.Contains(svg, "; significant change, z ")) {
+			t.Error("differential SVG lacks the neutral colour of changes that are not significant, or the significance of changes")
+		}
+		if diff {
+			// The other way round the memcg walk shrank: the shrink colour.
+			rev, err := flame.Diff(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9}, subsecond.Range{Start: t0, End: t0 + 2e9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := rev.WriteSVG(&buf, flame.SVGOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), ",255)") || strings.Contains(buf.String(), "rgb(255,") {
+				t.Error("differential SVG of a shrinking walk lacks the shrink colour, or shows growth")
+			}
 		}
 	}
 }

@@ -53,6 +53,17 @@ func Z(x1, n1, x2, n2 int64) float64 {
 	return (p1 - p2) / se
 }
 
+// Intensity maps a change's z-score to a colour intensity in 0..1: 0 below
+// SignificantZ, then from a clear tint (0.25) up to full colour at |z| 20.
+// The web page uses the same scale (web/src/flame.ts).
+func Intensity(z float64) float64 {
+	a := math.Abs(z)
+	if a < SignificantZ {
+		return 0
+	}
+	return 0.25 + 0.75*min(1, (a-SignificantZ)/(20-SignificantZ))
+}
+
 // Functions returns g's function table. Rows are sorted by Self, then
 // Total, then name, largest first; in a differential graph by the size of
 // the change in Total share, then by name. It takes one pass over the

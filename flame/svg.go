@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/subsecond/subsecond"
@@ -45,20 +46,27 @@ func (g *Graph) WriteSVG(w io.Writer, opt SVGOptions) error {
 		}
 	}
 	n := g.Len()
-	x := make([]int64, n) // start of each node in samples from the left
-	next := make([]int64, n)
+	width := g.widths()
+	x := make([]float64, n) // start of each node from the left, in width's units
+	next := make([]float64, n)
 	maxDepth := int32(0)
 	for i := 1; i < n; i++ {
 		p := g.Parent[i]
 		x[i] = next[p]
-		next[p] += g.TotalN[i]
+		next[p] += width[i]
 		next[i] = x[i]
 		maxDepth = max(maxDepth, g.Depth[i])
 	}
 	maxDepth = min(maxDepth, svgMaxRows)
 	height := svgTop + int(maxDepth+1)*svgFrameH + svgBottom
 	plot := float64(opt.Width - 2*svgPad)
-	total := float64(g.Total)
+	total := width[0]
+	share := func(v int64, of int64) float64 {
+		if of == 0 {
+			return 0
+		}
+		return float64(v) / float64(of)
+	}
 
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<?xml version="1.0" standalone="no"?>
@@ -86,25 +94,30 @@ text { font-family: Verdana, sans-serif; font-size: %dpx; fill: rgb(0,0,0); }
 		svgPad, opt.Width-svgPad, svgPad, height-10, opt.Width-svgPad, height-10)
 
 	for i := 0; i < n; i++ {
-		if g.TotalN[i] == 0 || g.Depth[i] > maxDepth {
+		if width[i] == 0 || g.Depth[i] > maxDepth {
 			continue
 		}
-		wpx := float64(g.TotalN[i]) / total * plot
+		wpx := width[i] / total * plot
 		if wpx < svgMinPx {
 			continue
 		}
-		xpx := svgPad + float64(x[i])/total*plot
+		xpx := svgPad + x[i]/total*plot
 		y := height - svgBottom - int(g.Depth[i]+1)*svgFrameH
 		name := g.NameOf(i)
-		info := fmt.Sprintf("%s (%d samples, %.2f%%)", name, g.TotalN[i], 100*float64(g.TotalN[i])/total)
+		info := fmt.Sprintf("%s (%d samples, %.2f%%)", name, g.TotalN[i], 100*share(g.TotalN[i], g.Total))
 		if g.BaseN != nil {
 			info += fmt.Sprintf("; base %d samples, %.2f%%", g.BaseN[i], 100*g.baseShare(i))
+			if z := Z(g.TotalN[i], g.Total, g.BaseN[i], g.BaseTotal); math.Abs(z) >= SignificantZ {
+				info += fmt.Sprintf("; significant change, z %.1f", z)
+			} else {
+				info += "; no significant change"
+			}
 		}
 		if dso := g.Strings[g.DSO[i]]; dso != "" {
 			info += " in " + dso
 		}
 		fmt.Fprintf(bw, `<g data-x="%.6f" data-w="%.6f" data-d="%d" data-name="%s"><title>%s</title><rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" rx="2" ry="2"/><text x="%.1f" y="%d">%s</text></g>
-`, float64(x[i])/total, float64(g.TotalN[i])/total, g.Depth[i], esc(name), esc(info),
+`, x[i]/total, width[i]/total, g.Depth[i], esc(name), esc(info),
 			xpx, y, wpx, svgFrameH-1, g.color(i), xpx+3, y+svgFrameH-4, esc(fit(name, wpx)))
 	}
 	bw.WriteString("</g>\n</svg>\n")
@@ -148,20 +161,58 @@ func (g *Graph) Delta(i int) float64 {
 	return share - g.baseShare(i)
 }
 
+// widths returns each node's width in shares of the graph: TotalN/Total,
+// and in a differential graph also the baseline share of the frames below
+// that only the baseline has, each drawn at its baseline width (as the
+// page's target shape draws them, web/src/flame.ts).
+func (g *Graph) widths() []float64 {
+	n := g.Len()
+	w := make([]float64, n)
+	frac := func(v, of int64) float64 {
+		if of == 0 {
+			return 0
+		}
+		return float64(v) / float64(of)
+	}
+	for i := 0; i < n; i++ {
+		w[i] = frac(g.TotalN[i], g.Total)
+		if g.BaseN != nil && g.TotalN[i] == 0 && i > 0 {
+			w[i] = frac(g.BaseN[i], g.BaseTotal)
+		}
+	}
+	if g.BaseN == nil {
+		return w
+	}
+	extra := make([]float64, n)
+	for i := n - 1; i > 0; i-- {
+		p := g.Parent[i]
+		switch {
+		case g.TotalN[i] > 0:
+			w[i] += extra[i]
+			extra[p] += extra[i]
+		case p == 0 || g.TotalN[p] > 0:
+			extra[p] += w[i]
+		}
+	}
+	w[0] += extra[0]
+	return w
+}
+
 // color returns flamegraph.pl's "hot" palette by name, orange-tinted for
 // kernel frames, green for JIT, grey for commands; in a differential graph
-// red for growth and blue for shrinkage, saturated by the change in share.
+// red for growth and blue for shrinkage, deeper the more significant the
+// change (see Intensity), near-white where it is not significant.
 func (g *Graph) color(i int) string {
 	if g.BaseN != nil {
-		d := g.Delta(i)
-		v := int(255 - 205*min(1, 10*abs(d)))
+		z := Z(g.TotalN[i], g.Total, g.BaseN[i], g.BaseTotal)
+		v := int(250 - 195*Intensity(z))
 		switch {
-		case d > 0:
+		case i > 0 && v < 250 && z > 0:
 			return fmt.Sprintf("rgb(255,%d,%d)", v, v)
-		case d < 0:
+		case i > 0 && v < 250 && z < 0:
 			return fmt.Sprintf("rgb(%d,%d,255)", v, v)
 		}
-		return "rgb(250,250,250)"
+		return "rgb(245,245,245)"
 	}
 	h := fnv.New32a()
 	h.Write([]byte(g.NameOf(i)))
@@ -176,13 +227,6 @@ func (g *Graph) color(i int) string {
 		return fmt.Sprintf("rgb(%d,%d,%d)", 50+int(60*v1), 190+int(60*v2), 50+int(60*v3))
 	}
 	return fmt.Sprintf("rgb(%d,%d,%d)", 205+int(50*v1), int(230*v2), int(55*v3))
-}
-
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
 }
 
 // fit truncates name to what fits in wpx pixels, with "..", or "" when

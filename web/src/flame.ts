@@ -12,38 +12,124 @@ export const ROW_H = 17;
 const FONT = "11.5px Menlo, Consolas, 'DejaVu Sans Mono', monospace";
 const MIN_W = 0.5;
 
+// Shape says whose widths a differential graph is drawn with: the target
+// range's (frames only in the baseline keep their baseline width) or the
+// baseline's (frames only in the target keep their target width), as
+// flamegraph.pl's --negate switches.
+export type Shape = "target" | "base";
+
+// SIGNIFICANT_Z is the |z| from which a change counts as significant; the
+// same as flame.SignificantZ in Go.
+export const SIGNIFICANT_Z = 3.29;
+
+// zScore is the two-proportion z-score of the change from x2 of n2 samples
+// (baseline) to x1 of n1 (target), as flame.Z computes it in Go: 0 when a
+// side is empty or the shares are equal.
+export function zScore(x1: number, n1: number, x2: number, n2: number): number {
+  if (n1 <= 0 || n2 <= 0) return 0;
+  const p1 = x1 / n1;
+  const p2 = x2 / n2;
+  const p = (x1 + x2) / (n1 + n2);
+  const se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
+  return se > 0 ? (p1 - p2) / se : 0;
+}
+
+// diffIntensity maps a z-score to a colour intensity in 0..1: 0 (neutral)
+// below SIGNIFICANT_Z, then from a clear tint up to full colour at |z| 20.
+export function diffIntensity(z: number): number {
+  const a = Math.abs(z);
+  if (a < SIGNIFICANT_Z) return 0;
+  return 0.25 + 0.75 * Math.min(1, (a - SIGNIFICANT_Z) / (20 - SIGNIFICANT_Z));
+}
+
 // Tree is the flame JSON with derived per-node geometry.
 export class Tree {
   readonly n: number;
-  readonly x: Float64Array; // left edge in samples
+  readonly x: Float64Array; // left edge in layout units
+  readonly w: Float64Array; // width in layout units: samples, or for a differential graph shares (see layout)
   readonly end: Int32Array; // one past the last descendant
   readonly parent: Int32Array;
   readonly maxDepth: number;
   readonly kindName: string[];
+  shape: Shape = "target";
 
-  constructor(readonly d: FlameJSON) {
+  constructor(
+    readonly d: FlameJSON,
+    shape: Shape = "target",
+  ) {
     const n = (this.n = d.name.length);
     this.x = new Float64Array(n);
+    this.w = new Float64Array(n);
     this.end = new Int32Array(n);
     this.parent = new Int32Array(n);
-    const next: number[] = [0];
     const stack: number[] = [];
     let maxDepth = 0;
     for (let i = 0; i < n; i++) {
       const dep = d.depth[i];
       while (stack.length > dep) this.end[stack.pop()!] = i;
       this.parent[i] = dep > 0 ? stack[dep - 1] : -1;
-      const px = next[dep] ?? 0;
-      this.x[i] = px;
-      next[dep] = px + d.total_n[i];
-      next[dep + 1] = px;
-      next.length = dep + 2;
       stack.push(i);
       if (dep > maxDepth) maxDepth = dep;
     }
     while (stack.length) this.end[stack.pop()!] = n;
     this.maxDepth = maxDepth;
     this.kindName = d.kinds;
+    this.layout(shape);
+  }
+
+  get diff(): boolean {
+    return !!this.d.base_n;
+  }
+
+  // layout sets each node's width and left edge. A plain graph is laid out
+  // in samples. A differential graph is laid out in shares of each side's
+  // total, by the shape's side: a frame present on that side is as wide as
+  // its share there plus the frames below it that only the other side has,
+  // each of which keeps its share of the other side. So in the target shape
+  // a function that vanished is drawn at its baseline width, and in the
+  // baseline shape one that appeared at its target width.
+  layout(shape: Shape): void {
+    const d = this.d;
+    const n = this.n;
+    const w = this.w;
+    this.shape = shape;
+    if (!d.base_n) {
+      for (let i = 0; i < n; i++) w[i] = d.total_n[i];
+    } else {
+      const base = shape === "base";
+      const own = base ? d.base_n : d.total_n;
+      const other = base ? d.total_n : d.base_n;
+      const ownT = (base ? d.base_total : d.total) || 1;
+      const otherT = (base ? d.total : d.base_total) || 1;
+      for (let i = 0; i < n; i++) w[i] = own[i] > 0 || i === 0 ? own[i] / ownT : other[i] / otherT;
+      // Children come after their parent: a reverse pass has each node's
+      // subtree done before the node.
+      const extra = new Float64Array(n);
+      for (let i = n - 1; i > 0; i--) {
+        const p = this.parent[i];
+        if (own[i] > 0) {
+          w[i] += extra[i];
+          extra[p] += extra[i];
+        } else if (p === 0 || own[p] > 0) extra[p] += w[i];
+      }
+      w[0] += extra[0];
+    }
+    const next: number[] = [0];
+    for (let i = 0; i < n; i++) {
+      const dep = d.depth[i];
+      const px = next[dep] ?? 0;
+      this.x[i] = px;
+      next[dep] = px + w[i];
+      next[dep + 1] = px;
+      next.length = dep + 2;
+    }
+  }
+
+  // z is node i's change as a two-proportion z-score (0 for a plain graph).
+  z(i: number): number {
+    const d = this.d;
+    if (!d.base_n) return 0;
+    return zScore(d.total_n[i], d.total, d.base_n[i], d.base_total ?? 0);
   }
 
   name(i: number): string {
@@ -174,12 +260,12 @@ export class FlameGraph {
     if (!m) return 0;
     const t = this.tree;
     const z = this.zoom;
-    const total = t.d.total_n[z];
+    const total = t.w[z];
     if (!total) return 0;
     let sum = 0;
     for (let i = z; i < t.end[z]; ) {
       if (m[i]) {
-        sum += t.d.total_n[i];
+        sum += t.w[i];
         i = t.end[i];
       } else i++;
     }
@@ -204,7 +290,6 @@ export class FlameGraph {
   draw(): void {
     const started = performance.now();
     const t = this.tree;
-    const d = t.d;
     // Reading the width from layout here would force a synchronous layout of
     // the whole page; the ResizeObserver keeps it instead.
     if (!this.cssWidth) this.cssWidth = this.el.clientWidth;
@@ -232,10 +317,10 @@ export class FlameGraph {
       drawn++;
     }
     const x0 = t.x[z];
-    const span = d.total_n[z] || 1;
+    const span = t.w[z] || 1;
     const scale = W / span;
     for (let i = z; i < t.end[z]; ) {
-      const w = d.total_n[i] * scale;
+      const w = t.w[i] * scale;
       if (w < MIN_W) {
         i = t.end[i];
         continue;
@@ -249,28 +334,15 @@ export class FlameGraph {
     if (this.onDrawn) this.onDrawn();
   }
 
-  private maxDelta = -1;
-
-  // delta is node i's change in share of its range's samples: target share
-  // minus baseline share, in -1..1.
-  private delta(i: number): number {
-    const d = this.tree.d;
-    const cur = d.total ? d.total_n[i] / d.total : 0;
-    const base = d.base_total && d.base_n ? (d.base_n[i] ?? 0) / d.base_total : 0;
-    return cur - base;
-  }
-
   private color(i: number): string {
     const t = this.tree;
     const d = t.d;
     if (this.match && this.match[i]) return MATCH_COLOR;
     if (this.opt.diff && d.base_n && i > 0) {
-      // Scale to the largest change, as flamegraph.pl's differential mode does.
-      if (this.maxDelta < 0) {
-        this.maxDelta = 0;
-        for (let j = 1; j < t.n; j++) this.maxDelta = Math.max(this.maxDelta, Math.abs(this.delta(j)));
-      }
-      return diffColor(this.maxDelta > 0 ? this.delta(i) / this.maxDelta : 0);
+      // Intensity follows significance, not only size: sampling noise
+      // stays neutral however large the graph's other changes are.
+      const z = t.z(i);
+      return diffColor(Math.sign(z) * diffIntensity(z));
     }
     return frameColor(t.kind(i), t.name(i));
   }
@@ -301,10 +373,10 @@ export class FlameGraph {
     const t = this.tree;
     const z = this.zoom;
     let best = -1;
-    for (let i = z; i < t.end[z]; i++) if (t.name(i) === name && (best < 0 || t.d.total_n[i] > t.d.total_n[best])) best = i;
+    for (let i = z; i < t.end[z]; i++) if (t.name(i) === name && (best < 0 || t.w[i] > t.w[best])) best = i;
     if (best < 0) return null;
-    const scale = this.width / (t.d.total_n[z] || 1);
-    return { x: (t.x[best] - t.x[z]) * scale, y: this.y(t.d.depth[best]), w: t.d.total_n[best] * scale, h: ROW_H };
+    const scale = this.width / (t.w[z] || 1);
+    return { x: (t.x[best] - t.x[z]) * scale, y: this.y(t.d.depth[best]), w: t.w[best] * scale, h: ROW_H };
   }
 
   // hit returns the node under the pointer, or -1.
@@ -322,13 +394,13 @@ export class FlameGraph {
       while (j >= 0 && t.d.depth[j] > depth) j = t.parent[j];
       return j;
     }
-    const scale = this.width / (t.d.total_n[z] || 1);
+    const scale = this.width / (t.w[z] || 1);
     const x = px / scale + t.x[z];
     let cur = z;
     while (t.d.depth[cur] < depth) {
       let next = -1;
       t.children(cur, (c) => {
-        if (next < 0 && x >= t.x[c] && x < t.x[c] + t.d.total_n[c]) next = c;
+        if (next < 0 && x >= t.x[c] && x < t.x[c] + t.w[c]) next = c;
       });
       if (next < 0) return -1;
       cur = next;
@@ -366,7 +438,10 @@ export class FlameGraph {
       const base = d.base_total ? (d.base_n[i] ?? 0) / d.base_total : 0;
       const delta = (cur - base) * 100;
       lines.push(`baseline ${fmtPct(base)} → ${fmtPct(cur)} (${delta >= 0 ? "+" : ""}${delta.toFixed(2)} pts)`);
-      lines.push(`baseline samples ${fmtInt(d.base_n[i] ?? 0)}`);
+      const only = d.total_n[i] === 0 ? " · gone: only in the baseline" : d.base_n[i] === 0 ? " · new: only in the target" : "";
+      lines.push(`baseline samples ${fmtInt(d.base_n[i] ?? 0)}${only}`);
+      const z = t.z(i);
+      lines.push(Math.abs(z) >= SIGNIFICANT_Z ? `significant change (z ${z.toFixed(1)})` : `not significant (|z| ${Math.abs(z).toFixed(1)} < ${SIGNIFICANT_Z})`);
     }
     if (i === this.zoom) {
       if (i > 0) lines.push("zoomed in · Esc zooms out");

@@ -6,7 +6,8 @@ import { fetchJSON } from "./nav";
 import { diffColor, KIND_STYLE, frameColor } from "./colors";
 import { $, clear, fmtInt, fmtPct, h } from "./dom";
 import { swatch, TopTable } from "./toptable";
-import { FlameGraph, Tree } from "./flame";
+import { DiffTable } from "./difftable";
+import { FlameGraph, type Shape, SIGNIFICANT_Z, Tree } from "./flame";
 import {
   currentParams,
   FILTER_PARAMS,
@@ -21,7 +22,7 @@ import {
   takeHandOff,
   updateURL,
 } from "./state";
-import type { FlameJSON, ProfileSummary, ViewData } from "./types";
+import type { FlameJSON, FunctionTable, ProfileSummary, ViewData } from "./types";
 
 export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
   const box = $("#flame");
@@ -47,7 +48,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     return;
   }
   const fetched = performance.now();
-  const tree = new Tree(data);
+  const tree = new Tree(data, shapeOf(diff, p));
   clear(box);
 
   // Toolbar: reset, flame/icicle, matched %, legend.
@@ -56,11 +57,15 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
   const icicleBtn = h("button", { class: "seg", text: "Icicle", attrs: { type: "button", "data-testid": "view-icicle" } });
   const crumb = h("span", { class: "zoom-crumb", attrs: { "data-testid": "zoom-path" } });
   const summary = h("span", { class: "flame-summary", attrs: { "data-testid": "flame-summary" } });
+  // A differential graph is drawn with the target's or the baseline's widths.
+  const targetBtn = h("button", { class: "seg", text: "Target shape", attrs: { type: "button", "data-testid": "shape-target", title: "widths of the selected range; frames gone since the baseline at their baseline width" } });
+  const baseBtn = h("button", { class: "seg", text: "Baseline shape", attrs: { type: "button", "data-testid": "shape-base", title: "widths of the baseline; frames new in the selected range at their width there" } });
   const toolbar = h(
     "div",
     { class: "flame-toolbar" },
     reset,
     h("span", { class: "segmented" }, flameBtn, icicleBtn),
+    diff ? h("span", { class: "segmented", attrs: { "data-testid": "diff-shape" } }, targetBtn, baseBtn) : null,
     summary,
     crumb,
     diff ? diffLegend() : kindLegend(),
@@ -132,6 +137,21 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
   };
   flameBtn.addEventListener("click", () => setView(false, true));
   icicleBtn.addEventListener("click", () => setView(true, true));
+  const setShape = (shape: Shape, record: boolean) => {
+    if (!diff) return;
+    if (shape !== tree.shape) {
+      tree.layout(shape);
+      graph.invalidate();
+      if (search) runSearch(search.value);
+    }
+    targetBtn.classList.toggle("on", shape === "target");
+    baseBtn.classList.toggle("on", shape === "base");
+    targetBtn.setAttribute("aria-pressed", String(shape === "target"));
+    baseBtn.setAttribute("aria-pressed", String(shape === "base"));
+    if (record) updateURL({ shape: shape === "base" ? "base" : null }, false);
+  };
+  targetBtn.addEventListener("click", () => setShape("target", true));
+  baseBtn.addEventListener("click", () => setShape("base", true));
 
   function zoomTo(i: number, record: boolean): void {
     graph.setZoom(i);
@@ -161,6 +181,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     if (!box.isConnected) return;
     const cur = currentParams();
     setView(cur.get("view") === "icicle", false);
+    setShape(shapeOf(diff, cur), false);
     const z = tree.find(cur.get("zoom") ?? "");
     zoomTo(z < 0 ? 0 : z, false);
     if (search) {
@@ -188,18 +209,40 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     if (selectMark !== null) recordTiming("select-to-flame", now() - selectMark);
     box.dataset.nodes = String(tree.n);
     // The table comes after the graph's first frame, which it would delay.
+    // A table row highlights its function in the graph.
+    const find = (name: string) => {
+      if (!search) return;
+      search.value = "^" + name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
+      runSearch(search.value);
+      updateURL({ search: search.value }, false);
+    };
     const top = $("#top");
-    if (top && !diff) {
-      table = new TopTable(top, tree, (name) => {
-        if (!search) return;
-        search.value = "^" + name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
-        runSearch(search.value);
-        updateURL({ search: search.value }, false);
-      }, graph.zoom);
-    }
+    if (top && !diff) table = new TopTable(top, tree, find, graph.zoom);
+    const changes = $("#changes");
+    if (changes && diff) void changeTable(changes, api, p, find);
     document.body.dataset.rendered = "1";
   };
   if (prof && !diff) compareForm(toolbar, prof, p);
+}
+
+// shapeOf reads a differential page's shape from its URL: shape=base draws
+// the baseline's widths, else the target's.
+function shapeOf(diff: boolean, p: URLSearchParams): Shape {
+  return diff && p.get("shape") === "base" ? "base" : "target";
+}
+
+// changeTable fetches the differential graph's function table and shows it
+// in box; box says so when the fetch fails.
+async function changeTable(box: HTMLElement, api: string, p: URLSearchParams, onSearch: (name: string) => void): Promise<void> {
+  box.textContent = "Loading the changes by function…";
+  try {
+    const table = await fetchJSON<FunctionTable>(flameAPI(api, p, true, "functions"));
+    new DiffTable(box, table, onSearch);
+    box.dataset.rendered = "1";
+  } catch (e) {
+    box.textContent = errorMessage(e);
+    box.classList.add("error");
+  }
 }
 
 function kindLegend(): HTMLElement {
@@ -215,7 +258,8 @@ function diffLegend(): HTMLElement {
     { class: "kind-legend", attrs: { "data-testid": "diff-legend" } },
     h("span", { class: "key" }, swatch(diffColor(1)), "grew"),
     h("span", { class: "key" }, swatch(diffColor(-1)), "shrank"),
-    h("span", { class: "key muted", text: "(shares of each range's total)" }),
+    h("span", { class: "key" }, swatch(diffColor(0)), "no significant change"),
+    h("span", { class: "key muted", text: `(shares of each range's total; deeper colour, surer change: |z| ≥ ${SIGNIFICANT_Z})` }),
   );
 }
 

@@ -44,4 +44,5 @@ export const PARAMS: Param[] = [
   {"name":"search","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"the flame graph's search: a regular expression","group":"page","views":["page"]},
   {"name":"zoom","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"the flame graph's zoomed frame, as a path of frame names","group":"page","views":["page"]},
   {"name":"view","type":"choice","unit":"","min":0,"max":0,"default":"flame","choices":["flame","icicle"],"help":"flame (root at the bottom) or icicle (root at the top)","group":"page","views":["page"]},
+  {"name":"shape","type":"choice","unit":"","min":0,"max":0,"default":"target","choices":["target","base"],"help":"a differential graph's widths: the target range's (frames gone since the base at their base width) or the base's (flamegraph.pl's --negate)","group":"page","views":["page"]},
 ];

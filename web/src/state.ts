@@ -64,10 +64,11 @@ export function updateURL(changes: Record<string, string | null>, push: boolean)
 }
 
 // flameAPI returns the JSON API URL of the flame graph (or, for diff, the
-// differential graph) that a flame page with query p shows.
-export function flameAPI(api: string, p: URLSearchParams, diff: boolean): string {
+// differential graph, in format, json by default) that a flame page with
+// query p shows.
+export function flameAPI(api: string, p: URLSearchParams, diff: boolean, format = "json"): string {
   const q = pick(p, [...RANGE_PARAMS, ...FILTER_PARAMS]);
-  q.set("format", "json");
+  q.set("format", format);
   return `${api}/${diff ? "diff" : "flamegraph"}?${q}`;
 }
 

@@ -65,8 +65,35 @@ export interface FlameJSON {
   depth: number[];
   total_n: number[];
   self_n: number[];
+  base_start_ns?: number;
+  base_end_ns?: number;
   base_total?: number;
   base_n?: number[];
+  base_self_n?: number[];
+}
+
+// FunctionChange is one row of a differential graph's function table
+// (format=functions): counts on each side, changes in percentage points of
+// each side's total, and the z-score of the change in total share.
+export interface FunctionChange {
+  name: string;
+  dso: string;
+  kind: string;
+  self: number;
+  total: number;
+  base_self: number;
+  base_total: number;
+  self_delta_pts: number;
+  total_delta_pts: number;
+  z: number;
+  significant: boolean;
+}
+
+// FunctionTable is the function table of a graph (format=functions).
+export interface FunctionTable {
+  total: number;
+  base_total?: number;
+  functions: FunctionChange[];
 }
 
 // Hotspot is one busy episode from the hot-spots endpoint: a CPU (-1 for the
