@@ -142,18 +142,6 @@ func ParseSeconds(name, s string) (int64, error) {
 	return ns, nil
 }
 
-// ParseOffset parses s, a number of seconds from the origin t0 in
-// nanoseconds, into the absolute time t0+s. An offset that would carry the
-// sum past the int64 range is refused rather than left to wrap round. Errors
-// are *ParamError values naming the parameter.
-func ParseOffset(name, s string, t0 int64) (int64, error) {
-	off, err := ParseSeconds(name, s)
-	if err != nil {
-		return 0, err
-	}
-	return addOffset(name, t0, off)
-}
-
 // FormatSeconds writes nanoseconds as decimal seconds without trailing
 // zeros, the inverse of ParseSeconds: 5086200000000 is "5086.2".
 func FormatSeconds(ns int64) string {

@@ -105,33 +105,6 @@ func TestParseSeconds(t *testing.T) {
 	}
 }
 
-func TestParseOffset(t *testing.T) {
-	const wall = 1_700_000_000 * int64(1e9) // a wall-clock origin
-	tests := []struct {
-		in   string
-		t0   int64
-		want int64
-		err  bool
-	}{
-		{"1.5", wall, wall + 15e8, false},
-		{"-1.5", wall, wall - 15e8, false},
-		{"7523372036.854775807", wall, math.MaxInt64, false},
-		{"7523372036.854775808", wall, 0, true},
-		{"9999999999", wall, 0, true},
-		{"-9223372036", -wall, 0, true},
-		{"-7523372036.854775808", -wall, math.MinInt64, false},
-	}
-	for _, tt := range tests {
-		got, err := subsecond.ParseOffset("end", tt.in, tt.t0)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("ParseOffset(%q, %d) = %d, %v; want %d, error %v", tt.in, tt.t0, got, err, tt.want, tt.err)
-		}
-		if err != nil && (!errors.Is(err, subsecond.ErrInvalid) || !strings.HasPrefix(err.Error(), "end:")) {
-			t.Errorf("ParseOffset(%q) error = %v; want end: … wrapping ErrInvalid", tt.in, err)
-		}
-	}
-}
-
 func TestParseFilter(t *testing.T) {
 	v := url.Values{
 		"cpu": {"0,3-5"}, "pid": {"10"}, "tid": {"11,12"}, "comm": {"java"}, "comm_regex": {"^ja"},

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/subsecond/subsecond"
 )
@@ -215,5 +218,61 @@ func TestUploadDiskFull(t *testing.T) {
 	wantError(t, res, b, http.StatusInsufficientStorage, "disk is full")
 	if l := logs.lines(t, 1); len(l) != 1 || l[0]["level"] != "WARN" || !strings.Contains(l[0]["err"].(string), "no space left") {
 		t.Errorf("log = %v; want one WARN line naming ENOSPC", l)
+	}
+}
+
+func zst(t *testing.T, s string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := zstd.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(zw, s)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestUploadCorruptCompression: truncated or damaged gzip and zstd are the
+// client's fault: 400 naming the problem, nothing stored, and no ERROR line
+// (before, 500 "internal error" logged at ERROR, so anyone could fill the
+// error log).
+func TestUploadCorruptCompression(t *testing.T) {
+	var logs logBuffer
+	e := newEnv(t, Config{Logger: newLogger(&logs)})
+	text := perfText(2, 100, 3)
+	g, z := gz(t, text), zst(t, text)
+	damaged := func(b []byte) []byte {
+		b = bytes.Clone(b)
+		for i := len(b) / 3; i < len(b)/3+64; i++ {
+			b[i] ^= 0x5a
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"truncated gzip", g[:len(g)/2], "truncated gzip"},
+		{"gzip without its trailer", g[:len(g)-4], "truncated gzip"},
+		{"damaged gzip", damaged(g), "corrupt gzip"},
+		{"truncated zstd", z[:len(z)/2], "truncated zstd"},
+		{"damaged zstd", damaged(z), "corrupt zstd"},
+	} {
+		res, b := e.do("POST", "/api/profiles", bytes.NewReader(tc.body))
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: %d %s; want 400 naming %q", tc.name, res.StatusCode, b, tc.want)
+		}
+	}
+	if n := e.count(); n != 0 {
+		t.Errorf("store holds %d profiles; want 0", n)
+	}
+	for _, l := range logs.lines(t, 5) {
+		if l["level"] == "ERROR" {
+			t.Errorf("a client's corrupt upload logged at ERROR: %v", l)
+		}
 	}
 }
