@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 )
@@ -518,5 +520,51 @@ func TestServeDiskFull(t *testing.T) {
 	getJSON(t, base+"/api/profiles", &list)
 	if len(list.Profiles) != 0 {
 		t.Errorf("%d profiles listed after the failed upload; want none", len(list.Profiles))
+	}
+}
+
+// TestServeLimits: the store's limits as serve's flags set them, through
+// HTTP: a zstd-of-zstd upload of 51 MB of text gets 413 under --max-text
+// 10MB (before, it was stored), an upload that amplifies past --max-samples
+// gets 413, and neither stores anything.
+func TestServeLimits(t *testing.T) {
+	dir := t.TempDir()
+	base, _, _ := startServe(t, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db"),
+		"--max-text", "10MB", "--max-samples", "100000")
+	one := "a 1/1 [000] 100.000001: 1 c:\n\tf\n\n" // 30 bytes, one sample
+	zstdOf := func(b []byte) []byte {
+		w, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w.EncodeAll(b, nil)
+	}
+	post := func(body []byte) (int, string) {
+		t.Helper()
+		res, err := http.Post(base+"/api/profiles", "application/octet-stream", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	nested := zstdOf(zstdOf(bytes.Repeat([]byte(one), 51<<20/len(one))))
+	if code, b := post(nested); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("zstd-of-zstd upload of %d bytes (51 MB of text) = %d %s; want 413", len(nested), code, b)
+	}
+	amplified := zstdOf(bytes.Repeat([]byte(one), 150_000)) // 4.5 MB of text, 150,000 samples
+	if code, b := post(amplified); code != http.StatusRequestEntityTooLarge || !strings.Contains(b, "100000 samples") {
+		t.Errorf("upload of 150,000 samples under --max-samples 100000 = %d %s; want 413 naming the cap", code, b)
+	}
+	var list struct {
+		Profiles []json.RawMessage `json:"profiles"`
+	}
+	getJSON(t, base+"/api/profiles", &list)
+	if len(list.Profiles) != 0 {
+		t.Errorf("%d profiles stored after refused uploads; want none", len(list.Profiles))
+	}
+	if code, b := post(zstdOf(bytes.Repeat([]byte(one), 100_000))); code != http.StatusCreated {
+		t.Errorf("upload at the sample cap = %d %s; want 201", code, b)
 	}
 }
