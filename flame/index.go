@@ -66,7 +66,12 @@ type indexBuilder struct {
 	name   []int32
 	dso    []int32
 	kind   []uint8
-	kids   map[[3]int32]int32
+	// kids finds a node's child by parent<<32 | label, a label being a
+	// distinct (name, DSO) pair: one 64-bit key hashes faster than three
+	// 32-bit ones, and this lookup is most of the build.
+	kids   map[uint64]int32
+	labels map[[2]int32]uint32
+	frLab  [2][][]uint32 // per capture frame, as frNames: the labels of its names
 }
 
 func (b *indexBuilder) str(s string) int32 {
@@ -79,8 +84,25 @@ func (b *indexBuilder) str(s string) int32 {
 	return i
 }
 
+// label returns the label of the pair (name, dso).
+func (b *indexBuilder) label(name, dso int32) uint32 {
+	k := [2]int32{name, dso}
+	l, ok := b.labels[k]
+	if !ok {
+		l = uint32(len(b.labels))
+		b.labels[k] = l
+	}
+	return l
+}
+
 func (b *indexBuilder) child(parent, name, dso int32, kind uint8) int32 {
-	k := [3]int32{parent, name, dso}
+	return b.childLabel(parent, b.label(name, dso), name, dso, kind)
+}
+
+// childLabel returns parent's child with label l (name, dso), adding it
+// with kind when new.
+func (b *indexBuilder) childLabel(parent int32, l uint32, name, dso int32, kind uint8) int32 {
+	k := uint64(uint32(parent))<<32 | uint64(l)
 	if i, ok := b.kids[k]; ok {
 		return i
 	}
@@ -104,6 +126,11 @@ func (b *indexBuilder) names(fr int32, java int) []int32 {
 		}
 		b.frNames[java][fr] = names
 		b.frDSO[fr] = b.str(dso)
+		labs := make([]uint32, len(names))
+		for i, n := range names {
+			labs[i] = b.label(n, b.frDSO[fr])
+		}
+		b.frLab[java][fr] = labs
 	}
 	return names
 }
@@ -117,20 +144,23 @@ func (b *indexBuilder) frame(parent, fr int32, java int) int32 {
 	if rec.Inline {
 		kind = uint8(subsecond.KindInlined)
 	}
+	labs := b.frLab[java][fr]
 	t := parent
 	for i, n := range names {
 		if i > 0 {
 			kind = uint8(subsecond.KindInlined)
 		}
-		t = b.child(t, n, b.frDSO[fr], kind)
+		t = b.childLabel(t, labs[i], n, b.frDSO[fr], kind)
 	}
 	return t
 }
 
 func buildIndex(c *subsecond.Capture, keep func(frame int32) bool) *index {
-	b := &indexBuilder{c: c, keep: keep, strs: map[string]int32{}, kids: map[[3]int32]int32{}}
-	b.frNames[0] = make([][]int32, len(c.Frames))
-	b.frNames[1] = make([][]int32, len(c.Frames))
+	b := &indexBuilder{c: c, keep: keep, strs: map[string]int32{}, kids: map[uint64]int32{}, labels: map[[2]int32]uint32{}}
+	for j := range b.frNames {
+		b.frNames[j] = make([][]int32, len(c.Frames))
+		b.frLab[j] = make([][]uint32, len(c.Frames))
+	}
 	b.frDSO = make([]int32, len(c.Frames))
 	b.parent = append(b.parent, -1)
 	b.name = append(b.name, b.str("all"))

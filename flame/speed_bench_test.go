@@ -223,3 +223,27 @@ func BenchmarkSpeedIncident(b *testing.B) {
 	}
 	runSpeed(b, c, tr.Incidents[1].StartNS)
 }
+
+// BenchmarkSpeedIndex times what the first flame graph of a capture pays
+// once: building its index (and the filter's per-capture flags) on a fresh
+// copy of the capture.
+func BenchmarkSpeedIndex(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		c    func(*testing.B) *subsecond.Capture
+	}{{"Deep", deep}, {"Incident", bundledIncident}} {
+		b.Run(tc.name, func(b *testing.B) {
+			c := tc.c(b)
+			r := subsecond.Range{Start: c.Profile.T0(), End: c.Profile.T0() + 1e9}
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			latency(b, func() error {
+				fresh := &subsecond.Capture{Profile: c.Profile, Strings: c.Strings, Frames: c.Frames, Nodes: c.Nodes, Samples: c.Samples}
+				_, err := flame.Build(fresh, subsecond.Filter{}, r)
+				return err
+			})
+			runtime.ReadMemStats(&m1)
+			b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/(1<<20), "MiB/op")
+		})
+	}
+}
