@@ -71,11 +71,24 @@ func byPath(g *flame.Graph) map[string][4]int64 {
 	return out
 }
 
-func TestDiffFoldedIsDifffolded(t *testing.T) {
+// diffCase is a differential test's input: the test capture, its first
+// 2 s as the base and the next 3 s (the pegged CPU's walk) as the target,
+// and the capture split at 2 s into two captures.
+type diffCase struct {
+	c, before, after *subsecond.Capture
+	base, target     subsecond.Range
+}
+
+func newDiffCase(t *testing.T) diffCase {
 	ss, c := data(t)
 	t0 := c.Profile.T0()
-	base, target := subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9}
 	before, after := splitCapture(ss, t0+2e9)
+	return diffCase{c, before, after, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9}}
+}
+
+func TestDiffFoldedIsDifffolded(t *testing.T) {
+	dc := newDiffCase(t)
+	c, before, after, base, target := dc.c, dc.before, dc.after, dc.base, dc.target
 	for _, f := range []subsecond.Filter{{}, {Only: "kernel"}, {CPUs: []int32{2}, Idle: true}} {
 		bg, err := flame.Build(c, f, base)
 		if err != nil {
@@ -154,10 +167,8 @@ func stackValues(p *profile.Profile) map[string][2]int64 {
 // what `go tool pprof -diff_base` builds from the two ranges' own exports:
 // the base scaled by -1, labelled pprof::base=true, merged with the target.
 func TestDiffPprofIsDiffBase(t *testing.T) {
-	ss, c := data(t)
-	t0 := c.Profile.T0()
-	base, target := subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9}
-	before, after := splitCapture(ss, t0+2e9)
+	dc := newDiffCase(t)
+	c, before, after, base, target := dc.c, dc.before, dc.after, dc.base, dc.target
 	f := subsecond.Filter{Only: "kernel"}
 	read := func(g *flame.Graph) *profile.Profile {
 		t.Helper()

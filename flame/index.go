@@ -20,7 +20,7 @@ import (
 // run [k, end[k]), and the nodes with a count, taken in index order, are
 // the pre-order of the pruned tree with children still sorted.
 type index struct {
-	strings []string // names and DSOs; strings[0] is "all", strings[1] is ""
+	strings []string // names and DSOs; strings[0] is ""
 	parent  []int32  // -1 for the root
 	name    []int32  // into strings
 	dso     []int32  // into strings
@@ -57,8 +57,7 @@ type indexBuilder struct {
 	c    *subsecond.Capture
 	keep func(frame int32) bool
 
-	strs    map[string]int32
-	strings []string
+	strs    *subsecond.Interner // names and DSOs
 	frNames [2][][]int32
 	frDSO   []int32
 
@@ -74,15 +73,7 @@ type indexBuilder struct {
 	frLab  [2][][]uint32 // per capture frame, as frNames: the labels of its names
 }
 
-func (b *indexBuilder) str(s string) int32 {
-	if i, ok := b.strs[s]; ok {
-		return i
-	}
-	i := int32(len(b.strings))
-	b.strings = append(b.strings, s)
-	b.strs[s] = i
-	return i
-}
+func (b *indexBuilder) str(s string) int32 { return int32(b.strs.String(s)) }
 
 // label returns the label of the pair (name, dso).
 func (b *indexBuilder) label(name, dso int32) uint32 {
@@ -156,7 +147,7 @@ func (b *indexBuilder) frame(parent, fr int32, java int) int32 {
 }
 
 func buildIndex(c *subsecond.Capture, keep func(frame int32) bool) *index {
-	b := &indexBuilder{c: c, keep: keep, strs: map[string]int32{}, kids: map[uint64]int32{}, labels: map[[2]int32]uint32{}}
+	b := &indexBuilder{c: c, keep: keep, strs: subsecond.NewInterner(), kids: map[uint64]int32{}, labels: map[[2]int32]uint32{}}
 	for j := range b.frNames {
 		b.frNames[j] = make([][]int32, len(c.Frames))
 		b.frLab[j] = make([][]uint32, len(c.Frames))
@@ -274,15 +265,15 @@ func (b *indexBuilder) preorder() (*index, []int32) {
 	for _, k := range kids {
 		if len(k) > 1 {
 			slices.SortFunc(k, func(x, y int32) int {
-				if c := strings.Compare(b.strings[b.name[x]], b.strings[b.name[y]]); c != 0 {
+				if c := strings.Compare(b.strs.Strings[b.name[x]], b.strs.Strings[b.name[y]]); c != 0 {
 					return c
 				}
-				return strings.Compare(b.strings[b.dso[x]], b.strings[b.dso[y]])
+				return strings.Compare(b.strs.Strings[b.dso[x]], b.strs.Strings[b.dso[y]])
 			})
 		}
 	}
 	ix := &index{
-		strings: b.strings,
+		strings: b.strs.Strings,
 		parent:  make([]int32, 0, n),
 		name:    make([]int32, 0, n),
 		dso:     make([]int32, 0, n),

@@ -17,15 +17,21 @@ var jsonStrings = []string{
 	"\u2028\u2029", "bad \xff\xfe utf8 \xc3", "truncated \xe2\x82", "ünïcödé 日本 🔥", "[unknown]", "a;b",
 }
 
+// checkJSONString compares appendJSONString with json.Marshal on s.
+func checkJSONString(t *testing.T, s string) {
+	t.Helper()
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+		t.Errorf("appendJSONString(%q) = %s; want %s", s, got, want)
+	}
+}
+
 func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range jsonStrings {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendJSONString(%q) = %s; want %s", s, got, want)
-		}
+		checkJSONString(t, s)
 	}
 }
 
@@ -33,15 +39,7 @@ func FuzzAppendJSONString(f *testing.F) {
 	for _, s := range jsonStrings {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
-			t.Errorf("appendJSONString(%q) = %s; want %s", s, got, want)
-		}
-	})
+	f.Fuzz(checkJSONString)
 }
 
 // TestWriteJSONMatchesEncodingJSON checks the hand-written encoder against
