@@ -2,8 +2,10 @@ package server
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -188,6 +190,28 @@ func TestRealEngine(t *testing.T) {
 		t.Errorf("cores map with Accept-Encoding gzip: Content-Encoding %q", res.Header.Get("Content-Encoding"))
 	} else if zr, err := gzip.NewReader(bytes.NewReader(b)); err != nil || json.NewDecoder(zr).Decode(&cores) != nil || len(cores.CPUs) != 2 {
 		t.Errorf("compressed cores map does not decode: %v", err)
+	}
+	// The standard library reads what klauspost/compress writes, gzip and
+	// deflate alike.
+	var plain bytes.Buffer
+	_, raw := e.do("GET", api+"/flamegraph?start=0&end=3.5", nil, "Accept-Encoding", "identity")
+	plain.Write(raw)
+	for _, enc := range []string{"gzip", "deflate"} {
+		res, b = e.do("GET", api+"/flamegraph?start=0&end=3.5", nil, "Accept-Encoding", enc)
+		var r io.Reader
+		var err error
+		if enc == "gzip" {
+			r, err = gzip.NewReader(bytes.NewReader(b))
+		} else {
+			r = flate.NewReader(bytes.NewReader(b))
+		}
+		var got []byte
+		if err == nil {
+			got, err = io.ReadAll(r)
+		}
+		if res.Header.Get("Content-Encoding") != enc || err != nil || !bytes.Equal(got, plain.Bytes()) {
+			t.Errorf("flame graph with Accept-Encoding %s: Content-Encoding %q, %v; want the plain JSON compressed", enc, res.Header.Get("Content-Encoding"), err)
+		}
 	}
 
 	// Ranges past the end are the client's mistake, named as such.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/web"
@@ -235,7 +237,7 @@ func (s *Server) Handler() http.Handler {
 	r.Delete("/api/profiles/{id}", s.deleteProfile)
 	r.Post("/api/hosts/{host}/markers", s.addMarkers)
 	r.Group(func(r chi.Router) {
-		r.Use(middleware.Compress(5, "text/html", "text/css", "text/javascript", "application/javascript",
+		r.Use(compress("text/html", "text/css", "text/javascript", "application/javascript",
 			"application/json", "image/svg+xml", "text/plain"))
 		r.Get("/", s.index)
 		r.Get("/p/{id}", s.profilePage)
@@ -260,6 +262,30 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/api/hosts/{host}/markers", s.hostMarkers)
 	})
 	return r
+}
+
+// compress returns chi's response compression at level 5 for the content
+// types given, gzip and deflate written by klauspost/compress: the same
+// formats as the standard library's in about a third of the time, which
+// matters for a whole capture's flame graph, megabytes of JSON that take
+// longer to compress than to build.
+func compress(types ...string) func(http.Handler) http.Handler {
+	c := middleware.NewCompressor(5, types...)
+	c.SetEncoder("deflate", func(w io.Writer, level int) io.Writer {
+		fw, err := flate.NewWriter(w, level)
+		if err != nil {
+			return nil
+		}
+		return fw
+	})
+	c.SetEncoder("gzip", func(w io.Writer, level int) io.Writer {
+		gw, err := gzip.NewWriterLevel(w, level)
+		if err != nil {
+			return nil
+		}
+		return gw
+	})
+	return c.Handler
 }
 
 // contentSecurityPolicy allows scripts, styles and images only from the
