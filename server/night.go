@@ -204,10 +204,18 @@ func (s *Server) hostHotspots(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
+		caps, _, err := timeline.HostCaptures(ctx, s.source(), host)
+		if err != nil {
+			return nil, err
+		}
 		type spot struct {
 			timeline.Spot
 			URL      string `json:"url"`       // the capture's page, zoomed to the episode on its CPU
 			FlameURL string `json:"flame_url"` // the episode's flame graph
+			// CompareURL is the differential flame graph from the same CPU
+			// and place in the previous capture to the episode; "" for the
+			// first capture.
+			CompareURL string `json:"compare_url,omitempty"`
 		}
 		out := struct {
 			*timeline.Report
@@ -216,7 +224,15 @@ func (s *Server) hostHotspots(w http.ResponseWriter, r *http.Request) {
 		for _, sp := range rep.Spots {
 			lo, hi := sp.Start-sp.Offset-sp.T0, sp.End-sp.Offset-sp.T0
 			qs := fmt.Sprintf("cpu=%d&start=%s&end=%s", sp.CPU, subsecond.FormatSeconds(lo), subsecond.FormatSeconds(hi))
-			out.Spots = append(out.Spots, spot{sp, "/p/" + sp.Capture + "?" + qs, "/p/" + sp.Capture + "/flame?" + qs})
+			v := spot{Spot: sp, URL: "/p/" + sp.Capture + "?" + qs, FlameURL: "/p/" + sp.Capture + "/flame?" + qs}
+			for i := 1; i < len(caps); i++ {
+				if caps[i].ID == sp.Capture {
+					prev := caps[i-1]
+					v.CompareURL = fmt.Sprintf("/p/%s/diff?%s&base=%s&start2=%s&end2=%s", sp.Capture, qs, prev.ID,
+						subsecond.FormatSeconds(lo), subsecond.FormatSeconds(hi))
+				}
+			}
+			out.Spots = append(out.Spots, v)
 		}
 		return out, nil
 	})

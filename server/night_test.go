@@ -68,13 +68,25 @@ func TestHostAPI(t *testing.T) {
 		Found    int
 		Hotspots []struct {
 			timeline.Spot
-			URL      string
-			FlameURL string `json:"flame_url"`
+			URL        string
+			FlameURL   string `json:"flame_url"`
+			CompareURL string `json:"compare_url"`
 		}
 	}
 	e.getJSON("/api/hosts/node-1/hotspots?measure=system", &hot)
 	if hot.Found != 1 || hot.Hotspots[0].CPU != 3 || !strings.HasPrefix(hot.Hotspots[0].FlameURL, "/p/"+hot.Hotspots[0].Capture+"/flame?cpu=3&start=10") {
 		t.Fatalf("hot spots = %+v; want CPU 3's burst with a flame link at 10 s into its capture", hot)
+	}
+	// The comparison is the diff from the same place in the first capture.
+	hs, _, _ := timeline.HostCaptures(context.Background(), e.s.source(), "node-1")
+	if want := "/p/" + hot.Hotspots[0].Capture + "/diff?cpu=3&start=10&end=15&base=" + hs[0].ID + "&start2=10&end2=15"; hot.Hotspots[0].CompareURL != want {
+		t.Errorf("compare url = %q; want %q", hot.Hotspots[0].CompareURL, want)
+	}
+	if res, b := e.do("GET", strings.Replace(hot.Hotspots[0].CompareURL, "/p/", "/api/profiles/", 1)+"&format=json", nil); res.StatusCode != 200 {
+		t.Errorf("the comparison's diff = %d %s", res.StatusCode, b)
+	}
+	if res, _ := e.do("GET", hot.Hotspots[0].CompareURL, nil); res.StatusCode != 200 {
+		t.Errorf("the comparison's page = %d", res.StatusCode)
 	}
 	// The link's range gives the flame graph of the burst.
 	u, _ := url.Parse(hot.Hotspots[0].FlameURL)

@@ -242,3 +242,63 @@ func TestMarkerWindowsAndComms(t *testing.T) {
 		t.Errorf("the share in the pause = %v; want null", *rep.Series[gap])
 	}
 }
+
+// TestSmallNight runs the benchmark's path on the night CI can afford: 8
+// CPUs at 49 Hz for an hour in 30 two-minute captures (1.4 million
+// samples), a pause, a capture without wall clock, bursts every 40 minutes
+// and a marker after each: the grid matches the generator's count, the top
+// hot spots are the bursts, before their markers, and each marker's 10 s
+// before holds its burst's capture.
+func TestSmallNight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an hour of 8 CPUs takes a few seconds to import; make test runs it")
+	}
+	start := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	n := &nightgen.Night{Host: "node-1", CPUs: 8, Hz: 49, Start: start, Captures: 30, Length: 2 * time.Minute,
+		Gaps: map[int]time.Duration{12: 5 * time.Minute}, Unanchored: 20, Boot: start.Add(-time.Hour), Seed: 11}
+	for _, at := range []time.Duration{17 * time.Minute, 57 * time.Minute} {
+		n.Bursts = append(n.Bursts, nightgen.Burst{CPU: 6, Start: start.Add(at), End: start.Add(at + 5*time.Second)})
+	}
+	src, counts, _ := importNight(t, n)
+	ctx := context.Background()
+	g, err := Timeline(ctx, src, "node-1", 0, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Unplaced != 1 || len(g.Captures) != 29 || g.Buckets > 1000 {
+		t.Fatalf("%d captures placed, %d not, %d buckets; want 29, 1, at most 1000", len(g.Captures), g.Unplaced, g.Buckets)
+	}
+	want := map[[2]int64]int64{} // (cpu, bucket) → samples
+	for k, c := range counts {
+		want[[2]int64{int64(k.CPU), (k.Second*1e9 - g.From) / g.Bucket}] += c.Samples
+	}
+	for r, cpu := range g.CPUs {
+		for b, got := range g.Samples[r] {
+			if w := want[[2]int64{int64(cpu), int64(b)}]; got != w {
+				t.Fatalf("CPU %d, bucket %d: %d samples; the generator wrote %d", cpu, b, got, w)
+			}
+		}
+	}
+	var ms []subsecond.Marker
+	for _, b := range n.Bursts {
+		ms = append(ms, subsecond.Marker{Time: b.End.Add(6 * time.Second).UnixNano(), Text: "eth0: reset"})
+	}
+	rep, err := Hotspots(ctx, src, "node-1", HotOptions{System: true, Markers: ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Found != 2 {
+		t.Fatalf("%d hot spots; want the 2 bursts: %+v", rep.Found, rep.Spots)
+	}
+	caps, _, _ := HostCaptures(ctx, src, "node-1")
+	for i, s := range rep.Spots {
+		b := n.Bursts[i]
+		if s.CPU != 6 || s.Marker == nil || time.Duration(s.Start-b.Start.UnixNano()).Abs() > 150*time.Millisecond {
+			t.Errorf("spot %d = CPU %d from %v, marker %v; want CPU 6 from %v before its marker", i, s.CPU, time.Unix(0, s.Start).UTC(), s.Marker, b.Start)
+		}
+		w, ok := Locate(caps, ms[i].Time-int64(10*time.Second), ms[i].Time)
+		if !ok || w.Capture != s.Capture {
+			t.Errorf("marker %d's 10 s before = %+v; want in capture %s", i, w, s.Capture)
+		}
+	}
+}

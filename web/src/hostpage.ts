@@ -59,6 +59,7 @@ interface NightSpot {
   before_marker_ns?: number;
   url: string;
   flame_url: string;
+  compare_url?: string;
 }
 
 interface CommReport {
@@ -426,6 +427,8 @@ export function hostPage(vd: ViewData & { host?: string }): void {
           what ? h("span", { class: "what", text: what }) : null,
           h("span", { class: "capture", text: ` · capture ${s.capture_name || s.capture} ` }),
           h("a", { text: "open", attrs: { href: s.url } }),
+          s.compare_url ? " · " : null,
+          s.compare_url ? h("a", { text: "compare with the previous capture", attrs: { href: s.compare_url, "data-testid": "night-compare" } }) : null,
         );
         if (s.marker) li.append(h("div", { class: "near", text: `${secs(s.before_marker_ns || 0)} s before: ${s.marker.text}` }));
         ol.append(li);
