@@ -165,13 +165,14 @@ func (e countEngine) Diff(c, bc *subsecond.Capture, q *Query) (Graph, error) {
 	return g, nil
 }
 
-// sqliteNight answers the host views from the store: summaries computed
-// from its captures, markers from its table.
-type sqliteNight struct {
-	*timeline.Summarizer
-	*store.Store
-}
+// sqliteNight answers the host views from the store: its chunk summaries
+// and its markers.
+type sqliteNight struct{ *store.Store }
 
 func (n sqliteNight) Summaries(ctx context.Context, id string) ([]timeline.Summary, error) {
-	return n.Summarizer.Summaries(ctx, id)
+	sums, err := n.Store.Summaries(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return timeline.FromChunks(sums), nil
 }

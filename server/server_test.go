@@ -18,7 +18,6 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/sqlite"
-	"github.com/subsecond/subsecond/timeline"
 )
 
 // hostile is a symbol (and profile name) that would run script if a page
@@ -82,7 +81,7 @@ func newEnv(t *testing.T, cfg Config) *testEnv {
 		cfg.Engine = realEngine{}
 	}
 	if cfg.Night == nil {
-		cfg.Night = sqliteNight{&timeline.Summarizer{Load: st.Capture}, st}
+		cfg.Night = sqliteNight{st}
 	}
 	s := New(cfg)
 	srv := httptest.NewServer(s.Handler())

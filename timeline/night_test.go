@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -14,15 +15,16 @@ import (
 	"github.com/subsecond/subsecond/store/sqlite"
 )
 
-// storeSource reads the host views' input from a real store, computing
-// the per-second summaries from each capture.
-type storeSource struct {
-	*store.Store
-	*Summarizer
-}
+// storeSource reads the host views' input from a real store and its
+// per-chunk summaries.
+type storeSource struct{ *store.Store }
 
 func (s storeSource) Summaries(ctx context.Context, id string) ([]Summary, error) {
-	return s.Summarizer.Summaries(ctx, id)
+	sums, err := s.Store.Summaries(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return FromChunks(sums), nil
 }
 
 // night is the test's night: 8 CPUs at 49 Hz, six one-minute captures, a
@@ -62,7 +64,7 @@ func importNight(t *testing.T, n *nightgen.Night) (storeSource, nightgen.Counts,
 		}
 		ids = append(ids, p.ID)
 	}
-	return storeSource{s, &Summarizer{Load: s.Capture}}, counts, ids
+	return storeSource{s}, counts, ids
 }
 
 func TestTimelineCountsEqualTheGenerator(t *testing.T) {
@@ -299,6 +301,36 @@ func TestSmallNight(t *testing.T) {
 		w, ok := Locate(caps, ms[i].Time-int64(10*time.Second), ms[i].Time)
 		if !ok || w.Capture != s.Capture {
 			t.Errorf("marker %d's 10 s before = %+v; want in capture %s", i, w, s.Capture)
+		}
+	}
+}
+
+// TestSummariesFromChunks: the store's chunk summaries, read without
+// decoding samples, say what Summarize counts in the capture's samples.
+func TestSummariesFromChunks(t *testing.T) {
+	n := testNight()
+	src, _, ids := importNight(t, n)
+	ctx := context.Background()
+	for _, id := range ids {
+		got, err := src.Summaries(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := src.Capture(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Summarize(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(got) < 60 {
+			t.Fatalf("capture %s: %d summaries from chunks, %d from samples", id, len(got), len(want))
+		}
+		for i := range got {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("capture %s, second %d: chunks say %+v; samples %+v", id, i, got[i], want[i])
+			}
 		}
 	}
 }

@@ -2,9 +2,7 @@ package timeline
 
 import (
 	"cmp"
-	"context"
 	"slices"
-	"sync"
 
 	"github.com/subsecond/subsecond"
 )
@@ -16,8 +14,8 @@ import (
 // map: Samples counts every sample, Busy those that are not the idle loop,
 // System the busy ones whose leaf frame is a kernel frame.
 //
-// The store's per-chunk summaries have this shape; Summarize computes it
-// from a capture's samples.
+// FromChunks reads it from the store's per-chunk summaries (which never
+// decode samples); Summarize computes the same from a capture's samples.
 type Summary struct {
 	Start int64
 	CPUs  []CPUCount  // by CPU
@@ -114,47 +112,29 @@ func Summarize(c *subsecond.Capture) ([]Summary, error) {
 	return out, nil
 }
 
-// Summarizer answers Source.Summaries from captures, computing each
-// capture's summaries once (Summarize) and keeping the latest Max of them
-// (default 4096: about 120 KB each for a two-minute 96-CPU capture). It
-// stands in for a store that keeps summaries of its own. Safe for
-// concurrent use.
-type Summarizer struct {
-	Load func(ctx context.Context, id string) (*subsecond.Capture, error)
-	Max  int
-
-	mu    sync.Mutex
-	cache map[string][]Summary
-	order []string
-}
-
-// Summaries returns capture id's per-second summaries.
-func (z *Summarizer) Summaries(ctx context.Context, id string) ([]Summary, error) {
-	z.mu.Lock()
-	s, ok := z.cache[id]
-	z.mu.Unlock()
-	if ok {
-		return s, nil
-	}
-	c, err := z.Load(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if s, err = Summarize(c); err != nil {
-		return nil, err
-	}
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	if z.cache == nil {
-		z.cache = map[string][]Summary{}
-	}
-	if _, ok := z.cache[id]; !ok {
-		z.cache[id] = s
-		z.order = append(z.order, id)
-		if max := cmp.Or(z.Max, 4096); len(z.order) > max {
-			delete(z.cache, z.order[0])
-			z.order = z.order[1:]
+// FromChunks returns the store's per-chunk summaries as the timeline reads
+// them: the first event's samples that have a time, counted by CPU (those
+// with a CPU) and by command. Seconds without such samples are left out.
+func FromChunks(sums []subsecond.ChunkSummary) []Summary {
+	out := make([]Summary, 0, len(sums))
+	for _, s := range sums {
+		if s.Start == subsecond.NoTime {
+			continue
+		}
+		ts := Summary{Start: s.Start}
+		for _, k := range s.CPUs {
+			if k.Event == 0 && k.CPU != subsecond.Unknown {
+				ts.CPUs = append(ts.CPUs, CPUCount{CPU: k.CPU, Counts: Counts(k.Counts)})
+			}
+		}
+		for _, k := range s.Comms {
+			if k.Event == 0 {
+				ts.Comms = append(ts.Comms, CommCount{Comm: k.Comm, Counts: Counts(k.Counts)})
+			}
+		}
+		if len(ts.CPUs) > 0 {
+			out = append(out, ts)
 		}
 	}
-	return s, nil
+	return out
 }

@@ -30,34 +30,13 @@ type night struct{ *store.Store }
 func newNight(s *store.Store) night { return night{s} }
 
 // Summaries returns capture id's per-second summaries as the timeline
-// reads them: its first event's samples that have a time, counted by CPU
-// (those with a CPU) and by command.
+// reads them (timeline.FromChunks).
 func (n night) Summaries(ctx context.Context, id string) ([]timeline.Summary, error) {
 	sums, err := n.Store.Summaries(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]timeline.Summary, 0, len(sums))
-	for _, s := range sums {
-		if s.Start == subsecond.NoTime {
-			continue
-		}
-		ts := timeline.Summary{Start: s.Start}
-		for _, k := range s.CPUs {
-			if k.Event == 0 && k.CPU != subsecond.Unknown {
-				ts.CPUs = append(ts.CPUs, timeline.CPUCount{CPU: k.CPU, Counts: timeline.Counts(k.Counts)})
-			}
-		}
-		for _, k := range s.Comms {
-			if k.Event == 0 {
-				ts.Comms = append(ts.Comms, timeline.CommCount{Comm: k.Comm, Counts: timeline.Counts(k.Counts)})
-			}
-		}
-		if len(ts.CPUs) > 0 {
-			out = append(out, ts)
-		}
-	}
-	return out, nil
+	return timeline.FromChunks(sums), nil
 }
 
 // wallTime formats Unix nanoseconds as UTC to the millisecond.
