@@ -51,6 +51,14 @@ func (realEngine) Diff(c, base *subsecond.Capture, q *Query) (Graph, error) {
 	return flame.DiffProfiles(c, base, q.Filter, q.Range2, q.Range)
 }
 
+func (realEngine) Samples(c *subsecond.Capture, q *Query, limit int) (any, int, error) {
+	s, n, err := flame.StackSamples(c, q.Filter, q.Range, limit)
+	if s == nil {
+		return nil, n, err
+	}
+	return s, n, err
+}
+
 func TestRealEngine(t *testing.T) {
 	e := newEnv(t, Config{Engine: realEngine{}})
 	p := e.upload(perfText(2, 100, 3), "web-1") // T0 = 5086 s; samples from 0.05 s to 3.04 s
@@ -277,5 +285,47 @@ func TestDiffAcrossProfiles(t *testing.T) {
 	res, b = e.do("GET", "/p/"+target.ID+"/diff?base="+base.ID+"&start2=0&end2=1&start=1&end=3", nil)
 	if res.StatusCode != 200 || !bytes.Contains(b, []byte("web-1cpu 0 s – 1 s")) {
 		t.Errorf("diff page across profiles = %d; want it to name the base profile and range", res.StatusCode)
+	}
+}
+
+// TestSamplesRoute checks the stack chart's samples against the flame graph
+// of the same range and the limit that bounds a response.
+func TestSamplesRoute(t *testing.T) {
+	e := newEnv(t, Config{Engine: realEngine{}})
+	p := e.upload(perfText(2, 100, 3), "web-1") // CPU 1 busy at 100 Hz from 0.05 s
+	api := "/api/profiles/" + p.ID
+	res, b := e.do("GET", api+"/samples?start=1&end=2&cpu=1", nil)
+	var s struct {
+		Start int64   `json:"start_ns"`
+		Nodes int     `json:"nodes"`
+		Count int     `json:"count"`
+		Time  []int64 `json:"time"`
+		CPU   []int32 `json:"cpu"`
+		Leaf  []int32 `json:"leaf"`
+	}
+	if res.StatusCode != 200 || json.Unmarshal(b, &s) != nil {
+		t.Fatalf("samples = %d %.200s", res.StatusCode, b)
+	}
+	res, b = e.do("GET", api+"/flamegraph?start=1&end=2&cpu=1", nil)
+	var fg struct {
+		Total int64   `json:"total"`
+		Name  []int32 `json:"name"`
+	}
+	if res.StatusCode != 200 || json.Unmarshal(b, &fg) != nil {
+		t.Fatalf("flamegraph = %d %.200s", res.StatusCode, b)
+	}
+	if s.Start != 5087e9 || s.Count != 100 || int64(s.Count) != fg.Total || s.Nodes != len(fg.Name) || len(s.Leaf) != 100 || len(s.Time) != 100 {
+		t.Fatalf("samples = start %d, %d samples, %d nodes; want 5087e9, %d samples on the flame graph's %d nodes", s.Start, s.Count, s.Nodes, fg.Total, len(fg.Name))
+	}
+	for i := range s.Leaf {
+		if s.CPU[i] != 1 || s.Leaf[i] <= 0 || int(s.Leaf[i]) >= s.Nodes || s.Time[i] < 0 || s.Time[i] >= 1e9 || (i > 0 && s.Time[i] < s.Time[i-1]) {
+			t.Fatalf("sample %d: cpu %d leaf %d at +%d ns; want CPU 1, a node of the graph, in time order within the second", i, s.CPU[i], s.Leaf[i], s.Time[i])
+		}
+	}
+	res, b = e.do("GET", api+"/samples?start=1&end=2&cpu=1&limit=99", nil)
+	wantError(t, res, b, http.StatusBadRequest, "end: the range [1, 2) s holds 100 samples of these filters, more than the stack chart's limit of 99")
+	for _, q := range []string{"limit=0", "limit=abc", "limit=1000001"} {
+		res, b = e.do("GET", api+"/samples?"+q, nil)
+		wantError(t, res, b, http.StatusBadRequest, "limit:")
 	}
 }

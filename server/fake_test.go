@@ -165,6 +165,20 @@ func (e countEngine) Diff(c, bc *subsecond.Capture, q *Query) (Graph, error) {
 	return g, nil
 }
 
+// Samples answers the count and times (after the range's start) of the
+// samples of q.Range that q keeps.
+func (e countEngine) Samples(c *subsecond.Capture, q *Query, limit int) (any, int, error) {
+	idx, err := kept(c, q, q.Range)
+	if err != nil || len(idx) > limit {
+		return nil, len(idx), err
+	}
+	t := make([]int64, len(idx))
+	for j, i := range idx {
+		t[j] = c.Samples.Time[i] - q.Range.Start
+	}
+	return map[string]any{"count": len(idx), "time": t}, len(idx), nil
+}
+
 // sqliteNight answers the host views from the store: its chunk summaries
 // and its markers.
 type sqliteNight struct{ *store.Store }

@@ -57,6 +57,10 @@ type Engine interface {
 	// base (the base; c itself unless q.Base names another profile) to
 	// q.Range of c.
 	Diff(c, base *subsecond.Capture, q *Query) (Graph, error)
+	// Samples returns the stack chart's samples of q.Range that pass the
+	// filter, each with its leaf in the range's flame graph, and their
+	// number n; when n > limit it returns nil and n alone.
+	Samples(c *subsecond.Capture, q *Query, limit int) (v any, n int, err error)
 }
 
 // Graph is a computed flame graph that can be written in each export format:
@@ -254,6 +258,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/api/profiles/{id}/hotspots", s.hotspots)
 		r.Get("/api/profiles/{id}/flamegraph", s.flamegraph)
 		r.Get("/api/profiles/{id}/diff", s.diff)
+		r.Get("/api/profiles/{id}/samples", s.samples)
 
 		r.Get("/api/hosts", s.listHosts)
 		r.Get("/api/hosts/{host}/timeline", s.hostTimeline)

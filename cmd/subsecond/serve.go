@@ -266,6 +266,14 @@ func (engine) Diff(c, base *subsecond.Capture, q *server.Query) (server.Graph, e
 	return flame.DiffProfiles(c, base, q.Filter, q.Range2, q.Range)
 }
 
+func (engine) Samples(c *subsecond.Capture, q *server.Query, limit int) (any, int, error) {
+	s, n, err := flame.StackSamples(c, q.Filter, q.Range, limit)
+	if s == nil {
+		return nil, n, err
+	}
+	return s, n, err
+}
+
 // byteSize is a flag value of bytes written as 1048576, 500MB, 500MiB or 2G.
 type byteSize int64
 
