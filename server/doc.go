@@ -16,6 +16,7 @@
 //	GET /p/{id}               metadata, offset heatmap, cores map, hot spots
 //	GET /p/{id}/flame         flame graph of start..end with filters
 //	GET /p/{id}/diff          differential flame graph from start2..end2 (of profile base) to start..end
+//	GET /p/{id}/stacks        stack chart of start..end (lanes per CPU or thread) above its flame graph
 //	GET /hosts                hosts and the span of their captures
 //	GET /hosts/{host}         a host's night: cores × time map, hot spots, markers, comm shares
 //	GET /static/*             embedded front-end assets

@@ -150,17 +150,26 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 // flamePage handles GET /p/{id}/flame?start=&end=&<filters>&search=&zoom=&view=:
 // the flame graph of a range.
 func (s *Server) flamePage(w http.ResponseWriter, r *http.Request) {
-	s.graphPage(w, r, false)
+	s.graphPage(w, r, "flame")
 }
 
 // diffPage handles GET /p/{id}/diff?start2=&end2=&start=&end=&base=&<filters>:
 // the differential flame graph from [start2, end2) to [start, end), the base
 // range taken from profile base when given.
 func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
-	s.graphPage(w, r, true)
+	s.graphPage(w, r, "diff")
 }
 
-func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) {
+// stacksPage handles GET /p/{id}/stacks?start=&end=&<filters>&group=&search=&zoom=:
+// the stack chart of a range (one lane per CPU, or per thread with
+// group=thread) above its flame graph.
+func (s *Server) stacksPage(w http.ResponseWriter, r *http.Request) {
+	s.graphPage(w, r, "stacks")
+}
+
+// graphPage renders the page of kind "flame", "diff" or "stacks".
+func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) {
+	isDiff := kind == "diff"
 	p, q, err := s.pageProfile(r.Context(), r)
 	if err != nil {
 		s.error(w, r, err)
@@ -183,9 +192,9 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 			short2 = displayName(bp) + " " + shortRange(q.Range2, bp.T0())
 		}
 	}
-	kind, api := "flame", "/api/profiles/"+p.ID+"/flamegraph"
+	api := "/api/profiles/" + p.ID + "/flamegraph"
 	if isDiff {
-		kind, api = "diff", "/api/profiles/"+p.ID+"/diff"
+		api = "/api/profiles/" + p.ID + "/diff"
 	}
 	export := func(format string) string {
 		e := engineParams(v)
@@ -194,7 +203,7 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 	}
 	t0 := p.T0()
 	filters := strings.Join(web.Filters(q.Filter), " · ")
-	title := displayName(p) + " · " + kind + " " + shortRange(q.Range, t0)
+	title := displayName(p) + " · " + map[string]string{"flame": "flame", "stacks": "stack chart"}[kind] + " " + shortRange(q.Range, t0)
 	if isDiff {
 		title = displayName(p) + " · diff " + short2 + " → " + shortRange(q.Range, t0)
 	}
@@ -205,6 +214,7 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 		Layout:      s.layout(title, viewData(kind, p, r), r),
 		Profile:     *p,
 		Diff:        isDiff,
+		Stacks:      kind == "stacks",
 		Range:       rangeLabel(q.Range, t0),
 		Range2:      range2,
 		Filters:     filters,
@@ -219,6 +229,17 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, isDiff bool) 
 		if k != "search" {
 			page.Hidden = append(page.Hidden, web.Option{Value: k, Label: v.Get(k)})
 		}
+	}
+	// The stack chart and the flame graph of the same view link each other.
+	if !isDiff {
+		other := url.Values{}
+		for k, vs := range v {
+			if k != "group" || kind == "flame" {
+				other[k] = vs
+			}
+		}
+		page.StacksURL = "/p/" + p.ID + "/stacks" + query(other)
+		page.FlameURL = "/p/" + p.ID + "/flame" + query(other)
 	}
 	s.render(w, r, web.Flame(page))
 }

@@ -247,6 +247,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/p/{id}", s.profilePage)
 		r.Get("/p/{id}/flame", s.flamePage)
 		r.Get("/p/{id}/diff", s.diffPage)
+		r.Get("/p/{id}/stacks", s.stacksPage)
 		r.Get("/hosts", s.hostsPage)
 		r.Get("/hosts/{host}", s.hostPage)
 		r.Get("/static/*", s.static)

@@ -136,6 +136,9 @@ type FlamePage struct {
 	Layout
 	Profile     subsecond.Profile
 	Diff        bool
+	Stacks      bool     // the stack chart above the flame graph
+	StacksURL   string   // the stack chart of this view ("" on a differential page)
+	FlameURL    string   // the flame graph of this view ("" on a differential page)
 	Range       string   // "12.3 s – 14.5 s"
 	Range2      string   // the base range of a differential graph
 	Filters     string   // the active filters, "CPU 5 · comm gc"; "" when none

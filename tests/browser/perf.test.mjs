@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { writeWideCapture } from './capture.mjs';
 import { build, startServer, launch, watch, tempDir, upload, cellCentre, shot, copyToDocs, timings } from './helpers.mjs';
 
-let server, browser, dir;
+let server, browser, dir, incident;
 
 before(async () => {
   dir = tempDir();
@@ -36,6 +36,7 @@ test('the bundled-size incident sample: upload to heatmap, and drag release to f
   const landed = page.waitForURL(/\/p\/[^/?]+$/, { timeout: 300_000 });
   await page.setInputFiles('#upload-file', path);
   await landed;
+  incident = new URL(page.url()).pathname.split('/')[2];
   await page.waitForSelector('body[data-rendered="1"]', { timeout: 60_000 });
   const t1 = await timings(page);
   assert.ok(t1['upload-to-heatmap'] > 0, JSON.stringify(t1));
@@ -102,6 +103,53 @@ test('a flame graph of 50k+ nodes draws, zooms and searches', async () => {
   const searched = await page.evaluate(() => window.__flame.stats());
   console.log(`# flame graph of ${nodes} nodes: fetch ${first['flame-fetch']} ms, first render ${first['flame-render']} ms; frame draws: full ${first.drawMs.toFixed(1)} ms (${first.drawn} drawn), zoomed ${zoomed.drawMs.toFixed(1)} ms, search ${searched.drawMs.toFixed(1)} ms`);
   await shot(page, 'flame-wide', { fullPage: false });
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('the stack chart of 10 s on one CPU and on all 96 of the bundled-size sample', async () => {
+  assert.ok(incident, 'the first test uploaded the sample');
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  const runs = [];
+  for (const [label, query] of [['10 s × 1 CPU', 'start=5&end=15&cpu=39'], ['10 s × 96 CPUs', 'start=5&end=15']]) {
+    await page.goto(`${server.url}/p/${incident}/stacks?${query}`);
+    await page.waitForSelector('#stacks[data-rendered="1"]', { timeout: 60_000 });
+    const t = await timings(page);
+    const lanes = await page.evaluate(() => window.__stacks.lanes());
+    const s = await page.evaluate(() => window.__stacks.stats());
+    const samples = lanes.reduce((n, l) => n + l.samples, 0);
+    assert.equal(lanes.length, label.includes('96') ? 96 : 1);
+    assert.ok(samples > 0 && s.boxes > 0, JSON.stringify({ lanes: lanes.length, samples, s }));
+    runs.push(`${label} (${samples} samples, ${lanes.length} lanes): ${t['stacks-render']} ms from page start to drawn (samples JSON ready at ${t['stacks-fetch']} ms, lanes laid out in ${t['stacks-layout']} ms, first frame ${t['stacks-draw']} ms, ${s.boxes} boxes)`);
+  }
+  console.log(`# stack chart, ${runs.join('; ')} (targets: 100 ms for 1 CPU, 300 ms for 96)`);
+  await shot(page, 'stacks-incident', { fullPage: true });
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('hover on a 4,000-node flame graph redraws only the outlines', async () => {
+  const path = join(dir, 'hover.perf.txt');
+  await writeWideCapture(path, { samples: 240, seed: 11 });
+  const res = await upload(server.url, path, 'hover');
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/p/${res.profile.id}/flame`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const nodes = await page.evaluate(() => window.__flame.nodes);
+  assert.ok(nodes >= 3500 && nodes <= 5000, `nodes: ${nodes}`);
+  const box = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  const before = await page.evaluate(() => window.__flame.stats());
+  // Sweep the pointer across the graph's rows and columns.
+  for (let i = 0; i < 60; i++) {
+    await page.mouse.move(box.x + ((i * 37) % 100) / 100 * box.width, box.y + box.height - 8 - (i % 12) * 17);
+  }
+  await page.waitForTimeout(50);
+  const after = await page.evaluate(() => window.__flame.stats());
+  assert.equal(after.draws, before.draws, 'hovering drew the frames again');
+  assert.ok(after.overlayDraws - before.overlayDraws >= 20, JSON.stringify({ before, after }));
+  console.log(`# hover on a ${nodes}-node flame graph: ${after.overlayDraws - before.overlayDraws} outline redraws, last ${after.overlayMs.toFixed(2)} ms each, against ${before.drawMs.toFixed(1)} ms for the whole graph (${before.drawn} frames), which hovering no longer redraws`);
   assert.deepEqual(w.errors, []);
   await page.close();
 });

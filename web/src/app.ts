@@ -24,10 +24,9 @@ function boot(): void {
       profilePage(vd, boot);
       break;
     case "flame":
-      void flamePage(vd, false);
-      break;
     case "diff":
-      void flamePage(vd, true);
+    case "stacks":
+      void flamePage(vd, page);
       break;
     case "host":
       hostPage(vd);

@@ -127,6 +127,9 @@ export function frameColor(kind: string, name: string): string {
 
 export const MATCH_COLOR = "rgb(220,40,220)";
 
+// HIGHLIGHT_COLOR outlines a frame that another view points at.
+export const HIGHLIGHT_COLOR = "rgb(0,90,255)";
+
 // diffColor colours a node by its change: d in -1..1, red grew, blue shrank.
 export function diffColor(d: number): string {
   if (d > 1) d = 1;

@@ -4,7 +4,7 @@
 // narrower than half a pixel and writes text only where it fits, which keeps
 // trees of 50k+ nodes smooth.
 
-import { diffColor, frameColor, KIND_STYLE, MATCH_COLOR } from "./colors";
+import { diffColor, frameColor, HIGHLIGHT_COLOR, KIND_STYLE, MATCH_COLOR } from "./colors";
 import { fmtInt, fmtPct, h, type Pointer, setupCanvas, Tooltip } from "./dom";
 import type { FlameJSON } from "./types";
 
@@ -193,25 +193,34 @@ export class FlameGraph {
   private pending = false;
   private charW = 7;
   private cssWidth = 0; // the container's width, kept by a ResizeObserver
+  private overlay: HTMLCanvasElement;
+  private linked = -1; // a node another view points at (stack chart hover)
   drawn = 0; // nodes drawn in the last frame, for tests and tuning
   drawMs = 0; // how long the last frame took to draw
+  draws = 0; // frames drawn in full
+  overlayDraws = 0; // hover and highlight outlines drawn alone
+  overlayMs = 0; // how long the last outline drawing took
   onDrawn: (() => void) | null = null;
+  // onHover hears the node under the pointer (-1 when none) as it changes.
+  onHover: ((node: number) => void) | null = null;
 
   constructor(
     readonly tree: Tree,
     private opt: FlameOptions,
   ) {
     this.canvas = h("canvas", { class: "flame-canvas", attrs: { "data-testid": "flame-canvas" } });
-    this.el = h("div", { class: "flame-wrap" }, this.canvas);
+    // Hover and linked highlights are outlines on a canvas of their own, so
+    // that moving the pointer redraws them alone, not the frames beneath.
+    this.overlay = h("canvas", { class: "flame-overlay", attrs: { "aria-hidden": "true" } });
+    this.el = h("div", { class: "flame-wrap" }, this.canvas, this.overlay);
     this.canvas.addEventListener("mousemove", (ev) => {
       this.pointer = { clientX: ev.clientX, clientY: ev.clientY };
       this.onMove(this.pointer);
     });
     this.canvas.addEventListener("mouseleave", () => {
       this.pointer = null;
-      this.hover = -1;
       this.tip.hide();
-      this.invalidate();
+      this.setHover(-1);
     });
     this.canvas.addEventListener("click", (ev) => {
       const i = this.hit(ev);
@@ -253,6 +262,11 @@ export class FlameGraph {
     this.match = m;
     this.invalidate();
     return this.matchedFraction();
+  }
+
+  // matches returns the nodes the search marked, or null.
+  matches(): Uint8Array | null {
+    return this.match;
   }
 
   matchedFraction(): number {
@@ -300,6 +314,7 @@ export class FlameGraph {
       this.width = W;
       this.height = H;
       ctx = setupCanvas(this.canvas, W, H);
+      setupCanvas(this.overlay, W, H);
     } else {
       ctx = this.canvas.getContext("2d")!;
       const dpr = window.devicePixelRatio || 1;
@@ -330,8 +345,60 @@ export class FlameGraph {
       i++;
     }
     this.drawn = drawn;
+    this.draws++;
     this.drawMs = performance.now() - started;
+    this.drawOverlay();
     if (this.onDrawn) this.onDrawn();
+  }
+
+  // rect returns where node i is drawn (css px), or null when it is not:
+  // outside the zoomed subtree and not an ancestor, or under half a pixel.
+  rect(i: number): { x: number; y: number; w: number } | null {
+    const t = this.tree;
+    const z = this.zoom;
+    if (i < 0 || i >= t.n || !this.width) return null;
+    const y = this.y(t.d.depth[i]);
+    if (i < z && t.end[i] > z) return { x: 0, y, w: this.width };
+    if (i < z || i >= t.end[z]) return null;
+    const scale = this.width / (t.d.total_n[z] || 1);
+    const w = t.d.total_n[i] * scale;
+    return w < MIN_W ? null : { x: (t.x[i] - t.x[z]) * scale, y, w };
+  }
+
+  // highlight outlines node i (-1: none) for another view's hover.
+  highlight(i: number): void {
+    if (i === this.linked) return;
+    this.linked = i;
+    this.drawOverlay();
+  }
+
+  private setHover(i: number): void {
+    if (i === this.hover) return;
+    this.hover = i;
+    this.drawOverlay();
+    if (this.onHover) this.onHover(i);
+  }
+
+  // drawOverlay draws the hover and linked outlines alone.
+  private drawOverlay(): void {
+    if (!this.width) return;
+    const started = performance.now();
+    const ctx = this.overlay.getContext("2d")!;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, this.width, this.height);
+    const outline = (i: number, color: string, wide: number) => {
+      const r = this.rect(i);
+      if (!r) return;
+      const bw = r.w > 2 ? r.w - 1 : r.w;
+      ctx.lineWidth = wide;
+      ctx.strokeStyle = color;
+      ctx.strokeRect(r.x + wide / 2, r.y + wide / 2, Math.max(0, bw - wide), ROW_H - 1 - wide);
+    };
+    outline(this.linked, HIGHLIGHT_COLOR, 2);
+    outline(this.hover, "#111", 1);
+    this.overlayDraws++;
+    this.overlayMs = performance.now() - started;
   }
 
   private color(i: number): string {
@@ -354,10 +421,6 @@ export class FlameGraph {
     ctx.globalAlpha = dim ? 0.55 : 1;
     const bw = w > 2 ? w - 1 : w;
     ctx.fillRect(x, y, bw, ROW_H - 1);
-    if (i === this.hover) {
-      ctx.strokeStyle = "#222";
-      ctx.strokeRect(x + 0.5, y + 0.5, Math.max(0, bw - 1), ROW_H - 2);
-    }
     ctx.globalAlpha = 1;
     if (w < this.charW * 3 + 6) return;
     const name = t.name(i);
@@ -410,10 +473,7 @@ export class FlameGraph {
 
   private onMove(ev: Pointer): void {
     const i = this.hit(ev);
-    if (i !== this.hover) {
-      this.hover = i;
-      this.invalidate();
-    }
+    this.setHover(i);
     if (i < 0) {
       this.tip.hide();
       this.canvas.style.cursor = "default";

@@ -1,5 +1,6 @@
-// The flame graph and differential pages: fetch the tree for the range and
-// filters in the URL, draw it, and keep zoom, search and view mode in the URL.
+// The flame graph, differential and stack-chart pages: fetch the tree for
+// the range and filters in the URL (and, for the stack chart, the range's
+// samples), draw them, and keep zoom, search and view mode in the URL.
 
 import { errorMessage } from "./api";
 import { fetchJSON } from "./nav";
@@ -22,9 +23,15 @@ import {
   takeHandOff,
   updateURL,
 } from "./state";
-import type { FlameJSON, FunctionTable, ProfileSummary, ViewData } from "./types";
+import { type LaneGroup, StackChart } from "./stackchart";
+import type { FlameJSON, FunctionTable, ProfileSummary, SamplesJSON, ViewData } from "./types";
 
-export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
+// PageMode is which page is shown: a flame graph, a differential flame
+// graph, or the stack chart above the range's flame graph.
+export type PageMode = "flame" | "diff" | "stacks";
+
+export async function flamePage(vd: ViewData, mode: PageMode): Promise<void> {
+  const diff = mode === "diff";
   const box = $("#flame");
   const prof = vd.profile;
   const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
@@ -39,6 +46,9 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
   clear(box);
   const status = h("p", { class: "flame-status", text: "Loading flame graph…" });
   box.append(status);
+  // The stack chart's samples come in parallel with the tree.
+  const samples = mode === "stacks" ? fetchJSON<SamplesJSON>(samplesAPI(api, p)) : null;
+  samples?.catch(() => {}); // reported where it is awaited
   let data: FlameJSON;
   try {
     data = await fetchJSON<FlameJSON>(flameAPI(api, p, diff));
@@ -77,6 +87,13 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     onZoom: (i) => zoomTo(i, true),
   });
   box.append(toolbar, graph.el);
+  let chart: StackChart | null = null;
+  if (samples && prof) {
+    void stackChart(samples, tree, graph, prof, p, t0, (i) => zoomTo(i, true)).then((c) => {
+      chart = c;
+      if (chart && search) runSearch(search.value);
+    });
+  }
   const base = diff && data.base_total !== undefined ? ` vs ${fmtInt(data.base_total)} baseline` : "";
   summary.textContent = `${fmtInt(data.total)} samples${base} · ${fmtInt(tree.n)} nodes`;
 
@@ -89,6 +106,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     search.classList.remove("invalid");
     if (!pattern) {
       graph.search(null);
+      chart?.setMatch(null);
       searchStatus.textContent = "";
       return;
     }
@@ -102,6 +120,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
       return;
     }
     const f = graph.search(re);
+    chart?.setMatch(graph.matches());
     searchStatus.textContent = `Matched: ${fmtPct(f)}`;
   };
   if (search) {
@@ -196,7 +215,7 @@ export async function flamePage(vd: ViewData, diff: boolean): Promise<void> {
     (window as unknown as { __flame: unknown }).__flame = {
       locate: (name: string) => graph.locate(name),
       nodes: tree.n,
-      stats: () => ({ drawn: graph.drawn, drawMs: graph.drawMs }),
+      stats: () => ({ drawn: graph.drawn, drawMs: graph.drawMs, draws: graph.draws, overlayDraws: graph.overlayDraws, overlayMs: graph.overlayMs }),
     };
   }
   applyURL();
@@ -243,6 +262,102 @@ async function changeTable(box: HTMLElement, api: string, p: URLSearchParams, on
     box.textContent = errorMessage(e);
     box.classList.add("error");
   }
+}
+
+// samplesAPI returns the URL of the stack chart's samples for the range and
+// filters in p.
+function samplesAPI(api: string, p: URLSearchParams): string {
+  return `${api}/samples?${pick(p, ["start", "end", ...FILTER_PARAMS])}`;
+}
+
+// stackChart draws the samples into #stacks when they arrive, linked to the
+// flame graph: hovering a box outlines its node in the graph and back, and
+// clicking a box zooms the graph to it.
+async function stackChart(
+  samples: Promise<SamplesJSON>,
+  tree: Tree,
+  graph: FlameGraph,
+  prof: ProfileSummary,
+  p: URLSearchParams,
+  t0: number,
+  zoom: (node: number) => void,
+): Promise<StackChart | null> {
+  const holder = $("#stacks");
+  if (!holder) return null;
+  const status = h("p", { class: "flame-status", text: "Loading samples…" });
+  clear(holder);
+  holder.append(status);
+  let d: SamplesJSON;
+  try {
+    d = await samples;
+  } catch (e) {
+    status.textContent = errorMessage(e);
+    status.classList.add("error");
+    return null;
+  }
+  if (d.nodes !== tree.n) {
+    status.textContent = "The samples and the flame graph disagree (the capture changed?): reload the page.";
+    status.classList.add("error");
+    return null;
+  }
+  const fetched = performance.now();
+  const group: LaneGroup = p.get("group") === "thread" ? "thread" : "cpu";
+  const chart = new StackChart(tree, d, {
+    group,
+    originNs: prof.t0_ns,
+    periodNs: prof.frequency_hz > 0 ? 1e9 / prof.frequency_hz : medianGap(d),
+    onHover: (i) => graph.highlight(i),
+    onClick: (i) => zoom(i),
+  });
+  graph.onHover = (i) => chart.highlight(i);
+  const select = h(
+    "select",
+    { attrs: { "data-testid": "stacks-group", "aria-label": "stack chart lanes" } },
+    h("option", { attrs: { value: "cpu" }, text: "one lane per CPU" }),
+    h("option", { attrs: { value: "thread" }, text: "one lane per thread" }),
+  );
+  select.value = group;
+  select.addEventListener("change", () => {
+    updateURL({ group: select.value === "cpu" ? null : select.value }, false);
+    location.reload();
+  });
+  const head = h(
+    "div",
+    { class: "stacks-head" },
+    h("label", null, "Lanes ", select),
+    h("span", { class: "muted", attrs: { "data-testid": "stacks-summary" }, text: `${fmtInt(d.count)} samples in time order · hover a frame to find it in the flame graph below` }),
+  );
+  clear(holder);
+  holder.append(head, chart.el);
+  chart.onDrawn = () => {
+    chart.onDrawn = null;
+    recordTiming("stacks-fetch", fetched - t0);
+    recordTiming("stacks-layout", chart.layoutMs + chart.boxMs);
+    recordTiming("stacks-draw", chart.drawMs - chart.boxMs);
+    recordTiming("stacks-render", performance.now() - t0);
+    holder.dataset.rendered = "1";
+  };
+  chart.invalidate();
+  if (TEST_HOOKS) {
+    (window as unknown as { __stacks: unknown }).__stacks = {
+      lanes: () => chart.lanesInfo(),
+      boxes: (label: string, name: string) => {
+        const out: { x: number; y: number; w: number }[] = [];
+        for (let i = 0; i < tree.n; i++) if (tree.name(i) === name) out.push(...chart.boxesOf(label, i));
+        return out;
+      },
+      stats: () => ({ drawMs: chart.drawMs, layoutMs: chart.layoutMs, boxes: chart.drawnBoxes }),
+    };
+  }
+  return chart;
+}
+
+// medianGap estimates the sampling period from the samples' spacing.
+function medianGap(d: SamplesJSON): number {
+  const gaps: number[] = [];
+  for (let i = 1; i < d.count && gaps.length < 1000; i++) if (d.time[i] > d.time[i - 1]) gaps.push(d.time[i] - d.time[i - 1]);
+  gaps.sort((a, b) => a - b);
+  return gaps.length ? gaps[gaps.length >> 1] : 1e7;
 }
 
 function kindLegend(): HTMLElement {

@@ -110,3 +110,20 @@ export interface Hotspot {
   top_function?: string;
   url?: string;
 }
+
+// SamplesJSON is the stack chart's samples of a range (GET .../samples):
+// in time order, times in ns after start_ns, each with the node of the same
+// range's flame graph its stack ends at; nodes is that graph's node count.
+export interface SamplesJSON {
+  start_ns: number;
+  end_ns: number;
+  nodes: number;
+  count: number;
+  strings: string[];
+  time: number[];
+  cpu: number[];
+  pid: number[];
+  tid: number[];
+  comm: number[];
+  leaf: number[];
+}

@@ -1,0 +1,131 @@
+// The stack chart: the samples of a range in time order, one lane per CPU
+// (or thread), each sample's stack hanging from its command, runs of a frame
+// merged into one box; linked to the flame graph below it (hovering a frame
+// outlines it in both, clicking a box zooms the graph to it).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { writeCapture, count, PEGGED } from './capture.mjs';
+import { startServer, launch, watch, tempDir, upload, shot } from './helpers.mjs';
+
+let server, browser, id, records;
+
+before(async () => {
+  const dir = tempDir();
+  const path = join(dir, 'known.perf.txt');
+  ({ records } = await writeCapture(path, { cpus: 8, seconds: 20 }));
+  server = await startServer();
+  id = (await upload(server.url, path, 'known')).profile.id;
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function openStacks(page, query) {
+  await page.goto(`${server.url}/p/${id}/stacks?${query}`);
+  await page.waitForSelector('#stacks[data-rendered="1"]', { timeout: 10_000 });
+  await page.waitForSelector('body[data-rendered="1"]');
+}
+
+// inked counts the pixels of colour rgb (±tol) on a canvas within a css-px
+// rectangle.
+async function inked(page, selector, rect, rgb, tol = 0) {
+  return page.$eval(
+    selector,
+    (c, [r, rgb, tol]) => {
+      const dpr = c.width / c.getBoundingClientRect().width;
+      const d = c.getContext('2d').getImageData(Math.floor(r.x * dpr), Math.floor(r.y * dpr), Math.max(1, Math.ceil(r.w * dpr)), Math.max(1, Math.ceil(r.h * dpr))).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (Math.abs(d[i] - rgb[0]) <= tol && Math.abs(d[i + 1] - rgb[1]) <= tol && Math.abs(d[i + 2] - rgb[2]) <= tol && d[i + 3] > 0) n++;
+      return n;
+    },
+    [rect, rgb, tol],
+  );
+}
+
+const HIGHLIGHT = [0, 90, 255];
+const MATCH = [220, 40, 220];
+
+test('the stack chart shows what ran on a CPU in time order, linked to the flame graph', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  // From the flame graph of CPU 5 over [7.5, 8.5) s: gc until 8 s, then the
+  // background load.
+  await page.goto(`${server.url}/p/${id}/flame?start=7.5&end=8.5&cpu=5`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const nav = page.waitForURL(/\/stacks\?/);
+  await page.click('[data-testid=open-stacks]');
+  await nav;
+  await page.waitForSelector('#stacks[data-rendered="1"]', { timeout: 10_000 });
+  assert.deepEqual(Object.fromEntries(new URL(page.url()).searchParams), { start: '7.5', end: '8.5', cpu: '5' });
+  assert.match(await page.title(), /stack chart 7\.5–8\.5 s · CPU 5/);
+
+  const lanes = await page.evaluate(() => window.__stacks.lanes());
+  const want = count(records, 7.5, 8.5, (r) => r.cpu === PEGGED.cpu && r.kind !== 'idle');
+  assert.deepEqual(lanes.map((l) => [l.label, l.samples]), [['CPU 5', want]]);
+  const width = await page.$eval('[data-testid=stacks-canvas]', (c) => c.getBoundingClientRect().width);
+  // gc ran without a break until 8 s: one box from the first sample (within
+  // a 99 Hz period of the left edge) to the middle.
+  const gc = await page.evaluate(() => window.__stacks.boxes('CPU 5', 'mark_object'));
+  const period = width / 99;
+  assert.equal(gc.length, 1, JSON.stringify(gc));
+  assert.ok(gc[0].x < period && Math.abs(gc[0].x + gc[0].w - width / 2) < period, `mark_object spans ${JSON.stringify(gc[0])} of ${width} px`);
+  // What came after it starts in the second half.
+  const after = await page.evaluate(() => window.__stacks.boxes('CPU 5', 'main'));
+  assert.ok(after.length > 0 && after.every((b) => b.x >= width / 2 - 1), JSON.stringify(after));
+  await shot(page, 'stacks', { fullPage: true });
+
+  // Hover a box: the same node is outlined in the flame graph.
+  const canvas = await page.$eval('[data-testid=stacks-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  await page.mouse.move(canvas.x + gc[0].x + gc[0].w / 2, canvas.y + gc[0].y + 5);
+  const tip = await page.$$eval('[data-testid=tooltip]:not([hidden]) div', (ds) => ds.map((d) => d.textContent));
+  assert.equal(tip[0], 'mark_object');
+  assert.match(tip[2], /^7\.5\d\d–8\.0\d\d s \(.*\) on CPU 5$/, tip[2]);
+  const frame = await page.evaluate(() => window.__flame.locate('mark_object'));
+  const ring = (r) => ({ x: r.x, y: r.y, w: r.w, h: r.h });
+  assert.ok((await inked(page, '.flame-overlay', ring(frame), HIGHLIGHT, 10)) > 20, 'the flame graph outlines the hovered frame');
+
+  // Hover the flame graph's frame: its box is outlined in the stack chart.
+  const flame = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  const main = await page.evaluate(() => window.__flame.locate('serve_request'));
+  await page.mouse.move(flame.x + main.x + main.w / 2, flame.y + main.y + main.h / 2);
+  const boxes = await page.evaluate(() => window.__stacks.boxes('CPU 5', 'serve_request'));
+  assert.ok(boxes.length > 0);
+  let outlined = 0;
+  for (const b of boxes) outlined += await inked(page, '.stacks-overlay', { x: b.x, y: b.y, w: b.w, h: 14 }, HIGHLIGHT, 10);
+  assert.ok(outlined > 10 * boxes.length, `serve_request outlined in the stack chart: ${outlined} px over ${boxes.length} boxes`);
+
+  // Search colours boxes in both views; clicking a box zooms the graph.
+  await page.fill('#search', 'mark_object');
+  await page.waitForFunction(() => document.getElementById('search-match').textContent.startsWith('Matched'));
+  await page.waitForTimeout(100);
+  assert.ok((await inked(page, '[data-testid=stacks-canvas]', { x: gc[0].x, y: gc[0].y, w: gc[0].w, h: 13 }, MATCH)) > 100);
+  await page.mouse.click(canvas.x + gc[0].x + gc[0].w / 2, canvas.y + gc[0].y + 5);
+  await page.waitForFunction(() => (new URLSearchParams(location.search).get('zoom') || '').endsWith('gc_mark;mark_object'));
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('one lane per thread; the samples API refuses a range past its limit', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await openStacks(page, 'start=12&end=13&cpu=0-1&group=thread');
+  assert.equal(await page.inputValue('[data-testid=stacks-group]'), 'thread');
+  const lanes = await page.evaluate(() => window.__stacks.lanes());
+  const labels = lanes.map((l) => l.label).sort();
+  // Threads of the range on CPUs 0 and 1: webapp 1234 and maybe <b>evil</b> 666.
+  assert.ok(labels.includes('webapp 1234'), JSON.stringify(labels));
+  const total = lanes.reduce((n, l) => n + l.samples, 0);
+  assert.equal(total, count(records, 12, 13, (r) => r.cpu <= 1 && r.kind !== 'idle'));
+  assert.deepEqual(w.errors, []);
+
+  // The API refuses more samples than its limit; the page says why.
+  const res = await fetch(`${server.url}/api/profiles/${id}/samples?limit=100`);
+  assert.equal(res.status, 400);
+  assert.match((await res.json()).error, /^end: the range \[0, .*\) s holds \d+ samples of these filters, more than the stack chart's limit of 100/);
+  await page.close();
+});

@@ -1,0 +1,500 @@
+// StackChart draws the samples of a range in time order, as the Firefox
+// Profiler's stack chart and speedscope's time-order view do: time runs
+// left to right, each sample's stack hangs down from its command, and a
+// frame that stays on the stack across consecutive samples is one box. One
+// lane per CPU (or per thread), so the order of events on each is plain.
+//
+// Frames are nodes of the range's flame graph (the samples API gives each
+// sample its leaf node), so hovering a box can point at the same node in
+// the flame graph and back. Lanes are laid out once; drawing covers only
+// the lanes in view, on a canvas that stays in place while the lanes
+// scroll beneath it.
+
+import { frameColor, HIGHLIGHT_COLOR, MATCH_COLOR } from "./colors";
+import { clear, fmtInt, h, type Pointer, setupCanvas, Tooltip } from "./dom";
+import type { Tree } from "./flame";
+import { fmtDuration, fmtTick } from "./state";
+import type { SamplesJSON } from "./types";
+
+export type LaneGroup = "cpu" | "thread";
+
+const ROW_H = 14;
+const HEAD_H = 18; // a lane's label line
+const LANE_GAP = 6;
+const AXIS_H = 20; // the time axis at the top
+const FONT = "10.5px Menlo, Consolas, 'DejaVu Sans Mono', monospace";
+const LABEL_FONT = "600 11px system-ui, sans-serif";
+
+// Row holds one depth of a lane: its boxes in time order, [x0, x1) in
+// nanoseconds after the range's start, and each box's flame node.
+interface Row {
+  x0: Float64Array;
+  x1: Float64Array;
+  node: Int32Array;
+  n: number;
+}
+
+interface Lane {
+  label: string;
+  idx: number[]; // its samples, in time order
+  top: number; // css px from the top of all lanes
+  height: number;
+  boxes: Row[] | null; // per depth (0 is the command), built when first drawn
+}
+
+export interface StackChartOptions {
+  group: LaneGroup;
+  originNs: number; // the profile's T0: axis labels are offsets from it
+  periodNs: number; // the sampling period: how long a sample stands for
+  onHover(node: number): void; // -1 when the pointer leaves the boxes
+  onClick(node: number): void;
+}
+
+export class StackChart {
+  readonly el: HTMLDivElement;
+  readonly canvas: HTMLCanvasElement;
+  private overlay: HTMLCanvasElement;
+  private scroller: HTMLDivElement;
+  private stage: HTMLDivElement;
+  private spacer: HTMLDivElement;
+  private tip = new Tooltip();
+  private lanes: Lane[] = [];
+  private total = 0; // the lanes' height
+  private width = 0;
+  private viewH = 0;
+  private spanNs: number;
+  private hover: { lane: number; row: number; box: number } | null = null;
+  private linked = -1;
+  private match: Uint8Array | null = null;
+  private colors: (string | undefined)[] = [];
+  private pending = false;
+  layoutMs = 0; // how long grouping the samples into lanes took
+  boxMs = 0; // how long building the boxes of the lanes drawn so far took
+  drawMs = 0; // how long the last frame took
+  drawnBoxes = 0;
+  onDrawn: (() => void) | null = null;
+
+  constructor(
+    private tree: Tree,
+    private data: SamplesJSON,
+    private opt: StackChartOptions,
+  ) {
+    this.spanNs = data.end_ns - data.start_ns;
+    this.canvas = h("canvas", {
+      class: "stacks-canvas",
+      attrs: { "data-testid": "stacks-canvas", role: "img", "aria-label": "Stack chart: samples in time order, one lane per " + (opt.group === "cpu" ? "CPU" : "thread") },
+    });
+    this.overlay = h("canvas", { class: "stacks-overlay", attrs: { "aria-hidden": "true" } });
+    const stage = (this.stage = h("div", { class: "stacks-stage" }, this.canvas, this.overlay));
+    this.spacer = h("div", { class: "stacks-spacer" });
+    this.scroller = h("div", { class: "stacks-scroll", attrs: { "data-testid": "stacks" } }, stage, this.spacer);
+    this.el = h("div", { class: "stacks-wrap" }, this.scroller);
+    this.layout();
+    this.scroller.addEventListener("scroll", () => this.invalidate(), { passive: true });
+    this.overlay.addEventListener("mousemove", (ev) => this.onMove(ev));
+    this.overlay.addEventListener("mouseleave", () => this.setHover(null, null));
+    this.overlay.addEventListener("click", (ev) => {
+      const b = this.hit(ev);
+      if (b) this.opt.onClick(this.rows(this.lanes[b.lane])[b.row].node[b.box]);
+    });
+    new ResizeObserver(() => this.invalidate()).observe(this.el);
+  }
+
+  // layout groups the samples into lanes and sizes each by its deepest
+  // stack; a lane's boxes are built when it is first drawn (rows), so that
+  // the first frame of 96 lanes costs the few in view.
+  private layout(): void {
+    const started = performance.now();
+    const d = this.data;
+    const depth = this.tree.d.depth;
+    const keyOf = this.opt.group === "cpu" ? d.cpu : d.tid;
+    const order = new Map<number, number[]>();
+    for (let i = 0; i < d.count; i++) {
+      const k = keyOf[i];
+      let list = order.get(k);
+      if (!list) order.set(k, (list = []));
+      list.push(i);
+    }
+    const keys = [...order.keys()].sort((a, b) => a - b);
+    let top = 0;
+    this.lanes = keys.map((k) => {
+      const idx = order.get(k)!;
+      let deepest = 0;
+      for (const i of idx) if (depth[d.leaf[i]] > deepest) deepest = depth[d.leaf[i]];
+      const label = this.opt.group === "cpu" ? `CPU ${k}` : threadLabel(d, idx[0], k);
+      const lane: Lane = { label, idx, top, height: HEAD_H + deepest * ROW_H + LANE_GAP, boxes: null };
+      top += lane.height;
+      return lane;
+    });
+    this.total = top;
+    this.layoutMs = performance.now() - started;
+  }
+
+  // rows returns a lane's boxes per depth, building them on first use: at
+  // each depth, a run of consecutive samples that share a frame is one box.
+  // Frames are pre-order nodes, so node a is an ancestor of b when
+  // a <= b < end[a]: going from one sample to the next closes only the boxes
+  // not on the new stack and opens only its new frames.
+  private rows(lane: Lane): Row[] {
+    if (lane.boxes) return lane.boxes;
+    const started = performance.now();
+    const d = this.data;
+    const t = this.tree;
+    const end = t.end;
+    const parent = t.parent;
+    const maxGap = 1.5 * this.opt.periodNs;
+    const rows: Row[] = [];
+    const open: number[] = []; // the open boxes' nodes, open[k] at depth k+1
+    const openAt: number[] = [];
+    const chain: number[] = [];
+    let lastEnd = 0;
+    const close = () => {
+      const dep = open.length - 1;
+      let r = rows[dep];
+      if (!r) r = rows[dep] = newRow();
+      if (r.n === r.x0.length) growRow(r);
+      r.x0[r.n] = openAt[dep];
+      r.x1[r.n] = lastEnd;
+      r.node[r.n] = open[dep];
+      r.n++;
+      open.pop();
+      openAt.pop();
+    };
+    const idx = lane.idx;
+    for (let j = 0; j < idx.length; j++) {
+      const i = idx[j];
+      const at = d.time[i];
+      const next = j + 1 < idx.length ? d.time[idx[j + 1]] : at + this.opt.periodNs;
+      const leaf = d.leaf[i];
+      // A gap (the CPU idle, or its samples filtered out) ends every box.
+      if (at > lastEnd) while (open.length) close();
+      while (open.length) {
+        const a = open[open.length - 1];
+        if (a <= leaf && leaf < end[a]) break;
+        close();
+      }
+      const stop = open.length ? open[open.length - 1] : 0;
+      chain.length = 0;
+      for (let n = leaf; n !== stop && n > 0; n = parent[n]) chain.push(n);
+      for (let c = chain.length - 1; c >= 0; c--) {
+        open.push(chain[c]);
+        openAt.push(at);
+      }
+      lastEnd = Math.min(next, at + maxGap, this.spanNs);
+    }
+    while (open.length) close();
+    lane.boxes = rows;
+    this.boxMs += performance.now() - started;
+    return rows;
+  }
+
+  // setMatch colours the nodes marked in m (search matches); null clears.
+  setMatch(m: Uint8Array | null): void {
+    this.match = m;
+    this.invalidate();
+  }
+
+  // highlight outlines the boxes of node i (-1: none), for the flame
+  // graph's hover.
+  highlight(i: number): void {
+    if (i === this.linked) return;
+    this.linked = i;
+    this.drawOverlay();
+  }
+
+  invalidate(): void {
+    if (this.pending) return;
+    this.pending = true;
+    requestAnimationFrame(() => {
+      this.pending = false;
+      this.draw();
+    });
+  }
+
+  private x(ns: number): number {
+    return (ns / this.spanNs) * this.width;
+  }
+
+  private color(node: number): string {
+    if (this.match && this.match[node]) return MATCH_COLOR;
+    let c = this.colors[node];
+    if (c === undefined) c = this.colors[node] = frameColor(this.tree.kind(node), this.tree.name(node));
+    return c;
+  }
+
+  // visible calls f for each lane in the scrolled view with its y offset on
+  // the canvas.
+  private visible(f: (lane: Lane, li: number, y: number) => void): void {
+    const top = this.scroller.scrollTop;
+    const bottom = top + this.viewH - AXIS_H;
+    for (let li = 0; li < this.lanes.length; li++) {
+      const l = this.lanes[li];
+      if (l.top + l.height < top) continue;
+      if (l.top > bottom) break;
+      f(l, li, AXIS_H + l.top - top);
+    }
+  }
+
+  draw(): void {
+    const started = performance.now();
+    const W = Math.max(200, this.scroller.clientWidth);
+    const H = Math.min(AXIS_H + this.total, Math.max(320, Math.round(window.innerHeight * 0.7)));
+    if (W !== this.width || H !== this.viewH) {
+      this.width = W;
+      this.viewH = H;
+      setupCanvas(this.canvas, W, H);
+      setupCanvas(this.overlay, W, H);
+      // The stage stays put (sticky) while the spacer gives the lanes' height.
+      this.stage.style.height = H + "px";
+      this.spacer.style.height = Math.max(0, AXIS_H + this.total - H) + "px";
+      this.scroller.style.height = H + 2 + "px";
+    }
+    const ctx = this.canvas.getContext("2d")!;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, W, H);
+    const styles = getComputedStyle(this.el);
+    const ink = styles.getPropertyValue("--fg").trim() || "#1d2330";
+    const muted = styles.getPropertyValue("--axis").trim() || "#555b66";
+    let boxes = 0;
+    ctx.font = FONT;
+    ctx.textBaseline = "middle";
+    const charW = ctx.measureText("mmmmmmmmmm").width / 10;
+    // Boxes are gathered by colour and each colour filled as one path:
+    // setting a fill style per box would parse a colour per box.
+    const byColor = new Map<string, number[]>();
+    const texts: { text: string; x: number; y: number }[] = [];
+    const labels: { text: string; y: number }[] = [];
+    this.visible((lane, _li, y) => {
+      labels.push({ text: `${lane.label} · ${fmtInt(lane.idx.length)} samples`, y: y + HEAD_H / 2 });
+      const rows = this.rows(lane);
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r];
+        if (!row) continue;
+        const ry = y + HEAD_H + r * ROW_H;
+        if (ry > H || ry + ROW_H < AXIS_H) continue;
+        let lastPx = -1;
+        for (let b = 0; b < row.n; b++) {
+          const x0 = this.x(row.x0[b]);
+          const x1 = this.x(row.x1[b]);
+          // Boxes narrower than a pixel that land on a drawn pixel add nothing.
+          if (x1 - x0 < 1 && Math.floor(x0) <= lastPx) continue;
+          const w = Math.max(1, x1 - x0);
+          const c = this.color(row.node[b]);
+          let list = byColor.get(c);
+          if (!list) byColor.set(c, (list = []));
+          list.push(x0, ry, w > 2 ? w - 1 : w);
+          lastPx = Math.floor(x0 + w);
+          boxes++;
+          if (w > charW * 3 + 6) {
+            const name = this.tree.name(row.node[b]);
+            const fit = Math.floor((w - 6) / charW);
+            texts.push({ text: name.length <= fit ? name : name.slice(0, Math.max(1, fit - 1)) + "\u2026", x: x0 + 3, y: ry + ROW_H / 2 });
+          }
+        }
+      }
+    });
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, AXIS_H, W, H - AXIS_H);
+    ctx.clip();
+    for (const [c, list] of byColor) {
+      ctx.fillStyle = c;
+      ctx.beginPath();
+      for (let k = 0; k < list.length; k += 3) ctx.rect(list[k], list[k + 1], list[k + 2], ROW_H - 1);
+      ctx.fill();
+    }
+    ctx.fillStyle = "#111";
+    for (const t of texts) ctx.fillText(t.text, t.x, t.y);
+    ctx.fillStyle = ink;
+    ctx.font = LABEL_FONT;
+    for (const l of labels) ctx.fillText(l.text, 2, l.y);
+    ctx.restore();
+    this.drawAxis(ctx, W, muted);
+    this.drawnBoxes = boxes;
+    this.drawMs = performance.now() - started;
+    this.drawOverlay();
+    if (this.onDrawn) this.onDrawn();
+  }
+
+  // drawAxis writes the time offsets from T0 across the top.
+  private drawAxis(ctx: CanvasRenderingContext2D, W: number, ink: string): void {
+    const span = this.spanNs;
+    const steps = [1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10, 2e10, 6e10, 3e11, 6e11, 3.6e12];
+    const step = steps.find((s) => (s / span) * W >= 80) ?? span;
+    const start = this.data.start_ns - this.opt.originNs;
+    ctx.fillStyle = ink;
+    ctx.font = "10px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    ctx.fillRect(0, AXIS_H - 1, W, 1);
+    for (let t = Math.ceil(start / step) * step; t <= start + span; t += step) {
+      const x = Math.round(this.x(t - start));
+      ctx.fillRect(x, AXIS_H - 5, 1, 4);
+      const label = fmtTick(t, step) + " s";
+      const w = ctx.measureText(label).width;
+      ctx.fillText(label, Math.min(Math.max(0, x + 2), W - w - 1), AXIS_H / 2 - 1);
+    }
+  }
+
+  // drawOverlay outlines the hovered box and the linked node's boxes.
+  private drawOverlay(): void {
+    if (!this.width) return;
+    const ctx = this.overlay.getContext("2d")!;
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, this.width, this.viewH);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, AXIS_H, this.width, this.viewH - AXIS_H);
+    ctx.clip();
+    const box = (lane: Lane, y: number, r: number, b: number, color: string, wide: number) => {
+      const row = this.rows(lane)[r];
+      const x0 = this.x(row.x0[b]);
+      const w = Math.max(1, this.x(row.x1[b]) - x0);
+      ctx.lineWidth = wide;
+      ctx.strokeStyle = color;
+      ctx.strokeRect(x0 + wide / 2, y + HEAD_H + r * ROW_H + wide / 2, Math.max(1, (w > 2 ? w - 1 : w) - wide), ROW_H - 1 - wide);
+    };
+    if (this.linked >= 0) {
+      const depth = this.tree.d.depth[this.linked];
+      this.visible((lane, _li, y) => {
+        const row = this.rows(lane)[depth - 1];
+        if (!row) return;
+        for (let b = 0; b < row.n; b++) if (row.node[b] === this.linked) box(lane, y, depth - 1, b, HIGHLIGHT_COLOR, 2);
+      });
+    }
+    const hv = this.hover;
+    if (hv) {
+      this.visible((lane, li, y) => {
+        if (li === hv.lane) box(lane, y, hv.row, hv.box, "#111", 1);
+      });
+    }
+    ctx.restore();
+  }
+
+  // hit returns the box under the pointer, or null.
+  private hit(ev: Pointer): { lane: number; row: number; box: number } | null {
+    const rect = this.overlay.getBoundingClientRect();
+    const px = ev.clientX - rect.left;
+    const py = ev.clientY - rect.top;
+    if (py < AXIS_H || px < 0 || px > this.width) return null;
+    const y = py - AXIS_H + this.scroller.scrollTop;
+    let lo = 0;
+    let hi = this.lanes.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.lanes[mid].top <= y) lo = mid;
+      else hi = mid - 1;
+    }
+    const lane = this.lanes[lo];
+    if (!lane) return null;
+    const r = Math.floor((y - lane.top - HEAD_H) / ROW_H);
+    const row = r >= 0 ? this.rows(lane)[r] : undefined;
+    if (!row) return null;
+    const ns = (px / this.width) * this.spanNs;
+    // The last box starting at or before ns.
+    let a = 0;
+    let b = row.n - 1;
+    if (b < 0 || row.x0[0] > ns) return null;
+    while (a < b) {
+      const mid = (a + b + 1) >> 1;
+      if (row.x0[mid] <= ns) a = mid;
+      else b = mid - 1;
+    }
+    // A box under a pixel wide still answers within a pixel of it.
+    const slack = this.spanNs / this.width;
+    return ns < row.x1[a] + slack ? { lane: lo, row: r, box: a } : null;
+  }
+
+  private onMove(ev: MouseEvent): void {
+    const b = this.hit(ev);
+    this.setHover(b, ev);
+  }
+
+  private setHover(b: { lane: number; row: number; box: number } | null, ev: Pointer | null): void {
+    const same = b && this.hover && b.lane === this.hover.lane && b.row === this.hover.row && b.box === this.hover.box;
+    if (!same) {
+      const was = this.hover ? this.node(this.hover) : -1;
+      this.hover = b;
+      this.drawOverlay();
+      const now = b ? this.node(b) : -1;
+      if (now !== was) this.opt.onHover(now);
+    }
+    if (!b || !ev) {
+      this.tip.hide();
+      return;
+    }
+    this.tip.show(ev, this.describe(b));
+  }
+
+  // node returns the flame node of a box.
+  private node(b: { lane: number; row: number; box: number }): number {
+    return this.rows(this.lanes[b.lane])[b.row].node[b.box];
+  }
+
+  private describe(b: { lane: number; row: number; box: number }): string[] {
+    const lane = this.lanes[b.lane];
+    const row = this.rows(lane)[b.row];
+    const node = row.node[b.box];
+    const start = this.data.start_ns - this.opt.originNs;
+    const x0 = row.x0[b.box];
+    const x1 = row.x1[b.box];
+    const t = this.tree;
+    const dso = t.dso(node);
+    return [
+      t.name(node) || "(unnamed)",
+      `${t.kind(node)}${dso ? " · " + dso : ""}`,
+      `${((start + x0) / 1e9).toFixed(3)}–${((start + x1) / 1e9).toFixed(3)} s (${fmtDuration(x1 - x0)}) on ${lane.label}`,
+      "click to zoom the flame graph to this frame",
+    ];
+  }
+
+  // lanesInfo describes each lane for a screen reader's table and tests.
+  lanesInfo(): { label: string; samples: number; boxes: number }[] {
+    return this.lanes.map((l) => ({ label: l.label, samples: l.idx.length, boxes: this.rows(l).reduce((n, r) => n + (r ? r.n : 0), 0) }));
+  }
+
+  // boxesOf returns where node i's boxes are drawn in the lane labelled
+  // label (css px on the canvas, scrolled view), for tests and tools.
+  boxesOf(label: string, i: number): { x: number; y: number; w: number }[] {
+    const out: { x: number; y: number; w: number }[] = [];
+    this.visible((lane, _li, y) => {
+      if (lane.label !== label) return;
+      const r = this.tree.d.depth[i] - 1;
+      const row = this.rows(lane)[r];
+      if (!row) return;
+      for (let b = 0; b < row.n; b++) {
+        if (row.node[b] !== i) continue;
+        const x0 = this.x(row.x0[b]);
+        out.push({ x: x0, y: y + HEAD_H + r * ROW_H, w: Math.max(1, this.x(row.x1[b]) - x0) });
+      }
+    });
+    return out;
+  }
+
+  destroy(): void {
+    this.tip.hide();
+    clear(this.el);
+  }
+}
+
+function newRow(): Row {
+  return { x0: new Float64Array(64), x1: new Float64Array(64), node: new Int32Array(64), n: 0 };
+}
+
+function growRow(r: Row): void {
+  const x0 = new Float64Array(r.x0.length * 2);
+  const x1 = new Float64Array(r.x0.length * 2);
+  const node = new Int32Array(r.x0.length * 2);
+  x0.set(r.x0);
+  x1.set(r.x1);
+  node.set(r.node);
+  r.x0 = x0;
+  r.x1 = x1;
+  r.node = node;
+}
+
+function threadLabel(d: SamplesJSON, i: number, tid: number): string {
+  const comm = d.strings[d.comm[i]] ?? "";
+  return `${comm || "thread"} ${tid >= 0 ? tid : "?"}${d.pid[i] >= 0 && d.pid[i] !== tid ? ` (pid ${d.pid[i]})` : ""}`;
+}
