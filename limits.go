@@ -24,3 +24,11 @@ const (
 	DefaultThreshold = 0.9
 	DefaultMin       = int64(time.Second)
 )
+
+// Limits of the stack chart's parameter "max_samples": the most samples of
+// the filters that its range may hold, by default and at most. Each sample
+// travels to the browser, so the bound is on the answer's size.
+const (
+	DefaultMaxSamples = 200_000
+	MaxMaxSamples     = 1_000_000
+)

@@ -41,11 +41,14 @@ type Query struct {
 	Limit     int     // hot spots: how many episodes to list, best first; 0 for all
 	Cells     int     // hot spots: how many of the hottest heatmap cells to list
 
+	MaxSamples int // stack chart: the most samples its range may hold
+
 	Scale  string // page: the heatmaps' colour scale, "linear" or "log"
 	Search string // page: the flame graph's search
 	Zoom   string // page: the flame graph's zoomed frame
 	View   string // page: "flame" or "icicle"
 	Shape  string // page: a differential graph drawn with the "target" or the "base" widths
+	Lanes  string // page: the stack chart's lanes, "cpu" or "thread"
 
 	// Range and Range2 are absolute, half-open ranges in nanoseconds, set by
 	// Resolve: [T0+Start, T0+End), a missing bound being the profile's
@@ -100,8 +103,9 @@ const (
 	ViewFlame
 	ViewDiff
 	ViewPage
+	ViewStacks // the stack chart's samples
 
-	ViewData = ViewHeatmap | ViewCores | ViewHotspots | ViewFlame | ViewDiff
+	ViewData = ViewHeatmap | ViewCores | ViewHotspots | ViewFlame | ViewDiff | ViewStacks
 )
 
 // Param describes one query parameter: its name as a URL parameter and CLI
@@ -157,9 +161,9 @@ var params = []Param{
 	{Name: "idle", Type: TypeBool, Default: "0", Help: "1 to include idle samples (excluded by default)", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Idle }},
 
-	{Name: "start", Type: TypeOffset, Unit: "s", Help: "range start, seconds from T0 (default: the first sample)", Group: GroupRange, Views: ViewFlame | ViewDiff,
+	{Name: "start", Type: TypeOffset, Unit: "s", Help: "range start, seconds from T0 (default: the first sample)", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks,
 		field: func(q *Query) any { return &q.Start }},
-	{Name: "end", Type: TypeOffset, Unit: "s", Help: "range end, seconds from T0, exclusive (default: after the last sample)", Group: GroupRange, Views: ViewFlame | ViewDiff,
+	{Name: "end", Type: TypeOffset, Unit: "s", Help: "range end, seconds from T0, exclusive (default: after the last sample)", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks,
 		field: func(q *Query) any { return &q.End }},
 	{Name: "start2", Type: TypeOffset, Unit: "s", Help: "differential graph: base range start, seconds from T0", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.Start2 }},
@@ -188,6 +192,9 @@ var params = []Param{
 	{Name: "cells", Type: TypeInt, Min: 1, Max: 1000, Default: "10", Help: "how many of the hottest heatmap cells to list", Group: GroupHotspots, Views: ViewHotspots,
 		field: func(q *Query) any { return &q.Cells }},
 
+	{Name: "max_samples", Type: TypeInt, Min: 1, Max: MaxMaxSamples, Default: strconv.Itoa(DefaultMaxSamples), Help: "stack chart: the most samples of the filters its range may hold", Group: GroupRange, Views: ViewStacks,
+		field: func(q *Query) any { return &q.MaxSamples }},
+
 	{Name: "scale", Type: TypeChoice, Choices: []string{"linear", "log"}, Default: "linear", Help: "the heatmaps' colour scale: linear or log (enhanced)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Scale }},
 	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,
@@ -198,6 +205,8 @@ var params = []Param{
 		field: func(q *Query) any { return &q.View }},
 	{Name: "shape", Type: TypeChoice, Choices: []string{"target", "base"}, Default: "target", Help: "a differential graph's widths: the target range's (frames gone since the base at their base width) or the base's (flamegraph.pl's --negate)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Shape }},
+	{Name: "lanes", Type: TypeChoice, Choices: []string{"cpu", "thread"}, Default: "cpu", Help: "the stack chart's lanes: one per CPU or one per thread", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.Lanes }},
 }
 
 // defaults is the Query of an empty parameter list.

@@ -197,34 +197,22 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 	s.graph(w, r, true)
 }
 
-// The stack chart's samples per request: DefaultSamples unless the request
-// says limit=, at most MaxSamples.
-const (
-	DefaultSamples = 200_000
-	MaxSamples     = 1_000_000
-)
-
-// samples handles GET /api/profiles/{id}/samples?start=&end=&<filters>&limit=:
+// samples handles GET /api/profiles/{id}/samples?start=&end=&<filters>&max_samples=:
 // the stack chart's samples of a range in time order, each with its leaf
 // node in the range's flame graph (flame.Samples). A range holding more
-// than limit samples of the filters is refused with a 400 naming end.
+// than max_samples samples of the filters is refused with a 400 naming end.
 func (s *Server) samples(w http.ResponseWriter, r *http.Request) {
-	limit, err := intParam(r.URL.Query(), "limit", DefaultSamples, 1, MaxSamples)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
 	c, q, release, err := s.load(r, nil)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
 	defer release()
-	v, n, err := s.engine.Samples(c, q, limit)
+	v, n, err := s.engine.Samples(c, q, q.MaxSamples)
 	if err == nil && v == nil {
 		t0 := c.Profile.T0()
-		err = fmt.Errorf("end: the range [%s, %s) s holds %d samples of these filters, more than the stack chart's limit of %d; choose a shorter range, fewer CPUs or limit= up to %d: %w",
-			subsecond.FormatSeconds(q.Range.Start-t0), subsecond.FormatSeconds(q.Range.End-t0), n, limit, MaxSamples, subsecond.ErrInvalid)
+		err = subsecond.Invalidf("end", "the range [%s, %s) s holds %d samples of these filters, more than the stack chart's limit of %d; choose a shorter range, fewer CPUs or max_samples up to %d",
+			subsecond.FormatSeconds(q.Range.Start-t0), subsecond.FormatSeconds(q.Range.End-t0), n, q.MaxSamples, subsecond.MaxMaxSamples)
 	}
 	if err != nil {
 		s.error(w, r, err)

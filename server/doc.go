@@ -32,7 +32,7 @@
 //	GET    /api/profiles/{id}/hotspots   {"hotspots": [...]}: threshold, min, bucket, filters
 //	GET    /api/profiles/{id}/flamegraph start, end, filters, format=json|folded|svg|pprof|functions
 //	GET    /api/profiles/{id}/diff       start2, end2 (base), base (its profile), start, end, filters, format
-//	GET    /api/profiles/{id}/samples    stack chart: start, end, filters, limit (default 200000)
+//	GET    /api/profiles/{id}/samples    stack chart: start, end, filters, max_samples (default 200000)
 //
 // # Hosts (a host's captures as one wall-clock night)
 //

@@ -322,10 +322,10 @@ func TestSamplesRoute(t *testing.T) {
 			t.Fatalf("sample %d: cpu %d leaf %d at +%d ns; want CPU 1, a node of the graph, in time order within the second", i, s.CPU[i], s.Leaf[i], s.Time[i])
 		}
 	}
-	res, b = e.do("GET", api+"/samples?start=1&end=2&cpu=1&limit=99", nil)
+	res, b = e.do("GET", api+"/samples?start=1&end=2&cpu=1&max_samples=99", nil)
 	wantError(t, res, b, http.StatusBadRequest, "end: the range [1, 2) s holds 100 samples of these filters, more than the stack chart's limit of 99")
-	for _, q := range []string{"limit=0", "limit=abc", "limit=1000001"} {
+	for _, q := range []string{"max_samples=0", "max_samples=abc", "max_samples=1000001"} {
 		res, b = e.do("GET", api+"/samples?"+q, nil)
-		wantError(t, res, b, http.StatusBadRequest, "limit:")
+		wantError(t, res, b, http.StatusBadRequest, "max_samples:")
 	}
 }

@@ -160,9 +160,9 @@ func (s *Server) diffPage(w http.ResponseWriter, r *http.Request) {
 	s.graphPage(w, r, "diff")
 }
 
-// stacksPage handles GET /p/{id}/stacks?start=&end=&<filters>&group=&search=&zoom=:
+// stacksPage handles GET /p/{id}/stacks?start=&end=&<filters>&lanes=&search=&zoom=:
 // the stack chart of a range (one lane per CPU, or per thread with
-// group=thread) above its flame graph.
+// lanes=thread) above its flame graph.
 func (s *Server) stacksPage(w http.ResponseWriter, r *http.Request) {
 	s.graphPage(w, r, "stacks")
 }
@@ -234,7 +234,7 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 	if !isDiff {
 		other := url.Values{}
 		for k, vs := range v {
-			if k != "group" || kind == "flame" {
+			if k != "lanes" || kind == "flame" {
 				other[k] = vs
 			}
 		}

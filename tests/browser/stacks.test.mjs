@@ -113,7 +113,7 @@ test('the stack chart shows what ran on a CPU in time order, linked to the flame
 test('one lane per thread; the samples API refuses a range past its limit', async () => {
   const page = await browser.ctx.newPage();
   const w = watch(page);
-  await openStacks(page, 'start=12&end=13&cpu=0-1&group=thread');
+  await openStacks(page, 'start=12&end=13&cpu=0-1&lanes=thread');
   assert.equal(await page.inputValue('[data-testid=stacks-group]'), 'thread');
   const lanes = await page.evaluate(() => window.__stacks.lanes());
   const labels = lanes.map((l) => l.label).sort();
@@ -124,7 +124,7 @@ test('one lane per thread; the samples API refuses a range past its limit', asyn
   assert.deepEqual(w.errors, []);
 
   // The API refuses more samples than its limit; the page says why.
-  const res = await fetch(`${server.url}/api/profiles/${id}/samples?limit=100`);
+  const res = await fetch(`${server.url}/api/profiles/${id}/samples?max_samples=100`);
   assert.equal(res.status, 400);
   assert.match((await res.json()).error, /^end: the range \[0, .*\) s holds \d+ samples of these filters, more than the stack chart's limit of 100/);
   await page.close();

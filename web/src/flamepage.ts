@@ -301,7 +301,7 @@ async function stackChart(
     return null;
   }
   const fetched = performance.now();
-  const group: LaneGroup = p.get("group") === "thread" ? "thread" : "cpu";
+  const group: LaneGroup = p.get("lanes") === "thread" ? "thread" : "cpu";
   const chart = new StackChart(tree, d, {
     group,
     originNs: prof.t0_ns,
@@ -318,7 +318,7 @@ async function stackChart(
   );
   select.value = group;
   select.addEventListener("change", () => {
-    updateURL({ group: select.value === "cpu" ? null : select.value }, false);
+    updateURL({ lanes: select.value === "cpu" ? null : select.value }, false);
     location.reload();
   });
   const head = h(
