@@ -2,8 +2,9 @@
 # front-end tools pinned by package-lock.json (`npm ci`, again whenever the
 # lock file changes) and Debian's chromium for the browser tests (with apt
 # when run as root; otherwise it stops and prints the command to run). CI
-# runs .ci/run, which installs perf and make, then runs this target and
-# `make standalone`.
+# runs .ci/run, which installs perf, make and PostgreSQL, starts a private
+# PostgreSQL for the store's tests (SUBSECOND_TEST_POSTGRES), then runs
+# this target and `make standalone`.
 GO ?= go
 # CHROMIUM is the browser the browser tests drive; never a downloaded one.
 CHROMIUM ?= /usr/bin/chromium

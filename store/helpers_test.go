@@ -3,10 +3,12 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	mrand "math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +17,10 @@ import (
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/parser"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/postgres"
 	"github.com/subsecond/subsecond/store/sqlite"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx" driver, for counting rows
 )
 
 // A backend under test: every test that uses the database runs once per
@@ -29,6 +34,61 @@ type backend struct {
 
 var backends = []backend{
 	{"sqlite", openSQLite},
+	{"postgres", openPostgres},
+}
+
+// TestMain drops the PostgreSQL backend, saying so in one line, when no
+// server is configured.
+func TestMain(m *testing.M) {
+	if os.Getenv("SUBSECOND_TEST_POSTGRES") == "" {
+		fmt.Fprintln(os.Stderr, "store: PostgreSQL tests skipped; set SUBSECOND_TEST_POSTGRES=postgres://… to run them (.ci/postgres starts a server)")
+		backends = backends[:1]
+	}
+	os.Exit(m.Run())
+}
+
+// openPostgres creates a schema of its own in $SUBSECOND_TEST_POSTGRES's
+// database, dropped when the test ends, and opens it.
+func openPostgres(t testing.TB) (store.Backend, *sql.DB, string) {
+	t.Helper()
+	base := os.Getenv("SUBSECOND_TEST_POSTGRES")
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	schema := "test_" + strings.ToLower(rand.Text())
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		admin, err := sql.Open("pgx", base)
+		if err == nil {
+			admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+			admin.Close()
+		}
+	})
+	where := withSearchPath(base, schema)
+	b, err := postgres.Open(context.Background(), where)
+	if err != nil {
+		t.Fatalf("open PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	db, err := sql.Open("pgx", where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return b, db, where
+}
+
+// withSearchPath returns the connection URL u with schema as its search
+// path.
+func withSearchPath(u, schema string) string {
+	if strings.Contains(u, "?") {
+		return u + "&search_path=" + schema
+	}
+	return u + "?search_path=" + schema
 }
 
 func openSQLite(t testing.TB) (store.Backend, *sql.DB, string) {
@@ -39,7 +99,7 @@ func openSQLite(t testing.TB) (store.Backend, *sql.DB, string) {
 		t.Fatalf("open SQLite: %v", err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return b, b.DB(), path
+	return b, b.DB.DB, path
 }
 
 // reopen opens, in another process, the database a backend's open
@@ -48,6 +108,8 @@ func reopen(name, where string) (store.Backend, error) {
 	switch name {
 	case "sqlite":
 		return sqlite.Open(context.Background(), where, sqlite.Options{})
+	case "postgres":
+		return postgres.Open(context.Background(), where)
 	}
 	return nil, fmt.Errorf("no backend %q", name)
 }
@@ -133,7 +195,7 @@ var (
 // pool of call chains (some idle, some kernel-leaf). It returns the number
 // of samples written.
 func genPerf(w io.Writer, cfg genConfig) (int, error) {
-	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
+	rng := mrand.New(mrand.NewPCG(cfg.Seed, 1))
 	chains := make([][]int, 200)
 	for i := range chains {
 		depth := 2 + rng.IntN(14)

@@ -5,18 +5,21 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/postgres"
 	"github.com/subsecond/subsecond/store/sqlite"
 )
 
 // dbHelp documents where the database lives; commands that open it repeat
 // it in their --db flag help.
-const dbHelp = "database file (default $SUBSECOND_DB, else $XDG_DATA_HOME/subsecond/subsecond.db, else ~/.local/share/subsecond/subsecond.db)"
+const dbHelp = "SQLite database file, or postgres://… URL of a PostgreSQL database (default $SUBSECOND_DB, else $XDG_DATA_HOME/subsecond/subsecond.db, else ~/.local/share/subsecond/subsecond.db)"
 
 // dbFlag registers the --db flag on fs.
 func dbFlag(fs *flag.FlagSet) *string {
@@ -44,9 +47,28 @@ func defaultDBPath(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".local", "share", "subsecond", "subsecond.db"), nil
 }
 
+// isPostgres reports whether dsn, the value of --db or $SUBSECOND_DB, is
+// the URL of a PostgreSQL database rather than the path of a SQLite file.
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// showDSN returns dsn fit to print: a URL without its password.
+func showDSN(dsn string) string {
+	if !isPostgres(dsn) {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "a PostgreSQL database"
+	}
+	return u.Redacted()
+}
+
 // openStore opens the database named by --db (dsn), or the default one, as
-// a store with options opt. The SQLite file and its directory are created
-// if needed; a database written by an older version is upgraded first,
+// a store with options opt: a postgres:// URL is a PostgreSQL database,
+// anything else the path of a SQLite file, created with its directory if
+// needed. A SQLite database written by an older version is upgraded first,
 // with a progress bar on a terminal.
 func openStore(ctx context.Context, e env, dsn string, opt store.Options) (*store.Store, error) {
 	if dsn == "" {
@@ -55,6 +77,13 @@ func openStore(ctx context.Context, e env, dsn string, opt store.Options) (*stor
 			return nil, err
 		}
 		dsn = p
+	}
+	if isPostgres(dsn) {
+		s, err := postgres.OpenStore(ctx, dsn, opt)
+		if err != nil {
+			return nil, fmt.Errorf("database %s: %w", showDSN(dsn), err)
+		}
+		return s, nil
 	}
 	var bar *progressbar.ProgressBar
 	b, err := sqlite.Open(ctx, dsn, sqlite.Options{Progress: func(done, total int64) {

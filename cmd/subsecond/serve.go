@@ -163,7 +163,7 @@ func runServe(ctx context.Context, e env) error {
 	} else if *token != "" {
 		mode = " (uploads need the token)"
 	}
-	fmt.Fprintf(e.stdout, "Subsecond serving %s on %s/%s\n", path, base, mode)
+	fmt.Fprintf(e.stdout, "Subsecond serving %s on %s/%s\n", showDSN(path), base, mode)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -348,13 +348,21 @@ func TestServeEnvironment(t *testing.T) {
 
 // TestHelperSubsecond is not a test on its own: TestFirstRun runs the test
 // binary again with SUBSECOND_TEST_MAIN=1, and this function then behaves as
-// a bare `subsecond` does, until SIGINT or SIGTERM.
+// a bare `subsecond` does, until SIGINT or SIGTERM; with
+// SUBSECOND_TEST_ARGS (a JSON list) set too, as `subsecond ARGS…` does.
 func TestHelperSubsecond(t *testing.T) {
 	if os.Getenv("SUBSECOND_TEST_MAIN") != "1" {
 		return
 	}
+	var args []string
+	if raw := os.Getenv("SUBSECOND_TEST_ARGS"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			fmt.Fprintln(os.Stderr, "SUBSECOND_TEST_ARGS:", err)
+			os.Exit(2)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, nil, os.Stdin, os.Stdout, os.Stderr)
+	err := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "subsecond:", err)

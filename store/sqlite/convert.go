@@ -7,6 +7,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqldb"
 )
 
 // convert rewrites every profile stored one row per sample (the schema
@@ -54,7 +55,7 @@ func (b *Backend) convert(ctx context.Context, progress func(done, total int64))
 
 func (b *Backend) convertOne(ctx context.Context, pk int64) error {
 	return b.writeTx(ctx, func(tx *sql.Tx) error {
-		c, err := readRows(ctx, tx, pk)
+		c, err := readRows(ctx, b.DB, tx, pk)
 		if err != nil {
 			return err
 		}
@@ -81,13 +82,13 @@ func (b *Backend) convertOne(ctx context.Context, pk int64) error {
 // tables and columns, as versions before chunks loaded it: samples in
 // (t, seq) order, times relative to time_base, a weight of 0 standing for
 // the event's period.
-func readRows(ctx context.Context, tx *sql.Tx, pk int64) (*subsecond.Capture, error) {
+func readRows(ctx context.Context, d *sqldb.DB, tx *sql.Tx, pk int64) (*subsecond.Capture, error) {
 	var base, want int64
 	if err := tx.QueryRowContext(ctx, `SELECT time_base, samples FROM profiles WHERE pk = ?`, pk).Scan(&base, &want); err != nil {
 		return nil, err
 	}
 	var periods []uint64
-	err := each(ctx, tx, `SELECT period FROM events WHERE profile = ? ORDER BY idx`, []any{pk}, func(sc func(...any) error) error {
+	err := d.Each(ctx, tx, `SELECT period FROM events WHERE profile = ? ORDER BY idx`, []any{pk}, func(sc func(...any) error) error {
 		var p int64
 		err := sc(&p)
 		periods = append(periods, uint64(p))
@@ -97,7 +98,7 @@ func readRows(ctx context.Context, tx *sql.Tx, pk int64) (*subsecond.Capture, er
 		return nil, err
 	}
 	c := &subsecond.Capture{Strings: []string{""}, Nodes: []subsecond.StackNode{{Parent: -1, Frame: -1}}}
-	err = each(ctx, tx, `SELECT idx, s FROM strings WHERE profile = ? ORDER BY idx`, []any{pk}, func(sc func(...any) error) error {
+	err = d.Each(ctx, tx, `SELECT idx, s FROM strings WHERE profile = ? ORDER BY idx`, []any{pk}, func(sc func(...any) error) error {
 		var idx int64
 		var s string
 		if err := sc(&idx, &s); err != nil {
@@ -113,7 +114,7 @@ func readRows(ctx context.Context, tx *sql.Tx, pk int64) (*subsecond.Capture, er
 		return nil, err
 	}
 	ns := int64(len(c.Strings))
-	err = each(ctx, tx, `SELECT idx, symbol, dso, srcline, addr, kind, inline FROM frames WHERE profile = ? ORDER BY idx`, []any{pk},
+	err = d.Each(ctx, tx, `SELECT idx, symbol, dso, srcline, addr, kind, inline FROM frames WHERE profile = ? ORDER BY idx`, []any{pk},
 		func(sc func(...any) error) error {
 			var idx, sym, dso, src, addr, kind, inline int64
 			if err := sc(&idx, &sym, &dso, &src, &addr, &kind, &inline); err != nil {
@@ -130,7 +131,7 @@ func readRows(ctx context.Context, tx *sql.Tx, pk int64) (*subsecond.Capture, er
 	if err != nil {
 		return nil, err
 	}
-	err = each(ctx, tx, `SELECT idx, parent, frame FROM stack_nodes WHERE profile = ? ORDER BY idx`, []any{pk}, func(sc func(...any) error) error {
+	err = d.Each(ctx, tx, `SELECT idx, parent, frame FROM stack_nodes WHERE profile = ? ORDER BY idx`, []any{pk}, func(sc func(...any) error) error {
 		var idx, parent, frame int64
 		if err := sc(&idx, &parent, &frame); err != nil {
 			return err
@@ -145,7 +146,7 @@ func readRows(ctx context.Context, tx *sql.Tx, pk int64) (*subsecond.Capture, er
 		return nil, err
 	}
 	s := &c.Samples
-	err = each(ctx, tx, `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? ORDER BY t, seq`, []any{pk},
+	err = d.Each(ctx, tx, `SELECT t, cpu, pid, tid, comm, event, weight, stack FROM samples WHERE profile = ? ORDER BY t, seq`, []any{pk},
 		func(sc func(...any) error) error {
 			var t, cpu, pid, tid, comm, ev, w, stack int64
 			if err := sc(&t, &cpu, &pid, &tid, &comm, &ev, &w, &stack); err != nil {

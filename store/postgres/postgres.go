@@ -1,0 +1,261 @@
+// Package postgres is the store's backend for a team: profiles in a
+// PostgreSQL database, through github.com/jackc/pgx/v5, which several
+// `subsecond serve` processes share as one service.
+//
+//	b, err := postgres.Open(ctx, "postgres://subsecond@db.example.com/subsecond")
+//	if err != nil { … }
+//	s := store.New(b, store.Options{})
+//
+// An import is one transaction whose chunks, segments and events go in
+// through COPY; PostgreSQL admits concurrent writers, so imports from
+// several servers proceed side by side, and a unique index on the text's
+// SHA-256 makes concurrent imports of the same capture store it once. A
+// profile becomes visible to every server when its import commits, and a
+// delete through one server is seen by the others' capture caches, which
+// check a cached capture still exists before they answer with it (see
+// store.Store.Capture). Schema migrations (package migrations, directory
+// postgres) run at Open under an advisory lock, so servers started
+// together migrate once.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/migrations"
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqldb"
+)
+
+// Backend is a PostgreSQL database of profiles; it implements
+// store.Backend, its reads through sqldb.DB.
+type Backend struct {
+	*sqldb.DB
+	pool *pgxpool.Pool
+}
+
+// Open connects to the database at url (postgres://… or postgresql://…,
+// with libpq's parameters) and applies pending migrations.
+func Open(ctx context.Context, url string) (*Backend, error) {
+	cfg, err := pgxpool.ParseConfig(url) // its errors leave the password out
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w: %v", subsecond.ErrInvalid, err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	db := stdlib.OpenDBFromPool(pool)
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		pool.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return &Backend{DB: &sqldb.DB{DB: db, Dialect: sqldb.Postgres}, pool: pool}, nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrations.Postgres, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// Close closes the connections.
+func (b *Backend) Close() error {
+	err := b.DB.DB.Close()
+	b.pool.Close()
+	return err
+}
+
+// Begin starts the import of profile id: a transaction, on a connection of
+// its own, that inserts the profile's placeholder row.
+func (b *Backend) Begin(ctx context.Context, id string) (store.Import, error) {
+	conn, err := b.DB.DB.Conn(ctx)
+	if err != nil {
+		return nil, noSpace(err)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		conn.Close()
+		return nil, noSpace(err)
+	}
+	im := &importTx{b: b, conn: conn, tx: tx}
+	if im.pk, err = b.InsertPending(ctx, tx, id); err != nil {
+		im.Abort()
+		return nil, noSpace(err)
+	}
+	return im, nil
+}
+
+// importTx is one import's transaction. Rows go in through COPY on the
+// transaction's own connection.
+type importTx struct {
+	b    *Backend
+	conn *sql.Conn
+	tx   *sql.Tx
+	pk   int64
+	done bool
+}
+
+// copyFrom copies rows into table inside the transaction.
+func (im *importTx) copyFrom(ctx context.Context, table string, cols []string, n int, row func(i int) []any) error {
+	return im.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		_, err := c.Conn().CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+			return row(i), nil
+		}))
+		return noSpace(err)
+	})
+}
+
+func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) error {
+	err := im.copyFrom(ctx, "segments", []string{"profile", "kind", "seq", "data"}, len(segs), func(i int) []any {
+		return []any{im.pk, int32(segs[i].Kind), segs[i].Seq, segs[i].Data}
+	})
+	if err != nil {
+		return fmt.Errorf("store table segments: %w", err)
+	}
+	return nil
+}
+
+func (im *importTx) WriteChunks(ctx context.Context, chunks []store.Chunk) error {
+	err := im.copyFrom(ctx, "chunks", []string{"profile", "second", "seq", "samples", "summary", "data"}, len(chunks), func(i int) []any {
+		c := &chunks[i]
+		return []any{im.pk, c.Second, c.Seq, c.Samples, c.Summary, c.Data}
+	})
+	if err != nil {
+		return fmt.Errorf("store chunks: %w", err)
+	}
+	return nil
+}
+
+func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
+	if im.done {
+		return errors.New("import already finished")
+	}
+	defer im.Abort()
+	p := &rec.Profile
+	err := im.b.UpdateProfile(ctx, im.tx, im.pk, rec)
+	if isCode(err, "23505") { // unique_violation: the same text was stored meanwhile
+		return fmt.Errorf("store profile: %w", store.ErrDuplicate)
+	}
+	if err != nil {
+		return fmt.Errorf("store profile: %w", noSpace(err))
+	}
+	err = im.copyFrom(ctx, "events", []string{"profile", "idx", "name", "samples"}, len(p.Events), func(i int) []any {
+		return []any{im.pk, int32(i), p.Events[i].Name, p.Events[i].Samples}
+	})
+	if err != nil {
+		return fmt.Errorf("store events: %w", err)
+	}
+	err = im.copyFrom(ctx, "warnings", []string{"profile", "seq", "line", "message"}, len(p.WarningList), func(i int) []any {
+		w := p.WarningList[i]
+		return []any{im.pk, int32(i), int32(w.Line), w.Message}
+	})
+	if err != nil {
+		return fmt.Errorf("store warnings: %w", err)
+	}
+	if err := im.tx.Commit(); err != nil {
+		if isCode(err, "23505") {
+			return fmt.Errorf("store profile: %w", store.ErrDuplicate)
+		}
+		return noSpace(err)
+	}
+	im.done = true
+	im.conn.Close()
+	return nil
+}
+
+func (im *importTx) Abort() error {
+	if im.done {
+		return nil
+	}
+	im.done = true
+	err := im.tx.Rollback()
+	im.conn.Close()
+	return err
+}
+
+// isCode reports whether err is a PostgreSQL error with the given
+// SQLSTATE.
+func isCode(err error, code string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == code
+}
+
+// noSpace marks err with subsecond.ErrNoSpace when the server's disk is
+// full (SQLSTATE 53100, disk_full).
+func noSpace(err error) error {
+	if isCode(err, "53100") {
+		return fmt.Errorf("%w: %w", subsecond.ErrNoSpace, err)
+	}
+	return err
+}
+
+func (b *Backend) Delete(ctx context.Context, id string) error {
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := b.DB.Delete(ctx, tx, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error) {
+	added := 0
+	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
+		for _, m := range ms {
+			batch.Queue(`INSERT INTO markers (host, t_ns, text) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, host, m.Time, m.Text)
+		}
+		res := tx.SendBatch(ctx, batch)
+		for range ms {
+			tag, err := res.Exec()
+			if err != nil {
+				res.Close()
+				return err
+			}
+			added += int(tag.RowsAffected())
+		}
+		return res.Close()
+	})
+	if err != nil {
+		return 0, noSpace(err)
+	}
+	return added, nil
+}
+
+// OpenStore connects to the database at url (see Open) as a store with
+// options opt.
+func OpenStore(ctx context.Context, url string, opt store.Options) (*store.Store, error) {
+	b, err := Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return store.New(b, opt), nil
+}

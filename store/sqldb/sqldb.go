@@ -1,0 +1,345 @@
+// Package sqldb is the SQL the store's backends share: reading profiles,
+// their segments, chunks and markers, and writing a profile's row, through
+// database/sql, for the schema both dialects' migrations build (package
+// migrations). Queries are written with ? placeholders; for PostgreSQL
+// they become $1, $2, ….
+//
+//	d := &sqldb.DB{DB: db, Dialect: sqldb.SQLite}
+//	list, err := d.List(ctx)
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/store"
+)
+
+// Dialect is a SQL dialect of the schema.
+type Dialect int
+
+// Dialects.
+const (
+	SQLite Dialect = iota
+	Postgres
+)
+
+// DB is a database of profiles in one dialect. Each of its methods is one
+// read transaction; Profile, Load and Chunks implement store.Backend's.
+type DB struct {
+	DB      *sql.DB
+	Dialect Dialect
+}
+
+// Q returns query in d's dialect: ? placeholders numbered for PostgreSQL.
+func (d *DB) Q(query string) string {
+	if d.Dialect != Postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// ReadTx runs fn in a read-only transaction that sees one snapshot.
+func (d *DB) ReadTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	opt := &sql.TxOptions{ReadOnly: true} // SQLite's transactions see one snapshot
+	if d.Dialect == Postgres {
+		opt.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := d.DB.BeginTx(ctx, opt)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+// Each runs query (with ? placeholders) with args in tx and calls fn with
+// each row's Scan.
+func (d *DB) Each(ctx context.Context, tx *sql.Tx, query string, args []any, fn func(scan func(...any) error) error) error {
+	rows, err := tx.QueryContext(ctx, d.Q(query), args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// profileCols are the columns scanProfile reads.
+const profileCols = `pk, id, name, file_name, sha256, bytes, uploaded_ns, metadata,
+	start_ns, end_ns, samples, cpus, frequency_hz, warnings, host, comms`
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+// scanFunc is a row's Scan as a rowScanner.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// scanProfile reads one row of profileCols.
+func scanProfile(r rowScanner) (pk int64, p *subsecond.Profile, comms []byte, err error) {
+	p = new(subsecond.Profile)
+	var uploaded int64
+	var meta string
+	err = r.Scan(&pk, &p.ID, &p.Name, &p.FileName, &p.SHA256, &p.Bytes, &uploaded, &meta,
+		&p.Start, &p.End, &p.Samples, &p.CPUs, &p.FrequencyHz, &p.Warnings, &p.Host, &comms)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	p.Uploaded = time.Unix(0, uploaded).UTC()
+	if err := json.Unmarshal([]byte(meta), &p.Meta); err != nil {
+		return 0, nil, nil, fmt.Errorf("profile %s metadata: %w", p.ID, err)
+	}
+	p.Wall = subsecond.Anchor(p.Meta, p.End)
+	return pk, p, comms, nil
+}
+
+// List returns every profile, most recently imported first, with its
+// events but without warning messages.
+func (d *DB) List(ctx context.Context) ([]subsecond.Profile, error) {
+	var list []subsecond.Profile
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		list = nil
+		byPK := map[int64]int{}
+		err := d.Each(ctx, tx, `SELECT `+profileCols+` FROM profiles WHERE sha256 NOT LIKE 'pending:%'
+			ORDER BY uploaded_ns DESC, pk DESC`, nil, func(scan func(...any) error) error {
+			pk, p, _, err := scanProfile(scanFunc(scan))
+			if err != nil {
+				return err
+			}
+			byPK[pk] = len(list)
+			list = append(list, *p)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return d.Each(ctx, tx, `SELECT profile, name, samples FROM events ORDER BY profile, idx`, nil, func(scan func(...any) error) error {
+			var pk int64
+			var e subsecond.EventCount
+			if err := scan(&pk, &e.Name, &e.Samples); err != nil {
+				return err
+			}
+			if i, ok := byPK[pk]; ok {
+				list[i].Events = append(list[i].Events, e)
+			}
+			return nil
+		})
+	})
+	return list, err
+}
+
+// Profile returns profile id with its events and warnings.
+func (d *DB) Profile(ctx context.Context, id string) (*subsecond.Profile, error) {
+	var p *subsecond.Profile
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		_, p, _, err = d.loadProfile(ctx, tx, id, true)
+		return err
+	})
+	return p, err
+}
+
+// ProfileBySHA returns the profile whose text has SHA-256 sum.
+func (d *DB) ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile, error) {
+	var p *subsecond.Profile
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		var id string
+		err := tx.QueryRowContext(ctx, d.Q(`SELECT id FROM profiles WHERE sha256 = ?`), sum).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("profile with SHA-256 %s: %w", sum, subsecond.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		_, p, _, err = d.loadProfile(ctx, tx, id, true)
+		return err
+	})
+	return p, err
+}
+
+// Exists reports whether profile id is stored.
+func (d *DB) Exists(ctx context.Context, id string) (bool, error) {
+	if !store.ValidID(id) {
+		return false, nil
+	}
+	var n int
+	err := d.DB.QueryRowContext(ctx, d.Q(`SELECT count(*) FROM profiles WHERE id = ?`), id).Scan(&n)
+	return n > 0, err
+}
+
+// loadProfile reads profile id and its events, and its warnings when
+// warnings is set, inside tx.
+func (d *DB) loadProfile(ctx context.Context, tx *sql.Tx, id string, warnings bool) (pk int64, p *subsecond.Profile, comms []byte, err error) {
+	if !store.ValidID(id) {
+		return 0, nil, nil, fmt.Errorf("profile %q: %w", id, subsecond.ErrNotFound)
+	}
+	pk, p, comms, err = scanProfile(tx.QueryRowContext(ctx, d.Q(`SELECT `+profileCols+` FROM profiles WHERE id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, nil, fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+	}
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	err = d.Each(ctx, tx, `SELECT name, samples FROM events WHERE profile = ? ORDER BY idx`, []any{pk}, func(scan func(...any) error) error {
+		var e subsecond.EventCount
+		err := scan(&e.Name, &e.Samples)
+		p.Events = append(p.Events, e)
+		return err
+	})
+	if err != nil || !warnings {
+		return pk, p, comms, err
+	}
+	err = d.Each(ctx, tx, `SELECT line, message FROM warnings WHERE profile = ? ORDER BY seq`, []any{pk}, func(scan func(...any) error) error {
+		var w subsecond.Warning
+		err := scan(&w.Line, &w.Message)
+		p.WarningList = append(p.WarningList, w)
+		return err
+	})
+	return pk, p, comms, err
+}
+
+// Load returns profile id with its comm list, table segments and chunks.
+func (d *DB) Load(ctx context.Context, id string) (*store.Stored, error) {
+	return d.read(ctx, id, true, -1<<63, 1<<63-1, true)
+}
+
+// Chunks returns profile id with its comm list and its chunks with Second
+// in [from, to], their data when data is set.
+func (d *DB) Chunks(ctx context.Context, id string, from, to int64, data bool) (*store.Stored, error) {
+	return d.read(ctx, id, false, from, to, data)
+}
+
+func (d *DB) read(ctx context.Context, id string, all bool, from, to int64, data bool) (*store.Stored, error) {
+	var st *store.Stored
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		st = new(store.Stored)
+		pk, p, comms, err := d.loadProfile(ctx, tx, id, all)
+		if err != nil {
+			return err
+		}
+		st.Profile, st.Comms = *p, comms
+		if all {
+			err = d.Each(ctx, tx, `SELECT kind, seq, data FROM segments WHERE profile = ? ORDER BY kind, seq`, []any{pk},
+				func(scan func(...any) error) error {
+					var s store.Segment
+					err := scan(&s.Kind, &s.Seq, &s.Data)
+					st.Segments = append(st.Segments, s)
+					return err
+				})
+			if err != nil {
+				return err
+			}
+		}
+		if from > to {
+			return nil
+		}
+		cols := `second, seq, samples, summary, data`
+		if !data {
+			cols = `second, seq, samples, summary, NULL`
+			if d.Dialect == Postgres {
+				cols += `::bytea`
+			}
+		}
+		return d.Each(ctx, tx, `SELECT `+cols+` FROM chunks WHERE profile = ? AND second BETWEEN ? AND ? ORDER BY second, seq`,
+			[]any{pk, from, to}, func(scan func(...any) error) error {
+				var c store.Chunk
+				err := scan(&c.Second, &c.Seq, &c.Samples, &c.Summary, &c.Data)
+				st.Chunks = append(st.Chunks, c)
+				return err
+			})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Markers returns host's markers in [from, to) (Unix ns), ordered by time
+// and then text, byte by byte.
+func (d *DB) Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error) {
+	order := `t_ns, text`
+	if d.Dialect == Postgres {
+		order = `t_ns, text COLLATE "C"`
+	}
+	out := []subsecond.Marker{}
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		return d.Each(ctx, tx, `SELECT t_ns, text FROM markers WHERE host = ? AND t_ns >= ? AND t_ns < ? ORDER BY `+order,
+			[]any{host, from, to}, func(scan func(...any) error) error {
+				var m subsecond.Marker
+				err := scan(&m.Time, &m.Text)
+				out = append(out, m)
+				return err
+			})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateProfile fills the placeholder row pk of an import with rec's
+// profile, inside the import's transaction. Its events and warnings are
+// the caller's to write.
+func (d *DB) UpdateProfile(ctx context.Context, tx *sql.Tx, pk int64, rec *store.Record) error {
+	p := &rec.Profile
+	meta, err := json.Marshal(p.Meta)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, d.Q(`UPDATE profiles SET name = ?, file_name = ?, sha256 = ?, bytes = ?, uploaded_ns = ?,
+		metadata = ?, start_ns = ?, end_ns = ?, samples = ?, cpus = ?, frequency_hz = ?, warnings = ?, comms = ?,
+		host = ? WHERE pk = ?`), p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta),
+		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, rec.Comms, p.Host, pk)
+	return err
+}
+
+// InsertPending inserts the placeholder row of an import of profile id,
+// which no reader lists until UpdateProfile gives it its hash, and
+// returns its key.
+func (d *DB) InsertPending(ctx context.Context, tx *sql.Tx, id string) (int64, error) {
+	var pk int64
+	err := tx.QueryRowContext(ctx, d.Q(`INSERT INTO profiles (id, name, file_name, sha256, bytes, uploaded_ns, metadata,
+		time_base, start_ns, end_ns, samples, cpus, frequency_hz, warnings)
+		VALUES (?, '', '', ?, 0, 0, '{}', 0, 0, 0, 0, 0, 0, 0) RETURNING pk`), id, "pending:"+id).Scan(&pk)
+	return pk, err
+}
+
+// Delete removes profile id and, through ON DELETE CASCADE, everything
+// stored with it, inside tx.
+func (d *DB) Delete(ctx context.Context, tx *sql.Tx, id string) error {
+	if !store.ValidID(id) {
+		return fmt.Errorf("profile %q: %w", id, subsecond.ErrNotFound)
+	}
+	res, err := tx.ExecContext(ctx, d.Q(`DELETE FROM profiles WHERE id = ?`), id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+	}
+	return nil
+}
