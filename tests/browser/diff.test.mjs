@@ -8,7 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startServer, launch, watch, upload, shot, ROOT } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { build, startServer, launch, watch, upload, shot, tempDir, ROOT } from './helpers.mjs';
 
 let server, browser, id;
 
@@ -96,6 +97,31 @@ test("README step 5: pt_data_worker and mlx5e_napi_poll are gone from CPU 39's d
   await page.reload();
   await page.waitForSelector('body[data-rendered="1"]');
   assert.equal(await page.getAttribute('[data-testid=shape-base]', 'aria-pressed'), 'true');
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('compare with another profile: the form takes a baseline profile, its whole capture by default', async () => {
+  const path = join(tempDir(), 'small.perf.txt');
+  execFileSync(build(), ['generate', '--cpus', '4', '--seconds', '6', '--incident-cpu', '2', '--incidents', '1', '--seed', '7', '-o', path], { stdio: 'ignore' });
+  const small = (await upload(server.url, path, 'small capture')).profile;
+  const whole = await (await fetch(`${server.url}/api/profiles/${id}/flamegraph`)).json();
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/p/${small.id}/flame?start=1&end=3`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  await page.waitForSelector(`[data-testid=compare-profile] option[value="${id}"]`, { state: 'attached' });
+  await page.selectOption('[data-testid=compare-profile]', id);
+  assert.equal(await page.inputValue('[data-testid=compare-start]'), '');
+  const nav = page.waitForURL(/\/diff\?/);
+  await page.click('[data-testid=compare] button[type=submit]');
+  await nav;
+  const url = new URL(page.url());
+  assert.deepEqual(['base', 'start', 'end', 'start2', 'end2'].map((k) => url.searchParams.get(k)), [id, '1', '3', null, null]);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const summary = await page.textContent('[data-testid=flame-summary]');
+  assert.ok(summary.includes(`vs ${whole.total.toLocaleString('en-US')} baseline`), `${summary}; want the incident's ${whole.total} samples as the baseline`);
+  assert.match(await page.textContent('[data-testid=range]'), /Differential: bundled incident 0 s – 1(19|20)[.\d]* s .* → 1 s – 3 s/);
   assert.deepEqual(w.errors, []);
   await page.close();
 });

@@ -393,10 +393,27 @@ function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchPar
     from.value = fmtOffset(base[0]);
     to.value = fmtOffset(base[1]);
   }
+  // The baseline may come from another profile: its whole capture unless a
+  // range (seconds from its T0) is given.
+  const other = h("select", { attrs: { name: "base", "aria-label": "baseline profile", "data-testid": "compare-profile" } }, h("option", { text: "this profile", attrs: { value: "" } }));
+  void fetchJSON<{ profiles: ProfileSummary[] }>("/api/profiles")
+    .then((list) => {
+      for (const o of list.profiles) if (o.id !== id) other.append(h("option", { text: o.name || o.id, attrs: { value: o.id } }));
+    })
+    .catch(() => {});
+  other.addEventListener("change", () => {
+    const self = other.value === "";
+    from.value = self && base ? fmtOffset(base[0]) : "";
+    to.value = self && base ? fmtOffset(base[1]) : "";
+    from.setAttribute("placeholder", self ? "" : "all");
+    to.setAttribute("placeholder", self ? "" : "all");
+  });
   const form = h(
     "form",
     { class: "compare", attrs: { "data-testid": "compare" } },
     "Compare with baseline ",
+    other,
+    " ",
     from,
     "–",
     to,
@@ -407,8 +424,9 @@ function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchPar
     ev.preventDefault();
     // The target's bounds as the URL gave them (none: the whole capture).
     const q = pick(p, ["start", "end", ...FILTER_PARAMS]);
-    q.set("start2", from.value.trim());
-    q.set("end2", to.value.trim());
+    if (other.value) q.set("base", other.value);
+    if (from.value.trim() || !other.value) q.set("start2", from.value.trim());
+    if (to.value.trim() || !other.value) q.set("end2", to.value.trim());
     const target = `/p/${encodeURIComponent(id)}/diff?${q}`;
     const back = $<HTMLAnchorElement>("[data-testid=range] a");
     if (back) rememberBack(target, back.href);
