@@ -18,52 +18,13 @@ type HotOptions struct {
 	Limit     int     // how many episodes to list, best first; default 50, negative for all
 }
 
-// Spot is one busy episode of one CPU: [Start, End) in nanoseconds.
-// Busy is the mean busy fraction over the episode and Samples its non-idle
-// samples. Comm is the command with most of those samples; Stack is the
-// heaviest path of Comm's stacks (folded: command;root;…;frame, with the
-// filter's Only applied), found by descending from the root into the
-// child with the most samples while some child outweighs the node's own
-// self samples; Function is the function with most self samples. Each
-// Share is a fraction of Samples (for Stack: the samples under its last
-// frame).
-//
-// Usual is Comm's share of this CPU's busy samples outside the episode, and
-// Score = Samples × (1 − Usual): a command pegging a core it usually leaves
-// alone scores high, a thread that always owns its core scores low.
-type Spot struct {
-	CPU           int32   `json:"cpu"`
-	Start         int64   `json:"start_ns"`
-	End           int64   `json:"end_ns"`
-	Busy          float64 `json:"busy"`
-	Samples       int64   `json:"samples"`
-	Comm          string  `json:"comm"`
-	CommShare     float64 `json:"comm_share"`
-	Stack         string  `json:"top_stack"`
-	StackShare    float64 `json:"top_stack_share"`
-	Function      string  `json:"top_function"`
-	FunctionShare float64 `json:"top_function_share"`
-	Usual         float64 `json:"usual"`
-	Score         float64 `json:"score"`
-}
-
-// Cell is one offset-heatmap cell (default shape: 1 s columns, 50 rows).
-type Cell struct {
-	Col   int   `json:"col"`
-	Row   int   `json:"row"`
-	Start int64 `json:"start_ns"`
-	End   int64 `json:"end_ns"`
-	Count int64 `json:"count"`
-}
-
-// Report lists hot spots, highest Score first, and the hottest cells,
-// fullest first. Found counts the episodes before Limit applied.
-type Report struct {
-	T0    int64  `json:"t0_ns"`
-	Found int    `json:"found"`
-	Spots []Spot `json:"hotspots"`
-	Cells []Cell `json:"cells"`
-}
+// Spot, Cell and Report are the root package's hot-spot nouns, which the
+// server and the CLI write as JSON alike.
+type (
+	Spot   = subsecond.Hotspot
+	Cell   = subsecond.HotCell
+	Report = subsecond.HotspotReport
+)
 
 // smooth is the longest window over which Hotspots averages busy fractions.
 const smooth = int64(1e9)

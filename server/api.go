@@ -35,7 +35,7 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []subsecond.Profile{}
 	}
-	s.json(w, http.StatusOK, map[string]any{"profiles": list})
+	s.json(w, http.StatusOK, subsecond.ProfileList{Profiles: list})
 }
 
 // getProfile handles GET /api/profiles/{id}: the profile's metadata.
@@ -162,25 +162,26 @@ func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
 	s.json(w, http.StatusOK, v)
 }
 
-// hotspots handles GET /api/profiles/{id}/hotspots?threshold=&min=&bucket=&limit=&<filters>:
-// {"hotspots": [...], "total": n}, the first limit (default 50, 0 for all)
-// episodes, highest score first, each with the URL of its flame graph page.
+// hotspots handles GET /api/profiles/{id}/hotspots?threshold=&min=&bucket=&limit=&cells=&<filters>:
+// the hot-spot report, as `subsecond hotspots --format json` prints it:
+// {"t0_ns", "found", "hotspots": [...], "cells": [...]}, the first limit
+// (default 50, 0 for all) episodes, highest score first, each with the URL
+// of its flame graph page.
 func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
 	_, q, err := s.pageProfile(r.Context(), r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	hs, err := s.hotspotList(r, q, 0)
+	rep, err := s.hotspotList(r, q, 0)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	total, limit := len(hs), len(hs)
-	if q.Limit > 0 {
-		limit = min(q.Limit, total)
+	if q.Limit > 0 && len(rep.Spots) > q.Limit {
+		rep.Spots = rep.Spots[:q.Limit]
 	}
-	s.json(w, http.StatusOK, map[string]any{"hotspots": hs[:limit], "total": total})
+	s.json(w, http.StatusOK, rep)
 }
 
 // flamegraph handles GET /api/profiles/{id}/flamegraph?start=&end=&<filters>&format=:

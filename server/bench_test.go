@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subsecond/subsecond/engine"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/sqlite"
@@ -39,7 +40,7 @@ func BenchmarkServe(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("generated and imported %d samples in %v", p.Samples, time.Since(start).Round(time.Millisecond))
-	srv := httptest.NewServer(New(Config{Store: sqliteStore{st}, Engine: realEngine{}}).Handler())
+	srv := httptest.NewServer(New(Config{Store: sqliteStore{st}, Engine: engine.Engine{}}).Handler())
 	defer srv.Close()
 
 	api := srv.URL + "/api/profiles/" + p.ID

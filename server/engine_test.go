@@ -14,53 +14,11 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/flame"
-	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/engine"
 )
 
-// realEngine adapts the heatmap and flame packages to Engine, as the serve
-// command does.
-type realEngine struct{}
-
-func (realEngine) Heatmap(c *subsecond.Capture, q *Query) (any, error) {
-	return heatmap.Offset(c, q.Filter, heatmap.Options{Col: q.Col, Rows: q.Rows})
-}
-
-func (realEngine) Cores(c *subsecond.Capture, q *Query) (any, error) {
-	return heatmap.PerCore(c, q.Filter, q.Bucket)
-}
-
-func (realEngine) Hotspots(c *subsecond.Capture, q *Query) ([]Hotspot, error) {
-	rep, err := heatmap.Hotspots(c, q.Filter, heatmap.HotOptions{Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket})
-	if err != nil {
-		return nil, err
-	}
-	hs := make([]Hotspot, len(rep.Spots))
-	for i, sp := range rep.Spots {
-		hs[i] = Hotspot{CPU: sp.CPU, Start: sp.Start, End: sp.End, Busy: sp.Busy, Samples: sp.Samples,
-			Comm: sp.Comm, Share: sp.CommShare, Stack: sp.Stack, Function: sp.Function}
-	}
-	return hs, nil
-}
-
-func (realEngine) Flame(c *subsecond.Capture, q *Query) (Graph, error) {
-	return flame.Build(c, q.Filter, q.Range)
-}
-
-func (realEngine) Diff(c, base *subsecond.Capture, q *Query) (Graph, error) {
-	return flame.DiffProfiles(c, base, q.Filter, q.Range2, q.Range)
-}
-
-func (realEngine) Samples(c *subsecond.Capture, q *Query, limit int) (any, int, error) {
-	s, n, err := flame.StackSamples(c, q.Filter, q.Range, limit)
-	if s == nil {
-		return nil, n, err
-	}
-	return s, n, err
-}
-
 func TestRealEngine(t *testing.T) {
-	e := newEnv(t, Config{Engine: realEngine{}})
+	e := newEnv(t, Config{Engine: engine.Engine{}})
 	p := e.upload(perfText(2, 100, 3), "web-1") // T0 = 5086 s; samples from 0.05 s to 3.04 s
 	api := "/api/profiles/" + p.ID
 	getJSON := func(path string, v any) {
@@ -102,7 +60,7 @@ func TestRealEngine(t *testing.T) {
 	}
 
 	var hs struct {
-		Hotspots []Hotspot `json:"hotspots"`
+		Hotspots []subsecond.Hotspot `json:"hotspots"`
 	}
 	getJSON("/hotspots", &hs)
 	found := false
@@ -233,7 +191,7 @@ func TestRealEngine(t *testing.T) {
 // another: start2 and end2 count from the base profile's T0, and an unknown
 // base is the client's mistake.
 func TestDiffAcrossProfiles(t *testing.T) {
-	e := newEnv(t, Config{Engine: realEngine{}})
+	e := newEnv(t, Config{Engine: engine.Engine{}})
 	target := e.upload(perfText(2, 100, 3), "web-2cpu")
 	base := e.upload(perfText(1, 50, 2), "web-1cpu")
 	var want struct {
@@ -291,7 +249,7 @@ func TestDiffAcrossProfiles(t *testing.T) {
 // TestSamplesRoute checks the stack chart's samples against the flame graph
 // of the same range and the limit that bounds a response.
 func TestSamplesRoute(t *testing.T) {
-	e := newEnv(t, Config{Engine: realEngine{}})
+	e := newEnv(t, Config{Engine: engine.Engine{}})
 	p := e.upload(perfText(2, 100, 3), "web-1") // CPU 1 busy at 100 Hz from 0.05 s
 	api := "/api/profiles/" + p.ID
 	res, b := e.do("GET", api+"/samples?start=1&end=2&cpu=1", nil)

@@ -70,29 +70,30 @@ func (countEngine) Cores(c *subsecond.Capture, q *Query) (any, error) {
 
 // Hotspots reports one episode per CPU, from its first kept sample to just
 // after its last, named after the most frequent command and leaf function.
-func (countEngine) Hotspots(c *subsecond.Capture, q *Query) ([]Hotspot, error) {
+func (countEngine) Hotspots(c *subsecond.Capture, q *Query) (*subsecond.HotspotReport, error) {
 	idx, err := kept(c, q, q.Range)
 	if err != nil {
 		return nil, err
 	}
-	byCPU := map[int32]*Hotspot{}
+	byCPU := map[int32]*subsecond.Hotspot{}
 	for _, i := range idx {
 		cpu := c.Samples.CPU[i]
 		h := byCPU[cpu]
 		if h == nil {
-			h = &Hotspot{CPU: cpu, Start: c.Samples.Time[i], Busy: 1, Share: 1,
+			h = &subsecond.Hotspot{CPU: cpu, Start: c.Samples.Time[i], Busy: 1, CommShare: 1,
 				Comm: c.Strings[c.Samples.Comm[i]], Function: leaf(c, i)}
 			byCPU[cpu] = h
 		}
 		h.End = c.Samples.Time[i] + 1
 		h.Samples++
 	}
-	var hs []Hotspot
+	rep := &subsecond.HotspotReport{T0: c.Profile.T0(), Spots: []subsecond.Hotspot{}, Cells: []subsecond.HotCell{}}
 	for _, h := range byCPU {
-		hs = append(hs, *h)
+		rep.Spots = append(rep.Spots, *h)
 	}
-	sort.Slice(hs, func(i, j int) bool { return hs[i].CPU < hs[j].CPU })
-	return hs, nil
+	sort.Slice(rep.Spots, func(i, j int) bool { return rep.Spots[i].CPU < rep.Spots[j].CPU })
+	rep.Found = len(rep.Spots)
+	return rep, nil
 }
 
 func leaf(c *subsecond.Capture, i int) string {

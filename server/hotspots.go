@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,7 +35,7 @@ type hotCache struct {
 
 type hotEntry struct {
 	done chan struct{}
-	hs   []Hotspot
+	rep  *subsecond.HotspotReport // every episode; shared, never modified
 	err  error
 
 	ctx     context.Context // cancelled once nobody has waited for the linger
@@ -51,7 +52,7 @@ const (
 // join returns the entry for key, counting the caller as one of its
 // waiters, and starts compute in its own goroutine when there is no live
 // entry. The caller calls leave once it stops waiting.
-func (hc *hotCache) join(key string, compute func(ctx context.Context) ([]Hotspot, error)) *hotEntry {
+func (hc *hotCache) join(key string, compute func(ctx context.Context) (*subsecond.HotspotReport, error)) *hotEntry {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	if e, ok := hc.m[key]; ok && (e.ctx.Err() == nil || isDone(e) && e.err == nil) {
@@ -76,7 +77,7 @@ func (hc *hotCache) join(key string, compute func(ctx context.Context) ([]Hotspo
 		hc.order = hc.order[1:]
 	}
 	go func() {
-		e.hs, e.err = compute(e.ctx)
+		e.rep, e.err = compute(e.ctx)
 		hc.mu.Lock()
 		if e.err != nil && hc.m[key] == e {
 			// Failures are not remembered: the next request tries again.
@@ -125,10 +126,10 @@ func isDone(e *hotEntry) bool {
 // as pending instead of an error.
 var errPending = errors.New("hot spots are still being computed")
 
-// hotspotList returns the hot spots of the request's profile for q, each
-// with the link to its flame graph, waiting at most wait (0: until done or
-// the request ends).
-func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) ([]Hotspot, error) {
+// hotspotList returns the hot spots of the request's profile for q: every
+// episode, each linked to its flame graph, waiting at most wait (0: until
+// done or the request ends). The report is the caller's to cut to a limit.
+func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) (*subsecond.HotspotReport, error) {
 	id := chi.URLParam(r, "id")
 	p, err := s.store.Profile(r.Context(), id)
 	if err != nil {
@@ -137,7 +138,9 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) ([]H
 	if err := s.checkCoresCost(p, q); err != nil {
 		return nil, err
 	}
-	e := s.hot.join(hotKey(id, q), func(ctx context.Context) ([]Hotspot, error) {
+	all := *q
+	all.Limit = 0 // the cache keeps every episode; requests cut the list
+	e := s.hot.join(hotKey(id, q), func(ctx context.Context) (*subsecond.HotspotReport, error) {
 		release, err := s.heavy.enter(ctx)
 		if err != nil {
 			return nil, err
@@ -150,7 +153,7 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) ([]H
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		return s.engine.Hotspots(c, q)
+		return s.engine.Hotspots(c, &all)
 	})
 	defer s.hot.leave(e)
 	var timeout <-chan time.Time
@@ -169,12 +172,10 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) ([]H
 	if e.err != nil {
 		return nil, e.err
 	}
-	hs := make([]Hotspot, len(e.hs))
-	copy(hs, e.hs)
-	for i := range hs {
-		hs[i].URL = hotspotLink(p, &hs[i], r.URL.Query())
-	}
-	return hs, nil
+	rep := *e.rep
+	rep.Spots = slices.Clone(e.rep.Spots)
+	rep.Link(p.ID, q.Filter)
+	return &rep, nil
 }
 
 // hotKey identifies a hot-spot list: the profile and the parameters the

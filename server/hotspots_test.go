@@ -8,29 +8,31 @@ import (
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/engine"
 )
 
 // gatedEngine holds hot spots back until release is closed and counts how
 // often they are computed.
 type gatedEngine struct {
-	realEngine
+	engine.Engine
 	release chan struct{}
 	calls   *atomic.Int32
 	spots   int // when > 0, report this many copies of the first spot
 }
 
-func (g gatedEngine) Hotspots(c *subsecond.Capture, q *Query) ([]Hotspot, error) {
+func (g gatedEngine) Hotspots(c *subsecond.Capture, q *Query) (*subsecond.HotspotReport, error) {
 	g.calls.Add(1)
 	<-g.release
-	hs, err := g.realEngine.Hotspots(c, q)
-	if err != nil || g.spots == 0 || len(hs) == 0 {
-		return hs, err
+	rep, err := g.Engine.Hotspots(c, q)
+	if err != nil || g.spots == 0 || len(rep.Spots) == 0 {
+		return rep, err
 	}
-	many := make([]Hotspot, g.spots)
+	many := make([]subsecond.Hotspot, g.spots)
 	for i := range many {
-		many[i] = hs[0]
+		many[i] = rep.Spots[0]
 	}
-	return many, nil
+	rep.Spots, rep.Found = many, g.spots
+	return rep, nil
 }
 
 func TestHotspotsPending(t *testing.T) {
@@ -47,11 +49,8 @@ func TestHotspotsPending(t *testing.T) {
 	// The API waits for the same computation rather than starting another.
 	close(eng.release)
 	res, b = e.do("GET", "/api/profiles/"+p.ID+"/hotspots?comm=kubelet", nil)
-	var got struct {
-		Hotspots []Hotspot `json:"hotspots"`
-		Total    int       `json:"total"`
-	}
-	if err := json.Unmarshal(b, &got); err != nil || res.StatusCode != 200 || got.Total != 1 || len(got.Hotspots) != 1 || got.Hotspots[0].Comm != "kubelet" {
+	var got subsecond.HotspotReport
+	if err := json.Unmarshal(b, &got); err != nil || res.StatusCode != 200 || got.Found != 1 || len(got.Spots) != 1 || got.Spots[0].Comm != "kubelet" {
 		t.Fatalf("hot spots = %d %s; want kubelet's one episode", res.StatusCode, b)
 	}
 	// Now the page has them at once, from the same computation.
@@ -80,12 +79,9 @@ func TestHotspotsLimit(t *testing.T) {
 		want, all int
 	}{{"", 50, 250}, {"?limit=7", 7, 250}, {"?limit=1000", 250, 250}, {"?limit=0", 250, 250}} {
 		res, b := e.do("GET", "/api/profiles/"+p.ID+"/hotspots"+tc.query, nil)
-		var got struct {
-			Hotspots []Hotspot `json:"hotspots"`
-			Total    int       `json:"total"`
-		}
-		if err := json.Unmarshal(b, &got); err != nil || res.StatusCode != 200 || len(got.Hotspots) != tc.want || got.Total != tc.all {
-			t.Errorf("hotspots%s = %d, %d listed of %d; want %d of %d", tc.query, res.StatusCode, len(got.Hotspots), got.Total, tc.want, tc.all)
+		var got subsecond.HotspotReport
+		if err := json.Unmarshal(b, &got); err != nil || res.StatusCode != 200 || len(got.Spots) != tc.want || got.Found != tc.all {
+			t.Errorf("hotspots%s = %d, %d listed of %d; want %d of %d", tc.query, res.StatusCode, len(got.Spots), got.Found, tc.want, tc.all)
 		}
 	}
 	res, b := e.do("GET", "/api/profiles/"+p.ID+"/hotspots?limit=-1", nil)

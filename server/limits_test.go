@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/engine"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/sqlite"
@@ -226,7 +227,7 @@ func TestAbandonedHeavyRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	const slots = 2
-	srv := New(Config{Store: sqliteStore{st}, Engine: realEngine{}, MaxHeavy: slots})
+	srv := New(Config{Store: sqliteStore{st}, Engine: engine.Engine{}, MaxHeavy: slots})
 	srv.hot.linger = 20 * time.Millisecond
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()

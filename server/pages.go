@@ -99,7 +99,11 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		Profile: *p,
 		Filters: filterFields(p, r.URL.Query()),
 	}
-	hs, err := s.hotspotList(r, q, pageHotspotWait)
+	var hs []subsecond.Hotspot
+	rep, err := s.hotspotList(r, q, pageHotspotWait)
+	if err == nil {
+		hs = rep.Spots
+	}
 	switch {
 	case err == errPending:
 		page.HotspotsPending = true
@@ -136,8 +140,8 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		if h.Busy > 0 {
 			item.Busy = web.Percent(h.Busy)
 		}
-		if h.Share > 0 {
-			item.Share = web.Percent(h.Share)
+		if h.CommShare > 0 {
+			item.Share = web.Percent(h.CommShare)
 		}
 		page.Hotspots = append(page.Hotspots, item)
 	}
@@ -296,21 +300,6 @@ func pick(v url.Values, names ...string) url.Values {
 		}
 	}
 	return out
-}
-
-// hotspotLink returns the flame graph page of h, keeping the filters of the
-// current view and restricting it to h's CPU.
-func hotspotLink(p *subsecond.Profile, h *Hotspot, current url.Values) string {
-	v := engineParams(current)
-	v.Del("start2")
-	v.Del("end2")
-	v.Del("base")
-	v.Set("start", subsecond.FormatSeconds(h.Start-p.T0()))
-	v.Set("end", subsecond.FormatSeconds(h.End-p.T0()))
-	if h.CPU != subsecond.Unknown {
-		v.Set("cpu", strconv.Itoa(int(h.CPU)))
-	}
-	return "/p/" + p.ID + "/flame?" + v.Encode()
 }
 
 // filterFields returns the filter form's inputs, filled from v.

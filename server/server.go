@@ -47,10 +47,13 @@ type Upload struct {
 // Engine computes the views of a capture for a parsed Query. Heatmap and
 // Cores return values that encode to the JSON shapes of docs/contracts.md.
 // Errors about the query wrap subsecond.ErrInvalid or subsecond.ErrEmptyRange.
+// Package engine is the one implementation.
 type Engine interface {
 	Heatmap(c *subsecond.Capture, q *Query) (any, error)
 	Cores(c *subsecond.Capture, q *Query) (any, error)
-	Hotspots(c *subsecond.Capture, q *Query) ([]Hotspot, error)
+	// Hotspots returns the first q.Limit episodes (0: all) and q.Cells
+	// hottest cells.
+	Hotspots(c *subsecond.Capture, q *Query) (*subsecond.HotspotReport, error)
 	// Flame returns the flame graph of q.Range.
 	Flame(c *subsecond.Capture, q *Query) (Graph, error)
 	// Diff returns the differential flame graph from q.Range2 of capture
@@ -63,28 +66,8 @@ type Engine interface {
 	Samples(c *subsecond.Capture, q *Query, limit int) (v any, n int, err error)
 }
 
-// Graph is a computed flame graph that can be written in each export format:
-// "json", "folded", "svg" or "pprof".
-type Graph interface {
-	Export(w io.Writer, format string) error
-	Len() int // the number of nodes
-}
-
-// Hotspot is one busy episode: a CPU (subsecond.Unknown for the whole host)
-// busy for [Start, End) nanoseconds, with its dominant command and hottest
-// function.
-type Hotspot struct {
-	CPU      int32   `json:"cpu"`
-	Start    int64   `json:"start_ns"`
-	End      int64   `json:"end_ns"`
-	Busy     float64 `json:"busy"`
-	Samples  int64   `json:"samples"`
-	Comm     string  `json:"comm,omitempty"`
-	Share    float64 `json:"share,omitempty"`
-	Stack    string  `json:"top_stack,omitempty"`
-	Function string  `json:"top_function,omitempty"`
-	URL      string  `json:"url"` // the episode's flame graph page
-}
+// Graph is a computed flame graph: the root package's.
+type Graph = subsecond.Graph
 
 // Config configures a Server.
 type Config struct {

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/engine"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/sqlite"
 )
@@ -78,7 +79,7 @@ func newEnv(t *testing.T, cfg Config) *testEnv {
 	t.Cleanup(func() { st.Close() })
 	cfg.Store = sqliteStore{st}
 	if cfg.Engine == nil {
-		cfg.Engine = realEngine{}
+		cfg.Engine = engine.Engine{}
 	}
 	if cfg.Night == nil {
 		cfg.Night = sqliteNight{st}
@@ -496,7 +497,7 @@ func TestViewAPI(t *testing.T) {
 
 	res, b := e.do("GET", api+"/hotspots", nil)
 	var hs struct {
-		Hotspots []Hotspot `json:"hotspots"`
+		Hotspots []subsecond.Hotspot `json:"hotspots"`
 	}
 	if err := json.Unmarshal(b, &hs); err != nil || len(hs.Hotspots) != 2 {
 		t.Fatalf("hotspots = %d %s; want two", res.StatusCode, b)

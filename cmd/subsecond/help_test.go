@@ -138,10 +138,13 @@ func TestHelpTopLevel(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "Usage: subsecond cpus") {
 		t.Errorf("subsecond help cpus: exit %d, stdout %q; want 0 and the cpus usage", code, firstLine(stdout))
 	}
-	// A help flag after the first argument that is not a flag is an
-	// argument, not a request for help.
-	if _, stderr, code := runMain(t, "info", "no-such-profile", "--help"); code == 0 {
-		t.Errorf("subsecond info no-such-profile --help exits 0; want an error (stderr %q)", stderr)
+	// Flags may follow arguments, a help flag too; after "--" it is an
+	// argument.
+	if stdout, stderr, code := runMain(t, "info", "no-such-profile", "--help"); code != 0 || !strings.HasPrefix(stdout, "Usage: subsecond info") {
+		t.Errorf("subsecond info no-such-profile --help: exit %d, stdout %q, stderr %q; want 0 and the usage", code, firstLine(stdout), stderr)
+	}
+	if _, stderr, code := runMain(t, "info", "--", "--help"); code == 0 {
+		t.Errorf("subsecond info -- --help exits 0; want an error, --help being the ID (stderr %q)", stderr)
 	}
 	// A bad flag is an error on stderr with the usage there too.
 	stdout, stderr, code := runMain(t, "list", "--no-such-flag")
@@ -165,9 +168,10 @@ func TestWantsHelp(t *testing.T) {
 		{[]string{"--idle", "--help"}, true},
 		{[]string{"--db", "--help"}, false}, // --help is the value of --db
 		{[]string{"--db=--help"}, false},
-		{[]string{"ID", "--help"}, false},
+		{[]string{"ID", "--help"}, true},
 		{[]string{"--", "--help"}, false},
-		{[]string{"-", "--help"}, false},
+		{[]string{"ID", "--", "--help"}, false},
+		{[]string{"-", "--help"}, true},
 		{nil, false},
 	} {
 		if got := wantsHelp(fs, tc.args); got != tc.want {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/engine"
 	"github.com/subsecond/subsecond/timeline"
 )
 
@@ -42,17 +42,16 @@ func runHotspots(ctx context.Context, e env) error {
 		}
 		return hostHotspots(ctx, e, *v.db, *v.host, opt, *format)
 	}
-	opt := heatmap.HotOptions{Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket, Cells: q.Cells, Limit: q.Limit}
-	if q.Limit == 0 {
-		opt.Limit = -1
-	}
 	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
 	}
-	rep, err := heatmap.Hotspots(c, q.Filter, opt)
+	rep, err := engine.Engine{}.Hotspots(c, q)
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
+	}
+	if c.Profile.ID != "" {
+		rep.Link(c.Profile.ID, q.Filter)
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)

@@ -111,8 +111,8 @@ func TestImportListInfoDelete(t *testing.T) {
 		t.Errorf("delete of a deleted profile: %v; want ErrNotFound", err)
 	}
 	out, _, err = runStoreCmd(t, "", "list", "--db", db, "--format", "json")
-	if err != nil || strings.TrimSpace(out) != "null" && strings.TrimSpace(out) != "[]" {
-		t.Errorf("list --format json of an empty database = %q, %v; want an empty list", out, err)
+	if err != nil || strings.Join(strings.Fields(out), "") != `{"profiles":[]}` {
+		t.Errorf("list --format json of an empty database = %q, %v; want {\"profiles\": []}, as the API", out, err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
 )
 
@@ -25,7 +26,7 @@ func runList(ctx context.Context, e env) error {
 		return err
 	}
 	if *format != "text" && *format != "json" {
-		return fmt.Errorf("list: --format %q: want text or json", *format)
+		return checkFormat("list", *format, "text", "json")
 	}
 	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {
@@ -37,9 +38,12 @@ func runList(ctx context.Context, e env) error {
 		return err
 	}
 	if *format == "json" {
+		if list == nil {
+			list = []subsecond.Profile{}
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(list)
+		return enc.Encode(subsecond.ProfileList{Profiles: list})
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(e.stdout, "no profiles stored; add one with 'subsecond import FILE'")

@@ -19,8 +19,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/flame"
-	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/engine"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/server"
 	"github.com/subsecond/subsecond/store"
@@ -132,7 +131,7 @@ func runServe(ctx context.Context, e env) error {
 	hosts, public := sn.hosts(ln.Addr())
 	srv := server.New(server.Config{
 		Store:            serveStore{st},
-		Engine:           engine{},
+		Engine:           engine.Engine{},
 		Night:            newNight(st),
 		MaxUpload:        int64(maxUpload),
 		MaxText:          int64(maxText),
@@ -231,47 +230,6 @@ func storageFull(err error) error {
 		return fmt.Errorf("%w: %w", subsecond.ErrNoSpace, err)
 	}
 	return err
-}
-
-// engine answers the server's view requests with the heatmap and flame
-// packages.
-type engine struct{}
-
-func (engine) Heatmap(c *subsecond.Capture, q *server.Query) (any, error) {
-	return heatmap.Offset(c, q.Filter, heatmap.Options{Col: q.Col, Rows: q.Rows})
-}
-
-func (engine) Cores(c *subsecond.Capture, q *server.Query) (any, error) {
-	return heatmap.PerCore(c, q.Filter, q.Bucket)
-}
-
-func (engine) Hotspots(c *subsecond.Capture, q *server.Query) ([]server.Hotspot, error) {
-	rep, err := heatmap.Hotspots(c, q.Filter, heatmap.HotOptions{Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket})
-	if err != nil {
-		return nil, err
-	}
-	hs := make([]server.Hotspot, len(rep.Spots))
-	for i, sp := range rep.Spots {
-		hs[i] = server.Hotspot{CPU: sp.CPU, Start: sp.Start, End: sp.End, Busy: sp.Busy, Samples: sp.Samples,
-			Comm: sp.Comm, Share: sp.CommShare, Stack: sp.Stack, Function: sp.Function}
-	}
-	return hs, nil
-}
-
-func (engine) Flame(c *subsecond.Capture, q *server.Query) (server.Graph, error) {
-	return flame.Build(c, q.Filter, q.Range)
-}
-
-func (engine) Diff(c, base *subsecond.Capture, q *server.Query) (server.Graph, error) {
-	return flame.DiffProfiles(c, base, q.Filter, q.Range2, q.Range)
-}
-
-func (engine) Samples(c *subsecond.Capture, q *server.Query, limit int) (any, int, error) {
-	s, n, err := flame.StackSamples(c, q.Filter, q.Range, limit)
-	if s == nil {
-		return nil, n, err
-	}
-	return s, n, err
 }
 
 // byteSize is a flag value of bytes written as 1048576, 500MB, 500MiB or 2G.

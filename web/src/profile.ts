@@ -242,7 +242,7 @@ async function loadHotspots(api: string, flameBase: string, origin: number, p: U
         h("a", { attrs: { href }, text: what }),
         hs.busy > 0 ? h("span", { class: "busy", text: `${fmtPct(hs.busy)} busy` }) : null,
         hs.comm ? h("span", { class: "comm", text: hs.comm }) : null,
-        hs.comm && hs.share ? h("span", { class: "share", text: `(${fmtPct(hs.share)})` }) : null,
+        hs.comm && hs.comm_share ? h("span", { class: "share", text: `(${fmtPct(hs.comm_share)})` }) : null,
         hs.top_function ? h("code", { class: "func", text: hs.top_function }) : null,
       ].filter((e) => e !== null);
       const li = h("li");

@@ -96,8 +96,10 @@ export interface FunctionTable {
   functions: FunctionChange[];
 }
 
-// Hotspot is one busy episode from the hot-spots endpoint: a CPU (-1 for the
-// whole host) busy for [start_ns, end_ns), with the URL of its flame graph.
+// Hotspot is one busy episode from the hot-spots endpoint (whose report,
+// {t0_ns, found, hotspots, cells}, is what `subsecond hotspots --format json`
+// prints): a CPU (-1 for the whole host) busy for [start_ns, end_ns), with
+// the URL of its flame graph.
 export interface Hotspot {
   cpu: number;
   start_ns: number;
@@ -105,9 +107,13 @@ export interface Hotspot {
   busy: number;
   samples: number;
   comm?: string;
-  share?: number;
+  comm_share?: number;
   top_stack?: string;
+  top_stack_share?: number;
   top_function?: string;
+  top_function_share?: number;
+  usual?: number;
+  score?: number;
   url?: string;
 }
 

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+)
+
+// TestCLIMatchesAPI checks that each command's --format json prints what
+// the API serves for the same stored profile and parameters, byte for byte
+// once indentation is removed: the hot-spot report (with each episode's
+// link), the list of profiles, a profile, the heatmap, the cores map and a
+// flame graph.
+func TestCLIMatchesAPI(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.db")
+	file := viewCapture(t)
+	out, _, err := runStoreCmd(t, "", "import", "--db", db, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := idRE.FindString(strings.TrimSpace(out))
+	if id == "" {
+		t.Fatalf("import printed no ID: %q", out)
+	}
+	base, _, stop := startServe(t, "serve", "--db", db, "--addr", "127.0.0.1:0")
+	defer stop()
+
+	for _, tc := range []struct {
+		cli  []string
+		path string
+	}{
+		{[]string{"hotspots", id}, "/api/profiles/" + id + "/hotspots"},
+		{[]string{"hotspots", id, "--min", "1500ms", "--cpu", "4", "--limit", "0", "--cells", "3"},
+			"/api/profiles/" + id + "/hotspots?min=1.5&cpu=4&limit=0&cells=3"},
+		{[]string{"list"}, "/api/profiles"},
+		{[]string{"info", id}, "/api/profiles/" + id},
+		{[]string{"heatmap", id, "--rows", "10", "--col", "500ms"}, "/api/profiles/" + id + "/heatmap?rows=10&col=0.5"},
+		{[]string{"cpus", id, "--bucket", "0.25", "--comm", "node-agent"}, "/api/profiles/" + id + "/cpus?bucket=250ms&comm=node-agent"},
+		{[]string{"flamegraph", id, "--start", "3s", "--end", "7"}, "/api/profiles/" + id + "/flamegraph?start=3&end=7000ms&format=json"},
+	} {
+		args := append([]string{tc.cli[0], "--db", db, "--format", "json"}, tc.cli[1:]...)
+		cli, _, err := runStoreCmd(t, "", args...)
+		if err != nil {
+			t.Errorf("subsecond %s: %v", strings.Join(args, " "), err)
+			continue
+		}
+		res, err := http.Get(base + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		api, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("GET %s = %d %s", tc.path, res.StatusCode, api)
+			continue
+		}
+		var c, a bytes.Buffer
+		if err := json.Compact(&c, []byte(cli)); err != nil {
+			t.Errorf("subsecond %s printed no JSON: %v", strings.Join(args, " "), err)
+			continue
+		}
+		if err := json.Compact(&a, api); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(c.Bytes(), a.Bytes()) {
+			t.Errorf("subsecond %s and GET %s differ:\ncli %.600s\napi %.600s", strings.Join(args, " "), tc.path, c.Bytes(), a.Bytes())
+		}
+	}
+
+	// The report's links lead to the flame graph page of each episode.
+	var rep subsecond.HotspotReport
+	getJSON(t, base+"/api/profiles/"+id+"/hotspots?cpu=4", &rep)
+	if len(rep.Spots) != 1 || !strings.HasPrefix(rep.Spots[0].URL, "/p/"+id+"/flame?cpu=4&end=") {
+		t.Fatalf("hot spots of CPU 4 = %+v; want one with a link to its flame graph", rep.Spots)
+	}
+	u, _ := url.Parse(base + rep.Spots[0].URL)
+	if res, err := http.Get(u.String()); err != nil || res.StatusCode != 200 {
+		t.Errorf("GET %s: %v %v", u, err, res)
+	} else {
+		res.Body.Close()
+	}
+}
