@@ -61,16 +61,16 @@ func StackSamples(c *subsecond.Capture, f subsecond.Filter, r subsecond.Range, l
 		Time: make([]int64, 0, n), CPU: make([]int32, 0, n), PID: make([]int32, 0, n),
 		TID: make([]int32, 0, n), Comm: make([]int32, 0, n), Leaf: make([]int32, 0, n),
 	}
-	comms := map[uint32]int32{}
+	comms := make([]int32, len(c.Strings)) // output string + 1 of each capture string; 0 when not yet used
 	col := &c.Samples
 	for i := lo; i < hi; i++ {
 		if !m.Keep(i) {
 			continue
 		}
-		cm, ok := comms[col.Comm[i]]
-		if !ok {
+		cm := comms[col.Comm[i]] - 1
+		if cm < 0 {
 			cm = int32(len(s.Strings))
-			comms[col.Comm[i]] = cm
+			comms[col.Comm[i]] = cm + 1
 			s.Strings = append(s.Strings, c.Strings[col.Comm[i]])
 		}
 		s.Time = append(s.Time, col.Time[i]-r.Start)
