@@ -386,10 +386,6 @@ func resolve(whole Range, start, end Bound, startName, endName string) (Range, e
 			return r, err
 		}
 	}
-	if r.End <= r.Start {
-		return r, Invalidf(endName, "the range [%s s, %s s) is empty; %s must be after %s",
-			FormatSeconds(r.Start-t0), FormatSeconds(r.End-t0), endName, startName)
-	}
 	// A range reaching past the capture is clamped to it (start=-5 means
 	// from the first sample); one wholly outside it is refused.
 	switch {
@@ -397,6 +393,9 @@ func resolve(whole Range, start, end Bound, startName, endName string) (Range, e
 		return r, Invalidf(startName, "%s s is past the end of the capture (%s s)", FormatSeconds(r.Start-t0), FormatSeconds(whole.End-t0))
 	case r.End <= whole.Start:
 		return r, Invalidf(endName, "%s s is before the capture starts (%s s)", FormatSeconds(r.End-t0), FormatSeconds(whole.Start-t0))
+	case r.End <= r.Start:
+		return r, Invalidf(endName, "the range [%s s, %s s) is empty; %s must be after %s",
+			FormatSeconds(r.Start-t0), FormatSeconds(r.End-t0), endName, startName)
 	}
 	r.Start = max(r.Start, whole.Start)
 	r.End = min(r.End, whole.End)
@@ -428,6 +427,18 @@ func (e *ParamError) Unwrap() error { return ErrInvalid }
 // message.
 func Invalidf(name, format string, args ...any) error {
 	return &ParamError{Name: name, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Message returns err's text for a person. An error wrapping ErrInvalid
+// names what is wrong at its start, so the ": invalid" that wrapping with
+// %w appends says nothing more: it is dropped. The CLI prints errors and
+// the server writes 400 answers through it, so they read the same.
+func Message(err error) string {
+	msg := err.Error()
+	if errors.Is(err, ErrInvalid) {
+		msg = strings.TrimSuffix(msg, ": "+ErrInvalid.Error())
+	}
+	return msg
 }
 
 // Get returns the value of p in q as a URL writes it ("" for an unset

@@ -87,10 +87,7 @@ func status(err error) (int, string) {
 // %w appends is dropped; other errors keep their sentinel's words ("not
 // found").
 func userMessage(err, sentinel error) string {
-	msg := err.Error()
-	if sentinel == subsecond.ErrInvalid {
-		msg = strings.TrimSuffix(msg, ": "+sentinel.Error())
-	}
+	msg := subsecond.Message(err)
 	if msg == "" {
 		return sentinel.Error()
 	}

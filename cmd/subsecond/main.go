@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/subsecond/subsecond"
 )
 
 func main() {
@@ -20,7 +22,7 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(termWriter(os.Stderr), "subsecond:", err)
+		fmt.Fprintln(termWriter(os.Stderr), "subsecond:", subsecond.Message(err))
 		os.Exit(1)
 	}
 }

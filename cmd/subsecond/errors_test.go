@@ -1,0 +1,31 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestErrorsReadAsSentences runs the binary with bad flags and checks that
+// each error is one line naming the flag, without a trailing sentinel word
+// such as ": invalid".
+func TestErrorsReadAsSentences(t *testing.T) {
+	const file = "../../sample-data/real-mixed-2cpu-5s.perf.txt.gz"
+	for _, tc := range []struct {
+		args string
+		want string
+	}{
+		{"heatmap --rows 0 " + file, "subsecond: heatmap: --rows: 0 is outside 1 to 1000\n"},
+		{"hotspots --min soon " + file, `subsecond: hotspots: --min: "soon" is not a duration such as 2, 2s or 1500ms` + "\n"},
+		{"cpus " + file + " --bucket 0", "subsecond: cpus: --bucket: 0 s is outside 0.001 s to 60 s\n"},
+		{"flamegraph --format nope " + file, `subsecond: flamegraph: --format: "nope" is not one of `},
+		{"flamegraph --start 4 --end 3 " + file, "subsecond: flamegraph: --end: the range [4 s, 3 s) is empty; end must be after start\n"},
+		{"flamegraph --start 100 " + file, "subsecond: flamegraph: --start: 100 s is past the end of the capture"},
+		{"heatmap --event nope " + file, `subsecond: heatmap: event: the capture has no event "nope" (it has cpu-clock)` + "\n"},
+		{"list --format xml", `subsecond: list: --format: "xml" is not one of text, json` + "\n"},
+	} {
+		_, stderr, code := runMain(t, strings.Fields(tc.args)...)
+		if code == 0 || !strings.HasPrefix(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, ": invalid") {
+			t.Errorf("subsecond %s: exit %d, stderr %q; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
