@@ -26,7 +26,7 @@ function boot(): void {
     case "flame":
     case "diff":
     case "stacks":
-      void flamePage(vd, page);
+      void flamePage(vd, page, boot);
       break;
     case "host":
       hostPage(vd);

@@ -2,8 +2,9 @@
 // the range and filters in the URL (and, for the stack chart, the range's
 // samples), draw them, and keep zoom, search and view mode in the URL.
 
-import { errorMessage } from "./api";
-import { fetchJSON } from "./nav";
+import { errorMessage, getJSON } from "./api";
+import { fetchJSON, navigate, prefetchJSON } from "./nav";
+import { MiniTimeline } from "./timeline";
 import { diffColor, KIND_STYLE, frameColor } from "./colors";
 import { $, clear, fmtInt, fmtPct, h } from "./dom";
 import { swatch, TopTable } from "./toptable";
@@ -14,6 +15,7 @@ import {
   FILTER_PARAMS,
   flameAPI,
   fmtOffset,
+  handOff,
   now,
   parseOffset,
   pick,
@@ -24,18 +26,19 @@ import {
   updateURL,
 } from "./state";
 import { type LaneGroup, StackChart } from "./stackchart";
-import type { FlameJSON, FunctionTable, ProfileSummary, SamplesJSON, ViewData } from "./types";
+import type { FlameJSON, FunctionTable, HeatmapJSON, ProfileSummary, SamplesJSON, ViewData } from "./types";
 
 // PageMode is which page is shown: a flame graph, a differential flame
 // graph, or the stack chart above the range's flame graph.
 export type PageMode = "flame" | "diff" | "stacks";
 
-export async function flamePage(vd: ViewData, mode: PageMode): Promise<void> {
+export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void): Promise<void> {
   const diff = mode === "diff";
   const box = $("#flame");
   const prof = vd.profile;
   const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
   if (!box || !api) return;
+  if (prof) timeline(api, prof, mode, boot);
   const selectMark = takeHandOff("select");
   // "← heatmaps" leads to the view this page was opened from, when known.
   const backLink = $<HTMLAnchorElement>("[data-testid=range] a");
@@ -262,6 +265,53 @@ async function changeTable(box: HTMLElement, api: string, p: URLSearchParams, on
     box.textContent = errorMessage(e);
     box.classList.add("error");
   }
+}
+
+// timeline shows the capture's mini timeline with the page's range as a
+// brush; moving the brush opens the page of the new range in place.
+function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () => void): void {
+  const holder = $("#timeline");
+  if (!holder) return;
+  const p = currentParams();
+  const dur = prof.end_ns + 1 - prof.t0_ns;
+  const bound = (name: string, def: number) => {
+    const v = parseOffset(p.get(name));
+    return Number.isNaN(v) ? def : Math.min(dur, Math.max(0, v));
+  };
+  const start = bound("start", 0);
+  const end = bound("end", dur);
+  const base: [number, number] | null = mode === "diff" && !p.get("base") ? [bound("start2", 0), bound("end2", dur)] : null;
+  const tl = new MiniTimeline(holder, {
+    durNs: dur,
+    startNs: start,
+    endNs: end,
+    base,
+    onChange: (s, e) => {
+      const q = currentParams();
+      q.set("start", fmtOffset(s));
+      q.set("end", fmtOffset(e));
+      const target = location.pathname + "?" + q.toString();
+      const back = $<HTMLAnchorElement>("[data-testid=range] a");
+      if (back) rememberBack(target, back.href);
+      handOff("select");
+      prefetchJSON(flameAPI(api, q, mode === "diff"));
+      if (mode === "stacks") prefetchJSON(samplesAPI(api, q));
+      void navigate(target, boot);
+    },
+  });
+  // Columns of at least 2 px, within the heatmap's column widths.
+  const width = Math.max(200, holder.clientWidth);
+  const nice = [0.1, 0.2, 0.5, 1, 2, 5, 10];
+  const col = nice.find((c) => dur / (c * 1e9) <= width / 2) ?? 10;
+  const q = pick(p, FILTER_PARAMS);
+  q.set("rows", "1");
+  q.set("col", String(col));
+  getJSON<HeatmapJSON>(`${api}/heatmap?${q}`).then(
+    (d) => tl.setData(d, prof.t0_ns),
+    () => {
+      /* the strip stays empty; the brush still works */
+    },
+  );
 }
 
 // samplesAPI returns the URL of the stack chart's samples for the range and
