@@ -50,6 +50,8 @@ type Query struct {
 	Shape  string // page: a differential graph drawn with the "target" or the "base" widths
 	Lanes  string // page: the stack chart's lanes, "cpu" or "thread"
 
+	MatchCase bool // page: the search tells upper from lower case (it ignores case by default)
+
 	// Range and Range2 are absolute, half-open ranges in nanoseconds, set by
 	// Resolve: [T0+Start, T0+End), a missing bound being the profile's
 	// first sample or the instant after its last.
@@ -199,6 +201,8 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Scale }},
 	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Search }},
+	{Name: "match_case", Type: TypeBool, Default: "0", Help: "1 for a search that tells upper from lower case (it ignores case by default)", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.MatchCase }},
 	{Name: "zoom", Type: TypeString, Help: "the flame graph's zoomed frame, as a path of frame names", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Zoom }},
 	{Name: "view", Type: TypeChoice, Choices: []string{"flame", "icicle"}, Default: "flame", Help: "flame (root at the bottom) or icicle (root at the top)", Group: GroupPage, Views: ViewPage,

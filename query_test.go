@@ -76,7 +76,7 @@ func TestParseQuery(t *testing.T) {
 		"start": {"2"}, "end": {"3.5s"}, "start2": {"-1500ms"}, "end2": {"1m"}, "base": {"abc"},
 		"rows": {"20"}, "col": {"500ms"}, "bucket": {"0.25"}, "measure": {"system"},
 		"threshold": {"0.75"}, "min": {"1500ms"}, "limit": {"0"}, "cells": {"3"}, "max_samples": {"5000"},
-		"scale": {"log"}, "search": {"mem_"}, "zoom": {"a;b"}, "view": {"icicle"}, "shape": {"base"}, "lanes": {"thread"},
+		"scale": {"log"}, "search": {"mem_"}, "match_case": {"1"}, "zoom": {"a;b"}, "view": {"icicle"}, "shape": {"base"}, "lanes": {"thread"},
 		"unknown": {"ignored"},
 	}
 	q, err = subsecond.ParseQuery(v)
@@ -90,7 +90,7 @@ func TestParseQuery(t *testing.T) {
 		Start2: subsecond.Bound{NS: -15e8, Set: true}, End2: subsecond.Bound{NS: 60e9, Set: true}, Base: "abc",
 		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, MaxSamples: 5000,
-		Scale: "log", Search: "mem_", Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread",
+		Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread",
 	}
 	if !reflect.DeepEqual(*q, want) {
 		t.Errorf("ParseQuery(%v) =\n%+v; want\n%+v", v, *q, want)

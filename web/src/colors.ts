@@ -127,6 +127,9 @@ export function frameColor(kind: string, name: string): string {
 
 export const MATCH_COLOR = "rgb(220,40,220)";
 
+// CURRENT_COLOR outlines the search's current match.
+export const CURRENT_COLOR = "rgb(255,170,0)";
+
 // HIGHLIGHT_COLOR outlines a frame that another view points at.
 export const HIGHLIGHT_COLOR = "rgb(0,90,255)";
 

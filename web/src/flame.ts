@@ -4,7 +4,7 @@
 // narrower than half a pixel and writes text only where it fits, which keeps
 // trees of 50k+ nodes smooth.
 
-import { diffColor, frameColor, HIGHLIGHT_COLOR, KIND_STYLE, MATCH_COLOR } from "./colors";
+import { CURRENT_COLOR, diffColor, frameColor, HIGHLIGHT_COLOR, KIND_STYLE, MATCH_COLOR } from "./colors";
 import { fmtInt, fmtPct, h, type Pointer, setupCanvas, Tooltip } from "./dom";
 import type { FlameJSON } from "./types";
 
@@ -195,6 +195,7 @@ export class FlameGraph {
   private cssWidth = 0; // the container's width, kept by a ResizeObserver
   private overlay: HTMLCanvasElement;
   private linked = -1; // a node another view points at (stack chart hover)
+  private current = -1; // the search's current match
   drawn = 0; // nodes drawn in the last frame, for tests and tuning
   drawMs = 0; // how long the last frame took to draw
   draws = 0; // frames drawn in full
@@ -267,6 +268,24 @@ export class FlameGraph {
   // matches returns the nodes the search marked, or null.
   matches(): Uint8Array | null {
     return this.match;
+  }
+
+  // matchList returns the marked nodes of the zoomed subtree, in pre-order
+  // (top-down, left to right as drawn).
+  matchList(): number[] {
+    const m = this.match;
+    const out: number[] = [];
+    if (!m) return out;
+    const t = this.tree;
+    for (let i = this.zoom; i < t.end[this.zoom]; i++) if (m[i]) out.push(i);
+    return out;
+  }
+
+  // setCurrent outlines node i (-1: none) as the search's current match.
+  setCurrent(i: number): void {
+    if (i === this.current) return;
+    this.current = i;
+    this.drawOverlay();
   }
 
   matchedFraction(): number {
@@ -365,6 +384,16 @@ export class FlameGraph {
     return w < MIN_W ? null : { x: (t.x[i] - t.x[z]) * scale, y, w };
   }
 
+  // place returns where node i would be drawn, whatever its width, or null
+  // when it is outside the zoomed subtree.
+  private place(i: number): { x: number; y: number; w: number } | null {
+    const t = this.tree;
+    const z = this.zoom;
+    if (i < z || i >= t.end[z] || !this.width) return null;
+    const scale = this.width / (t.d.total_n[z] || 1);
+    return { x: (t.x[i] - t.x[z]) * scale, y: this.y(t.d.depth[i]), w: Math.max(4, t.d.total_n[i] * scale) };
+  }
+
   // highlight outlines node i (-1: none) for another view's hover.
   highlight(i: number): void {
     if (i === this.linked) return;
@@ -388,13 +417,16 @@ export class FlameGraph {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, this.width, this.height);
     const outline = (i: number, color: string, wide: number) => {
-      const r = this.rect(i);
+      let r = this.rect(i);
+      // A frame under half a pixel still gets a mark where it is.
+      if (!r && i === this.current) r = this.place(i);
       if (!r) return;
       const bw = r.w > 2 ? r.w - 1 : r.w;
       ctx.lineWidth = wide;
       ctx.strokeStyle = color;
       ctx.strokeRect(r.x + wide / 2, r.y + wide / 2, Math.max(0, bw - wide), ROW_H - 1 - wide);
     };
+    outline(this.current, CURRENT_COLOR, 3);
     outline(this.linked, HIGHLIGHT_COLOR, 2);
     outline(this.hover, "#111", 1);
     this.overlayDraws++;

@@ -6,7 +6,8 @@ import { errorMessage, getJSON } from "./api";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
 import { MiniTimeline } from "./timeline";
 import { diffColor, KIND_STYLE, frameColor } from "./colors";
-import { $, clear, fmtInt, fmtPct, h } from "./dom";
+import { $, clear, fmtInt, h } from "./dom";
+import { SearchBar } from "./search";
 import { swatch, TopTable } from "./toptable";
 import { DiffTable } from "./difftable";
 import { FlameGraph, type Shape, SIGNIFICANT_Z, Tree } from "./flame";
@@ -94,60 +95,37 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   if (samples && prof) {
     void stackChart(samples, tree, graph, prof, p, t0, (i) => zoomTo(i, true)).then((c) => {
       chart = c;
-      if (chart && search) runSearch(search.value);
+      if (chart) runSearch();
     });
   }
   const base = diff && data.base_total !== undefined ? ` vs ${fmtInt(data.base_total)} baseline` : "";
   summary.textContent = `${fmtInt(data.total)} samples${base} · ${fmtInt(tree.n)} nodes`;
 
-  // Search: regex, matched percentage, in the URL.
-  const search = $<HTMLInputElement>("#search");
-  let searchStatus: HTMLElement | null = null;
-  const runSearch = (pattern: string): void => {
-    if (!search) return;
-    if (!searchStatus) return;
-    search.classList.remove("invalid");
-    if (!pattern) {
-      graph.search(null);
-      chart?.setMatch(null);
-      searchStatus.textContent = "";
-      return;
-    }
-    let re: RegExp;
-    try {
-      re = new RegExp(pattern);
-    } catch {
-      search.classList.add("invalid");
-      searchStatus.textContent = "invalid regular expression";
-      graph.search(null);
-      return;
-    }
-    const f = graph.search(re);
-    chart?.setMatch(graph.matches());
-    searchStatus.textContent = `Matched: ${fmtPct(f)}`;
-  };
-  if (search) {
-    searchStatus = $("#search-match");
-    if (!searchStatus) {
-      searchStatus = h("span", { attrs: { id: "search-match", "data-testid": "search-match" } });
-      search.after(searchStatus);
-    }
-    searchStatus.setAttribute("aria-live", "polite");
-    search.value = p.get("search") ?? "";
-    let timer = 0;
-    search.addEventListener("input", () => {
-      clearTimeout(timer);
-      timer = window.setTimeout(() => {
-        runSearch(search.value);
-        updateURL({ search: search.value || null }, false);
-      }, 120);
-    });
-    search.form?.addEventListener("submit", (ev) => {
-      ev.preventDefault();
-      runSearch(search.value);
-      updateURL({ search: search.value || null }, false);
-    });
-  }
+  // Search: a regular expression, any case unless asked, with the share of
+  // samples and the frames it matches, stepped through with next and
+  // previous; pattern and case in the URL.
+  const searchBox = $<HTMLInputElement>("#search");
+  const searchStatus = $("#search-match");
+  const bar =
+    searchBox && searchStatus
+      ? new SearchBar(
+          searchBox,
+          searchStatus,
+          {
+            apply: (re) => {
+              const fraction = graph.search(re);
+              chart?.setMatch(graph.matches());
+              return { fraction, frames: graph.matchList() };
+            },
+            focus: (i) => {
+              graph.setCurrent(i);
+              chart?.highlight(i);
+            },
+          },
+          p,
+        )
+      : null;
+  const runSearch = () => bar?.run();
 
   const setView = (icicle: boolean, record: boolean) => {
     graph.setIcicle(icicle);
@@ -164,7 +142,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     if (shape !== tree.shape) {
       tree.layout(shape);
       graph.invalidate();
-      if (search) runSearch(search.value);
+      runSearch();
     }
     targetBtn.classList.toggle("on", shape === "target");
     baseBtn.classList.toggle("on", shape === "base");
@@ -182,7 +160,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     crumb.title = path;
     reset.disabled = i === 0;
     if (record) updateURL({ zoom: path || null }, true);
-    if (search) runSearch(search.value);
+    runSearch();
     table?.setScope(graph.zoom);
   }
   let table: TopTable | null = null;
@@ -192,10 +170,10 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     if (!box.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const typing = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement;
     if (ev.key === "Escape" && !typing && graph.zoom !== 0) zoomTo(0, true);
-    else if (ev.key === "/" && !typing && search) {
+    else if (ev.key === "/" && !typing && searchBox) {
       ev.preventDefault();
-      search.focus();
-      search.select();
+      searchBox.focus();
+      searchBox.select();
     }
   });
 
@@ -206,10 +184,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     setShape(shapeOf(diff, cur), false);
     const z = tree.find(cur.get("zoom") ?? "");
     zoomTo(z < 0 ? 0 : z, false);
-    if (search) {
-      search.value = cur.get("search") ?? "";
-      runSearch(search.value);
-    }
+    bar?.sync(cur);
   };
   window.addEventListener("popstate", applyURL);
   // A handle for the browser tests: where a frame is drawn, and drawing
@@ -232,12 +207,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     box.dataset.nodes = String(tree.n);
     // The table comes after the graph's first frame, which it would delay.
     // A table row highlights its function in the graph.
-    const find = (name: string) => {
-      if (!search) return;
-      search.value = "^" + name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$";
-      runSearch(search.value);
-      updateURL({ search: search.value }, false);
-    };
+    const find = (name: string) => bar?.find(name);
     const top = $("#top");
     if (top && !diff) table = new TopTable(top, tree, find, graph.zoom);
     const changes = $("#changes");
