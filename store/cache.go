@@ -9,8 +9,10 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
-// DefaultCacheSize is the capture cache's default budget in bytes.
-const DefaultCacheSize = 1 << 30
+// DefaultCacheSize is the capture cache's default budget in bytes: about
+// 25 captures of 96 CPUs × 2 minutes, and small enough that a server
+// holding it, four uploads and its heavy views stays within 1.5 GiB.
+const DefaultCacheSize = 512 << 20
 
 // captureCache keeps recently used captures within a budget of bytes (see
 // captureSize), least recently used out first. Concurrent requests for the

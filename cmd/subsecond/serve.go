@@ -64,6 +64,11 @@ func runServe(ctx context.Context, e env) error {
 	if err := lim.check(); err != nil {
 		return err
 	}
+	restore, err := lim.applyMemoryLimit(int64(cacheSize))
+	if err != nil {
+		return err
+	}
+	defer restore()
 	proxies, err := sn.proxies()
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -207,6 +208,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"serve", "--upload-timeout", "0s"}, "--upload-timeout"},
 		{[]string{"serve", "--max-heavy", "0"}, "--max-heavy"},
 		{[]string{"serve", "--min-upload-rate", "slow"}, "not a size"},
+		{[]string{"serve", "--cache-size", "1GiB", "--memory-limit", "1GiB"}, "leaves no room under --memory-limit"},
 	} {
 		err := run(context.Background(), tc.args, strings.NewReader(""), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -270,6 +272,32 @@ func TestServeHosts(t *testing.T) {
 	}
 	if n200 != 3 || n421 != 2 {
 		t.Errorf("log holds %d lines of 200 and %d of 421; want 3 and 2:\n%s", n200, n421, stderr.String())
+	}
+}
+
+// TestServeMemoryLimit: serve sets the Go heap's soft limit while it runs
+// (its default, or --memory-limit) and restores the previous one after.
+func TestServeMemoryLimit(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want int64
+	}{
+		{nil, defaultMemoryLimit},
+		{[]string{"--memory-limit", "3GiB"}, 3 << 30},
+	} {
+		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db")}, tc.args...)
+		_, _, stop := startServe(t, args...)
+		if got := debug.SetMemoryLimit(-1); got != tc.want {
+			t.Errorf("serve %v: memory limit %d; want %d", tc.args, got, tc.want)
+		}
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+		if got := debug.SetMemoryLimit(-1); got != before {
+			t.Errorf("memory limit after serve %v stopped = %d; want the previous %d", tc.args, got, before)
+		}
 	}
 }
 
