@@ -30,6 +30,9 @@ type Query struct {
 	// compares with; "" for the same profile. ResolveBase reads Range2
 	// against it.
 	Base string
+	// From and To give the flame graph's range as wall-clock times instead
+	// of Start and End; Resolve converts them with the profile's anchor.
+	From, To WallTime
 
 	Rows    int    // rows per heatmap column
 	Col     int64  // heatmap column width, ns
@@ -64,6 +67,12 @@ type Bound struct {
 	Set bool
 }
 
+// WallTime is an optional wall-clock time in Unix nanoseconds.
+type WallTime struct {
+	NS  int64
+	Set bool
+}
+
 // ParamType says how a parameter's value is written.
 type ParamType string
 
@@ -79,6 +88,7 @@ const (
 	TypeFraction ParamType = "fraction" // a number in (0, 1]
 	TypeDuration ParamType = "duration" // a duration from Min to Max ns
 	TypeOffset   ParamType = "offset"   // seconds from the profile's T0, may be negative
+	TypeWallTime ParamType = "walltime" // RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds
 )
 
 // Group names the part of a query a parameter belongs to.
@@ -172,6 +182,10 @@ var params = []Param{
 	{Name: "end2", Type: TypeOffset, Unit: "s", Help: "differential graph: base range end, seconds from T0, exclusive", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.End2 }},
 
+	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds, instead of start", Group: GroupRange, Views: ViewFlame | ViewDiff,
+		field: func(q *Query) any { return &q.From }},
+	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive, instead of end", Group: GroupRange, Views: ViewFlame | ViewDiff,
+		field: func(q *Query) any { return &q.To }},
 	{Name: "base", Type: TypeString, Help: "differential graph: the profile (in the CLI, a FILE or ID) whose start2, end2 is the base (default: the same profile)", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.Base }},
 
@@ -352,6 +366,9 @@ func (q *Query) HasBase() bool { return q.Start2.Set || q.End2.Set || q.Base != 
 // Base names another profile, Range2 is left for ResolveBase; a Base naming
 // p itself is cleared.
 func (q *Query) Resolve(p *Profile) error {
+	if err := q.resolveWall(p); err != nil {
+		return err
+	}
 	var err error
 	if q.Range, err = resolve(wholeOf(p), q.Start, q.End, "start", "end"); err != nil {
 		return err
@@ -363,6 +380,48 @@ func (q *Query) Resolve(p *Profile) error {
 		return nil
 	}
 	return q.ResolveBase(p)
+}
+
+// resolveWall turns From and To into Start and End with p's wall-clock
+// anchor (Profile.Wall).
+func (q *Query) resolveWall(p *Profile) error {
+	if !q.From.Set && !q.To.Set {
+		return nil
+	}
+	name := "from"
+	if !q.From.Set {
+		name = "to"
+	}
+	if q.Start.Set || q.End.Set {
+		return Invalidf(name, "give the range as from and to, or as start and end, not both")
+	}
+	if !p.Wall.Known() {
+		return Invalidf(name, "this capture has no wall-clock time (record with perf record -k CLOCK_REALTIME, or keep perf script's --header); give start and end, seconds from T0")
+	}
+	for _, w := range []struct {
+		t   WallTime
+		dst *Bound
+	}{{q.From, &q.Start}, {q.To, &q.End}} {
+		if w.t.Set {
+			*w.dst = Bound{NS: w.t.NS - p.Wall.Offset - p.T0(), Set: true}
+		}
+	}
+	return nil
+}
+
+// ParseWallTime parses the wall-clock time parameter name: RFC 3339
+// ("2026-11-30T03:12:05Z", fractions allowed) or Unix seconds
+// ("1796008320.5"). It returns Unix nanoseconds, or a *ParamError.
+func ParseWallTime(name, s string) (int64, error) {
+	if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s)); err == nil {
+		return t.UnixNano(), nil
+	}
+	if t := strings.TrimSpace(s); t != "" && strings.Trim(t, "0123456789.") == "" {
+		if ns, err := ParseSeconds(name, t); err == nil && ns >= 0 {
+			return ns, nil
+		}
+	}
+	return 0, Invalidf(name, "%q is neither an RFC 3339 time (2026-11-30T03:12:05Z) nor Unix seconds", s)
 }
 
 // ResolveBase sets Range2 from Start2 and End2 against base, the profile
@@ -469,6 +528,11 @@ func (p Param) Get(q *Query) string {
 			return ""
 		}
 		return FormatSeconds(f.NS)
+	case *WallTime:
+		if !f.Set {
+			return ""
+		}
+		return time.Unix(0, f.NS).UTC().Format(time.RFC3339Nano)
 	}
 	panic("query table: " + p.Name + ": unsupported field type")
 }
@@ -533,6 +597,12 @@ func (p Param) set(q *Query, s string) error {
 			return err
 		}
 		*f = Bound{NS: ns, Set: true}
+	case *WallTime:
+		ns, err := ParseWallTime(p.Name, s)
+		if err != nil {
+			return err
+		}
+		*f = WallTime{NS: ns, Set: true}
 	default:
 		panic("query table: " + p.Name + ": unsupported field type")
 	}

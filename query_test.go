@@ -243,7 +243,7 @@ func paramsTS(t *testing.T) []byte {
 // of a duration are nanoseconds.
 export interface Param {
   name: string;
-  type: "idlist" | "string" | "regexp" | "choice" | "bool" | "int" | "fraction" | "duration" | "offset";
+  type: "idlist" | "string" | "regexp" | "choice" | "bool" | "int" | "fraction" | "duration" | "offset" | "walltime";
   unit: string;
   min: number;
   max: number;

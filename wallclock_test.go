@@ -1,6 +1,8 @@
 package subsecond
 
 import (
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -67,6 +69,43 @@ func TestHosts(t *testing.T) {
 	for _, bad := range []string{"", "a/b", "a b", "x\n", string(make([]byte, MaxHostLen+1))} {
 		if err := CheckHost(bad); err == nil {
 			t.Errorf("CheckHost(%q) = nil; want an error", bad)
+		}
+	}
+}
+
+// TestQueryWallClockRange: from and to give a range as wall-clock times,
+// converted with the profile's anchor; without one, or beside start and
+// end, they are refused by name.
+func TestQueryWallClockRange(t *testing.T) {
+	boot := Profile{ID: "b", Start: 300_250_000_000, End: 419_900_000_000,
+		Wall: WallClock{Offset: 1796058358_958776000, Source: WallReference}}
+	rt := Profile{ID: "r", Start: 1796058664_974380046, End: 1796058784_000000000, Wall: WallClock{Source: WallRealtime}}
+	for _, tt := range []struct {
+		p     Profile
+		query string
+		want  Range
+		err   string
+	}{
+		{rt, "from=2026-11-30T17:11:10Z&to=2026-11-30T17:11:12.5Z", Range{1796058670e9, 1796058672_500000000}, ""},
+		{rt, "from=1796058670.25", Range{1796058670_250000000, rt.End + 1}, ""},
+		// 17:11:00 UTC is 1796058660, 301.041224 s on the boot clock.
+		{boot, "from=2026-11-30T17:11:00Z&to=2026-11-30T17:11:01Z", Range{1796058660e9 - boot.Wall.Offset, 1796058661e9 - boot.Wall.Offset}, ""},
+		{Profile{ID: "n", Start: 1e9, End: 2e9}, "from=2026-11-30T17:11:00Z", Range{}, "from: this capture has no wall-clock time"},
+		{rt, "from=2026-11-30T17:11:10Z&start=3", Range{}, "from: give the range as from and to, or as start and end, not both"},
+		{rt, "to=yesterday", Range{}, `to: "yesterday" is neither an RFC 3339 time`},
+	} {
+		v, _ := url.ParseQuery(tt.query)
+		q, err := ParseQuery(v)
+		if err == nil {
+			err = q.Resolve(&tt.p)
+		}
+		switch {
+		case tt.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.err)):
+			t.Errorf("%s: error %v; want %q", tt.query, err, tt.err)
+		case tt.err == "" && err != nil:
+			t.Errorf("%s: %v", tt.query, err)
+		case tt.err == "" && q.Range != tt.want:
+			t.Errorf("%s: range %v; want %v", tt.query, q.Range, tt.want)
 		}
 	}
 }

@@ -50,19 +50,6 @@ func hostParam(r *http.Request) (string, error) {
 	return h, nil
 }
 
-// ParseWallTime parses a wall-clock time parameter: RFC 3339
-// ("2026-11-30T03:12:05Z", fractions allowed) or Unix seconds ("1796008320.5").
-// It returns Unix nanoseconds.
-func ParseWallTime(name, v string) (int64, error) {
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return t.UnixNano(), nil
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f < 1e11 {
-		return int64(f * 1e9), nil
-	}
-	return 0, fmt.Errorf("%s: %q is neither an RFC 3339 time (2026-11-30T03:12:05Z) nor Unix seconds: %w", name, v, subsecond.ErrInvalid)
-}
-
 // parseSpan reads from, to (wall-clock times) and bucket (seconds, or a Go
 // duration such as 10s or 5m) from v; absent ones are 0.
 func parseSpan(v url.Values) (from, to, bucket int64, err error) {
@@ -71,7 +58,7 @@ func parseSpan(v url.Values) (from, to, bucket int64, err error) {
 		dst  *int64
 	}{{"from", &from}, {"to", &to}} {
 		if s := v.Get(p.name); s != "" {
-			if *p.dst, err = ParseWallTime(p.name, s); err != nil {
+			if *p.dst, err = subsecond.ParseWallTime(p.name, s); err != nil {
 				return 0, 0, 0, err
 			}
 		}
@@ -330,7 +317,7 @@ func (s *Server) addMarkers(w http.ResponseWriter, r *http.Request) {
 		for i, m := range in.Markers {
 			t := m.TimeNS
 			if m.Time != "" {
-				if t, err = ParseWallTime(fmt.Sprintf("markers[%d].time", i), m.Time); err != nil {
+				if t, err = subsecond.ParseWallTime(fmt.Sprintf("markers[%d].time", i), m.Time); err != nil {
 					s.error(w, r, err)
 					return
 				}

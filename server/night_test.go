@@ -150,3 +150,28 @@ func TestHostAPI(t *testing.T) {
 		t.Errorf("a log line without time = %d %s; want 400 naming line 1", res.StatusCode, b)
 	}
 }
+
+// TestWallClockRangeInURLs: a realtime capture's flame graph for a range
+// given as wall-clock times equals the one given as offsets from T0.
+func TestWallClockRangeInURLs(t *testing.T) {
+	e := newEnv(t, Config{})
+	n := importNightgen(t, e)
+	var hosts struct{ Hosts []timeline.Host }
+	e.getJSON("/api/hosts", &hosts)
+	var list struct{ Profiles []struct{ ID string } }
+	e.getJSON("/api/profiles", &list)
+	id := list.Profiles[len(list.Profiles)-1].ID // the first capture, 03:00:00-03:01:00
+	from := n.Start.Add(10 * time.Second).Format(time.RFC3339)
+	to := n.Start.Add(12500 * time.Millisecond).Format(time.RFC3339Nano)
+	var byWall, byOffset struct{ Total int64 }
+	e.getJSON("/api/profiles/"+id+"/flamegraph?format=json&idle=1&from="+from+"&to="+to, &byWall)
+	e.getJSON("/api/profiles/"+id+"/flamegraph?format=json&idle=1&start=10&end=12.5", &byOffset)
+	if byWall.Total == 0 || byWall.Total != byOffset.Total {
+		t.Errorf("flame graph by wall clock holds %d samples, by offsets %d; want equal and not 0", byWall.Total, byOffset.Total)
+	}
+	if res, _ := e.do("GET", "/p/"+id+"/flame?from="+from+"&to="+to, nil); res.StatusCode != 200 {
+		t.Errorf("the flame page by wall clock = %d", res.StatusCode)
+	}
+	res, b := e.do("GET", "/api/profiles/"+id+"/flamegraph?format=json&from="+from+"&start=3", nil)
+	wantError(t, res, b, 400, "from: give the range as from and to")
+}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/markers"
-	"github.com/subsecond/subsecond/server"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
 )
@@ -125,7 +124,7 @@ func (h *hostFlags) parse(e env, cmd string) error {
 		n   string
 	}{{*h.from, &h.fromNS, "from"}, {*h.to, &h.toNS, "to"}} {
 		if p.v != "" {
-			if *p.dst, err = server.ParseWallTime(p.n, p.v); err != nil {
+			if *p.dst, err = subsecond.ParseWallTime(p.n, p.v); err != nil {
 				return fmt.Errorf("%s: --%w", cmd, err)
 			}
 		}

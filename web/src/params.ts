@@ -6,7 +6,7 @@
 // of a duration are nanoseconds.
 export interface Param {
   name: string;
-  type: "idlist" | "string" | "regexp" | "choice" | "bool" | "int" | "fraction" | "duration" | "offset";
+  type: "idlist" | "string" | "regexp" | "choice" | "bool" | "int" | "fraction" | "duration" | "offset" | "walltime";
   unit: string;
   min: number;
   max: number;
@@ -31,6 +31,8 @@ export const PARAMS: Param[] = [
   {"name":"end","type":"offset","unit":"s","min":0,"max":0,"default":"","choices":[],"help":"range end, seconds from T0, exclusive (default: after the last sample)","group":"range","views":["flame","diff","stacks"]},
   {"name":"start2","type":"offset","unit":"s","min":0,"max":0,"default":"","choices":[],"help":"differential graph: base range start, seconds from T0","group":"range","views":["diff"]},
   {"name":"end2","type":"offset","unit":"s","min":0,"max":0,"default":"","choices":[],"help":"differential graph: base range end, seconds from T0, exclusive","group":"range","views":["diff"]},
+  {"name":"from","type":"walltime","unit":"","min":0,"max":0,"default":"","choices":[],"help":"range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds, instead of start","group":"range","views":["flame","diff"]},
+  {"name":"to","type":"walltime","unit":"","min":0,"max":0,"default":"","choices":[],"help":"range end as wall-clock time, exclusive, instead of end","group":"range","views":["flame","diff"]},
   {"name":"base","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"differential graph: the profile (in the CLI, a FILE or ID) whose start2, end2 is the base (default: the same profile)","group":"range","views":["diff"]},
   {"name":"rows","type":"int","unit":"","min":1,"max":1000,"default":"50","choices":[],"help":"rows per heatmap column","group":"heatmap","views":["heatmap"]},
   {"name":"col","type":"duration","unit":"s","min":100000000,"max":10000000000,"default":"1","choices":[],"help":"heatmap column width","group":"heatmap","views":["heatmap"]},
