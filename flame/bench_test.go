@@ -40,7 +40,7 @@ func BenchmarkExport(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("10 s graph: %d nodes, %d samples", g.Len(), g.Total)
-	for _, format := range flame.Formats {
+	for _, format := range subsecond.ExportFormatNames() {
 		b.Run(format, func(b *testing.B) {
 			synth.Latency(b, func() error { return g.Export(io.Discard, format) })
 		})

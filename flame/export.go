@@ -2,32 +2,31 @@ package flame
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/subsecond/subsecond"
 )
 
-// Formats lists the export formats Export writes.
-var Formats = []string{"json", "folded", "svg", "pprof", "functions"}
+// writers holds the writer of each export format of the root package's
+// registry (subsecond.ExportFormats); TestExportFormats checks that they
+// agree.
+var writers = map[string]func(g *Graph, w io.Writer) error{
+	"json":      (*Graph).WriteJSON,
+	"svg":       func(g *Graph, w io.Writer) error { return g.WriteSVG(w, SVGOptions{}) },
+	"folded":    (*Graph).WriteFolded,
+	"pprof":     (*Graph).WritePprof,
+	"functions": (*Graph).WriteFunctions,
+}
 
-// Export writes g in format "json", "folded", "svg", "pprof" or
-// "functions" (the function table as JSON, see WriteFunctions). An unknown
-// format is an error wrapping subsecond.ErrInvalid.
+// Export writes g in one of the registered formats (subsecond.ExportFormats:
+// "json", the default for "", "svg", "folded", "pprof", "functions"). An
+// unknown format is an error wrapping subsecond.ErrInvalid that lists them.
 func (g *Graph) Export(w io.Writer, format string) error {
-	switch format {
-	case "json", "":
-		return g.WriteJSON(w)
-	case "folded":
-		return g.WriteFolded(w)
-	case "svg":
-		return g.WriteSVG(w, SVGOptions{})
-	case "pprof":
-		return g.WritePprof(w)
-	case "functions":
-		return g.WriteFunctions(w)
+	f, err := subsecond.LookupExportFormat(format)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("format: %q is not json, folded, svg, pprof or functions: %w", format, subsecond.ErrInvalid)
+	return writers[f.Name](g, w)
 }
 
 // WriteFunctions writes g's function table (see Functions) as JSON:

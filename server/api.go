@@ -222,26 +222,13 @@ func (s *Server) samples(w http.ResponseWriter, r *http.Request) {
 	s.json(w, http.StatusOK, v)
 }
 
-// formats maps each export format to its content type and file extension.
-var formats = map[string]struct{ contentType, ext string }{
-	"json":   {"application/json", "json"},
-	"folded": {"text/plain; charset=utf-8", "folded.txt"},
-	"svg":    {"image/svg+xml", "svg"},
-	"pprof":  {"application/vnd.google.protobuf", "pb.gz"},
-	// functions is the function table the page shows, not a download.
-	"functions": {"application/json", "functions.json"},
-}
-
 func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
-	format := r.URL.Query().Get("format")
-	if format == "" {
-		format = "json"
-	}
-	ft, ok := formats[format]
-	if !ok {
-		s.error(w, r, fmt.Errorf("format: %q is not json, folded, svg, pprof or functions: %w", format, subsecond.ErrInvalid))
+	ft, err := subsecond.LookupExportFormat(r.URL.Query().Get("format"))
+	if err != nil {
+		s.error(w, r, err)
 		return
 	}
+	format := ft.Name
 	if isDiff {
 		if err := needBase(r.URL.Query()); err != nil {
 			s.error(w, r, err)
@@ -276,15 +263,15 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", ft.contentType)
+	h.Set("Content-Type", ft.ContentType)
 	h.Set("Cache-Control", "no-store")
-	if format != "json" && format != "functions" {
+	if ft.Download {
 		kind := "flame"
 		if isDiff {
 			kind = "diff"
 		}
 		name := fmt.Sprintf("%s-%s-%s-%s.%s", c.Profile.ID, kind,
-			subsecond.FormatSeconds(q.Range.Start-c.Profile.T0()), subsecond.FormatSeconds(q.Range.End-c.Profile.T0()), ft.ext)
+			subsecond.FormatSeconds(q.Range.Start-c.Profile.T0()), subsecond.FormatSeconds(q.Range.End-c.Profile.T0()), ft.Ext)
 		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
 	}
 	cw := &countingWriter{w: w}

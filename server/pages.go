@@ -215,19 +215,20 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		title += " · " + filters
 	}
 	page := web.FlamePage{
-		Layout:      s.layout(title, viewData(kind, p, r), r),
-		Profile:     *p,
-		Diff:        isDiff,
-		Stacks:      kind == "stacks",
-		Range:       rangeLabel(q.Range, t0),
-		Range2:      range2,
-		Filters:     filters,
-		Back:        "/p/" + p.ID + query(profileParams(v)),
-		Search:      v.Get("search"),
-		ExportSVG:   export("svg"),
-		ExportFold:  export("folded"),
-		ExportPprof: export("pprof"),
-		ExportJSON:  export("json"),
+		Layout:  s.layout(title, viewData(kind, p, r), r),
+		Profile: *p,
+		Diff:    isDiff,
+		Stacks:  kind == "stacks",
+		Range:   rangeLabel(q.Range, t0),
+		Range2:  range2,
+		Filters: filters,
+		Back:    "/p/" + p.ID + query(profileParams(v)),
+		Search:  v.Get("search"),
+	}
+	for _, f := range subsecond.ExportFormats() {
+		if f.Label != "" {
+			page.Exports = append(page.Exports, web.Export{Name: f.Name, Label: f.Label, Href: export(f.Name), Download: f.Download})
+		}
 	}
 	for _, k := range sortedKeys(v) {
 		if k != "search" {

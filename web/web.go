@@ -7,7 +7,7 @@
 // element; symbol and command names reach the markup only through templ's
 // escaping:
 //
-//	page := web.ProfilePage{Layout: layout, Profile: p, Params: params}
+//	page := web.ProfilePage{Layout: layout, Profile: *p, Hotspots: spots}
 //	err := web.Profile(page).Render(ctx, w)
 package web
 
@@ -134,21 +134,27 @@ type ProfilePage struct {
 // of a second range to compare with).
 type FlamePage struct {
 	Layout
-	Profile     subsecond.Profile
-	Diff        bool
-	Stacks      bool     // the stack chart above the flame graph
-	StacksURL   string   // the stack chart of this view ("" on a differential page)
-	FlameURL    string   // the flame graph of this view ("" on a differential page)
-	Range       string   // "12.3 s – 14.5 s"
-	Range2      string   // the base range of a differential graph
-	Filters     string   // the active filters, "CPU 5 · comm gc"; "" when none
-	Back        string   // the profile page with the same filters
-	Hidden      []Option // other view parameters kept when the search form is submitted
-	Search      string
-	ExportSVG   string
-	ExportFold  string
-	ExportPprof string
-	ExportJSON  string
+	Profile   subsecond.Profile
+	Diff      bool
+	Stacks    bool     // the stack chart above the flame graph
+	StacksURL string   // the stack chart of this view ("" on a differential page)
+	FlameURL  string   // the flame graph of this view ("" on a differential page)
+	Range     string   // "12.3 s – 14.5 s"
+	Range2    string   // the base range of a differential graph
+	Filters   string   // the active filters, "CPU 5 · comm gc"; "" when none
+	Back      string   // the profile page with the same filters
+	Hidden    []Option // other view parameters kept when the search form is submitted
+	Search    string
+	Exports   []Export // the graph's exports, as links
+}
+
+// Export is a link to the flame graph written in one export format
+// (subsecond.ExportFormats); Download links save a file.
+type Export struct {
+	Name     string // the format: data-testid "export-<Name>"
+	Label    string
+	Href     string
+	Download bool
 }
 
 // ErrorPage is an error shown as a page.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
@@ -13,23 +14,23 @@ import (
 
 // runFlamegraph implements `subsecond flamegraph --start S --end E
 // [filters] [--base FILE|ID] [--start2 S2 --end2 E2]
-// --format svg|folded|pprof|json|functions [-o OUT] FILE|ID`: the flame
+// --format FORMAT [-o OUT] FILE|ID`: the flame
 // graph of [S, E) seconds from T0 (default: the whole capture), or with
 // --start2/--end2 or --base the differential graph from that base range (of
 // the base capture, seconds from its T0, the whole of it by default) to
 // [S, E).
 func runFlamegraph(ctx context.Context, e env) error {
 	v := newViewFlags("flamegraph", e, subsecond.ViewFlame|subsecond.ViewDiff)
-	format := v.fs.String("format", "svg", "output format: svg, folded, pprof, json or functions (the function table as JSON)")
+	format := v.fs.String("format", "svg", formatUsage())
 	out := v.fs.String("o", "", "write to this file instead of standard output")
-	v.usage("flamegraph [--start S] [--end E] [filters] [--base FILE|ID] [--start2 S2 --end2 E2] [--format svg|folded|pprof|json|functions] [-o OUT] FILE|ID",
-		"Writes the flame graph of the samples in [S, E) seconds from T0 that pass the\nfilters; with --start2/--end2, the differential graph from that base range,\nof the capture --base names when given. Differential exports: folded as\nflamegraph.pl's difffolded (stack base target), pprof as go tool pprof\n-diff_base builds it (base samples negated), json and functions with both counts.")
+	v.usage("flamegraph [--start S] [--end E] [filters] [--base FILE|ID] [--start2 S2 --end2 E2] [--format "+strings.Join(subsecond.ExportFormatNames(), "|")+"] [-o OUT] FILE|ID",
+		"Writes the flame graph of the samples in [S, E) seconds from T0 that pass the\nfilters; with --start2/--end2, the differential graph from that base range,\nof the capture --base names when given. Differential exports: folded as\nflamegraph.pl's difffolded (stack base target), pprof as go tool pprof\n-diff_base builds it (base samples negated), json and functions with both counts.\n\n"+formatList())
 	q, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
-	if err := checkFormat("flamegraph", *format, flame.Formats...); err != nil {
-		return err
+	if _, err := subsecond.LookupExportFormat(*format); err != nil {
+		return fmt.Errorf("flamegraph: --%w", err)
 	}
 	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
 	if err != nil {
@@ -80,4 +81,20 @@ func runFlamegraph(ctx context.Context, e env) error {
 		return fmt.Errorf("flamegraph: %w", err)
 	}
 	return nil
+}
+
+// formatUsage describes --format in one line from the registry of export
+// formats; formatList describes each one, for the command's usage text.
+func formatUsage() string {
+	names := subsecond.ExportFormatNames()
+	return "output format: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+func formatList() string {
+	var b strings.Builder
+	b.WriteString("Formats:")
+	for _, f := range subsecond.ExportFormats() {
+		fmt.Fprintf(&b, "\n  %-10s %s", f.Name, f.Help)
+	}
+	return b.String()
 }
