@@ -165,3 +165,16 @@ func TestCacheBudget(t *testing.T) {
 		t.Errorf("a capture larger than the budget is kept (%d bytes cached)", cc.bytes())
 	}
 }
+
+func TestTablesFit(t *testing.T) {
+	in := subsecond.NewInterner()
+	if err := tablesFit(in, 10, 10, 10); err != nil {
+		t.Errorf("tablesFit of a few entries: %v", err)
+	}
+	// One past each index type: "" and the root node are there already.
+	for _, n := range [][3]int{{math.MaxUint32, 0, 0}, {0, math.MaxInt32 + 1, 0}, {0, 0, math.MaxInt32}} {
+		if err := tablesFit(in, n[0], n[1], n[2]); !errors.Is(err, subsecond.ErrTooLarge) {
+			t.Errorf("tablesFit(%v) = %v; want ErrTooLarge", n, err)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -159,6 +160,7 @@ type part struct {
 type worker struct {
 	in     *subsecond.Interner
 	stacks *stackCache
+	free   chan *part // parts the merger is done with, for reuse
 	events map[string]uint16
 	evs    []string
 
@@ -172,8 +174,17 @@ type worker struct {
 
 func newWorker() *worker {
 	in := subsecond.NewInterner()
-	return &worker{in: in, stacks: newStackCache(in), events: map[string]uint16{}, strMap: []uint32{0}, nodeMap: []int32{0}}
+	w := &worker{in: in, stacks: newStackCache(in), free: make(chan *part, partsPerWorker), events: map[string]uint16{},
+		strMap: []uint32{0}, nodeMap: []int32{0}}
+	for range partsPerWorker {
+		w.free <- &part{w: w}
+	}
+	return w
 }
+
+// partsPerWorker is how many parts a worker may have handed on and not
+// had back: it waits for the merger beyond that.
+const partsPerWorker = 3
 
 // parseBlock parses b, sending its samples on out in parts. after is the
 // parser's state at the end of the first block, for the later ones. It
@@ -185,7 +196,10 @@ func (w *worker) parseBlock(ctx context.Context, b *block, strict bool, after *p
 	}
 	sc := parser.NewScanner(r, parser.Options{Strict: strict, After: after})
 	w.stacks.newScanner()
-	p := w.newPart(b.seq)
+	p := w.newPart(ctx, b.seq)
+	if p == nil {
+		return sc.State(), false
+	}
 	for sc.Scan() {
 		smp := sc.Sample()
 		ev, ok := w.events[smp.Event]
@@ -202,13 +216,18 @@ func (w *worker) parseBlock(ctx context.Context, b *block, strict bool, after *p
 		if wt == 0 {
 			wt = 1
 		}
+		if p.err = tablesFit(w.in, 1+3*len(smp.Frames), len(smp.Frames), len(smp.Frames)); p.err != nil {
+			break
+		}
 		comm := w.in.String(smp.Comm) // before the stack's strings, as a serial Builder interns them
 		p.cols.Append(smp.Time, smp.CPU, smp.PID, smp.TID, comm, ev, wt, w.stacks.stack(smp.Frames, sc.FrameIDs()))
 		if p.cols.Len() == partSamples {
 			if !w.send(ctx, p, out) {
 				return sc.State(), false
 			}
-			p = w.newPart(b.seq)
+			if p = w.newPart(ctx, b.seq); p == nil {
+				return sc.State(), false
+			}
 		}
 	}
 	if p.err == nil {
@@ -222,8 +241,17 @@ func (w *worker) parseBlock(ctx context.Context, b *block, strict bool, after *p
 	return sc.State(), w.send(ctx, p, out)
 }
 
-func (w *worker) newPart(seq int) *part {
-	return &part{block: seq, w: w, cols: makeColumns(min(partSamples, 16<<10))}
+// newPart returns an empty part of block seq, waiting for the merger to
+// give one back if need be; nil when ctx ends first.
+func (w *worker) newPart(ctx context.Context, seq int) *part {
+	select {
+	case p := <-w.free:
+		cut(&p.cols, 0)
+		*p = part{block: seq, w: w, cols: p.cols}
+		return p
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // send hands p on with snapshots of the worker's tables.
@@ -269,6 +297,7 @@ type pipeline struct {
 	open      map[int64]*chunkBuf
 	nextSeq   map[int64]int32 // per second sealed at least once: the Seq of its next chunk
 	lastBuf   *chunkBuf
+	lastChunk int // samples of the chunk sealed last
 	encode    chan *chunkBuf
 	encWG     sync.WaitGroup
 	encErr    atomic.Pointer[error]
@@ -509,7 +538,9 @@ func (pl *pipeline) merge(ctx context.Context, parts <-chan *part) error {
 			if err := pl.mergePart(q); err != nil {
 				return err
 			}
-			if q.last {
+			last := q.last
+			q.w.free <- q // never blocks: the worker took it from there; it is the worker's again
+			if last {
 				delete(pending, next)
 				next++
 			}
@@ -534,6 +565,9 @@ func (pl *pipeline) mergePart(p *part) error {
 		return p.err
 	}
 	w := p.w
+	if err := tablesFit(pl.in, len(p.strs)-len(w.strMap), len(p.frms)-len(w.frameMap), len(p.nodes)-len(w.nodeMap)); err != nil {
+		return err
+	}
 	for i := len(w.strMap); i < len(p.strs); i++ {
 		w.strMap = append(w.strMap, pl.in.String(p.strs[i]))
 	}
@@ -635,7 +669,8 @@ func (pl *pipeline) chunk(sec int64) (*chunkBuf, error) {
 		b = nil
 	}
 	if b == nil {
-		b = &chunkBuf{second: sec, seq: pl.nextSeq[sec], cols: makeColumns(1024)}
+		// A capture's seconds hold about as many samples as each other.
+		b = &chunkBuf{second: sec, seq: pl.nextSeq[sec], cols: makeColumns(max(1024, pl.lastChunk+pl.lastChunk/8))}
 		pl.nextSeq[sec] = b.seq + 1
 		pl.open[sec] = b
 	}
@@ -676,6 +711,7 @@ func (pl *pipeline) sealAll() error {
 // seal hands chunk b to the encoders.
 func (pl *pipeline) seal(b *chunkBuf) error {
 	delete(pl.open, b.second)
+	pl.lastChunk = b.cols.Len()
 	if pl.lastBuf == b {
 		pl.lastBuf = nil
 	}
@@ -708,6 +744,17 @@ func (pl *pipeline) encodeChunks() {
 			pl.encErr.CompareAndSwap(nil, &err)
 		}
 	}
+}
+
+// tablesFit fails when in's tables could not take the given numbers of
+// new entries without their indexes (uint32 strings, int32 frames and
+// stack nodes) wrapping round.
+func tablesFit(in *subsecond.Interner, strs, frames, nodes int) error {
+	if int64(len(in.Strings))+int64(strs) > math.MaxUint32 || int64(len(in.Frames))+int64(frames) > math.MaxInt32 ||
+		int64(len(in.Nodes))+int64(nodes) > math.MaxInt32 {
+		return fmt.Errorf("the capture has more distinct names, frames or stacks than a profile can index: %w", subsecond.ErrTooLarge)
+	}
+	return nil
 }
 
 // countingReader counts the bytes read through it; the count may be read

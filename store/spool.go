@@ -2,10 +2,14 @@ package store
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"sync"
+	"syscall"
+
+	"github.com/subsecond/subsecond"
 )
 
 // spoolMemory is how many bytes of encoded chunks an import keeps in
@@ -46,13 +50,13 @@ func (s *chunkSpool) add(ch Chunk) error {
 	if s.file == nil {
 		f, err := os.CreateTemp(s.dir, "subsecond-import-*")
 		if err != nil {
-			return fmt.Errorf("spool chunks: %w", err)
+			return fmt.Errorf("spool chunks: %w", noSpace(err))
 		}
 		os.Remove(f.Name())
 		s.file = f
 	}
 	if _, err := s.file.WriteAt(ch.Data, s.off); err != nil {
-		return fmt.Errorf("spool chunks: %w", err)
+		return fmt.Errorf("spool chunks: %w", noSpace(err))
 	}
 	sp := spooled{Chunk: ch, off: s.off, n: int64(len(ch.Data))}
 	sp.Data = nil
@@ -103,6 +107,14 @@ func (s *chunkSpool) bytes() int64 {
 		n += int64(len(sp.Data)) + sp.n + int64(len(sp.Summary))
 	}
 	return n
+}
+
+// noSpace marks err with subsecond.ErrNoSpace when it is ENOSPC.
+func noSpace(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w: %w", subsecond.ErrNoSpace, err)
+	}
+	return err
 }
 
 // release drops the chunks and the temporary file.

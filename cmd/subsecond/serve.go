@@ -13,10 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"github.com/mattn/go-sqlite3"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/engine"
@@ -220,21 +217,11 @@ func listenURL(a net.Addr) string {
 // serveStore adapts the store to the server's Store interface.
 type serveStore struct{ *store.Store }
 
-// Import stores an upload; a full disk is reported as subsecond.ErrNoSpace.
+// Import stores an upload; the store reports a full disk as
+// subsecond.ErrNoSpace.
 func (s serveStore) Import(ctx context.Context, r io.Reader, u server.Upload) (*subsecond.Profile, bool, error) {
-	p, existed, err := s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host,
+	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host,
 		MaxText: u.MaxText})
-	return p, existed, storageFull(err)
-}
-
-// storageFull marks err with subsecond.ErrNoSpace when it says that the
-// disk is full: SQLite's SQLITE_FULL, or ENOSPC from a file.
-func storageFull(err error) error {
-	var se sqlite3.Error
-	if errors.As(err, &se) && se.Code == sqlite3.ErrFull || errors.Is(err, syscall.ENOSPC) {
-		return fmt.Errorf("%w: %w", subsecond.ErrNoSpace, err)
-	}
-	return err
 }
 
 // byteSize is a flag value of bytes written as 1048576, 500MB, 500MiB or 2G.

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/mattn/go-sqlite3"
 	"github.com/pressly/goose/v3"
@@ -147,12 +148,12 @@ func (b *Backend) Begin(ctx context.Context, id string) (store.Import, error) {
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
 		b.unlockWrite()
-		return nil, err
+		return nil, noSpace(err)
 	}
 	im := &importTx{b: b, tx: tx}
 	if im.pk, err = b.InsertPending(ctx, tx, id); err != nil {
 		im.Abort()
-		return nil, err
+		return nil, noSpace(err)
 	}
 	return im, nil
 }
@@ -167,11 +168,11 @@ type importTx struct {
 }
 
 func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) error {
-	return insertSegments(ctx, im.tx, im.pk, segs)
+	return noSpace(insertSegments(ctx, im.tx, im.pk, segs))
 }
 
 func (im *importTx) WriteChunks(ctx context.Context, chunks []store.Chunk) error {
-	return insertChunks(ctx, im.tx, im.pk, chunks)
+	return noSpace(insertChunks(ctx, im.tx, im.pk, chunks))
 }
 
 // insertSegments stores table segments of profile pk.
@@ -209,13 +210,13 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 		if isConstraint(err) {
 			return fmt.Errorf("store profile: %w", store.ErrDuplicate)
 		}
-		return fmt.Errorf("store profile: %w", err)
+		return fmt.Errorf("store profile: %w", noSpace(err))
 	}
 	if err := insertEventsAndWarnings(ctx, im.tx, im.pk, &rec.Profile); err != nil {
-		return err
+		return noSpace(err)
 	}
 	if err := im.tx.Commit(); err != nil {
-		return err
+		return noSpace(err)
 	}
 	im.done = true
 	im.b.unlockWrite()
@@ -249,6 +250,16 @@ func insertEventsAndWarnings(ctx context.Context, tx *sql.Tx, pk int64, p *subse
 		}
 	}
 	return nil
+}
+
+// noSpace marks err with subsecond.ErrNoSpace when the disk is full:
+// SQLite's SQLITE_FULL, or ENOSPC.
+func noSpace(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && se.Code == sqlite3.ErrFull || errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("%w: %w", subsecond.ErrNoSpace, err)
+	}
+	return err
 }
 
 // isConstraint reports whether err is a SQLite constraint violation.
