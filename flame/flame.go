@@ -37,7 +37,6 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/folded"
 )
 
 // Node kinds beyond the frame kinds: a command name and the root.
@@ -428,21 +427,4 @@ func (ix *index) graph(t, base *tally) *Graph {
 		k++
 	}
 	return g
-}
-
-// Names returns the names a frame has in flame graphs and folded stacks,
-// root-most first, as `subsecond collapse` names them (package folded,
-// after FlameGraph's stackcollapse-perf.pl): an "[unknown]" symbol takes
-// its DSO's base name in brackets, ';' becomes ':', argument lists and
-// quotes are dropped, and a perf-map-agent inline chain "A->B" yields "A"
-// and "B_[i]". java turns on the Java signature tidying applied under
-// commands named java*.
-func Names(sym, dso string, java bool) []string {
-	return folded.Names(sym, dso, "", 0, java, folded.Options{})
-}
-
-// CommName returns a command name as the root frame of a folded stack:
-// spaces become underscores, as stackcollapse-perf.pl writes them.
-func CommName(comm string) string {
-	return strings.ReplaceAll(comm, " ", "_")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/subsecond/subsecond/folded"
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/symbol"
 )
 
 const evilComm = `evil <b>"]]>'&`
@@ -66,7 +67,7 @@ func reference(ss []synth.Labeled, f subsecond.Filter, r subsecond.Range, count 
 			if len(count) > 0 {
 				w = 1
 			}
-			want[synth.Folded(&ss[i], f, flame.Names)] += w
+			want[synth.Folded(&ss[i], f, names)] += w
 			total++
 		}
 	}
@@ -243,7 +244,7 @@ func TestDiff(t *testing.T) {
 				}
 			}
 			p := g.Path(i)
-			p[0] = flame.CommName(p[0])
+			p[0] = symbol.Comm(p[0])
 			key := strings.Join(p, ";")
 			if self > 0 {
 				gotB[key] += self
@@ -370,7 +371,7 @@ func TestPprof(t *testing.T) {
 		for _, s := range p.Sample {
 			n += s.Value[0]
 			ns += s.Value[1]
-			parts := []string{flame.CommName(s.Label["comm"][0])}
+			parts := []string{symbol.Comm(s.Label["comm"][0])}
 			for i := len(s.Location) - 1; i >= 0; i-- {
 				for j := len(s.Location[i].Line) - 1; j >= 0; j-- {
 					parts = append(parts, s.Location[i].Line[j].Function.Name)
@@ -499,32 +500,6 @@ func TestSVG(t *testing.T) {
 				t.Error("differential SVG of a shrinking walk lacks the shrink colour, or shows growth")
 			}
 		}
-	}
-}
-
-func TestNames(t *testing.T) {
-	tests := []struct {
-		sym, dso string
-		java     bool
-		want     string
-	}{
-		{"main", "/bin/x", false, "main"},
-		{"[unknown]", "/usr/lib/libc.so.6", false, "[libc.so.6]"},
-		{"[unknown]", "[unknown]", false, "[unknown]"},
-		{"a;b", "", false, "a:b"},
-		{"Foo<T>::bar(int) const", "", false, "Foo<T>::bar"},
-		{"(anonymous namespace)::f", "", false, "(anonymous namespace)::f"},
-		{`say "hi"`, "", false, "say hi"},
-		{"main.(*T).Run", "/bin/x", false, "main.(*T).Run"},
-		{"inl_a->inl_b", "/bin/x", false, "inl_a;inl_b_[i]"},
-	}
-	for _, tt := range tests {
-		if got := strings.Join(flame.Names(tt.sym, tt.dso, tt.java), ";"); got != tt.want {
-			t.Errorf("Names(%q, %q) = %q; want %q", tt.sym, tt.dso, got, tt.want)
-		}
-	}
-	if got := flame.CommName("nccl proxy"); got != "nccl_proxy" {
-		t.Errorf("CommName(nccl proxy) = %q", got)
 	}
 }
 
@@ -707,4 +682,9 @@ func TestConcurrentQueries(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// names names a frame as flame graphs do: no annotations.
+func names(sym, dso string, java bool) []string {
+	return symbol.Names(sym, dso, "", 0, subsecond.KindUnknown, java, symbol.Options{})
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/subsecond/subsecond/symbol"
 )
 
 // WriteFolded writes g as folded stacks exactly as `subsecond collapse`
@@ -31,7 +33,7 @@ func (g *Graph) WriteFolded(w io.Writer) error {
 		d := int(g.Depth[i])
 		ends = ends[:d-1]
 		if d == 1 {
-			path = append(path[:0], CommName(g.NameOf(i))...)
+			path = append(path[:0], symbol.Comm(g.NameOf(i))...)
 		} else {
 			path = append(append(path[:ends[d-2]], ';'), g.NameOf(i)...)
 		}

@@ -23,7 +23,7 @@ func referenceFunctions(ss []synth.Labeled, f subsecond.Filter, r subsecond.Rang
 		var leaf [2]string
 		for j := len(s.Frames) - 1; j >= 0; j-- {
 			fr := s.Frames[j]
-			for _, name := range flame.Names(fr.Symbol, fr.DSO, false) {
+			for _, name := range names(fr.Symbol, fr.DSO, false) {
 				k := [2]string{name, fr.DSO}
 				if !seen[k] {
 					seen[k] = true

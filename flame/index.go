@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/symbol"
 )
 
 // index is a capture's flame-graph skeleton under one Only setting: the
@@ -112,7 +113,7 @@ func (b *indexBuilder) names(fr int32, java int) []int32 {
 	if names == nil {
 		rec := &b.c.Frames[fr]
 		dso := b.c.Strings[rec.DSO]
-		for _, n := range Names(b.c.Strings[rec.Symbol], dso, java == 1) {
+		for _, n := range symbol.Names(b.c.Strings[rec.Symbol], dso, "", 0, subsecond.KindUnknown, java == 1, symbol.Options{}) {
 			names = append(names, b.str(n))
 		}
 		b.frNames[java][fr] = names

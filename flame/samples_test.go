@@ -9,6 +9,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/symbol"
 )
 
 // TestStackSamples checks every sample the stack chart gets against the
@@ -38,13 +39,13 @@ func TestStackSamples(t *testing.T) {
 					t.Fatalf("%s: sample %d at %d before sample %d at %d", name, i, s.Time[i], i-1, s.Time[i-1])
 				}
 				path := g.Path(int(s.Leaf[i]))
-				path[0] = flame.CommName(path[0]) // as folded stacks spell it
+				path[0] = symbol.Comm(path[0]) // as folded stacks spell it
 				got = append(got, fmt.Sprintf("%d %d %d %s %s", s.Start+s.Time[i], s.CPU[i], s.TID[i], s.Strings[s.Comm[i]], strings.Join(path, ";")))
 			}
 			for i := range ss {
 				if r.Contains(ss[i].Time) && synth.Keep(&ss[i], f, "cpu-clock") {
 					x := &ss[i].Sample
-					want = append(want, fmt.Sprintf("%d %d %d %s %s", x.Time, x.CPU, x.TID, x.Comm, synth.Folded(&ss[i], f, flame.Names)))
+					want = append(want, fmt.Sprintf("%d %d %d %s %s", x.Time, x.CPU, x.TID, x.Comm, synth.Folded(&ss[i], f, names)))
 				}
 			}
 			slices.Sort(got)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/symbol"
 )
 
 // Options select what the folded names show. The flag names match
@@ -325,7 +326,7 @@ func (c *Collapser) root(s *subsecond.Sample) uint32 {
 }
 
 func (c *Collapser) newRoot(rk rootKey, s *subsecond.Sample) uint32 {
-	name := strings.ReplaceAll(s.Comm, " ", "_")
+	name := symbol.Comm(s.Comm)
 	switch {
 	case c.opt.TID:
 		name += "-" + idString(s.PID) + "/" + idString(s.TID)
@@ -355,176 +356,14 @@ func (c *Collapser) frame(fk frameKey) run {
 	return r
 }
 
-// Names returns the folded names of one frame, root-most first. Kernel and
-// JIT annotations follow the DSO (parser.Kind), not the address, as the
-// reference does. A
-// perf-map-agent frame "A->B->C" (an inlined call chain) yields three names,
-// the inlined ones suffixed _[i]. sym is the symbol without its offset; addr
-// matters only for an [unknown] symbol with o.Addrs; java turns on the Java
-// signature tidying the reference applies under commands named java*.
+// Names returns the folded names of one frame, root-most first: those of
+// symbol.Names, with the frame's kind classified from its DSO
+// (parser.Kind), as the reference annotates kernel and JIT frames.
 func Names(sym, dso, src string, addr uint64, java bool, o Options) []string {
-	kind := parser.Kind(sym, dso, false)
-	if sym == "" {
-		sym = " " // as the reference reads "addr  (dso)"
-	}
-	parts := splitInlined(sym)
-	out := make([]string, 0, len(parts))
-	for i, f := range parts {
-		if f == "[unknown]" {
-			f = unknownName(dso, addr, o.Addrs)
-		} else {
-			f = tidy(f)
-		}
-		if java && strings.HasPrefix(f, "L") && strings.Contains(f, "/") {
-			f = f[1:]
-		}
-		switch {
-		case i > 0:
-			if !strings.Contains(f, "_[i]") {
-				f += "_[i]"
-			}
-		case o.Kernel && (kind == subsecond.KindKernel || isBracketed(dso)):
-			f += "_[k]"
-		case o.JIT && kind == subsecond.KindJIT:
-			if !strings.Contains(f, "_[j]") {
-				f += "_[j]"
-			}
-		}
-		if o.SrcLine && i == 0 {
-			if s := srcline(src); s != "" {
-				f += ":" + s
-			}
-		}
-		out = append(out, f)
-	}
-	return out
+	return symbol.Names(sym, dso, src, addr, parser.Kind(sym, dso, false), java, o.names())
 }
 
-// unknownName names an unresolved frame after its DSO's base name, in
-// brackets: "[libc.so.6]", "[memfd:jit (deleted)]", "[unknown]" when the DSO
-// is unknown too, with the address inside the brackets when addrs is set.
-// A DSO is a file name, not a symbol: its parentheses are kept, so the name
-// stays balanced (the reference cuts "[app (deleted)]" to "[app "), and
-// only what the folded format cannot hold (';' and quotes) is replaced.
-func unknownName(dso string, addr uint64, addrs bool) string {
-	f := "unknown"
-	if dso != "[unknown]" && dso != "" {
-		f = dso[strings.LastIndexByte(dso, '/')+1:]
-	}
-	if addrs {
-		f += " <" + strconv.FormatUint(addr, 16) + ">"
-	}
-	return "[" + stripQuotes(strings.ReplaceAll(f, ";", ":")) + "]"
-}
-
-// tidy applies the reference's generic clean-up: ';' becomes ':', an
-// argument list is cut at its first '(' unless the name is a Go method
-// ("pkg.(*T).M") or the '(' opens "(anonymous namespace)", and quote
-// characters are removed.
-func tidy(f string) string {
-	f = strings.ReplaceAll(f, ";", ":")
-	if !isGoMethod(f) {
-		f = f[:argsStart(f)]
-	}
-	return stripQuotes(f)
-}
-
-// stripQuotes removes quote characters, as the reference does.
-func stripQuotes(f string) string {
-	if !strings.ContainsAny(f, `"'`) {
-		return f
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '"' || r == '\'' {
-			return -1
-		}
-		return r
-	}, f)
-}
-
-// splitInlined splits a perf-map-agent inlined chain "A->B->C" into its
-// parts; the "->" of operator-> is not a separator.
-func splitInlined(sym string) []string {
-	if !strings.Contains(sym, "->") {
-		return []string{sym}
-	}
-	var parts []string
-	start := 0
-	for i := 0; i+1 < len(sym); i++ {
-		if sym[i] == '-' && sym[i+1] == '>' && !strings.HasSuffix(sym[:i], "operator") {
-			parts = append(parts, sym[start:i])
-			start = i + 2
-			i++
-		}
-	}
-	return append(parts, sym[start:])
-}
-
-// argsStart returns where f's argument list begins: the first '(' outside
-// template arguments (<…>) that does not open "(anonymous namespace)", or
-// len(f). The '<' and '>' of operator names (operator<<, operator->) do not
-// count as brackets.
-func argsStart(f string) int {
-	depth := 0
-	for i := 0; i < len(f); i++ {
-		switch f[i] {
-		case '<':
-			if isOperator(f, i) {
-				continue
-			}
-			depth++
-		case '>':
-			if isOperator(f, i) {
-				continue
-			}
-			if depth > 0 {
-				depth--
-			}
-		case '(':
-			if depth == 0 && !strings.HasPrefix(f[i:], "(anonymous namespace)") {
-				return i
-			}
-		}
-	}
-	return len(f)
-}
-
-// isOperator reports whether the '<' or '>' at f[i] belongs to an operator
-// name: operator<, operator<<=, operator->, operator<=>.
-func isOperator(f string, i int) bool {
-	j := i
-	for j > 0 && strings.IndexByte("<>=-", f[j-1]) >= 0 && i-j < 3 {
-		j--
-	}
-	return strings.HasSuffix(f[:j], "operator")
-}
-
-func isGoMethod(f string) bool {
-	i := strings.Index(f, ".(")
-	j := strings.LastIndex(f, ").")
-	return i >= 0 && j >= i+2
-}
-
-// isBracketed reports whether dso is a bracketed name other than [unknown]
-// ([vdso], [vsyscall]): kernel-provided code the reference annotates as
-// kernel although it runs in user mode.
-func isBracketed(dso string) bool {
-	return strings.HasPrefix(dso, "[") && !strings.Contains(dso, "unknown")
-}
-
-// srcline tidies a source line as the reference does: bracketed parts
-// ("[kernel.kallsyms][ffffffff8110]", "libc.so.6[27b25]") are removed.
-func srcline(s string) string {
-	for {
-		i := strings.IndexByte(s, '[')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i:], ']')
-		if j < 0 {
-			break
-		}
-		s = s[:i] + s[i+j+1:]
-	}
-	return strings.TrimSpace(s)
+// names returns the options of symbol.Names that o selects.
+func (o Options) names() symbol.Options {
+	return symbol.Options{Kernel: o.Kernel, JIT: o.JIT, Addrs: o.Addrs, SrcLine: o.SrcLine}
 }

@@ -3,6 +3,7 @@ package folded
 import (
 	"bytes"
 	"fmt"
+	"github.com/subsecond/subsecond/symbol"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -88,7 +89,7 @@ func normalise(lines []string, perfSide bool) []string {
 				continue // comm
 			}
 			if perfSide {
-				f = tidy(f)
+				f = symbol.Tidy(f)
 			}
 			if strings.HasPrefix(f, "[") && strings.HasSuffix(f, "]") {
 				f = "[unknown]"

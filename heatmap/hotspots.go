@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/symbol"
 )
 
 // HotOptions tune Hotspots. Zero fields take the defaults.
@@ -436,7 +436,7 @@ func (h *hunt) describe(limit int) ([]Spot, int) {
 		}
 		spot.FunctionShare = float64(best) / float64(st.n)
 		path, under := tree.heaviest()
-		parts := []string{flame.CommName(spot.Comm)}
+		parts := []string{symbol.Comm(spot.Comm)}
 		for _, node := range path {
 			parts = append(parts, names.frame(node, java)...)
 		}
@@ -476,7 +476,7 @@ func (nm *namer) frame(node int32, java bool) []string {
 	var v []string
 	if nm.m.KeepFrame(fr) {
 		rec := &nm.c.Frames[fr]
-		v = flame.Names(nm.c.Strings[rec.Symbol], nm.c.Strings[rec.DSO], java)
+		v = symbol.Names(nm.c.Strings[rec.Symbol], nm.c.Strings[rec.DSO], "", 0, subsecond.KindUnknown, java, symbol.Options{})
 	}
 	nm.frames[j][node] = v
 	return v
