@@ -53,7 +53,8 @@ const (
 )
 
 // blockSize is the size of the blocks the text is cut into for the parse
-// workers; a block grows up to maxBlock when it holds no blank line.
+// workers; a block grows up to 16 times that, and at most maxBlock, when it
+// holds no blank line.
 const (
 	blockSize = 4 << 20
 	maxBlock  = 64 << 20
@@ -75,8 +76,7 @@ type source struct {
 	closer   io.Closer
 	max      int64
 	n        int64 // text bytes read
-	sha      hash.Hash
-	over     bool // the text went past max
+	over     bool  // the text went past max
 	overflow error
 }
 
@@ -101,11 +101,12 @@ func openSource(r io.Reader, max int64) (*source, []byte, error) {
 		return nil, nil, fmt.Errorf("%s inside %s: a compressed stream inside compressed input is refused, as it could expand "+
 			"past any limit; decompress the inner layer first: %w", inner, f, subsecond.ErrTooLarge)
 	}
-	return &source{raw: cr, text: br, closer: rc, max: max, sha: sha256.New()}, head, nil
+	return &source{raw: cr, text: br, closer: rc, max: max}, head, nil
 }
 
-// read fills p from the text, counting and hashing it. Past max bytes it
-// fails with an error wrapping subsecond.ErrTooLarge.
+// read fills p from the text, counting it. Past max bytes it fails with an
+// error wrapping subsecond.ErrTooLarge. The pipeline hashes what it reads
+// (see hashBlocks).
 func (s *source) read(p []byte) (int, error) {
 	if s.n >= s.max {
 		var probe [1]byte
@@ -120,7 +121,6 @@ func (s *source) read(p []byte) (int, error) {
 	}
 	n, err := s.text.Read(p)
 	s.n += int64(n)
-	s.sha.Write(p[:n])
 	return n, err
 }
 
@@ -131,7 +131,15 @@ type block struct {
 	seq  int
 	data []byte
 	rest io.Reader
-	buf  *[]byte // returned to the pool when parsed
+	buf  *[]byte      // returned to the pool once parsed and hashed
+	refs atomic.Int32 // users of buf left: the parse worker and the hasher
+}
+
+// release returns b's buffer to pool once its last user is done with it.
+func (b *block) release(pool chan<- *[]byte) {
+	if b.buf != nil && b.refs.Add(-1) == 0 {
+		pool <- b.buf
+	}
 }
 
 // part is what a parse worker hands on: samples of one block whose Comm,
@@ -285,6 +293,8 @@ type pipeline struct {
 	opt     ImportOptions
 	workers int
 	src     *source
+	sha     hash.Hash     // of the text, written by hashBlocks and hashingReader
+	hashed  chan struct{} // closed when sha holds every block's text
 
 	in    *subsecond.Interner
 	stats *subsecond.Stats
@@ -327,7 +337,8 @@ func (s *Store) run(ctx context.Context, src *source, opt ImportOptions) (*parse
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	pl := &pipeline{opt: opt, workers: workers, src: src, in: subsecond.NewInterner(), stats: subsecond.NewStats(),
+	pl := &pipeline{opt: opt, workers: workers, src: src, sha: sha256.New(), hashed: make(chan struct{}),
+		in: subsecond.NewInterner(), stats: subsecond.NewStats(),
 		class: newClassifier(), open: map[int64]*chunkBuf{}, nextSeq: map[int64]int32{},
 		spool: newChunkSpool(s.opt.SpillDir), warmLimit: s.opt.WarmLimit, blockSize: s.opt.BlockSize}
 	res, err := pl.run(ctx)
@@ -352,10 +363,12 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 		pool <- &b
 	}
 	var readErr error
+	hash := make(chan *block, cap(pool)+1)
 	wg.Go(func() {
 		defer close(blocks)
-		readErr = pl.split(ctx, blocks, pool)
+		readErr = pl.split(ctx, blocks, hash, pool)
 	})
+	wg.Go(func() { pl.hashBlocks(hash, pool) })
 	// The parser's state after the first block (the capture's header)
 	// is where every later block's parse starts from.
 	var first parser.State
@@ -379,9 +392,7 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 					first = st
 					close(firstDone)
 				}
-				if b.buf != nil {
-					pool <- b.buf
-				}
+				b.release(pool)
 				if !ok {
 					return
 				}
@@ -421,7 +432,7 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 		return nil, err
 	}
 	res := &parsed{tables: pl.in, stats: pl.stats, comms: pl.class.comms, chunks: pl.spool, meta: pl.meta,
-		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, sum: pl.src.sha.Sum(nil)}
+		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, sum: pl.sha.Sum(nil)}
 	res.segments = encodeSegments(pl.in)
 	if !pl.warmOff {
 		res.warm = assemble(pl.warm)
@@ -431,13 +442,19 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 
 // split reads the text into blocks that end after a blank line and sends
 // them in order.
-func (pl *pipeline) split(ctx context.Context, out chan<- *block, pool chan *[]byte) error {
+func (pl *pipeline) split(ctx context.Context, out, hash chan<- *block, pool chan *[]byte) error {
+	defer close(hash)
 	var carry []byte
 	send := func(b *block) bool {
+		if b.buf != nil {
+			b.refs.Store(2)
+		}
+		hash <- b // never blocks: it holds as many blocks as the pool
 		select {
 		case out <- b:
 			return true
 		case <-ctx.Done():
+			b.release(pool)
 			return false
 		}
 	}
@@ -470,12 +487,13 @@ func (pl *pipeline) split(ctx context.Context, out chan<- *block, pool chan *[]b
 				buf = buf[:cut]
 				break
 			}
-			if size >= max(maxBlock, pl.blockSize) {
+			if size >= min(maxBlock, 16*pl.blockSize) {
 				// No blank line in maxBlock bytes: records are not
 				// separated by blank lines, and the rest is parsed as one
 				// stream.
 				*bp = buf
-				rest := io.MultiReader(bytes.NewReader(buf), readerFunc(pl.src.read))
+				rest := &hashingReader{r: io.MultiReader(bytes.NewReader(buf), readerFunc(pl.src.read)), sha: pl.sha,
+					ready: pl.hashed}
 				if !send(&block{seq: seq, rest: rest}) {
 					return ctx.Err()
 				}
@@ -488,6 +506,35 @@ func (pl *pipeline) split(ctx context.Context, out chan<- *block, pool chan *[]b
 			return ctx.Err()
 		}
 	}
+}
+
+// hashBlocks hashes the blocks of text in order, releasing each; at a
+// block of the rest of the input, which its worker hashes as it reads it
+// (see hashingReader), or at the end, it closes pl.hashed.
+func (pl *pipeline) hashBlocks(blocks <-chan *block, pool chan<- *[]byte) {
+	defer close(pl.hashed)
+	for b := range blocks {
+		if b.rest != nil {
+			return
+		}
+		pl.sha.Write(b.data)
+		b.release(pool)
+	}
+}
+
+// hashingReader hashes what it reads from r into sha, once ready is
+// closed: the text before it has been hashed.
+type hashingReader struct {
+	r     io.Reader
+	sha   hash.Hash
+	ready <-chan struct{}
+}
+
+func (h *hashingReader) Read(p []byte) (int, error) {
+	<-h.ready
+	n, err := h.r.Read(p)
+	h.sha.Write(p[:n])
+	return n, err
 }
 
 type readerFunc func([]byte) (int, error)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -50,8 +52,8 @@ func TestImportRoundTrip(t *testing.T) {
 		if p.Meta.Hostname != "box1" || p.Meta.NrCPUs != 4 || len(p.Meta.Header) != 9 {
 			t.Errorf("Meta = %+v; want hostname box1, 4 CPUs online, 9 header lines", p.Meta)
 		}
-		if len(p.SHA256) != 64 {
-			t.Errorf("SHA256 = %q; want 64 hex digits", p.SHA256)
+		if sum := sha256.Sum256(text); p.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("SHA256 = %q; want the text's, %x", p.SHA256, sum)
 		}
 		if len(progress) == 0 || progress[len(progress)-1] != int64(len(text)) {
 			t.Errorf("Progress calls = %v; want the last to report %d bytes", progress, len(text))
@@ -596,5 +598,35 @@ func TestMarkers(t *testing.T) {
 		if got, err := e.s.Markers(ctx, "node-2", 0, 4e18); err != nil || got == nil || len(got) != 0 {
 			t.Errorf("another host's markers = %+v, %v; want none", got, err)
 		}
+	})
+}
+
+// TestImportWithoutBlankLines imports captures whose records are not
+// separated by blank lines (recorded without call chains), which cannot be
+// cut into blocks: past 16 block sizes the rest is parsed as one stream.
+// Samples, tables and the text's SHA-256 are as one pass makes them.
+func TestImportWithoutBlankLines(t *testing.T) {
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "app %d/%d [%03d] %d.%06d: 1000 cpu-clock: %x f%d+0x4 (/usr/bin/app)\n", 100+i%7, 100+i%7, i%4,
+			50+i/1000, i%1000*1000, 0x400000+i%13*16, i%13)
+	}
+	text := []byte(b.String())
+	want := buildCapture(t, text)
+	sum := sha256.Sum256(text)
+	forEach(t, store.Options{Workers: 2, BlockSize: 1 << 10}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("SHA256 = %s; want the text's, %x", p.SHA256, sum)
+		}
+		c, err := e.fresh().Capture(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareCapture(t, c, want)
 	})
 }
