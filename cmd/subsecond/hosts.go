@@ -23,19 +23,41 @@ import (
 
 // night is the host views' source over the local store: the store's
 // profiles, captures and markers, and the per-second summaries it keeps
-// with each capture's chunks.
-type night struct{ *store.Store }
+// with each capture's chunks, cached in memory.
+type night struct {
+	*store.Store
+	cache *timeline.SummaryCache
+}
 
-func newNight(s *store.Store) night { return night{s} }
+func newNight(s *store.Store) night {
+	return night{s, timeline.NewSummaryCache(func(ctx context.Context, id string) ([]timeline.Summary, error) {
+		sums, err := s.Summaries(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return timeline.FromChunks(sums), nil
+	}, 0)}
+}
+
+// warm reads every stored capture's summaries into the cache, newest
+// first, until ctx ends or the cache's budget is spent.
+func (n night) warm(ctx context.Context) {
+	list, err := n.List(ctx)
+	if err != nil {
+		return
+	}
+	for _, p := range list {
+		if ctx.Err() != nil {
+			return
+		}
+		n.cache.Summaries(ctx, p.ID)
+	}
+}
 
 // Summaries returns capture id's per-second summaries as the timeline
 // reads them (timeline.FromChunks).
 func (n night) Summaries(ctx context.Context, id string) ([]timeline.Summary, error) {
-	sums, err := n.Store.Summaries(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return timeline.FromChunks(sums), nil
+	return n.cache.Summaries(ctx, id)
 }
 
 // wallTime formats Unix nanoseconds as UTC to the millisecond.

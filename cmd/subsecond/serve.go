@@ -130,11 +130,22 @@ func runServe(ctx context.Context, e env) error {
 		defer func() { stop(); <-done }() // before the store closes
 	}
 
+	// The host views' summaries are read into memory in the background,
+	// so that the first look at a host's night need not read them all.
+	nt := newNight(st)
+	wctx, stopWarm := context.WithCancel(ctx)
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		nt.warm(wctx)
+	}()
+	defer func() { stopWarm(); <-warmed }() // before the store closes
+
 	hosts, public := sn.hosts(ln.Addr())
 	srv := server.New(server.Config{
 		Store:            serveStore{st},
 		Engine:           engine.Engine{},
-		Night:            newNight(st),
+		Night:            nt,
 		MaxUpload:        int64(maxUpload),
 		MaxText:          int64(maxText),
 		Token:            *token,

@@ -1,0 +1,46 @@
+package timeline
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+func TestSummaryCache(t *testing.T) {
+	loads := map[string]int{}
+	sums := func(n int) []Summary {
+		out := make([]Summary, n)
+		for i := range out {
+			out[i] = Summary{Start: int64(i), CPUs: []CPUCount{{CPU: 0, Counts: Counts{Samples: 1}}}}
+		}
+		return out
+	}
+	c := NewSummaryCache(func(ctx context.Context, id string) ([]Summary, error) {
+		loads[id]++
+		if id == "bad" {
+			return nil, errors.New("no such capture")
+		}
+		return sums(10), nil
+	}, 2*sizeOf(sums(10)))
+	ctx := context.Background()
+	for _, id := range []string{"a", "b", "a", "b", "a"} {
+		if got, err := c.Summaries(ctx, id); err != nil || len(got) != 10 {
+			t.Fatalf("Summaries(%s) = %d, %v", id, len(got), err)
+		}
+	}
+	if loads["a"] != 1 || loads["b"] != 1 {
+		t.Errorf("loads %v; want each capture loaded once", loads)
+	}
+	c.Summaries(ctx, "c") // over budget: b, the least recently used, goes
+	c.Summaries(ctx, "a")
+	c.Summaries(ctx, "b")
+	if loads["a"] != 1 || loads["b"] != 2 || loads["c"] != 1 {
+		t.Errorf("loads %v; want b loaded again after c pushed it out, a kept", loads)
+	}
+	if _, err := c.Summaries(ctx, "bad"); err == nil {
+		t.Error("a failed load: no error")
+	}
+	if _, err := c.Summaries(ctx, "bad"); err == nil || loads["bad"] != 2 {
+		t.Errorf("a failed load was cached: %v, %d loads", err, loads["bad"])
+	}
+}
