@@ -137,7 +137,8 @@ type Param struct {
 	Group   Group
 	Views   View
 
-	field func(q *Query) any // a pointer to the Query field it sets
+	field func(q *Query) any        // a pointer to the Query field it sets
+	show  func(value string) string // how Describe writes a value; nil: "name value"
 }
 
 // params is the table of query parameters: the one place that names them.
@@ -147,15 +148,24 @@ type Param struct {
 // by `go test . -run 'TestParams(TS|Doc)' -update`.
 //
 // To add a parameter: add its field to Query (or Filter), add its row here
-// with a field function returning a pointer to that field, and regenerate
-// those two files. The field's Go type must match the row's Type: []int32
+// with a field function returning a pointer to that field (and, for a
+// filter, a show function when "name value" does not read well in a
+// heading), and regenerate those two files; a new filter's meaning then
+// goes into Filter.Compile. The field's Go type must match the row's Type: []int32
 // for TypeIDList; string for TypeString, TypeRegexp and TypeChoice; bool,
 // int, float64 (TypeFraction), int64 (TypeDuration) or Bound (TypeOffset).
 // TestParams checks every row. The commands that read the new parameter
 // get its flag from their views; the code that uses it reads the field.
 var params = []Param{
 	{Name: "cpu", Type: TypeIDList, Help: "CPU list, e.g. 0,3-5,39 (empty: all)", Group: GroupFilter, Views: ViewData,
-		field: func(q *Query) any { return &q.Filter.CPUs }},
+		field: func(q *Query) any { return &q.Filter.CPUs },
+		show: func(v string) string {
+			if strings.ContainsAny(v, ",-") {
+				return "CPUs " + v
+			}
+			return "CPU " + v
+		},
+	},
 	{Name: "pid", Type: TypeIDList, Help: "process id list, e.g. 1234,2000-2010", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.PIDs }},
 	{Name: "tid", Type: TypeIDList, Help: "thread id list", Group: GroupFilter, Views: ViewData,
@@ -163,15 +173,21 @@ var params = []Param{
 	{Name: "comm", Type: TypeString, Help: "exact command name", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Comm }},
 	{Name: "comm_regex", Type: TypeRegexp, Help: "command name regular expression", Group: GroupFilter, Views: ViewData,
-		field: func(q *Query) any { return &q.Filter.CommRegex }},
+		field: func(q *Query) any { return &q.Filter.CommRegex },
+		show:  func(v string) string { return "comm ~ " + v },
+	},
 	{Name: "event", Type: TypeString, Help: "event name (default: the capture's first event)", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Event }},
 	{Name: "function", Type: TypeRegexp, Help: "regular expression: keep samples whose stack has a matching frame", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Function }},
 	{Name: "only", Type: TypeChoice, Choices: []string{"kernel", "user"}, Help: "kernel or user: keep only those frames of each stack", Group: GroupFilter, Views: ViewData,
-		field: func(q *Query) any { return &q.Filter.Only }},
+		field: func(q *Query) any { return &q.Filter.Only },
+		show:  func(v string) string { return v + " frames only" },
+	},
 	{Name: "idle", Type: TypeBool, Default: "0", Help: "1 to include idle samples (excluded by default)", Group: GroupFilter, Views: ViewData,
-		field: func(q *Query) any { return &q.Filter.Idle }},
+		field: func(q *Query) any { return &q.Filter.Idle },
+		show:  func(string) string { return "idle included" },
+	},
 
 	{Name: "start", Type: TypeOffset, Unit: "s", Help: "range start, seconds from T0 (default: the first sample)", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks,
 		field: func(q *Query) any { return &q.Start }},
@@ -266,6 +282,32 @@ func ParamsIn(g Group) []Param {
 		}
 	}
 	return out
+}
+
+// Describe returns the filter as short phrases for people, one per
+// parameter set, in table order: "CPU 39", "comm java", "kernel frames
+// only", "idle included".
+func (f Filter) Describe() []string {
+	q := DefaultQuery()
+	q.Filter = f
+	var out []string
+	for _, p := range params {
+		if p.Group != GroupFilter {
+			continue
+		}
+		if v := p.Get(&q); v != "" && v != p.Default {
+			out = append(out, p.Describe(v))
+		}
+	}
+	return out
+}
+
+// Describe writes one value of p for people: "comm java", "CPU 39".
+func (p Param) Describe(value string) string {
+	if p.show != nil {
+		return p.show(value)
+	}
+	return p.Name + " " + value
 }
 
 // FilterParams returns the filter's parameters, ParamsIn(GroupFilter).

@@ -309,3 +309,20 @@ func TestParamsDoc(t *testing.T) {
 		t.Errorf("the parameter table in %s differs from the Go table; run go test . -run TestParamsDoc -update", path)
 	}
 }
+
+func TestFilterDescribe(t *testing.T) {
+	for _, tc := range []struct {
+		f    subsecond.Filter
+		want string
+	}{
+		{subsecond.Filter{}, ""},
+		{subsecond.Filter{CPUs: []int32{5}}, "CPU 5"},
+		{subsecond.Filter{CPUs: []int32{0, 1, 2, 3, 7}, PIDs: []int32{300}, Comm: "gc", CommRegex: "web.*", Event: "cycles",
+			Function: "mark", Only: "user", Idle: true},
+			"CPUs 0-3,7 · pid 300 · comm gc · comm ~ web.* · event cycles · function mark · user frames only · idle included"},
+	} {
+		if got := strings.Join(tc.f.Describe(), " · "); got != tc.want {
+			t.Errorf("%+v.Describe() = %q; want %q", tc.f, got, tc.want)
+		}
+	}
+}

@@ -52,41 +52,7 @@ func pow10(n int) int64 {
 // headings and titles: "CPU 5", "CPUs 0-3,7", "pid 300", "comm gc",
 // "comm ~ web.*", "event cycles", "function mark", "user frames only",
 // "idle included". It is empty when every filter is at its default.
-func Filters(f subsecond.Filter) []string {
-	var out []string
-	switch len(f.CPUs) {
-	case 0:
-	case 1:
-		out = append(out, "CPU "+subsecond.FormatIDList(f.CPUs))
-	default:
-		out = append(out, "CPUs "+subsecond.FormatIDList(f.CPUs))
-	}
-	if len(f.PIDs) > 0 {
-		out = append(out, "pid "+subsecond.FormatIDList(f.PIDs))
-	}
-	if len(f.TIDs) > 0 {
-		out = append(out, "tid "+subsecond.FormatIDList(f.TIDs))
-	}
-	if f.Comm != "" {
-		out = append(out, "comm "+f.Comm)
-	}
-	if f.CommRegex != "" {
-		out = append(out, "comm ~ "+f.CommRegex)
-	}
-	if f.Event != "" {
-		out = append(out, "event "+f.Event)
-	}
-	if f.Function != "" {
-		out = append(out, "function "+f.Function)
-	}
-	if f.Only != "" {
-		out = append(out, f.Only+" frames only")
-	}
-	if f.Idle {
-		out = append(out, "idle included")
-	}
-	return out
-}
+func Filters(f subsecond.Filter) []string { return f.Describe() }
 
 // Seconds formats an offset of ns nanoseconds as seconds for reading,
 // rounded to the microsecond: 30250000001 is "30.25". URLs keep the exact
