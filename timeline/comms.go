@@ -63,39 +63,26 @@ func Comms(ctx context.Context, src Source, host string, from, to, bucket int64,
 	}
 	total := make([]int64, nb)
 	busy := map[string][]int64{}
-	for _, c := range caps {
-		if c.End <= from || c.Start >= to {
-			continue
-		}
-		sums, err := src.Summaries(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range sums {
-			w := s.Start + c.Offset
-			if w < from || w >= to {
+	err = eachSecond(ctx, src, caps, from, to, bucket, nil, func(s *Summary, b int64) error {
+		for _, cc := range s.Comms {
+			total[b] += cc.Samples
+			if cc.Busy == 0 {
 				continue
 			}
-			b := (w - from) / bucket
-			for _, cc := range s.Comms {
-				total[b] += cc.Samples
-				if cc.Busy == 0 {
+			row := busy[cc.Comm]
+			if row == nil {
+				if len(busy) >= maxComms {
 					continue
 				}
-				row := busy[cc.Comm]
-				if row == nil {
-					if len(busy) >= maxComms {
-						continue
-					}
-					row = make([]int64, nb)
-					busy[cc.Comm] = row
-				}
-				row[b] += cc.Busy
+				row = make([]int64, nb)
+				busy[cc.Comm] = row
 			}
+			row[b] += cc.Busy
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	rep := &CommReport{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Comm: comm, Jumps: []Jump{}}
 	shares := func(row []int64) []float64 {

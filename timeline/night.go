@@ -170,11 +170,8 @@ func Timeline(ctx context.Context, src Source, host string, from, to, bucket int
 	g := &Grid{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Covered: make([]float64, nb), Unplaced: un, Resolution: second}
 	rows := map[int32]int{}
 	var busy, sys [][]int64
-	for _, c := range caps {
-		if c.End <= from || c.Start >= to {
-			continue
-		}
-		g.Captures = append(g.Captures, c)
+	err = eachSecond(ctx, src, caps, from, to, bucket, func(c *Capture) {
+		g.Captures = append(g.Captures, *c)
 		// Coverage: the part of each bucket inside [c.Start, c.End).
 		for b := max(0, (c.Start-from)/bucket); b < nb; b++ {
 			lo, hi := from+b*bucket, from+(b+1)*bucket
@@ -183,37 +180,28 @@ func Timeline(ctx context.Context, src Source, host string, from, to, bucket int
 			}
 			g.Covered[b] += float64(min(hi, c.End)-max(lo, c.Start)) / float64(bucket)
 		}
-		sums, err := src.Summaries(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range sums {
-			w := s.Start + c.Offset
-			if w < from || w >= to {
-				continue
-			}
-			b := (w - from) / bucket
-			for _, cc := range s.CPUs {
-				r, ok := rows[cc.CPU]
-				if !ok {
-					if len(rows) >= MaxCPUs {
-						return nil, fmt.Errorf("host %q: more than %d CPUs: %w", host, MaxCPUs, subsecond.ErrTooLarge)
-					}
-					r = len(rows)
-					rows[cc.CPU] = r
-					g.CPUs = append(g.CPUs, cc.CPU)
-					g.Samples = append(g.Samples, make([]int64, nb))
-					busy = append(busy, make([]int64, nb))
-					sys = append(sys, make([]int64, nb))
+	}, func(s *Summary, b int64) error {
+		for _, cc := range s.CPUs {
+			r, ok := rows[cc.CPU]
+			if !ok {
+				if len(rows) >= MaxCPUs {
+					return fmt.Errorf("host %q: more than %d CPUs: %w", host, MaxCPUs, subsecond.ErrTooLarge)
 				}
-				g.Samples[r][b] += cc.Samples
-				busy[r][b] += cc.Busy
-				sys[r][b] += cc.System
+				r = len(rows)
+				rows[cc.CPU] = r
+				g.CPUs = append(g.CPUs, cc.CPU)
+				g.Samples = append(g.Samples, make([]int64, nb))
+				busy = append(busy, make([]int64, nb))
+				sys = append(sys, make([]int64, nb))
 			}
+			g.Samples[r][b] += cc.Samples
+			busy[r][b] += cc.Busy
+			sys[r][b] += cc.System
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for b := range g.Covered {
 		g.Covered[b] = min(g.Covered[b], 1)
@@ -268,4 +256,37 @@ func Locate(caps []Capture, from, to int64) (Window, bool) {
 	}
 	lo, hi := max(from, best.Start), min(to, best.End)
 	return Window{Capture: best.ID, Start: lo - best.Offset - best.T0, End: hi - best.Offset - best.T0}, true
+}
+
+// eachSecond calls capture for each capture of caps overlapping [from, to)
+// and second for each of its summaries whose wall-clock second starts in
+// that range, with the bucket of bucket ns it falls in.
+func eachSecond(ctx context.Context, src Source, caps []Capture, from, to, bucket int64,
+	capture func(c *Capture), second func(s *Summary, b int64) error) error {
+	for i := range caps {
+		c := &caps[i]
+		if c.End <= from || c.Start >= to {
+			continue
+		}
+		if capture != nil {
+			capture(c)
+		}
+		sums, err := src.Summaries(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		for k := range sums {
+			w := sums[k].Start + c.Offset
+			if w < from || w >= to {
+				continue
+			}
+			if err := second(&sums[k], (w-from)/bucket); err != nil {
+				return err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
