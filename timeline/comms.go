@@ -47,14 +47,7 @@ type Jump struct {
 // bucket ns (zeros as for Timeline), with comm's series when comm is not
 // empty, and the limit commands that jump furthest (0: 10).
 func Comms(ctx context.Context, src Source, host string, from, to, bucket int64, comm string, limit int) (*CommReport, error) {
-	caps, un, err := HostCaptures(ctx, src, host)
-	if err != nil {
-		return nil, err
-	}
-	if len(caps) == 0 {
-		return nil, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
-	}
-	from, to, bucket, nb, err := span(caps, from, to, bucket)
+	caps, _, from, to, bucket, nb, err := hostSpan(ctx, src, host, from, to, bucket)
 	if err != nil {
 		return nil, err
 	}

@@ -155,14 +155,7 @@ const (
 // second are refused (ErrInvalid): the capture's own views are the place
 // for them.
 func Timeline(ctx context.Context, src Source, host string, from, to, bucket int64) (*Grid, error) {
-	caps, un, err := HostCaptures(ctx, src, host)
-	if err != nil {
-		return nil, err
-	}
-	if len(caps) == 0 {
-		return nil, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
-	}
-	from, to, bucket, nb, err := span(caps, from, to, bucket)
+	caps, un, from, to, bucket, nb, err := hostSpan(ctx, src, host, from, to, bucket)
 	if err != nil {
 		return nil, err
 	}
@@ -289,4 +282,19 @@ func eachSecond(ctx context.Context, src Source, caps []Capture, from, to, bucke
 		}
 	}
 	return nil
+}
+
+// hostSpan returns host's placed captures, how many it has without a wall
+// clock, and the range and buckets of a view (see span). A host none of
+// whose captures has a wall clock is an ErrEmptyRange.
+func hostSpan(ctx context.Context, src Source, host string, from, to, bucket int64) (caps []Capture, un int, _, _, _, nb int64, err error) {
+	caps, un, err = HostCaptures(ctx, src, host)
+	if err != nil {
+		return nil, 0, 0, 0, 0, 0, err
+	}
+	if len(caps) == 0 {
+		return nil, 0, 0, 0, 0, 0, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
+	}
+	from, to, bucket, nb, err = span(caps, from, to, bucket)
+	return caps, un, from, to, bucket, nb, err
 }
