@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -171,14 +172,29 @@ func runSpeed(b *testing.B, c *subsecond.Capture, at int64) {
 			}
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
+			cpu0 := cpuTime()
 			latency(b, func() error { _, err := rq.fn(); return err })
+			cpu := cpuTime() - cpu0
 			runtime.ReadMemStats(&m1)
 			allocs := float64(m1.Mallocs-m0.Mallocs) / float64(b.N)
+			// CPU time, unlike wall time, hardly depends on what else the
+			// machine runs: the figure to compare across loads.
+			b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/req")
 			b.ReportMetric(float64(nodes), "nodes")
 			b.ReportMetric(allocs, "allocs/req")
 			b.ReportMetric(allocs/float64(max(nodes, 1)), "allocs/node")
 		})
 	}
+}
+
+// cpuTime returns the CPU time (user and system, all threads, the
+// garbage collector's included) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // latency runs fn b.N times and reports the p50 and p95 of its wall time in
@@ -237,6 +253,8 @@ func BenchmarkSpeedIndex(b *testing.B) {
 			r := subsecond.Range{Start: c.Profile.T0(), End: c.Profile.T0() + 1e9}
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
+			cpu0 := cpuTime()
+			defer func() { b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/req") }()
 			latency(b, func() error {
 				fresh := &subsecond.Capture{Profile: c.Profile, Strings: c.Strings, Frames: c.Frames, Nodes: c.Nodes, Samples: c.Samples}
 				_, err := flame.Build(fresh, subsecond.Filter{}, r)
