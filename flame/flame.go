@@ -117,6 +117,7 @@ func Build(c *subsecond.Capture, f subsecond.Filter, r subsecond.Range) (*Graph,
 	}
 	t := ix.count(c, m, lo, hi)
 	g := ix.graph(t, nil)
+	ix.tallies.Put(t)
 	g.Start, g.End = r.Start, r.End
 	g.c, g.f = c, f
 	return g, nil
@@ -138,7 +139,10 @@ func Diff(c *subsecond.Capture, f subsecond.Filter, base, target subsecond.Range
 	if err != nil {
 		return nil, fmt.Errorf("base range: %w", err)
 	}
-	g := ix.graph(ix.count(c, m, lo, hi), ix.count(c, m, blo, bhi))
+	t, b := ix.count(c, m, lo, hi), ix.count(c, m, blo, bhi)
+	g := ix.graph(t, b)
+	ix.tallies.Put(t)
+	ix.tallies.Put(b)
 	g.Start, g.End = target.Start, target.End
 	g.BaseStart, g.BaseEnd = base.Start, base.End
 	g.c, g.f = c, f
@@ -324,7 +328,9 @@ func CheckRange(c *subsecond.Capture, r subsecond.Range) (lo, hi int, err error)
 
 // tally is one range's counts on an index's nodes: samples whose stack
 // ends at the node (self), their summed periods (weight), and self summed
-// over the node's subtree (total).
+// over the node's subtree (total). Tallies are recycled through the
+// index's pool: a deep capture's arrays are megabytes, and allocating them
+// per request would mostly feed the garbage collector.
 type tally struct {
 	self, weight, total []int64
 }
@@ -333,8 +339,14 @@ type tally struct {
 // increment per sample, then one pass folding totals up the tree.
 func (ix *index) count(c *subsecond.Capture, m *subsecond.Match, lo, hi int) *tally {
 	n := ix.Len()
-	buf := make([]int64, 3*n)
-	t := &tally{self: buf[:n:n], weight: buf[n : 2*n : 2*n], total: buf[2*n:]}
+	t, _ := ix.tallies.Get().(*tally)
+	if t == nil {
+		buf := make([]int64, 3*n)
+		t = &tally{self: buf[:n:n], weight: buf[n : 2*n : 2*n], total: buf[2*n:]}
+	} else {
+		clear(t.self)
+		clear(t.weight)
+	}
 	leaf := ix.leaf[lo:hi]
 	weight := c.Samples.Weight[lo:hi]
 	if ev, idle, ok := m.Simple(); ok {

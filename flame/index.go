@@ -3,6 +3,7 @@ package flame
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/symbol"
@@ -39,6 +40,8 @@ type index struct {
 	frDSO   []int32 // per capture frame: its DSO in strings
 
 	leaf []int32 // per sample: the node its stack ends at
+
+	tallies sync.Pool // *tally of this index's size, for reuse by count
 }
 
 // Len returns the number of nodes.
