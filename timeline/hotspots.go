@@ -66,6 +66,31 @@ type Report struct {
 	Spots   []Spot `json:"hotspots"`
 }
 
+// usualBins is the resolution of a CPU's usual share: per mille.
+const usualBins = 1001
+
+// cpuRows numbers CPU ids densely, in order of first sight.
+type cpuRows struct {
+	index []int32 // by CPU id: row + 1, 0 for unseen
+	ids   []int32 // by row: CPU id
+}
+
+// row returns cpu's row, numbering it if new. CPU ids must be in
+// [0, MaxCPUs).
+func (c *cpuRows) row(cpu int32) (int, error) {
+	if cpu < 0 || cpu >= MaxCPUs {
+		return 0, fmt.Errorf("CPU %d is outside 0 to %d: %w", cpu, MaxCPUs-1, subsecond.ErrTooLarge)
+	}
+	for int(cpu) >= len(c.index) {
+		c.index = append(c.index, make([]int32, len(c.index)+64)...)
+	}
+	if c.index[cpu] == 0 {
+		c.ids = append(c.ids, cpu)
+		c.index[cpu] = int32(len(c.ids))
+	}
+	return int(c.index[cpu]) - 1, nil
+}
+
 // described bounds how many episodes Hotspots describes from their
 // captures' samples: each may load a capture, which across a 96-CPU night
 // costs tens of milliseconds apiece.
@@ -104,86 +129,112 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 	if opt.System {
 		rep.Measure = "system"
 	}
-	type sec struct {
-		wall        int64
+	measure := func(c Counts) int64 {
+		if opt.System {
+			return c.System
+		}
+		return c.Busy
+	}
+	// Pass 1: each CPU's usual share, the median over the night's seconds,
+	// from a histogram of per-mille shares (the summaries are in memory or
+	// cheap to read twice; sorting 43,200 seconds × 96 CPUs is not).
+	var rows cpuRows
+	var hist [][usualBins]int32
+	for ci := range caps {
+		sums, err := src.Summaries(ctx, caps[ci].ID)
+		if err != nil {
+			return nil, err
+		}
+		for k := range sums {
+			for _, cc := range sums[k].CPUs {
+				if cc.Samples == 0 {
+					continue
+				}
+				r, err := rows.row(cc.CPU)
+				if err != nil {
+					return nil, fmt.Errorf("host %q: %w", host, err)
+				}
+				for len(hist) <= r {
+					hist = append(hist, [usualBins]int32{})
+				}
+				hist[r][measure(cc.Counts)*(usualBins-1)/cc.Samples]++
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	usual := make([]float64, len(hist))
+	for r := range hist {
+		var total, seen int64
+		for _, n := range hist[r] {
+			total += int64(n)
+		}
+		for bin, n := range hist[r] {
+			if seen += int64(n); seen > total/2 {
+				usual[r] = float64(bin) / (usualBins - 1)
+				break
+			}
+		}
+	}
+	// Pass 2: per capture and CPU, the runs of hot seconds.
+	second := int64(time.Second)
+	minSecs := max(1, (opt.Min+second-1)/second)
+	type run struct {
+		open        bool
+		start, last int64 // wall-clock starts of the first and last second
+		secs        int64
 		n, busy, sy int64
 	}
-	// Per capture, per CPU: its seconds in order.
-	type run struct {
-		c    *Capture
-		cpu  int32
-		secs []sec
-	}
-	var runs []run
-	fracs := map[int32][]float64{}
+	runs := make([]run, len(hist))
 	for ci := range caps {
 		c := &caps[ci]
 		sums, err := src.Summaries(ctx, c.ID)
 		if err != nil {
 			return nil, err
 		}
-		per := map[int32][]sec{}
-		for _, s := range sums {
-			for _, cc := range s.CPUs {
-				if cc.Samples == 0 {
+		// A second at the capture's edge holds fewer samples: it is judged by
+		// the samples it has, if it has at least half a second's worth.
+		enough := int64(c.Hz / 2)
+		emit := func(r int, cpu int32) {
+			ru := &runs[r]
+			if ru.open && ru.secs >= minSecs {
+				v := ru.busy
+				if opt.System {
+					v = ru.sy
+				}
+				u := usual[r]
+				rep.Spots = append(rep.Spots, Spot{CPU: cpu, Start: ru.start, End: ru.last + second,
+					Capture: c.ID, CaptureName: c.Name, Offset: c.Offset, T0: c.T0, Approximate: c.Approximate,
+					Busy: float64(ru.busy) / float64(ru.n), System: float64(ru.sy) / float64(ru.n), Samples: v, Usual: u,
+					Score: float64(v) * (1 - u)})
+			}
+			ru.open = false
+		}
+		for k := range sums {
+			wall := sums[k].Start + c.Offset
+			for _, cc := range sums[k].CPUs {
+				r, _ := rows.row(cc.CPU)
+				ru := &runs[r]
+				hot := cc.Samples >= enough && cc.Samples > 0 && float64(measure(cc.Counts)) >= opt.Threshold*float64(cc.Samples)
+				if ru.open && (!hot || wall != ru.last+second) {
+					emit(r, cc.CPU)
+				}
+				if !hot {
 					continue
 				}
-				per[cc.CPU] = append(per[cc.CPU], sec{s.Start + c.Offset, cc.Samples, cc.Busy, cc.System})
-				v := cc.Busy
-				if opt.System {
-					v = cc.System
+				if !ru.open {
+					*ru = run{open: true, start: wall}
 				}
-				fracs[cc.CPU] = append(fracs[cc.CPU], float64(v)/float64(cc.Samples))
+				ru.last, ru.secs = wall, ru.secs+1
+				ru.n, ru.busy, ru.sy = ru.n+cc.Samples, ru.busy+cc.Busy, ru.sy+cc.System
 			}
 		}
-		for cpu, secs := range per {
-			runs = append(runs, run{c, cpu, secs})
+		for r := range runs {
+			emit(r, rows.ids[r])
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
-		}
-	}
-	usual := map[int32]float64{}
-	for cpu, f := range fracs {
-		slices.Sort(f)
-		usual[cpu] = f[len(f)/2]
-	}
-	second := int64(time.Second)
-	minSecs := max(1, (opt.Min+second-1)/second)
-	for _, r := range runs {
-		// A second at the capture's edge holds fewer samples: it is judged by
-		// the samples it has, if it has at least half a second's worth.
-		enough := int64(r.c.Hz / 2)
-		hot := func(s sec) bool {
-			v := s.busy
-			if opt.System {
-				v = s.sy
-			}
-			return s.n >= enough && float64(v) >= opt.Threshold*float64(s.n)
-		}
-		for i := 0; i < len(r.secs); {
-			if !hot(r.secs[i]) {
-				i++
-				continue
-			}
-			j := i
-			var n, busy, sy int64
-			for j < len(r.secs) && hot(r.secs[j]) && (j == i || r.secs[j].wall-r.secs[j-1].wall == second) {
-				n, busy, sy = n+r.secs[j].n, busy+r.secs[j].busy, sy+r.secs[j].sy
-				j++
-			}
-			if int64(j-i) >= minSecs {
-				v := busy
-				if opt.System {
-					v = sy
-				}
-				u := usual[r.cpu]
-				rep.Spots = append(rep.Spots, Spot{CPU: r.cpu, Start: r.secs[i].wall, End: r.secs[j-1].wall + second,
-					Capture: r.c.ID, CaptureName: r.c.Name, Offset: r.c.Offset, T0: r.c.T0, Approximate: r.c.Approximate,
-					Busy: float64(busy) / float64(n), System: float64(sy) / float64(n), Samples: v, Usual: u,
-					Score: float64(v) * (1 - u)})
-			}
-			i = j
 		}
 	}
 	for i := range rep.Spots {

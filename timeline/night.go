@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -161,7 +162,7 @@ func Timeline(ctx context.Context, src Source, host string, from, to, bucket int
 	}
 	const second = int64(time.Second)
 	g := &Grid{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Covered: make([]float64, nb), Unplaced: un, Resolution: second}
-	rows := map[int32]int{}
+	var rows cpuRows
 	var busy, sys [][]int64
 	err = eachSecond(ctx, src, caps, from, to, bucket, func(c *Capture) {
 		g.Captures = append(g.Captures, *c)
@@ -175,13 +176,11 @@ func Timeline(ctx context.Context, src Source, host string, from, to, bucket int
 		}
 	}, func(s *Summary, b int64) error {
 		for _, cc := range s.CPUs {
-			r, ok := rows[cc.CPU]
-			if !ok {
-				if len(rows) >= MaxCPUs {
-					return fmt.Errorf("host %q: more than %d CPUs: %w", host, MaxCPUs, subsecond.ErrTooLarge)
-				}
-				r = len(rows)
-				rows[cc.CPU] = r
+			r, err := rows.row(cc.CPU)
+			if err != nil {
+				return fmt.Errorf("host %q: %w", host, err)
+			}
+			if r == len(g.CPUs) {
 				g.CPUs = append(g.CPUs, cc.CPU)
 				g.Samples = append(g.Samples, make([]int64, nb))
 				busy = append(busy, make([]int64, nb))
@@ -212,8 +211,10 @@ func Timeline(ctx context.Context, src Source, host string, from, to, bucket int
 		g.Busy[i], g.System[i] = make([]float64, nb), make([]float64, nb)
 		for b, n := range samples[i] {
 			if n > 0 {
-				g.Busy[i][b] = float64(busy[r][b]) / float64(n)
-				g.System[i][b] = float64(sys[r][b]) / float64(n)
+				// Four decimals are more than a pixel's colour can show and
+				// keep the night's JSON a third of its size.
+				g.Busy[i][b] = math.Round(float64(busy[r][b])/float64(n)*1e4) / 1e4
+				g.System[i][b] = math.Round(float64(sys[r][b])/float64(n)*1e4) / 1e4
 			}
 		}
 	}

@@ -1,0 +1,82 @@
+package timeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond"
+)
+
+// memSource is a night of summaries in memory: captures two minutes long,
+// every CPU sampled at 49 Hz, a third of them busy, CPU 39 pegged in the
+// kernel for 5 s every 40 minutes.
+type memSource struct {
+	ps   []subsecond.Profile
+	sums map[string][]Summary
+}
+
+func newMemSource(cpus, captures int) *memSource {
+	m := &memSource{sums: map[string][]Summary{}}
+	start := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC).UnixNano()
+	for i := range captures {
+		id := fmt.Sprintf("c%03d", i)
+		t0 := start + int64(i)*int64(2*time.Minute)
+		m.ps = append(m.ps, subsecond.Profile{ID: id, Host: "node-1", Start: t0, End: t0 + int64(2*time.Minute) - int64(time.Second)/49,
+			Samples: int64(cpus * 49 * 120), CPUs: cpus, FrequencyHz: 49, Wall: subsecond.WallClock{Source: subsecond.WallRealtime}})
+		sums := make([]Summary, 120)
+		for s := range sums {
+			sec := t0 + int64(s)*int64(time.Second)
+			sums[s].Start = sec
+			for cpu := range cpus {
+				n := Counts{Samples: 49, Busy: 16, System: 4}
+				if cpu == 39 && (sec-start)%int64(40*time.Minute) < int64(5*time.Second) {
+					n = Counts{Samples: 49, Busy: 49, System: 49}
+				}
+				sums[s].CPUs = append(sums[s].CPUs, CPUCount{CPU: int32(cpu), Counts: n})
+			}
+			sums[s].Comms = []CommCount{{"kubelet", Counts{Samples: 10, Busy: 10, System: 10}}, {"swapper", Counts{Samples: int64(cpus*49 - 10 - cpus*16), Busy: 0}}, {"trainer", Counts{Samples: int64(cpus * 16), Busy: int64(cpus * 16)}}}
+		}
+		m.sums[id] = sums
+	}
+	return m
+}
+
+func (m *memSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
+func (m *memSource) Summaries(_ context.Context, id string) ([]Summary, error) {
+	return m.sums[id], nil
+}
+func (m *memSource) Capture(context.Context, string) (*subsecond.Capture, error) {
+	return nil, errors.New("no samples in memory")
+}
+
+// The host views over a 12-hour night of 96 CPUs whose summaries are in
+// memory (as the serve command's cache holds them): what each request
+// costs beyond reading summaries and describing hot spots from samples.
+func BenchmarkNight12h(b *testing.B) {
+	src := newMemSource(96, 360)
+	ctx := context.Background()
+	b.Run("timeline", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Timeline(ctx, src, "node-1", 0, 0, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("hotspots", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Hotspots(ctx, src, "node-1", HotOptions{System: true}); err == nil {
+				b.Fatal("describe should have failed without samples")
+			}
+		}
+	})
+	b.Run("comms", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Comms(ctx, src, "node-1", 0, 0, 0, "kubelet", 10); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
