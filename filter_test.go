@@ -342,3 +342,36 @@ func TestMatchAgainstIndependentVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterCheck checks that a filter naming only what a capture lacks is
+// refused with what the capture has, and one naming anything it has passes.
+func TestFilterCheck(t *testing.T) {
+	b := subsecond.NewBuilder()
+	for cpu := int32(0); cpu < 96; cpu++ {
+		b.Add(&subsecond.Sample{Time: 1e9 + int64(cpu), CPU: cpu, PID: 100 + cpu, TID: 1000 + cpu, Comm: "web", Event: "cpu-clock",
+			Frames: []subsecond.Frame{ufframe("main")}})
+	}
+	noPID := subsecond.NewBuilder()
+	noPID.Add(&subsecond.Sample{Time: 1e9, CPU: subsecond.Unknown, PID: subsecond.Unknown, TID: 7, Comm: "web", Event: "cpu-clock"})
+	c, c2 := b.Capture(subsecond.Profile{}), noPID.Capture(subsecond.Profile{})
+	for _, tc := range []struct {
+		c    *subsecond.Capture
+		f    subsecond.Filter
+		want string
+	}{
+		{c, subsecond.Filter{}, ""},
+		{c, subsecond.Filter{CPUs: []int32{95, 96}, PIDs: []int32{100}, TIDs: []int32{1000, 9}, Comm: "web"}, ""},
+		{c, subsecond.Filter{CPUs: []int32{96}}, "cpu: the capture has no CPU 96; its CPUs are 0-95"},
+		{c, subsecond.Filter{CPUs: []int32{96, 97, 200}}, "cpu: the capture has no CPUs 96-97,200; its CPUs are 0-95"},
+		{c, subsecond.Filter{PIDs: []int32{1}}, "pid: the capture has no process 1 (it has 96 processes)"},
+		{c, subsecond.Filter{TIDs: []int32{1}}, "tid: the capture has no thread 1 (it has 96 threads)"},
+		{c, subsecond.Filter{Comm: "java"}, `comm: the capture has no command named "java" (it has 1 command; comm_regex matches part of a name)`},
+		{c2, subsecond.Filter{CPUs: []int32{0}}, "cpu: the capture records no CPU numbers"},
+		{c2, subsecond.Filter{PIDs: []int32{1}}, "pid: the capture records no process ids (perf script printed thread ids alone; filter with tid)"},
+	} {
+		err := tc.f.Check(tc.c)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want || !errors.Is(err, subsecond.ErrInvalid)) {
+			t.Errorf("%+v.Check() = %v; want %q", tc.f, err, tc.want)
+		}
+	}
+}

@@ -17,23 +17,33 @@ import (
 )
 
 // Engine computes views; its zero value is ready and safe for concurrent
-// use. Errors about the query wrap subsecond.ErrInvalid or
-// subsecond.ErrEmptyRange.
+// use. Each view first checks that its filter can match something
+// (subsecond.Filter.Check). Errors about the query wrap
+// subsecond.ErrInvalid or subsecond.ErrEmptyRange.
 type Engine struct{}
 
 // Heatmap returns the offset heatmap of q.Col by q.Rows (*heatmap.Grid).
 func (Engine) Heatmap(c *subsecond.Capture, q *subsecond.Query) (any, error) {
+	if err := q.Filter.Check(c); err != nil {
+		return nil, err
+	}
 	return heatmap.Offset(c, q.Filter, heatmap.Options{Col: q.Col, Rows: q.Rows})
 }
 
 // Cores returns the cores map in buckets of q.Bucket (*heatmap.Cores).
 func (Engine) Cores(c *subsecond.Capture, q *subsecond.Query) (any, error) {
+	if err := q.Filter.Check(c); err != nil {
+		return nil, err
+	}
 	return heatmap.PerCore(c, q.Filter, q.Bucket)
 }
 
 // Hotspots returns the hot-spot report: the first q.Limit episodes (0 for
 // all), highest score first, and the q.Cells hottest heatmap cells.
 func (Engine) Hotspots(c *subsecond.Capture, q *subsecond.Query) (*subsecond.HotspotReport, error) {
+	if err := q.Filter.Check(c); err != nil {
+		return nil, err
+	}
 	return heatmap.Hotspots(c, q.Filter, HotOptions(q))
 }
 
@@ -48,18 +58,27 @@ func HotOptions(q *subsecond.Query) heatmap.HotOptions {
 
 // Flame returns the flame graph of q.Range.
 func (Engine) Flame(c *subsecond.Capture, q *subsecond.Query) (subsecond.Graph, error) {
+	if err := q.Filter.Check(c); err != nil {
+		return nil, err
+	}
 	return flame.Build(c, q.Filter, q.Range)
 }
 
 // Diff returns the differential flame graph from q.Range2 of base (c itself
 // unless the query names another profile) to q.Range of c.
 func (Engine) Diff(c, base *subsecond.Capture, q *subsecond.Query) (subsecond.Graph, error) {
+	if err := q.Filter.Check(c); err != nil {
+		return nil, err
+	}
 	return flame.DiffProfiles(c, base, q.Filter, q.Range2, q.Range)
 }
 
 // Samples returns the stack chart's samples of q.Range, at most limit of
 // them (*flame.Samples), and how many passed the filter.
 func (Engine) Samples(c *subsecond.Capture, q *subsecond.Query, limit int) (any, int, error) {
+	if err := q.Filter.Check(c); err != nil {
+		return nil, 0, err
+	}
 	s, n, err := flame.StackSamples(c, q.Filter, q.Range, limit)
 	if s == nil {
 		return nil, n, err // a nil *flame.Samples must not become a non-nil any

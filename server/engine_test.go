@@ -180,6 +180,16 @@ func TestRealEngine(t *testing.T) {
 		}
 	}
 
+	// A filter naming only what the capture lacks is refused, naming what
+	// it has.
+	for _, path := range []string{"/cpus?cpu=7", "/heatmap?cpu=7", "/hotspots?cpu=7", "/flamegraph?cpu=7"} {
+		res, b := e.do("GET", api+path, nil)
+		var body struct{ Error string }
+		if json.Unmarshal(b, &body); res.StatusCode != http.StatusBadRequest || body.Error != "cpu: the capture has no CPU 7; its CPUs are 0-1" {
+			t.Errorf("GET %s = %d %s; want 400 naming CPUs 0-1", path, res.StatusCode, b)
+		}
+	}
+
 	// Ranges past the end are the client's mistake, named as such.
 	res, b = e.do("GET", api+"/flamegraph?start=100&end=101", nil)
 	if res.StatusCode != http.StatusBadRequest {

@@ -90,6 +90,20 @@ func (v *viewFlags) parse(args []string) (*subsecond.Query, error) {
 	return q, nil
 }
 
+// load returns the capture the command's argument names, refusing a filter
+// that cannot match anything in it (subsecond.Filter.Check) with an error
+// naming the flag.
+func (v *viewFlags) load(ctx context.Context, q *subsecond.Query) (*subsecond.Capture, error) {
+	c, err := loadCapture(ctx, v.e, v.fs.Arg(0), *v.db)
+	if err != nil {
+		return nil, err
+	}
+	if err := q.Filter.Check(c); err != nil {
+		return nil, fmt.Errorf("--%w", err)
+	}
+	return c, nil
+}
+
 // usage sets the flag set's usage text.
 func (v *viewFlags) usage(synopsis, text string) {
 	v.fs.Usage = func() {

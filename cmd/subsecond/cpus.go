@@ -32,7 +32,7 @@ func runCPUs(ctx context.Context, e env) error {
 	if *width < 10 {
 		return fmt.Errorf("cpus: %w", subsecond.Invalidf("--width", "%d is less than 10", *width))
 	}
-	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
+	c, err := v.load(ctx, q)
 	if err != nil {
 		return fmt.Errorf("cpus: %w", err)
 	}

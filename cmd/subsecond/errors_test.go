@@ -21,6 +21,7 @@ func TestErrorsReadAsSentences(t *testing.T) {
 		{"flamegraph --start 4 --end 3 " + file, "subsecond: flamegraph: --end: the range [4 s, 3 s) is empty; end must be after start\n"},
 		{"flamegraph --start 100 " + file, "subsecond: flamegraph: --start: 100 s is past the end of the capture"},
 		{"heatmap --event nope " + file, `subsecond: heatmap: event: the capture has no event "nope" (it has cpu-clock)` + "\n"},
+		{"cpus --cpu 96 " + file, "subsecond: cpus: --cpu: the capture has no CPU 96; its CPUs are 0-1\n"},
 		{"list --format xml", `subsecond: list: --format: "xml" is not one of text, json` + "\n"},
 	} {
 		_, stderr, code := runMain(t, strings.Fields(tc.args)...)

@@ -32,7 +32,7 @@ func runFlamegraph(ctx context.Context, e env) error {
 	if _, err := subsecond.LookupExportFormat(*format); err != nil {
 		return fmt.Errorf("flamegraph: --%w", err)
 	}
-	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
+	c, err := v.load(ctx, q)
 	if err != nil {
 		return fmt.Errorf("flamegraph: %w", err)
 	}

@@ -28,7 +28,7 @@ func runHeatmap(ctx context.Context, e env) error {
 	if err := checkFormat("heatmap", *format, "text", "json", "csv"); err != nil {
 		return err
 	}
-	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
+	c, err := v.load(ctx, q)
 	if err != nil {
 		return fmt.Errorf("heatmap: %w", err)
 	}

@@ -42,7 +42,7 @@ func runHotspots(ctx context.Context, e env) error {
 		}
 		return hostHotspots(ctx, e, *v.db, *v.host, opt, *format)
 	}
-	c, err := loadCapture(ctx, e, v.fs.Arg(0), *v.db)
+	c, err := v.load(ctx, q)
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
 	}
