@@ -212,3 +212,40 @@ test('at 800 px the top-functions table shows every column, even beside long C++
   assert.ok(fit.scroll <= fit.client && fit.last <= fit.edge, JSON.stringify(fit));
   await page.close();
 });
+
+test('the sandwich of a function: callers above, callees below, following the zoom and the search', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await open(page, `/p/${id}/flame?start=0&end=20`);
+  await page.click('[data-testid=top-functions] tbody tr:has-text("serve_request")');
+  const total = Number((await page.$eval('[data-testid=top-functions] tbody tr.picked', (tr) => tr.children[3].textContent)).replace(/,/g, ''));
+  let s = await page.evaluate(() => window.__flame.sandwich());
+  // Callers: serve_request, main, _start, webapp; callees: at least
+  // parse_json, memcpy, the hostile frame, write and its kernel frames.
+  assert.deepEqual([s.callers, s.total], [4, total]);
+  assert.ok(s.callees >= 8, JSON.stringify(s));
+  assert.match(await page.textContent('[data-testid=sandwich-head]'), new RegExp(`^serve_request ${total.toLocaleString('en-US')} samples`));
+  // The search marks the sandwich's frames too.
+  await page.fill('#search', 'parse_json');
+  await page.waitForFunction(() => document.getElementById('search-match').textContent.startsWith('Matched'));
+  await page.waitForTimeout(50);
+  const magenta = await page.$eval('[data-testid=sandwich-callees]', (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] === 220 && d[i + 1] === 40 && d[i + 2] === 220) n++;
+    return n;
+  });
+  assert.ok(magenta > 100, `parse_json marked in the callees: ${magenta} px`);
+
+  // Zoomed into compute at [12, 13): hot_loop's sandwich holds the burst alone.
+  await open(page, `/p/${id}/flame?start=12&end=13`);
+  const box = await page.$eval('[data-testid=flame-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  const r = await page.evaluate(() => window.__flame.locate('compute'));
+  await page.mouse.click(box.x + r.x + r.w / 2, box.y + r.y + r.h / 2);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=top-functions] tbody tr').length === 2);
+  await page.click('[data-testid=top-functions] tbody tr:has-text("hot_loop")');
+  s = await page.evaluate(() => window.__flame.sandwich());
+  assert.deepEqual(s, { callers: 5, callees: 1, total: count(records, 12, 13, (x) => x.kind === 'hot') });
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

@@ -379,8 +379,8 @@ export class FlameGraph {
     const y = this.y(t.d.depth[i]);
     if (i < z && t.end[i] > z) return { x: 0, y, w: this.width };
     if (i < z || i >= t.end[z]) return null;
-    const scale = this.width / (t.d.total_n[z] || 1);
-    const w = t.d.total_n[i] * scale;
+    const scale = this.width / (t.w[z] || 1);
+    const w = t.w[i] * scale;
     return w < MIN_W ? null : { x: (t.x[i] - t.x[z]) * scale, y, w };
   }
 
@@ -390,8 +390,8 @@ export class FlameGraph {
     const t = this.tree;
     const z = this.zoom;
     if (i < z || i >= t.end[z] || !this.width) return null;
-    const scale = this.width / (t.d.total_n[z] || 1);
-    return { x: (t.x[i] - t.x[z]) * scale, y: this.y(t.d.depth[i]), w: Math.max(4, t.d.total_n[i] * scale) };
+    const scale = this.width / (t.w[z] || 1);
+    return { x: (t.x[i] - t.x[z]) * scale, y: this.y(t.d.depth[i]), w: Math.max(4, t.w[i] * scale) };
   }
 
   // highlight outlines node i (-1: none) for another view's hover.

@@ -115,6 +115,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
             apply: (re) => {
               const fraction = graph.search(re);
               chart?.setMatch(graph.matches());
+              table?.search(re);
               return { fraction, frames: graph.matchList() };
             },
             focus: (i) => {
@@ -194,6 +195,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
       locate: (name: string) => graph.locate(name),
       nodes: tree.n,
       stats: () => ({ drawn: graph.drawn, drawMs: graph.drawMs, draws: graph.draws, overlayDraws: graph.overlayDraws, overlayMs: graph.overlayMs }),
+      sandwich: () => table?.sandwichStats() ?? null,
     };
   }
   applyURL();
@@ -209,7 +211,10 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     // A table row highlights its function in the graph.
     const find = (name: string) => bar?.find(name);
     const top = $("#top");
-    if (top && !diff) table = new TopTable(top, tree, find, graph.zoom);
+    if (top && !diff) {
+      table = new TopTable(top, tree, find, graph.zoom);
+      runSearch();
+    }
     const changes = $("#changes");
     if (changes && diff) void changeTable(changes, api, p, find);
     document.body.dataset.rendered = "1";

@@ -1,10 +1,12 @@
 // The top-functions table under a flame graph: self and total samples per
 // function of what the graph shows (the zoomed frame's subtree), sortable by
-// name, self or total, and the merged callers of the function picked.
+// name, self or total, and the sandwich of the function picked: its merged
+// callers above it and callees below, with the callers also as a list.
 
 import { frameColor } from "./colors";
 import { $, clear, fmtInt, fmtPct, h } from "./dom";
 import { type CallerNode, callers, type FunctionRow, topFunctions, type Tree } from "./flame";
+import { Sandwich } from "./sandwich";
 
 type SortKey = "name" | "self" | "total";
 
@@ -21,6 +23,8 @@ export class TopTable {
   private key: SortKey = "self";
   private desc = true;
   private picked: { name: number; dso: number } | null = null;
+  private sandwich: Sandwich;
+  private re: RegExp | null = null;
 
   constructor(
     top: HTMLElement,
@@ -36,6 +40,7 @@ export class TopTable {
     this.tbl = table;
     this.tbl.classList.add("top-functions");
     this.callersBox = h("div", { class: "callers", attrs: { "data-testid": "callers" } });
+    this.sandwich = new Sandwich(tree);
     this.scopeEl = h("p", { class: "top-scope", attrs: { "data-testid": "top-scope" } });
     const wrap = h("div", { class: "top-layout" });
     this.tbl.replaceWith(wrap);
@@ -58,7 +63,7 @@ export class TopTable {
     else {
       this.picked = null;
       clear(this.callersBox);
-      this.callersBox.append(h("p", { class: "hint", text: "Click a function to see its callers." }));
+      this.callersBox.append(h("p", { class: "hint", text: "Pick a function to see its callers and callees." }));
     }
   }
 
@@ -136,6 +141,17 @@ export class TopTable {
     return tr;
   }
 
+  // search marks the frames matching re in the sandwich too.
+  search(re: RegExp | null): void {
+    this.re = re;
+    this.sandwich.search(re);
+  }
+
+  // sandwichStats reports the sandwich shown, for tests and tools.
+  sandwichStats(): ReturnType<Sandwich["stats"]> {
+    return this.sandwich.stats();
+  }
+
   private showCallers(fn: FunctionRow): void {
     const box = this.callersBox;
     const tree = this.tree;
@@ -145,7 +161,10 @@ export class TopTable {
     const name = tree.d.strings[fn.name] ?? "";
     const find = h("button", { class: "btn", text: "Highlight in graph", attrs: { type: "button" } });
     find.addEventListener("click", () => this.onSearch(name));
-    box.append(h("div", { class: "callers-head" }, h("h3", { text: "Callers of " }, h("code", { text: name })), find));
+    box.append(h("div", { class: "callers-head" }, h("h3", { text: "Sandwich of " }, h("code", { text: name })), find));
+    this.sandwich.show(fn.name, fn.dso, this.scope, total);
+    this.sandwich.search(this.re);
+    box.append(this.sandwich.el, h("h3", { class: "callers-list-head", text: "Callers, as a list" }));
     let budget = 400;
     const list = (n: CallerNode, depth: number): HTMLElement => {
       const li = h(
