@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 
@@ -41,6 +42,49 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
 // getProfile handles GET /api/profiles/{id}: the profile's metadata.
 func (s *Server) getProfile(w http.ResponseWriter, r *http.Request) {
 	p, err := s.store.Profile(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.json(w, http.StatusOK, p)
+}
+
+// maxPatch bounds the body of a PATCH: a name and little else.
+const maxPatch = 4 << 10
+
+// patchProfile handles PATCH /api/profiles/{id} with the JSON body
+// {"name": "…"}: renames the profile and answers it. It needs the token,
+// when one is set, and is refused in read-only mode, as deletes are.
+func (s *Server) patchProfile(w http.ResponseWriter, r *http.Request) {
+	if err := s.authorize(r, ""); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	var body struct {
+		Name *string `json:"name"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPatch))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			err = subsecond.Invalidf("name", "the request body is longer than %d bytes", maxPatch)
+		} else {
+			err = subsecond.Invalidf("name", `the body is not JSON like {"name": "web-1 incident"}: %v`, err)
+		}
+		s.error(w, r, err)
+		return
+	}
+	if body.Name == nil {
+		s.error(w, r, subsecond.Invalidf("name", `the body names nothing to change; send {"name": "…"}`))
+		return
+	}
+	id := chi.URLParam(r, "id")
+	if err := s.store.Rename(r.Context(), id, strings.TrimSpace(*body.Name)); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	p, err := s.store.Profile(r.Context(), id)
 	if err != nil {
 		s.error(w, r, err)
 		return

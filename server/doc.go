@@ -26,6 +26,7 @@
 //	POST   /api/profiles?name=N          upload (raw body or multipart field "file")
 //	GET    /api/profiles                 {"profiles": [...]}
 //	GET    /api/profiles/{id}            the profile
+//	PATCH  /api/profiles/{id}            {"name": "…"}: rename; the profile
 //	DELETE /api/profiles/{id}            204
 //	GET    /api/profiles/{id}/heatmap    offset heatmap: rows, col, filters
 //	GET    /api/profiles/{id}/cpus       cores map: bucket, filters

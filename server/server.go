@@ -26,6 +26,7 @@ type Store interface {
 	Import(ctx context.Context, r io.Reader, u Upload) (p *subsecond.Profile, existed bool, err error)
 	List(ctx context.Context) ([]subsecond.Profile, error)
 	Profile(ctx context.Context, id string) (*subsecond.Profile, error)
+	Rename(ctx context.Context, id, name string) error
 	Delete(ctx context.Context, id string) error
 	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
 }
@@ -221,6 +222,7 @@ func (s *Server) Handler() http.Handler {
 	})
 
 	r.Post("/api/profiles", s.createProfile)
+	r.Patch("/api/profiles/{id}", s.patchProfile)
 	r.Delete("/api/profiles/{id}", s.deleteProfile)
 	r.Post("/api/hosts/{host}/markers", s.addMarkers)
 	r.Group(func(r chi.Router) {

@@ -747,3 +747,52 @@ func TestUploadHost(t *testing.T) {
 		t.Errorf("store holds %d profiles; want 2", n)
 	}
 }
+
+// TestRename renames a profile through PATCH, with the token when one is
+// set, and refuses it in read-only mode, cross-origin and with bad bodies.
+func TestRename(t *testing.T) {
+	e := newEnv(t, Config{})
+	p := e.upload(perfText(1, 20, 1), "old")
+	tok := httptest.NewServer(New(Config{Store: sqliteStore{e.st}, Engine: countEngine{}, Token: "s3cret"}).Handler())
+	defer tok.Close()
+	e.srv = tok
+	api := "/api/profiles/" + p.ID
+	patch := func(body string, hdr ...string) (*http.Response, []byte) {
+		return e.do("PATCH", api, strings.NewReader(body), append([]string{"Content-Type", "application/json"}, hdr...)...)
+	}
+	res, b := patch(`{"name": "new"}`)
+	wantError(t, res, b, http.StatusUnauthorized, "token")
+	res, b = patch(`{"name": "  web-1 <b>incident</b>  "}`, "Authorization", "Bearer s3cret")
+	var got subsecond.Profile
+	if res.StatusCode != http.StatusOK || json.Unmarshal(b, &got) != nil || got.Name != "web-1 <b>incident</b>" || got.ID != p.ID {
+		t.Fatalf("PATCH name = %d %s; want the profile with the new name, trimmed", res.StatusCode, b)
+	}
+	res, b = e.do("GET", "/", nil)
+	if !strings.Contains(string(b), "web-1 &lt;b&gt;incident&lt;/b&gt;") {
+		t.Errorf("index after rename does not list the new name, escaped")
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"name": "` + strings.Repeat("x", 201) + `"}`, "name: 201 bytes"},
+		{`{"name": "a\nb"}`, "control character"},
+		{`{"nme": "x"}`, "name:"},
+		{`{}`, "nothing to change"},
+		{`name=x`, "not JSON"},
+		{`{"name": "` + strings.Repeat("x", 5000) + `"}`, "longer than 4096 bytes"},
+	} {
+		res, b = patch(tc.body, "Authorization", "Bearer s3cret")
+		wantError(t, res, b, http.StatusBadRequest, tc.want)
+	}
+	res, b = e.do("PATCH", "/api/profiles/nosuchprofileidxxxxxxxxxxx", strings.NewReader(`{"name": "x"}`), "Authorization", "Bearer s3cret")
+	wantError(t, res, b, http.StatusNotFound, "not found")
+	res, b = patch(`{"name": "x"}`, "Authorization", "Bearer s3cret", "Sec-Fetch-Site", "cross-site")
+	wantError(t, res, b, http.StatusForbidden, "cross-origin")
+
+	ro := httptest.NewServer(New(Config{Store: sqliteStore{e.st}, Engine: countEngine{}, ReadOnly: true}).Handler())
+	defer ro.Close()
+	e.srv = ro
+	res, b = patch(`{"name": "x"}`)
+	wantError(t, res, b, http.StatusForbidden, "read-only")
+	if q, err := e.st.Profile(context.Background(), p.ID); err != nil || q.Name != "web-1 <b>incident</b>" {
+		t.Errorf("refused renames changed the name to %q (%v)", q.Name, err)
+	}
+}

@@ -39,6 +39,8 @@ type Backend interface {
 	// Exists reports whether profile id is stored: a cached capture is
 	// checked with it, since another process may have deleted it.
 	Exists(ctx context.Context, id string) (bool, error)
+	// Rename sets profile id's name.
+	Rename(ctx context.Context, id, name string) error
 	// Delete removes profile id and everything stored with it.
 	Delete(ctx context.Context, id string) error
 	// AddMarkers stores markers of host, in one transaction, skipping

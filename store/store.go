@@ -52,6 +52,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/subsecond/subsecond"
 )
@@ -266,6 +268,41 @@ func (s *Store) Profile(ctx context.Context, id string) (*subsecond.Profile, err
 		return nil, fmt.Errorf("profile %s: %w", id, err)
 	}
 	return p, nil
+}
+
+// MaxNameLen bounds a profile's name in bytes.
+const MaxNameLen = 200
+
+// Rename sets profile id's name, in one transaction. An unknown id yields
+// an error wrapping subsecond.ErrNotFound; a name longer than MaxNameLen
+// bytes, not UTF-8 or holding control characters, one wrapping
+// subsecond.ErrInvalid.
+func (s *Store) Rename(ctx context.Context, id, name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if err := s.b.Rename(ctx, id, name); err != nil {
+		return fmt.Errorf("rename profile %s: %w", id, err)
+	}
+	// A cached capture carries the old name: read it anew when asked.
+	s.cache.remove(id)
+	return nil
+}
+
+// checkName reports whether name can name a profile.
+func checkName(name string) error {
+	if len(name) > MaxNameLen {
+		return subsecond.Invalidf("name", "%d bytes is longer than the %d a name may have", len(name), MaxNameLen)
+	}
+	if !utf8.ValidString(name) {
+		return subsecond.Invalidf("name", "the name is not UTF-8 text")
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return subsecond.Invalidf("name", "the name holds a control character (%U)", r)
+		}
+	}
+	return nil
 }
 
 // Delete removes profile id and everything stored with it. An unknown id

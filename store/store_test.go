@@ -344,6 +344,45 @@ func TestProfileListDelete(t *testing.T) {
 	})
 }
 
+func TestRename(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		a, _, err := e.s.Import(ctx, strings.NewReader(smallCapture), store.ImportOptions{Name: "a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.s.Capture(ctx, a.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.s.Rename(ctx, a.ID, "web-1 <incident> ✓"); err != nil {
+			t.Fatalf("Rename: %v", err)
+		}
+		p, err := e.s.Profile(ctx, a.ID)
+		if err != nil || p.Name != "web-1 <incident> ✓" {
+			t.Fatalf("Profile after Rename = %+v, %v; want the new name", p, err)
+		}
+		c, err := e.s.Capture(ctx, a.ID)
+		if err != nil || c.Profile.Name != "web-1 <incident> ✓" || c.Samples.Len() != 4 {
+			t.Errorf("Capture after Rename: name %q, %v; want the new name and the same samples", c.Profile.Name, err)
+		}
+		list, err := e.s.List(ctx)
+		if err != nil || len(list) != 1 || list[0].Name != "web-1 <incident> ✓" {
+			t.Errorf("List after Rename = %v, %v", list, err)
+		}
+		for _, bad := range []string{strings.Repeat("x", store.MaxNameLen+1), "a\nb", "\xff"} {
+			if err := e.s.Rename(ctx, a.ID, bad); !errors.Is(err, subsecond.ErrInvalid) {
+				t.Errorf("Rename(%q) = %v; want ErrInvalid", bad, err)
+			}
+		}
+		if err := e.s.Rename(ctx, "nosuchprofileidxxxxxxxxxxx", "x"); !errors.Is(err, subsecond.ErrNotFound) {
+			t.Errorf("Rename of an unknown id = %v; want ErrNotFound", err)
+		}
+		if p, _ := e.s.Profile(ctx, a.ID); p == nil || p.Name != "web-1 <incident> ✓" {
+			t.Errorf("a refused Rename changed the name to %q", p.Name)
+		}
+	})
+}
+
 // TestDeleteThroughAnotherStore deletes a profile through one Store while
 // another, over the same database, has its capture cached: the other must
 // answer ErrNotFound, as a second server or process sharing the database

@@ -2,6 +2,7 @@ package web
 
 import (
 	"math/big"
+	"strconv"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -11,6 +12,25 @@ import (
 // "850ms".
 func Duration(d int64) string {
 	return time.Duration(d).Round(time.Millisecond).String()
+}
+
+// Bytes formats a size in bytes for people, in powers of 1000 as disks
+// and networks count: "950 B", "3.9 MB", "12 GB".
+func Bytes(n int64) string {
+	if n < 1000 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	f := float64(n)
+	for _, u := range []string{"kB", "MB", "GB", "TB"} {
+		f /= 1000
+		if f < 999.5 || u == "TB" {
+			if f < 9.95 {
+				return strconv.FormatFloat(f, 'f', 1, 64) + " " + u
+			}
+			return strconv.FormatFloat(f, 'f', 0, 64) + " " + u
+		}
+	}
+	return ""
 }
 
 // Percent formats a fraction 0..1 as the page's script does (fmtPct in

@@ -63,3 +63,17 @@ func TestSeconds(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for _, tc := range []struct {
+		n    int64
+		want string
+	}{
+		{0, "0 B"}, {999, "999 B"}, {1000, "1.0 kB"}, {3996866, "4.0 MB"}, {10_900_000, "11 MB"},
+		{999_400_000, "999 MB"}, {999_600_000, "1.0 GB"}, {12_000_000_000_000_000, "12000 TB"},
+	} {
+		if got := Bytes(tc.n); got != tc.want {
+			t.Errorf("Bytes(%d) = %q; want %q", tc.n, got, tc.want)
+		}
+	}
+}

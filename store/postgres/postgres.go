@@ -214,6 +214,18 @@ func noSpace(err error) error {
 	return err
 }
 
+func (b *Backend) Rename(ctx context.Context, id, name string) error {
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := b.DB.Rename(ctx, tx, id, name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 func (b *Backend) Delete(ctx context.Context, id string) error {
 	tx, err := b.DB.DB.BeginTx(ctx, nil)
 	if err != nil {

@@ -328,6 +328,23 @@ func (d *DB) InsertPending(ctx context.Context, tx *sql.Tx, id string) (int64, e
 
 // Delete removes profile id and, through ON DELETE CASCADE, everything
 // stored with it, inside tx.
+// Rename sets profile id's name.
+func (d *DB) Rename(ctx context.Context, tx *sql.Tx, id, name string) error {
+	if !store.ValidID(id) {
+		return fmt.Errorf("profile %q: %w", id, subsecond.ErrNotFound)
+	}
+	res, err := tx.ExecContext(ctx, d.Q(`UPDATE profiles SET name = ? WHERE id = ?`), name, id)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+	}
+	return nil
+}
+
 func (d *DB) Delete(ctx context.Context, tx *sql.Tx, id string) error {
 	if !store.ValidID(id) {
 		return fmt.Errorf("profile %q: %w", id, subsecond.ErrNotFound)

@@ -268,6 +268,10 @@ func isConstraint(err error) bool {
 	return errors.As(err, &se) && se.Code == sqlite3.ErrConstraint
 }
 
+func (b *Backend) Rename(ctx context.Context, id, name string) error {
+	return b.writeTx(ctx, func(tx *sql.Tx) error { return b.DB.Rename(ctx, tx, id, name) })
+}
+
 func (b *Backend) Delete(ctx context.Context, id string) error {
 	err := b.writeTx(ctx, func(tx *sql.Tx) error { return b.DB.Delete(ctx, tx, id) })
 	if err == nil {

@@ -8,6 +8,7 @@ import { flamePage } from "./flamepage";
 import { hostPage } from "./hostpage";
 import { watchHistory } from "./nav";
 import { profilePage } from "./profile";
+import { profileList } from "./profiles";
 import { viewData } from "./state";
 import { setupUpload } from "./upload";
 
@@ -19,6 +20,7 @@ function boot(): void {
   switch (page) {
     case "index":
       setupUpload();
+      profileList(vd);
       break;
     case "profile":
       profilePage(vd, boot);
