@@ -19,6 +19,9 @@ func sniff(head []byte) error {
 	if len(head) == 0 {
 		return notPerf("empty input")
 	}
+	if bytes.HasPrefix(head, []byte("PERFILE2")) {
+		return notPerf("a perf.data file (binary); send the text of perf script --header -i perf.data")
+	}
 	ctrl := 0
 	for _, c := range head {
 		switch {

@@ -188,6 +188,7 @@ func TestImportNotPerf(t *testing.T) {
 			{"json array", `[{"a": 1}]`, "looks like JSON"},
 			{"xml", `<?xml version="1.0"?><svg></svg>`, "looks like XML"},
 			{"binary", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00", "binary data"},
+			{"perf.data", "PERFILE2\x68\x00\x00\x00\x00\x00\x00\x00", "a perf.data file (binary); send the text of perf script --header -i perf.data"},
 			{"prose", "Dear team,\nplease find attached the profile.\n", "no samples"},
 			{"header only", "# ========\n# hostname : box\n# ========\n", "no samples"},
 		}

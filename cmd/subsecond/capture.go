@@ -113,19 +113,17 @@ func (v *viewFlags) usage(synopsis, text string) {
 }
 
 // loadCapture returns the capture arg names: a file on disk (or - for
-// stdin) is parsed into memory; anything else is looked up as the ID of a
-// stored profile in the database.
+// stdin; a perf.data file through perf script, see openInput) is parsed
+// into memory; anything else is looked up as the ID of a stored profile in
+// the database.
 func loadCapture(ctx context.Context, e env, arg, db string) (*subsecond.Capture, error) {
-	if arg == "-" {
-		return readCapture(ctx, e, e.stdin, "stdin")
-	}
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		f, err := os.Open(arg)
+	if st, err := os.Stat(arg); arg == "-" || err == nil && !st.IsDir() {
+		in, err := openInput(ctx, e, arg)
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		return readCapture(ctx, e, f, arg)
+		defer in.Close()
+		return readCapture(ctx, e, in, in.name)
 	}
 	if strings.ContainsAny(arg, `/\.`) {
 		return nil, fmt.Errorf("%s: no such file (and not a profile ID)", arg)

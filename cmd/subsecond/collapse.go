@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/subsecond/subsecond/decompress"
 	"github.com/subsecond/subsecond/folded"
@@ -44,16 +43,16 @@ func runCollapse(ctx context.Context, e env) error {
 	}
 	o.Event = parser.EventName(o.Event)
 
-	in, name := e.stdin, "stdin"
-	if fs.NArg() == 1 && fs.Arg(0) != "-" {
-		name = fs.Arg(0)
-		f, err := os.Open(name)
-		if err != nil {
-			return fmt.Errorf("collapse: %w", err)
-		}
-		defer f.Close()
-		in = f
+	arg := "-"
+	if fs.NArg() == 1 {
+		arg = fs.Arg(0)
 	}
+	in, err := openInput(ctx, e, arg)
+	if err != nil {
+		return fmt.Errorf("collapse: %w", err)
+	}
+	defer in.Close()
+	name := in.name
 	r, err := decompress.NewReader(in)
 	if err != nil {
 		return fmt.Errorf("collapse: %s: %w", name, err)

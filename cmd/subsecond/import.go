@@ -74,28 +74,23 @@ func runImport(ctx context.Context, e env) error {
 // prints its summary line.
 func importOne(ctx context.Context, s *store.Store, e env, file string, opt store.ImportOptions) error {
 	opt.FileName = file
-	var r io.Reader
+	in, err := openInput(ctx, e, file)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	defer in.Close()
+	opt.Size = in.size
 	if file == "-" {
-		r, opt.FileName = e.stdin, ""
+		opt.FileName = ""
 		if opt.Name == "" {
 			opt.Name = "stdin"
 		}
-	} else {
-		f, err := os.Open(file)
-		if err != nil {
-			return fmt.Errorf("import: %w", err)
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			opt.Size = fi.Size()
-		}
-		r = f
 	}
 	bar := newProgress(e.stderr, opt.Size, file)
 	if bar != nil {
 		opt.Progress = func(n int64) { bar.Set64(n) }
 	}
-	p, existed, err := s.Import(ctx, r, opt)
+	p, existed, err := s.Import(ctx, in, opt)
 	if bar != nil {
 		bar.Finish()
 		bar.Clear()

@@ -100,7 +100,7 @@ func runServe(ctx context.Context, e env) error {
 	base := listenURL(ln.Addr())
 
 	for _, name := range fs.Args() {
-		p, existed, err := importFile(ctx, st, name)
+		p, existed, err := importFile(ctx, e, st, name)
 		if err != nil {
 			return err
 		}
@@ -193,24 +193,19 @@ func runServe(ctx context.Context, e env) error {
 	return nil
 }
 
-// importFile imports one capture file ("-" for standard input).
-func importFile(ctx context.Context, st *store.Store, name string) (*subsecond.Profile, bool, error) {
-	var r io.Reader = os.Stdin
-	opt := store.ImportOptions{FileName: filepath.Base(name)}
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, false, err
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil {
-			opt.Size = fi.Size()
-		}
-		r = f
-	} else {
+// importFile imports one capture file ("-" for standard input; a perf.data
+// file through perf script, see openInput).
+func importFile(ctx context.Context, e env, st *store.Store, name string) (*subsecond.Profile, bool, error) {
+	in, err := openInput(ctx, e, name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer in.Close()
+	opt := store.ImportOptions{FileName: filepath.Base(name), Size: in.size}
+	if name == "-" {
 		opt.FileName = "stdin"
 	}
-	return st.Import(ctx, r, opt)
+	return st.Import(ctx, in, opt)
 }
 
 // listenURL returns the URL a local browser reaches addr by.
