@@ -86,6 +86,21 @@ func newDiffCase(t *testing.T) diffCase {
 	return diffCase{c, before, after, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9}}
 }
 
+// graphs returns the differential graph of the case under f, from the one
+// capture (Diff) and from the two halves (DiffProfiles).
+func (dc diffCase) graphs(t *testing.T, f subsecond.Filter) map[string]*flame.Graph {
+	t.Helper()
+	same, err := flame.Diff(dc.c, f, dc.base, dc.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := flame.DiffProfiles(dc.after, dc.before, f, dc.base, dc.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*flame.Graph{"one capture": same, "two captures": two}
+}
+
 func TestDiffFoldedIsDifffolded(t *testing.T) {
 	dc := newDiffCase(t)
 	c, before, after, base, target := dc.c, dc.before, dc.after, dc.base, dc.target
@@ -99,15 +114,9 @@ func TestDiffFoldedIsDifffolded(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := diffFolded(t, bg, tg)
-		same, err := flame.Diff(c, f, base, target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		two, err := flame.DiffProfiles(after, before, f, base, target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, g := range map[string]*flame.Graph{"one capture": same, "two captures": two} {
+		graphs := dc.graphs(t, f)
+		same, two := graphs["one capture"], graphs["two captures"]
+		for name, g := range graphs {
 			var got bytes.Buffer
 			if err := g.Export(&got, "folded"); err != nil {
 				t.Fatal(err)
@@ -168,7 +177,7 @@ func stackValues(p *profile.Profile) map[string][2]int64 {
 // the base scaled by -1, labelled pprof::base=true, merged with the target.
 func TestDiffPprofIsDiffBase(t *testing.T) {
 	dc := newDiffCase(t)
-	c, before, after, base, target := dc.c, dc.before, dc.after, dc.base, dc.target
+	c, base, target := dc.c, dc.base, dc.target
 	f := subsecond.Filter{Only: "kernel"}
 	read := func(g *flame.Graph) *profile.Profile {
 		t.Helper()
@@ -192,15 +201,7 @@ func TestDiffPprofIsDiffBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	wv := stackValues(want)
-	same, err := flame.Diff(c, f, base, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	two, err := flame.DiffProfiles(after, before, f, base, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, g := range map[string]*flame.Graph{"one capture": same, "two captures": two} {
+	for name, g := range dc.graphs(t, f) {
 		gv := stackValues(read(g))
 		if len(gv) != len(wv) {
 			t.Errorf("%s: %d stacks; want %d", name, len(gv), len(wv))
