@@ -49,6 +49,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -451,14 +452,25 @@ func (s *Store) Window(ctx context.Context, id string, r subsecond.Range, cpus [
 	if err != nil {
 		return subsecond.Columns{}, fmt.Errorf("window of %s: %w", id, err)
 	}
+	// The chunks' samples are in time order: r is one run of them.
+	lo, _ := slices.BinarySearch(all.Time, r.Start)
+	hi, _ := slices.BinarySearch(all.Time, r.End)
+	hi = max(lo, hi)
+	if len(cpus) == 0 {
+		return window(&all, lo, hi, hi), nil
+	}
 	want := map[int32]bool{}
 	for _, c := range cpus {
 		want[c] = true
 	}
 	out := makeColumns(0)
-	for i := range all.Time {
-		if r.Contains(all.Time[i]) && (len(cpus) == 0 || want[all.CPU[i]]) {
-			appendColumns(&out, &all, i, i+1)
+	for i := lo; i < hi; {
+		j := i
+		for j < hi && want[all.CPU[j]] {
+			j++
+		}
+		appendColumns(&out, &all, i, j)
+		for i = j; i < hi && !want[all.CPU[i]]; i++ {
 		}
 	}
 	return out, nil
