@@ -13,7 +13,6 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/decompress"
 	"github.com/subsecond/subsecond/parser"
-	"github.com/subsecond/subsecond/store"
 )
 
 // viewFlags are the flags the analysis commands (heatmap, cpus,
@@ -128,7 +127,7 @@ func loadCapture(ctx context.Context, e env, arg, db string) (*subsecond.Capture
 	if strings.ContainsAny(arg, `/\.`) {
 		return nil, fmt.Errorf("%s: no such file (and not a profile ID)", arg)
 	}
-	s, err := openStore(ctx, e, db, store.Options{})
+	s, err := openExisting(ctx, e, db)
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,30 @@ func showDSN(dsn string) string {
 	return u.Redacted()
 }
 
+// openExisting opens the database as openStore does, for a command that
+// only reads it (list, info, a view of a stored profile, hosts, timeline,
+// delete, prune): a SQLite file that does not exist, or whose directory
+// does not, is an error naming it rather than a new empty database.
+func openExisting(ctx context.Context, e env, dsn string) (*store.Store, error) {
+	if dsn == "" {
+		p, err := defaultDBPath(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		dsn = p
+	}
+	if !isPostgres(dsn) {
+		if _, err := os.Stat(dsn); errors.Is(err, os.ErrNotExist) {
+			dir := filepath.Dir(dsn)
+			if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("database %s: its directory %s does not exist (check --db or $SUBSECOND_DB; 'subsecond import FILE' creates a database)", dsn, dir)
+			}
+			return nil, fmt.Errorf("database %s does not exist (check --db or $SUBSECOND_DB; 'subsecond import FILE' creates it)", dsn)
+		}
+	}
+	return openStore(ctx, e, dsn, store.Options{})
+}
+
 // openStore opens the database named by --db (dsn), or the default one, as
 // a store with options opt: a postgres:// URL is a PostgreSQL database,
 // anything else the path of a SQLite file, created with its directory if

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/subsecond/subsecond/store"
 )
 
 // runDelete implements `subsecond delete [--db PATH] ID…`: it removes the
@@ -24,7 +23,7 @@ func runDelete(ctx context.Context, e env) error {
 	if fs.NArg() == 0 {
 		return errors.New("delete: want one or more profile IDs (see 'subsecond list')")
 	}
-	s, err := openStore(ctx, e, *db, store.Options{})
+	s, err := openExisting(ctx, e, *db)
 	if err != nil {
 		return err
 	}

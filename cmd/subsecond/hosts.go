@@ -86,7 +86,7 @@ func runHosts(ctx context.Context, e env) error {
 	if err := checkFormat("hosts", *format, "text", "json"); err != nil {
 		return err
 	}
-	s, err := openStore(ctx, e, *db, store.Options{})
+	s, err := openExisting(ctx, e, *db)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func runTimeline(ctx context.Context, e env) error {
 	if *width < 10 {
 		return fmt.Errorf("timeline: --width %d: want at least 10", *width)
 	}
-	s, err := openStore(ctx, e, *h.db, store.Options{})
+	s, err := openExisting(ctx, e, *h.db)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, s
 
 // hostHotspots is `subsecond hotspots --host H`: the night's episodes.
 func hostHotspots(ctx context.Context, e env, db, host string, opt timeline.HotOptions, format string) error {
-	s, err := openStore(ctx, e, db, store.Options{})
+	s, err := openExisting(ctx, e, db)
 	if err != nil {
 		return err
 	}

@@ -236,3 +236,28 @@ func TestImportHost(t *testing.T) {
 		t.Errorf("import --host 'a b' = %v; want an error about the host", err)
 	}
 }
+
+// TestReadOnlyCommandsNeedDatabase checks that commands that only read the
+// database refuse a --db whose file or directory does not exist, naming
+// it, and create nothing; import creates both.
+func TestReadOnlyCommandsNeedDatabase(t *testing.T) {
+	dir := t.TempDir()
+	for _, db := range []string{filepath.Join(dir, "missing", "s.db"), filepath.Join(dir, "s.db")} {
+		for _, args := range [][]string{{"list"}, {"info", "abc"}, {"heatmap", "abc"}, {"hotspots", "abc"}, {"hosts"}, {"delete", "abc"}} {
+			_, _, err := runStoreCmd(t, "", append(args, "--db", db)...)
+			if err == nil || !strings.Contains(err.Error(), "database "+db) || !strings.Contains(err.Error(), "does not exist") {
+				t.Errorf("subsecond %s --db %s: %v; want an error naming the database", strings.Join(args, " "), db, err)
+			}
+			if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("subsecond %s --db %s created the database", strings.Join(args, " "), db)
+			}
+		}
+	}
+	db := filepath.Join(dir, "new", "s.db")
+	if _, _, err := runStoreCmd(t, "x 1 [000] 1.0: cycles:\n\tf (/bin/x)\n\n", "import", "--db", db, "-"); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runStoreCmd(t, "", "list", "--db", db); err != nil || !strings.Contains(out, "stdin") {
+		t.Errorf("list after import into a new directory: %q, %v", out, err)
+	}
+}

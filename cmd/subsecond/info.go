@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/store"
 )
 
 // runInfo implements `subsecond info [--db PATH] [--format text|json] ID`:
@@ -32,7 +31,7 @@ func runInfo(ctx context.Context, e env) error {
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("info: --format %q: want text or json", *format)
 	}
-	s, err := openStore(ctx, e, *db, store.Options{})
+	s, err := openExisting(ctx, e, *db)
 	if err != nil {
 		return err
 	}

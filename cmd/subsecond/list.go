@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/store"
 )
 
 // runList implements `subsecond list [--db PATH] [--format text|json]`:
@@ -28,7 +27,7 @@ func runList(ctx context.Context, e env) error {
 	if *format != "text" && *format != "json" {
 		return checkFormat("list", *format, "text", "json")
 	}
-	s, err := openStore(ctx, e, *db, store.Options{})
+	s, err := openExisting(ctx, e, *db)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"syscall"
 
@@ -80,6 +81,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		usage(stdout, cmds)
 		return nil
 	}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionText(bi))
+		return nil
+	}
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		name, args, implicit = args[0], args[1:], false
 	}
@@ -89,6 +95,35 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return fmt.Errorf("unknown command %q", name)
 	}
 	return c.run(ctx, env{args: args, stdin: stdin, stdout: stdout, stderr: stderr, implicit: implicit})
+}
+
+// versionText describes the binary from its build information: the
+// module's version ("(devel)" when built from a checkout), the VCS
+// revision, its time and whether the tree was modified, and the Go
+// toolchain: "subsecond v1.4.0 (revision 3f2a…, 2026-11-30T10:00:00Z) go1.26.8".
+func versionText(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "subsecond (version unknown: built without module information)"
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	rev := "revision unknown: built without VCS information (-buildvcs=false)"
+	if r := settings["vcs.revision"]; r != "" {
+		rev = "revision " + r
+		if t := settings["vcs.time"]; t != "" {
+			rev += ", " + t
+		}
+		if settings["vcs.modified"] == "true" {
+			rev += ", modified"
+		}
+	}
+	return fmt.Sprintf("subsecond %s (%s) %s", v, rev, bi.GoVersion)
 }
 
 // argAt returns args[i], or "" past the end.
@@ -110,7 +145,8 @@ func usage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-11s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'subsecond COMMAND --help' (or 'subsecond help COMMAND') for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'subsecond COMMAND --help' (or 'subsecond help COMMAND') for a command's flags;")
+	fmt.Fprintln(w, "'subsecond --version' prints the version and the revision it was built from.")
 	fmt.Fprintln(w, "\nEnvironment:")
 	fmt.Fprintln(w, "  SUBSECOND_DB         database file (default $XDG_DATA_HOME/subsecond/subsecond.db,")
 	fmt.Fprintln(w, "                       else ~/.local/share/subsecond/subsecond.db)")

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
 )
 
@@ -40,7 +39,7 @@ func runPrune(ctx context.Context, e env) error {
 		fs.Usage()
 		return errors.New("prune: --older-than must be a positive duration, e.g. 72h")
 	}
-	s, err := openStore(ctx, e, *db, store.Options{})
+	s, err := openExisting(ctx, e, *db)
 	if err != nil {
 		return err
 	}
