@@ -1,11 +1,15 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +178,29 @@ func TestWallClockRangeInURLs(t *testing.T) {
 	}
 	res, b := e.do("GET", "/api/profiles/"+id+"/flamegraph?format=json&from="+from+"&start=3", nil)
 	wantError(t, res, b, 400, "from: give the range as from and to")
+}
+
+// TestProfilePageWallClock: a profile's page names its host, linked to the
+// host's night, and says when its samples were taken, marking an estimate.
+func TestProfilePageWallClock(t *testing.T) {
+	e := newEnv(t, Config{})
+	for _, tt := range []struct{ file, want string }{
+		{"realtime-2cpu-1s.perf.txt.gz", "2026-11-30 17:11:05.039 – 2026-11-30 17:11:06.018 UTC (realtime)"},
+		{"boot-a-2cpu-1s.perf.txt.gz", "≈ 2026-11-30 17:11:07.511 – 2026-11-30 17:11:08.500 UTC (captured-on), approximate"},
+	} {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "wallclock", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, body := e.do("POST", "/api/profiles", bytes.NewReader(b))
+		var up uploadResponse
+		if err := json.Unmarshal(body, &up); err != nil || res.StatusCode != http.StatusCreated {
+			t.Fatalf("upload %s: %d %s", tt.file, res.StatusCode, body)
+		}
+		_, page := e.do("GET", "/p/"+up.Profile.ID, nil)
+		if !strings.Contains(string(page), `<dd data-testid="profile-wall">`+html.EscapeString(tt.want)+`</dd>`) ||
+			!strings.Contains(string(page), `href="/hosts/vm"`) {
+			t.Errorf("%s: the page lacks its wall clock %q or its host link", tt.file, tt.want)
+		}
+	}
 }
