@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-
 )
 
 // runDelete implements `subsecond delete [--db PATH] ID…`: it removes the
