@@ -200,15 +200,23 @@ func TestUploadCurlGzip(t *testing.T) {
 	if err := json.Unmarshal(body, &again); err != nil {
 		t.Fatal(err)
 	}
-	if !again.Existed || again.Profile.ID != up.Profile.ID {
-		t.Errorf("second upload = %+v; want existed with id %s", again, up.Profile.ID)
+	if !again.Existed || again.Profile.ID != up.Profile.ID || again.Profile.Name != "web-1" {
+		t.Errorf("second upload = %+v; want existed: the stored profile, id %s, still named web-1", again, up.Profile.ID)
 	}
 
-	// A client asking for text gets the link alone.
-	res, body = e.do("POST", "/api/profiles", strings.NewReader(text), "Accept", "text/plain")
-	if got := strings.TrimSpace(string(body)); got != up.URL || res.StatusCode != http.StatusOK {
-		t.Errorf("text/plain upload = %d %q; want 200 %q", res.StatusCode, got, up.URL)
+	// A client asking for text gets the link, and a line saying the
+	// capture was there already.
+	res, body = e.do("POST", "/api/profiles?name=third", strings.NewReader(text), "Accept", "text/plain")
+	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+	if res.StatusCode != http.StatusOK || len(lines) != 2 || lines[0] != up.URL || !strings.HasPrefix(lines[1], `already stored as "web-1" (uploaded `) ||
+		!strings.HasSuffix(lines[1], "); not stored again") {
+		t.Errorf("text/plain upload of a stored capture = %d %q; want 200, %s and a line saying it was stored as web-1", res.StatusCode, body, up.URL)
 	}
+	res, body = e.do("POST", "/api/profiles", strings.NewReader(strings.Replace(text, "web", "wab", 1)), "Accept", "text/plain")
+	if got := string(body); res.StatusCode != http.StatusCreated || !strings.HasPrefix(got, e.srv.URL+"/p/") || strings.Count(got, "\n") != 1 {
+		t.Errorf("text/plain upload of a new capture = %d %q; want 201 and the link alone", res.StatusCode, got)
+	}
+	e.do("DELETE", "/api/profiles/"+strings.TrimPrefix(strings.TrimSpace(string(body)), e.srv.URL+"/p/"), nil)
 	if n := e.count(); n != 1 {
 		t.Errorf("store holds %d profiles; want 1", n)
 	}

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/subsecond/subsecond"
 )
@@ -22,9 +23,10 @@ const maxName = 256
 // "name", "host" and "token"), plain, gzip or zstd (detected from the content). The upload
 // streams into the store; nothing is buffered whole. Answers 201
 // {"profile", "url", "existed": false}, or 200 with "existed": true when the
-// same capture was stored before; a browser form post without script is
-// redirected to the profile page, and a client asking for text/plain gets
-// the link alone.
+// same capture was stored before (the stored profile, under the name it
+// was stored with); a browser form post without script is redirected to the
+// profile page, and a client asking for text/plain gets the link on one
+// line, followed, when the capture was stored before, by a line saying so.
 func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	if s.readOnly {
 		s.error(w, r, errReadOnly)
@@ -151,6 +153,9 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", link)
 		w.WriteHeader(code)
 		fmt.Fprintln(w, link)
+		if existed {
+			fmt.Fprintf(w, "already stored as %q (uploaded %s); not stored again\n", displayName(p), p.Uploaded.UTC().Format(time.RFC3339))
+		}
 		return
 	}
 	w.Header().Set("Location", link)

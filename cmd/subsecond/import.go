@@ -112,7 +112,7 @@ func summary(p *subsecond.Profile, existed bool) string {
 	fmt.Fprintf(&b, "%s  %s: %d samples, %s, %d CPUs, %d warnings", p.ID, displayName(p), p.Samples,
 		duration(p), p.CPUs, p.Warnings)
 	if existed {
-		b.WriteString(" (already stored)")
+		fmt.Fprintf(&b, " (already stored, imported %s; not stored again)", p.Uploaded.Local().Format(time.DateTime))
 	}
 	return b.String()
 }

@@ -76,7 +76,7 @@ func TestImportListInfoDelete(t *testing.T) {
 	}
 
 	out, _, err = runStoreCmd(t, "", "import", "--db", db, packed)
-	if err != nil || !strings.HasPrefix(out, id) || !strings.Contains(out, "(already stored)") {
+	if err != nil || !strings.HasPrefix(out, id) || !strings.Contains(out, "(already stored, imported ") {
 		t.Errorf("import of the same capture gzipped = %q, %v; want %s (already stored)", out, err, id)
 	}
 

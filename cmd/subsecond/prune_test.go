@@ -42,7 +42,7 @@ func TestImportDirectoryAndPrune(t *testing.T) {
 		t.Errorf("pattern matching nothing: %v; want 'no files match'", err)
 	}
 	out, _, err = runStoreCmd(t, "", "import", "--db", db, filepath.Join(caps, "[ab].txt"))
-	if err != nil || strings.Count(out, "(already stored)") != 2 {
+	if err != nil || strings.Count(out, "(already stored, imported ") != 2 {
 		t.Errorf("pattern import: %v\n%s; want a.txt and b.txt, already stored", err, out)
 	}
 
