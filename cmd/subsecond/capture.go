@@ -124,6 +124,9 @@ func loadCapture(ctx context.Context, e env, arg, db string) (*subsecond.Capture
 		defer in.Close()
 		return readCapture(ctx, e, in, in.name)
 	}
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; a view reads one capture (import a directory with 'subsecond import %s', then view its profiles by ID)", arg, arg)
+	}
 	if strings.ContainsAny(arg, `/\.`) {
 		return nil, fmt.Errorf("%s: no such file (and not a profile ID)", arg)
 	}

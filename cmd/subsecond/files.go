@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// expandFiles turns import's arguments into files: a directory stands for
+// expandFiles turns the capture arguments of import and serve into files: a directory stands for
 // the regular files in it (not its subdirectories or hidden files), and a
 // pattern the shell left alone ("captures/*.zst", quoted) for the files it
 // matches. The files of one directory or pattern come in the order they
@@ -28,7 +28,7 @@ func expandFiles(args []string) ([]string, error) {
 		case err == nil && fi.IsDir():
 			ents, err := os.ReadDir(a)
 			if err != nil {
-				return nil, fmt.Errorf("import: %w", err)
+				return nil, err
 			}
 			var files []string
 			for _, e := range ents {
@@ -37,16 +37,16 @@ func expandFiles(args []string) ([]string, error) {
 				}
 			}
 			if len(files) == 0 {
-				return nil, fmt.Errorf("import: directory %s holds no files", a)
+				return nil, fmt.Errorf("directory %s holds no files", a)
 			}
 			out = append(out, byTime(files)...)
 		case err != nil && strings.ContainsAny(a, "*?["):
 			files, gerr := filepath.Glob(a)
 			if gerr != nil {
-				return nil, fmt.Errorf("import: pattern %q: %w", a, gerr)
+				return nil, fmt.Errorf("pattern %q: %w", a, gerr)
 			}
 			if len(files) == 0 {
-				return nil, fmt.Errorf("import: no files match %q", a)
+				return nil, fmt.Errorf("no files match %q", a)
 			}
 			out = append(out, byTime(files)...)
 		default:

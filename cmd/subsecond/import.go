@@ -46,7 +46,7 @@ func runImport(ctx context.Context, e env) error {
 	}
 	files, err := expandFiles(fs.Args())
 	if err != nil {
-		return err
+		return fmt.Errorf("import: %w", err)
 	}
 	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {

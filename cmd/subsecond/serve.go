@@ -99,7 +99,11 @@ func runServe(ctx context.Context, e env) error {
 	defer ln.Close()
 	base := listenURL(ln.Addr())
 
-	for _, name := range fs.Args() {
+	files, err := expandFiles(fs.Args())
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	for _, name := range files {
 		p, existed, err := importFile(ctx, e, st, name)
 		if err != nil {
 			return err

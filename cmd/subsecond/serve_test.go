@@ -604,3 +604,27 @@ func TestServeLimits(t *testing.T) {
 		t.Errorf("upload at the sample cap = %d %s; want 201", code, b)
 	}
 }
+
+// TestServeDirectory gives serve a directory: it imports the captures in
+// it; a view given a directory says it reads one capture.
+func TestServeDirectory(t *testing.T) {
+	dir := t.TempDir()
+	caps := filepath.Join(dir, "caps")
+	os.Mkdir(caps, 0o755)
+	writeCapture(t, filepath.Join(caps, "a.perf.txt.gz"))
+	data, err := os.ReadFile(viewCapture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(caps, "b.perf.txt"), data, 0o644)
+	_, out, stop := startServe(t, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db"), caps)
+	stop()
+	for _, f := range []string{"a.perf.txt.gz", "b.perf.txt"} {
+		if !strings.Contains(out.String(), "imported "+filepath.Join(caps, f)+": ") {
+			t.Errorf("serve DIR did not import %s:\n%s", f, out.String())
+		}
+	}
+	if _, _, err := runCmd(t, nil, "heatmap", caps); err == nil || !strings.Contains(err.Error(), caps+" is a directory; a view reads one capture") {
+		t.Errorf("heatmap DIR: %v; want it to say a view reads one capture", err)
+	}
+}
