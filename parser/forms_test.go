@@ -2,13 +2,11 @@ package parser
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/decompress"
 )
 
 // formsDir holds real captures, one per perf script form, with the perf
@@ -18,16 +16,7 @@ var formsDir = filepath.Join("..", "testdata", "perf")
 // scanForm reads one capture of formsDir strictly: every line must parse.
 func scanForm(t *testing.T, name string) ([]subsecond.Sample, *Scanner) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(formsDir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := decompress.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := NewScanner(r, Options{Strict: true})
+	sc := strictScanner(t, filepath.Join(formsDir, name))
 	var out []subsecond.Sample
 	for sc.Scan() {
 		s := *sc.Sample()

@@ -342,18 +342,25 @@ func TestRealCapture(t *testing.T) {
 	}
 }
 
-func checkRealCapture(t *testing.T, c realCapture) {
+// strictScanner returns a strict Scanner over the capture at path (plain,
+// gzip or zstd), closed when the test ends.
+func strictScanner(t *testing.T, path string) *Scanner {
 	t.Helper()
-	f, err := os.Open(c.path)
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	r, err := decompress.NewReader(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := NewScanner(r, Options{Strict: true})
+	return NewScanner(r, Options{Strict: true})
+}
+
+func checkRealCapture(t *testing.T, c realCapture) {
+	t.Helper()
+	sc := strictScanner(t, c.path)
 	n, frames := 0, 0
 	last := map[int32]int64{}
 	kinds := map[subsecond.FrameKind]int{}

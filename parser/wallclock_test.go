@@ -2,28 +2,17 @@ package parser
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/decompress"
 )
 
 // scanFile scans a capture in ../testdata/wallclock to the end.
 func scanFile(t *testing.T, name string) (*Scanner, []subsecond.Sample) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "wallclock", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := decompress.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := NewScanner(r, Options{Strict: true})
+	sc := strictScanner(t, filepath.Join("..", "testdata", "wallclock", name))
 	var out []subsecond.Sample
 	for sc.Scan() {
 		out = append(out, *sc.Sample())
