@@ -96,8 +96,8 @@ type Stats struct {
 	start   int64
 	end     int64
 	samples int64
-	cpus    []cpuSpan          // event 0's samples by CPU, for small CPU numbers
-	bigCPUs map[int32]*cpuSpan // the rest
+	cpus    [][]cpuSpan         // by event, by CPU, for small CPU numbers
+	bigCPUs map[cpuKey]*cpuSpan // the rest
 }
 
 type cpuSpan struct {
@@ -105,12 +105,18 @@ type cpuSpan struct {
 	n           int64
 }
 
+// cpuKey is one CPU's samples of one event.
+type cpuKey struct {
+	event uint16
+	cpu   int32
+}
+
 // denseCPUs is the CPU number up to which Stats keeps spans in a slice.
 const denseCPUs = 1 << 12
 
 // NewStats returns empty Stats.
 func NewStats() *Stats {
-	return &Stats{events: map[string]int{}, start: NoTime, end: NoTime, bigCPUs: map[int32]*cpuSpan{}}
+	return &Stats{events: map[string]int{}, start: NoTime, end: NoTime, bigCPUs: map[cpuKey]*cpuSpan{}}
 }
 
 // Add counts s and returns the index of its event in order of first
@@ -154,18 +160,23 @@ func (st *Stats) Count(ev uint16, t int64, cpu int32) {
 			st.end = t
 		}
 	}
-	if cpu == Unknown || ev != 0 {
+	if cpu == Unknown {
 		return
 	}
 	var c *cpuSpan
 	if cpu >= 0 && cpu < denseCPUs {
-		if int(cpu) >= len(st.cpus) {
-			st.cpus = append(st.cpus, make([]cpuSpan, int(cpu)+1-len(st.cpus))...)
+		if int(ev) >= len(st.cpus) {
+			st.cpus = append(st.cpus, make([][]cpuSpan, int(ev)+1-len(st.cpus))...)
 		}
-		c = &st.cpus[cpu]
-	} else if c = st.bigCPUs[cpu]; c == nil {
+		spans := st.cpus[ev]
+		if int(cpu) >= len(spans) {
+			spans = append(spans, make([]cpuSpan, int(cpu)+1-len(spans))...)
+			st.cpus[ev] = spans
+		}
+		c = &spans[cpu]
+	} else if c = st.bigCPUs[cpuKey{ev, cpu}]; c == nil {
 		c = new(cpuSpan)
-		st.bigCPUs[cpu] = c
+		st.bigCPUs[cpuKey{ev, cpu}] = c
 	}
 	if c.n == 0 {
 		c.first, c.last = t, t
@@ -191,22 +202,28 @@ func (st *Stats) Fill(p *Profile) {
 		p.Host = hostOf(p.Meta)
 	}
 	p.Wall = Anchor(p.Meta, p.End)
+	// CPUs counts the CPUs of every event; the rate is the default
+	// event's (DefaultEvent), as tracepoints fire at no rate.
+	def := uint16(DefaultEvent(st.list))
 	var rates []float64
-	span := func(c *cpuSpan) {
+	seen := map[int32]bool{}
+	span := func(ev uint16, cpu int32, c *cpuSpan) {
 		if c.n > 0 {
-			p.CPUs++
+			seen[cpu] = true
 		}
-		if c.n > 1 && c.last > c.first {
+		if ev == def && c.n > 1 && c.last > c.first {
 			rates = append(rates, float64(c.n-1)/(float64(c.last-c.first)/1e9))
 		}
 	}
-	p.CPUs = 0
-	for i := range st.cpus {
-		span(&st.cpus[i])
+	for ev, spans := range st.cpus {
+		for cpu := range spans {
+			span(uint16(ev), int32(cpu), &spans[cpu])
+		}
 	}
-	for _, c := range st.bigCPUs {
-		span(c)
+	for k, c := range st.bigCPUs {
+		span(k.event, k.cpu, c)
 	}
+	p.CPUs = len(seen)
 	if len(rates) > 0 {
 		sort.Float64s(rates)
 		p.FrequencyHz = math.Round(rates[len(rates)/2]*10) / 10

@@ -13,13 +13,14 @@ import (
 // Filter selects samples. The same filter means the same thing in every
 // heatmap, cores map, flame graph, export, CLI flag and URL parameter; its
 // parameters are the table's GroupFilter rows (query.go). The zero Filter keeps every
-// non-idle sample of the capture's first event.
+// non-idle sample of the capture's default event (Profile.DefaultEvent).
 //
 // A sample passes when all of these hold:
 //   - its CPU is in CPUs (empty: any CPU; a sample without a CPU passes only
 //     when CPUs is empty), likewise PID in PIDs and TID in TIDs;
 //   - its command name equals Comm (when set) and matches CommRegex (when set);
-//   - its event is Event (empty: the capture's first event);
+//   - its event is Event (empty: the capture's default event, its first
+//     sampling event, such as cpu-clock, else its first event);
 //   - some frame's symbol matches Function (when set);
 //   - Only is "kernel": at least one frame is a kernel frame; Only is "user":
 //     at least one frame is not a kernel frame (user, JIT, inlined and unknown
@@ -426,6 +427,7 @@ func (f Filter) Compile(c *Capture) (*Match, error) {
 	default:
 		return nil, Invalidf("only", "%q is not kernel or user", f.Only)
 	}
+	m.event = uint16(c.Profile.DefaultEvent())
 	if f.Event != "" {
 		found := false
 		names := make([]string, len(c.Profile.Events))

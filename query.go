@@ -176,7 +176,7 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Filter.CommRegex },
 		show:  func(v string) string { return "comm ~ " + v },
 	},
-	{Name: "event", Type: TypeString, Help: "event name (default: the capture's first event)", Group: GroupFilter, Views: ViewData,
+	{Name: "event", Type: TypeString, Help: "event name (default: the capture's first sampling event, such as cpu-clock, else its first event)", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Event }},
 	{Name: "function", Type: TypeRegexp, Help: "regular expression: keep samples whose stack has a matching frame", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Function }},

@@ -50,7 +50,7 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 	if len(c.Profile.Events) > 0 {
 		ev := g.f.Event
 		if ev == "" {
-			ev = c.Profile.Events[0].Name
+			ev = c.Profile.Events[c.Profile.DefaultEvent()].Name
 		}
 		p.Comments = []string{"event: " + ev}
 	}

@@ -34,13 +34,17 @@ import (
 // Options select what the folded names show. The flag names match
 // stackcollapse-perf.pl's.
 type Options struct {
-	PID     bool   // root frame "comm-pid"
-	TID     bool   // root frame "comm-pid/tid" (takes precedence over PID)
-	Kernel  bool   // suffix kernel frames with _[k]
-	JIT     bool   // suffix JIT frames with _[j]
-	Addrs   bool   // show the address of [unknown] frames: [dso <addr>]
-	SrcLine bool   // append ":file:line" where perf printed a source line
-	Event   string // the event to keep; "" keeps the first event seen
+	PID     bool // root frame "comm-pid"
+	TID     bool // root frame "comm-pid/tid" (takes precedence over PID)
+	Kernel  bool // suffix kernel frames with _[k]
+	JIT     bool // suffix JIT frames with _[j]
+	Addrs   bool // show the address of [unknown] frames: [dso <addr>]
+	SrcLine bool // append ":file:line" where perf printed a source line
+	// Event is the event to keep. "" keeps the first sampling event seen
+	// (see subsecond.IsTracepoint), else the first event: samples of a
+	// leading tracepoint are counted until a sampling event appears, then
+	// dropped in its favour.
+	Event string
 }
 
 // All returns o with both kernel and JIT annotations on, as the reference's
@@ -65,7 +69,8 @@ type run struct{ start, n uint32 }
 
 // Collapser counts folded stacks.
 type Collapser struct {
-	opt Options
+	opt  Options
+	auto bool // opt.Event was "": a sampling event may replace a tracepoint
 
 	names    []string
 	nameIDs  map[string]uint32
@@ -89,6 +94,7 @@ type Collapser struct {
 func New(opt Options) *Collapser {
 	return &Collapser{
 		opt:     opt,
+		auto:    opt.Event == "",
 		nameIDs: map[string]uint32{},
 		frames:  make(map[frameKey]run, 1<<12),
 		roots:   map[rootKey]uint32{},
@@ -112,8 +118,17 @@ func (c *Collapser) AddFrames(s *subsecond.Sample, ids []uint32) {
 	if c.opt.Event == "" {
 		c.opt.Event = s.Event
 	} else if s.Event != c.opt.Event {
-		c.skipped++
-		return
+		if !c.auto || !subsecond.IsTracepoint(c.opt.Event) || subsecond.IsTracepoint(s.Event) {
+			c.skipped++
+			return
+		}
+		// The first sampling event after leading tracepoints: keep it
+		// instead.
+		c.opt.Event = s.Event
+		c.skipped += c.added
+		c.added = 0
+		clear(c.stacks)
+		c.counts = c.counts[:0]
 	}
 	c.added++
 	root := c.root(s)
@@ -183,7 +198,8 @@ func (c *Collapser) cacheID(java bool, id int, name uint32) []uint32 {
 	return t
 }
 
-// Event returns the event being kept ("" before the first sample).
+// Event returns the event being kept ("" before the first sample; while
+// only tracepoints were seen, possibly not the final one).
 func (c *Collapser) Event() string { return c.opt.Event }
 
 // Counts returns how many samples were counted and how many were skipped

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +14,12 @@ import (
 
 // collapseForm folds one of the real captures in ../testdata/perf.
 func collapseForm(t *testing.T, name string, opt Options) []string {
+	t.Helper()
+	return collapserOf(t, name, opt).Lines()
+}
+
+// collapserOf returns the Collapser that folded a capture of ../testdata/perf.
+func collapserOf(t *testing.T, name string, opt Options) *Collapser {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "testdata", "perf", name))
 	if err != nil {
@@ -31,7 +38,7 @@ func collapseForm(t *testing.T, name string, opt Options) []string {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return c.Lines()
+	return c
 }
 
 // balanced reports whether s's brackets and parentheses pair up.
@@ -115,5 +122,36 @@ func TestFormInlineFolding(t *testing.T) {
 	want := ";main:forms.c:68;compute:forms.c:29;inner:forms.c:25;mix:forms.c:19 "
 	if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, want) }) {
 		t.Errorf("no stack with %q in\n%s", want, strings.Join(lines, "\n"))
+	}
+}
+
+// TestFormTracepointFirst folds a capture whose first sample is a
+// sched:sched_switch tracepoint: by default the cpu-clock samples that
+// follow are kept, not the tracepoints.
+func TestFormTracepointFirst(t *testing.T) {
+	for _, tt := range []struct {
+		event, want   string
+		added, period int64
+	}{
+		{"", "cpu-clock", 656, 1001001},
+		{"cpu-clock", "cpu-clock", 656, 1001001},
+		{"sched:sched_switch", "sched:sched_switch", 282, 1},
+	} {
+		c := collapserOf(t, "tracepoint-first.perf.txt.gz", Options{Event: tt.event})
+		added, skipped := c.Counts()
+		if c.Event() != tt.want || added != tt.added || skipped != 938-tt.added {
+			t.Errorf("Event %q: kept %q, %d samples, %d skipped; want %q, %d, %d", tt.event, c.Event(), added, skipped, tt.want, tt.added, 938-tt.added)
+		}
+		var total int64
+		for _, l := range c.Lines() {
+			n, err := strconv.ParseInt(l[strings.LastIndexByte(l, ' ')+1:], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += n
+		}
+		if total != tt.added*tt.period {
+			t.Errorf("Event %q: folded counts sum to %d; want %d samples × period %d", tt.event, total, tt.added, tt.period)
+		}
 	}
 }

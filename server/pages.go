@@ -312,13 +312,14 @@ func filterFields(p *subsecond.Profile, v url.Values) []web.Field {
 		case "only":
 			f.Options = []web.Option{{Value: "", Label: "all frames"}, {Value: "kernel", Label: "kernel"}, {Value: "user", Label: "user"}}
 		case "event":
+			// Every event with its count, in order of appearance; the
+			// default one (Profile.DefaultEvent) is the empty value.
 			for i, e := range p.Events {
-				label := e.Name
-				if i == 0 {
-					f.Options = append(f.Options, web.Option{Value: "", Label: label + " (default)"})
-					continue
+				o := web.Option{Value: e.Name, Label: fmt.Sprintf("%s (%d samples)", e.Name, e.Samples)}
+				if i == p.DefaultEvent() {
+					o = web.Option{Value: "", Label: fmt.Sprintf("%s (%d samples, default)", e.Name, e.Samples)}
 				}
-				f.Options = append(f.Options, web.Option{Value: e.Name, Label: label})
+				f.Options = append(f.Options, o)
 			}
 			if len(p.Events) < 2 {
 				f.Options = nil

@@ -51,7 +51,7 @@ func (c *Counts) add(busy, sys bool) {
 	}
 }
 
-// Summarize returns the per-second summaries of c's first event, in time
+// Summarize returns the per-second summaries of c's default event, in time
 // order. Samples without a time or CPU are left out.
 func Summarize(c *subsecond.Capture) ([]Summary, error) {
 	m, err := subsecond.Filter{}.Compile(c)
@@ -84,8 +84,9 @@ func Summarize(c *subsecond.Capture) ([]Summary, error) {
 		clear(comms)
 	}
 	sec := subsecond.NoTime
+	ev := uint16(c.Profile.DefaultEvent())
 	for i := range s.Time {
-		if s.Time[i] == subsecond.NoTime || s.CPU[i] == subsecond.Unknown || s.Event[i] != 0 {
+		if s.Time[i] == subsecond.NoTime || s.CPU[i] == subsecond.Unknown || s.Event[i] != ev {
 			continue
 		}
 		if f := subsecond.FloorSecond(s.Time[i]); f != sec {

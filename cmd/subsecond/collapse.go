@@ -25,7 +25,7 @@ func runCollapse(ctx context.Context, e env) error {
 	fs.BoolVar(&all, "all", false, "both --kernel and --jit")
 	fs.BoolVar(&o.Addrs, "addrs", false, "show addresses of [unknown] frames")
 	fs.BoolVar(&o.SrcLine, "srcline", false, "append file:line where perf script -F +srcline printed one")
-	fs.StringVar(&o.Event, "event", "", "event to keep (default: the first in the input)")
+	fs.StringVar(&o.Event, "event", "", "event to keep (default: the first sampling event in the input, else the first event)")
 	fs.BoolVar(&strict, "strict", false, "stop at the first malformed line instead of skipping the record")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: subsecond collapse [FLAGS] [FILE|-]\n\nPrints folded stacks (root first, ';'-joined, space, summed period) of a\nperf script capture, plain, gzip or zstd. Reads stdin without FILE or with -.\n\nFlags:")

@@ -93,8 +93,12 @@ func printInfo(e env, p *subsecond.Profile) {
 	}
 	tw.Flush()
 	fmt.Fprintln(out, "Events:")
-	for _, ev := range p.Events {
-		fmt.Fprintf(out, "  %s: %d samples\n", clip(ev.Name, nameWidth), ev.Samples)
+	for i, ev := range p.Events {
+		def := ""
+		if i == p.DefaultEvent() && len(p.Events) > 1 {
+			def = " (default)"
+		}
+		fmt.Fprintf(out, "  %s: %d samples%s\n", clip(ev.Name, nameWidth), ev.Samples, def)
 	}
 	fmt.Fprintf(out, "Warnings: %d\n", p.Warnings)
 	for _, w := range p.WarningList {

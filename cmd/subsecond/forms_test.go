@@ -1,0 +1,39 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// formFile is one of the real captures in ../../testdata/perf.
+func formFile(name string) string { return filepath.Join("..", "..", "testdata", "perf", name) }
+
+// TestTracepointFirstCLI imports a capture whose first sample is a
+// tracepoint: info lists both events with their counts and names the
+// default, and collapse keeps the sampling event.
+func TestTracepointFirstCLI(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cli.db")
+	file := formFile("tracepoint-first.perf.txt.gz")
+	out, errOut, err := runStoreCmd(t, "", "import", "--db", db, file)
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, errOut)
+	}
+	id := idRE.FindString(out)
+	out, _, err = runStoreCmd(t, "", "info", "--db", db, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Events:\n  sched:sched_switch: 282 samples\n  cpu-clock: 656 samples (default)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+	out, errOut, err = runStoreCmd(t, "", "collapse", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "sched_switch") || !strings.Contains(errOut, `kept event "cpu-clock"; skipped 282 samples of other events`) {
+		t.Errorf("collapse: stderr %q; want cpu-clock kept and the 282 tracepoint samples skipped", errOut)
+	}
+}

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// form returns one of the real captures in ../testdata/perf, compressed as
+// it is stored there.
+func form(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "perf", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestTracepointFirstCapture uploads a capture whose first sample is a
+// sched:sched_switch tracepoint: the views show its cpu-clock samples by
+// default, and the page offers both events with their counts.
+func TestTracepointFirstCapture(t *testing.T) {
+	e := newEnv(t, Config{})
+	p := e.upload(form(t, "tracepoint-first.perf.txt.gz"), "tracepoints")
+	if len(p.Events) != 2 || p.Events[0].Name != "sched:sched_switch" || p.Events[0].Samples != 282 ||
+		p.Events[1].Name != "cpu-clock" || p.Events[1].Samples != 656 || p.DefaultEvent() != 1 {
+		t.Fatalf("events %+v; want sched:sched_switch (282) then cpu-clock (656), the default", p.Events)
+	}
+	var fg struct {
+		Total int64 `json:"total"`
+	}
+	for ev, want := range map[string]int64{"": 656, "cpu-clock": 656, "sched:sched_switch": 282} {
+		e.getJSON("/api/profiles/"+p.ID+"/flamegraph?event="+ev, &fg)
+		if fg.Total != want {
+			t.Errorf("flame graph of event %q: total %d samples; want %d", ev, fg.Total, want)
+		}
+	}
+	res, body := e.do("GET", "/p/"+p.ID, nil)
+	page := string(body)
+	if res.StatusCode != 200 {
+		t.Fatalf("profile page: %d", res.StatusCode)
+	}
+	for _, want := range []string{
+		`<option value="sched:sched_switch">sched:sched_switch (282 samples)</option>`,
+		`<option value="" selected>cpu-clock (656 samples, default)</option>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("profile page lacks %s", want)
+		}
+	}
+}
