@@ -404,7 +404,9 @@ func (q *Query) HasBase() bool { return q.Start2.Set || q.End2.Set || q.Base != 
 // Resolve sets Range and Range2 for profile p from the bounds given; a
 // missing bound is the profile's: T0, or the instant after its last sample.
 // A range reaching past the profile is clamped to it. An empty range, or one
-// wholly outside the profile, is an error naming the bound at fault. When
+// wholly outside the profile, is an error naming the bound at fault. A
+// profile without timestamps has the one range UntimedRange, and any bound
+// is an error saying so. When
 // Base names another profile, Range2 is left for ResolveBase; a Base naming
 // p itself is cleared.
 func (q *Query) Resolve(p *Profile) error {
@@ -475,9 +477,23 @@ func (q *Query) ResolveBase(base *Profile) error {
 }
 
 // wholeOf returns the range of all of p's samples, from T0.
-func wholeOf(p *Profile) Range { return Range{Start: p.T0(), End: p.End + 1} }
+func wholeOf(p *Profile) Range {
+	if !p.Timed() {
+		return UntimedRange
+	}
+	return Range{Start: p.T0(), End: p.End + 1}
+}
 
 func resolve(whole Range, start, end Bound, startName, endName string) (Range, error) {
+	if whole == UntimedRange {
+		switch {
+		case start.Set:
+			return whole, &ParamError{Name: startName, Msg: noTimeText}
+		case end.Set:
+			return whole, &ParamError{Name: endName, Msg: noTimeText}
+		}
+		return whole, nil
+	}
 	t0 := whole.Start
 	r := whole
 	var err error

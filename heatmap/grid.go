@@ -74,10 +74,14 @@ func rowStart(col int64, rows, row int) int64 {
 }
 
 // Span returns the whole-second-aligned span of c's timed samples: T0 and the
-// time of the last sample. It fails with ErrEmptyRange when c has none.
+// time of the last sample. It fails with subsecond.ErrNoTime when c has
+// samples but none with a time, and with ErrEmptyRange when c has none.
 func Span(c *subsecond.Capture) (t0, last int64, err error) {
 	ts := c.Samples.Time
 	lo := c.Search(subsecond.NoTime + 1)
+	if lo == len(ts) && lo > 0 {
+		return 0, 0, subsecond.ErrNoTime
+	}
 	if lo == len(ts) {
 		return 0, 0, fmt.Errorf("profile %q: %w", c.Profile.ID, subsecond.ErrEmptyRange)
 	}

@@ -51,3 +51,39 @@ func TestTracepointFirstCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestNoTimeCapture uploads a capture printed by perf script -F
+// comm,pid,ip,sym,dso: its flame graph and exports hold every sample, and
+// the views that need time answer 400 saying why and how to record them.
+func TestNoTimeCapture(t *testing.T) {
+	e := newEnv(t, Config{})
+	p := e.upload(form(t, "no-time-callchain.perf.txt.gz"), "no time")
+	if p.Samples != 242 || p.Timed() {
+		t.Fatalf("profile: %d samples, timed %v; want 242 without timestamps", p.Samples, p.Timed())
+	}
+	api := "/api/profiles/" + p.ID
+	var fg struct {
+		Total int64 `json:"total"`
+	}
+	e.getJSON(api+"/flamegraph", &fg)
+	if fg.Total != 242 {
+		t.Errorf("flame graph total %d; want all 242 samples", fg.Total)
+	}
+	for _, format := range []string{"folded", "svg", "pprof"} {
+		if res, body := e.do("GET", api+"/flamegraph?format="+format, nil); res.StatusCode != 200 || len(body) == 0 {
+			t.Errorf("flame graph as %s: %d %.200s", format, res.StatusCode, body)
+		}
+	}
+	for _, path := range []string{"/heatmap", "/cpus", "/hotspots", "/flamegraph?start=1", "/flamegraph?end=2", "/diff?start2=0&end2=1"} {
+		res, body := e.do("GET", api+path, nil)
+		if res.StatusCode != 400 || !strings.Contains(string(body), "no timestamps") || !strings.Contains(string(body), "-F comm,pid,tid,cpu,time") || strings.Contains(string(body), "invalid") {
+			t.Errorf("GET %s = %d %s; want 400 saying the capture has no timestamps and how to record them", path, res.StatusCode, body)
+		}
+	}
+	for _, path := range []string{"/p/" + p.ID, "/p/" + p.ID + "/flame"} {
+		res, body := e.do("GET", path, nil)
+		if res.StatusCode != 200 || !strings.Contains(string(body), "no timestamps") {
+			t.Errorf("GET %s = %d; want the page, saying the capture has no timestamps:\n%.300s", path, res.StatusCode, body)
+		}
+	}
+}

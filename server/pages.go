@@ -252,11 +252,17 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 // rangeLabel describes rg for reading, as offsets from t0 rounded to the
 // microsecond: "4.5 s – 7.25 s (2.75s)".
 func rangeLabel(rg subsecond.Range, t0 int64) string {
+	if rg == subsecond.UntimedRange {
+		return "all samples (the capture has no timestamps)"
+	}
 	return fmt.Sprintf("%s s – %s s (%s)", web.Seconds(rg.Start-t0), web.Seconds(rg.End-t0), web.Duration(rg.Duration()))
 }
 
 // shortRange is rangeLabel for titles: "4.5–7.25 s".
 func shortRange(rg subsecond.Range, t0 int64) string {
+	if rg == subsecond.UntimedRange {
+		return "(no timestamps)"
+	}
 	return web.Seconds(rg.Start-t0) + "–" + web.Seconds(rg.End-t0) + " s"
 }
 

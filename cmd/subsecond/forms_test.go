@@ -37,3 +37,24 @@ func TestTracepointFirstCLI(t *testing.T) {
 		t.Errorf("collapse: stderr %q; want cpu-clock kept and the 282 tracepoint samples skipped", errOut)
 	}
 }
+
+// TestNoTimeCLI reads a capture printed by perf script -F
+// comm,pid,ip,sym,dso: collapse and flamegraph use every sample, and the
+// time views fail with a sentence saying why and how to record times.
+func TestNoTimeCLI(t *testing.T) {
+	file := formFile("no-time-callchain.perf.txt.gz")
+	out, _, err := runStoreCmd(t, "", "collapse", file)
+	if err != nil || !strings.Contains(out, "dd;read;entry_SYSCALL_64_after_hwframe;do_syscall_64") {
+		t.Errorf("collapse = %v:\n%s", err, out)
+	}
+	out, _, err = runStoreCmd(t, "", "flamegraph", "--format", "folded", file)
+	if err != nil || !strings.Contains(out, "dd;read;entry_SYSCALL_64_after_hwframe;do_syscall_64") {
+		t.Errorf("flamegraph = %v:\n%.300s", err, out)
+	}
+	for _, args := range [][]string{{"heatmap", file}, {"cpus", file}, {"hotspots", file}, {"flamegraph", "--start", "1", file}} {
+		_, _, err := runStoreCmd(t, "", args...)
+		if err == nil || !strings.Contains(err.Error(), "no timestamps") || strings.HasSuffix(err.Error(), "invalid") {
+			t.Errorf("%v: error %v; want one saying the capture has no timestamps", args, err)
+		}
+	}
+}
