@@ -44,8 +44,9 @@ type Jump struct {
 }
 
 // Comms returns host's command shares over [from, to) in buckets of
-// bucket ns (zeros as for Timeline), with comm's series when comm is not
-// empty, and the limit commands that jump furthest (0: 10).
+// bucket ns (zeros as for Timeline): comm's series (when comm is empty,
+// that of the command that jumps furthest) and the limit commands that
+// jump furthest (0: 10).
 func Comms(ctx context.Context, src Source, host string, from, to, bucket int64, comm string, limit int) (*CommReport, error) {
 	caps, _, from, to, bucket, nb, err := hostSpan(ctx, src, host, from, to, bucket)
 	if err != nil {
@@ -87,20 +88,6 @@ func Comms(ctx context.Context, src Source, host string, from, to, bucket int64,
 		}
 		return out
 	}
-	if comm != "" {
-		row := busy[comm]
-		if row == nil {
-			row = make([]int64, nb)
-		}
-		rep.Series = make([]*float64, nb)
-		for b, n := range total {
-			if n > 0 {
-				v := float64(row[b]) / float64(n)
-				rep.Series[b] = &v
-			}
-		}
-		rep.Baseline = median(shares(row))
-	}
 	for name, row := range busy {
 		sh := shares(row)
 		base := median(sh)
@@ -121,6 +108,24 @@ func Comms(ctx context.Context, src Source, host string, from, to, bucket int64,
 		rep.Jumps = append(rep.Jumps, j)
 	}
 	slices.SortFunc(rep.Jumps, func(a, b Jump) int { return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Comm, b.Comm)) })
+	if comm == "" && len(rep.Jumps) > 0 {
+		comm = rep.Jumps[0].Comm
+	}
+	if comm != "" {
+		rep.Comm = comm
+		row := busy[comm]
+		if row == nil {
+			row = make([]int64, nb)
+		}
+		rep.Series = make([]*float64, nb)
+		for b, n := range total {
+			if n > 0 {
+				v := float64(row[b]) / float64(n)
+				rep.Series[b] = &v
+			}
+		}
+		rep.Baseline = median(shares(row))
+	}
 	if len(rep.Jumps) > limit {
 		rep.Jumps = rep.Jumps[:limit]
 	}

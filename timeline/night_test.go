@@ -239,6 +239,11 @@ func TestMarkerWindowsAndComms(t *testing.T) {
 	if v := rep.Series[b]; v == nil || math.Abs(*v-6.0/80) > 0.01 {
 		t.Errorf("kubelet's share in the burst's bucket = %v; want about 7.5%%", v)
 	}
+	// Without a command, the series follows the one that jumps furthest.
+	top, err := Comms(ctx, src, "node-1", 0, 0, int64(10*time.Second), "", 3)
+	if err != nil || top.Comm != "kubelet" || len(top.Series) != top.Buckets || *top.Series[b] != *rep.Series[b] {
+		t.Errorf("comms without a command: %v, comm %q; want kubelet's series", err, top.Comm)
+	}
 	gap := (n.CaptureStart(3).Add(-45*time.Second).UnixNano() - rep.From) / rep.Bucket
 	if rep.Series[gap] != nil {
 		t.Errorf("the share in the pause = %v; want null", *rep.Series[gap])

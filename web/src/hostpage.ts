@@ -450,14 +450,11 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     if (!g || !lineBox) return;
     const p = currentParams();
     const q = new URLSearchParams({ from: iso(g.from_ns), to: iso(g.to_ns), bucket: secs(g.bucket_ns), limit: "10" });
-    let comm = p.get("comm") || "";
+    const comm = p.get("comm") || "";
     try {
-      let rep = await getJSON<CommReport>(`${api}/comms?${q}${comm ? "&comm=" + encodeURIComponent(comm) : ""}`);
-      if (!comm && rep.jumps.length > 0) {
-        comm = rep.jumps[0].comm;
-        rep = await getJSON<CommReport>(`${api}/comms?${q}&comm=${encodeURIComponent(comm)}`);
-      }
-      if (commInput) commInput.value = comm;
+      // Without a command, the answer follows the one that jumps furthest.
+      const rep = await getJSON<CommReport>(`${api}/comms?${q}${comm ? "&comm=" + encodeURIComponent(comm) : ""}`);
+      if (commInput) commInput.value = rep.comm || comm;
       const dl = $("#night-comm-list");
       const ol = $("#night-jumps");
       if (dl) {
