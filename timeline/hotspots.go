@@ -16,7 +16,7 @@ type HotOptions struct {
 	// System measures episodes by system time (the busy samples in the
 	// kernel) instead of busy time: a core pegged mostly in the kernel.
 	System    bool
-	Threshold float64 // fraction of a second's samples that counts as hot, (0, 1]; default subsecond.DefaultThreshold
+	Threshold float64 // fraction of a second's samples that counts as hot, (0, 1]; default subsecond.DefaultThreshold, DefaultSystemThreshold for System
 	Min       int64   // shortest episode, ns; default subsecond.DefaultMin, at least 1 s
 	Limit     int     // episodes to return, best first; default 20
 	// Markers, when given, rank first the episodes that end within Near
@@ -66,6 +66,12 @@ type Report struct {
 	Spots   []Spot `json:"hotspots"`
 }
 
+// DefaultSystemThreshold is the system share that makes a second hot when
+// episodes are measured by system time: a core pegged in the kernel for
+// 80% of its time, the rest in the same process's user code (the memcg walk
+// of the motivating case), is an episode.
+const DefaultSystemThreshold = 0.75
+
 // usualBins is the resolution of a CPU's usual share: per mille.
 const usualBins = 1001
 
@@ -105,6 +111,9 @@ const described = 10
 func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Report, error) {
 	if opt.Threshold == 0 {
 		opt.Threshold = subsecond.DefaultThreshold
+		if opt.System {
+			opt.Threshold = DefaultSystemThreshold
+		}
 	}
 	if opt.Min == 0 {
 		opt.Min = subsecond.DefaultMin

@@ -263,8 +263,9 @@ func TestSmallNight(t *testing.T) {
 	start := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	n := &nightgen.Night{Host: "node-1", CPUs: 8, Hz: 49, Start: start, Captures: 30, Length: 2 * time.Minute,
 		Gaps: map[int]time.Duration{12: 5 * time.Minute}, Unanchored: 20, Boot: start.Add(-time.Hour), Seed: 11}
-	for _, at := range []time.Duration{17 * time.Minute, 57 * time.Minute} {
-		n.Bursts = append(n.Bursts, nightgen.Burst{CPU: 6, Start: start.Add(at), End: start.Add(at + 5*time.Second)})
+	// The second burst is a fifth user code: still a system episode.
+	for i, at := range []time.Duration{17 * time.Minute, 57 * time.Minute} {
+		n.Bursts = append(n.Bursts, nightgen.Burst{CPU: 6, Start: start.Add(at), End: start.Add(at + 5*time.Second), User: 0.2 * float64(i)})
 	}
 	src, counts, _ := importNight(t, n)
 	ctx := context.Background()

@@ -19,7 +19,7 @@ func runHotspots(ctx context.Context, e env) error {
 	v := newViewFlags("hotspots", e, subsecond.ViewHotspots)
 	format := v.fs.String("format", "text", "output format: text or json")
 	v.host = v.fs.String("host", "", "instead of FILE|ID: the episodes across every capture of this host, on one score scale")
-	nightSystem := v.fs.Bool("system", false, "with --host: episodes of system time (a core pegged in the kernel) instead of busy time")
+	nightSystem := v.fs.Bool("system", false, "with --host: episodes of system time (a core pegged in the kernel) instead of busy time; --threshold then defaults to 0.75")
 	v.usage("hotspots [--threshold 0.9] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--system] [--threshold 0.9] [--min 1s] [--limit N]",
 		"Lists, per CPU, the windows where the busy fraction stays at or above the\nthreshold for at least --min, with what ran there; then the hottest heatmap cells.\nWith --host, the episodes of the host's whole night, with their capture.")
 	q, err := v.parse(e.args)

@@ -23,6 +23,9 @@ import (
 type Burst struct {
 	CPU        int
 	Start, End time.Time
+	// User is the share of the burst's samples in the kubelet's own user
+	// code rather than the kernel (0: all kernel).
+	User float64
 }
 
 // Night shapes the captures. Capture i covers [Start + i·(Length+Gap(i)) …)
@@ -94,6 +97,8 @@ const idleStack = "ffffffff81000010 native_safe_halt+0x6 ([kernel.kallsyms])\n\t
 
 const memcgStack = "ffffffff81201100 mem_cgroup_nr_lru_pages+0x1a ([kernel.kallsyms])\n\tffffffff81201200 memcg_stat_show+0x9c ([kernel.kallsyms])\n\tffffffff81001000 do_syscall_64+0x5b ([kernel.kallsyms])\n\t4a0100 syscall.read+0x10 (/usr/bin/kubelet)"
 
+const kubeletUser = "4a2200 k8s.io/kubernetes/pkg/kubelet/cm.(*containerManagerImpl).GetStats+0x44 (/usr/bin/kubelet)\n\t4a0100 runtime.goexit.abi0+0x1 (/usr/bin/kubelet)"
+
 // Write writes capture i as perf script text to w and adds what it wrote
 // to counts (nil: not counted). Every CPU is sampled at Hz; about a third
 // of the samples are training work in user space, the rest idle, but for
@@ -123,14 +128,17 @@ func (n *Night) Write(w io.Writer, i int, counts Counts) error {
 			at := t.Add(time.Duration(cpu)*7*time.Microsecond + time.Duration(rng.IntN(300))*time.Microsecond)
 			ns := clock(at)
 			ts := fmt.Sprintf("%d.%06d", ns/1e9, ns%1e9/1e3)
-			burst := false
+			burst, user := false, false
 			for _, b := range n.Bursts {
 				if b.CPU == cpu && !at.Before(b.Start) && at.Before(b.End) {
-					burst = true
+					burst, user = true, b.User > 0 && rng.Float64() < b.User
 				}
 			}
 			var busy, sys bool
 			switch {
+			case burst && user:
+				fmt.Fprintf(bw, "kubelet 2210/2245 [%03d] %s: %d cpu-clock:pppH: \n\t%s\n\n", cpu, ts, period, kubeletUser)
+				busy = true
 			case burst:
 				fmt.Fprintf(bw, "kubelet 2210/2245 [%03d] %s: %d cpu-clock:pppH: \n\t%s\n\n", cpu, ts, period, memcgStack)
 				busy, sys = true, true
