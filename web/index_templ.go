@@ -57,7 +57,7 @@ func Index(p IndexPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div id=\"upload-drop\" data-testid=\"upload-drop\" class=\"drop\"><p>Drop <code>perf script</code> output here (plain, gzip or zstd), or choose a file.</p><input type=\"file\" name=\"file\" id=\"upload-file\" required></div><button type=\"submit\" id=\"upload-submit\">Upload</button> <progress id=\"upload-progress\" data-testid=\"upload-progress\" max=\"100\" value=\"0\"></progress><div id=\"upload-error\" data-testid=\"upload-error\" class=\"error\" role=\"alert\"></div></form><p class=\"hint\">From a host: <code>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div id=\"upload-drop\" data-testid=\"upload-drop\" class=\"drop\"><p>Drop <code>perf script</code> output here (plain, gzip or zstd), or choose a file.</p><input type=\"file\" name=\"file\" id=\"upload-file\" aria-label=\"perf script file\" required></div><button type=\"submit\" id=\"upload-submit\">Upload</button> <progress id=\"upload-progress\" data-testid=\"upload-progress\" max=\"100\" value=\"0\"></progress><div id=\"upload-error\" data-testid=\"upload-error\" class=\"error\" role=\"alert\"></div></form><p class=\"hint\">From a host: <code>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -33,6 +33,47 @@ const SYSTEM: number[][] = [
   [1, 185, 0, 8],
 ];
 
+// In dark mode (the system's setting) the scales run from the dark page
+// up to bright colours: more is brighter, as more is darker on white.
+const HEAT_DARK: number[][] = [
+  [0, 78, 42, 30],
+  [0.15, 128, 52, 22],
+  [0.35, 184, 72, 16],
+  [0.6, 230, 112, 22],
+  [0.8, 250, 170, 52],
+  [1, 255, 232, 150],
+];
+
+const USER_DARK: number[][] = [
+  [0, 36, 46, 66],
+  [0.2, 40, 64, 104],
+  [0.45, 50, 94, 154],
+  [0.7, 72, 132, 204],
+  [0.9, 110, 170, 236],
+  [1, 150, 200, 255],
+];
+
+const SYSTEM_DARK: number[][] = [
+  [0, 66, 34, 32],
+  [0.2, 106, 38, 32],
+  [0.45, 164, 46, 32],
+  [0.7, 218, 56, 36],
+  [0.9, 250, 72, 52],
+  [1, 255, 100, 84],
+];
+
+const darkQuery = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : null;
+
+// isDark reports whether the page follows a dark system setting.
+export function isDark(): boolean {
+  return !!darkQuery && darkQuery.matches;
+}
+
+// onSchemeChange calls f when the system switches between light and dark.
+export function onSchemeChange(f: () => void): void {
+  darkQuery?.addEventListener("change", f);
+}
+
 function rampRGB(stops: number[][], t: number): [number, number, number] {
   if (!(t > 0)) t = 0;
   if (t > 1) t = 1;
@@ -53,18 +94,21 @@ function ramp(stops: number[][], t: number): string {
   return rgb(rampRGB(stops, t));
 }
 
-export const EMPTY_CELL = "#f4f5f7";
+// emptyCell is the colour of a cell without samples.
+export function emptyCell(): string {
+  return isDark() ? "#1e2229" : "#f4f5f7";
+}
 
 export function heatColor(t: number): string {
-  return ramp(HEAT, t);
+  return ramp(isDark() ? HEAT_DARK : HEAT, t);
 }
 
 export function userColor(t: number): string {
-  return ramp(USER, t);
+  return ramp(isDark() ? USER_DARK : USER, t);
 }
 
 export function systemColor(t: number): string {
-  return ramp(SYSTEM, t);
+  return ramp(isDark() ? SYSTEM_DARK : SYSTEM, t);
 }
 
 // systemWeight maps the system share of busy time (0..1) to how far a cell's
@@ -79,8 +123,9 @@ export function systemWeight(share: number): number {
 // coreColor colours a cores-map cell: lightness by t (the scaled busy
 // fraction), hue from user blue to system red by the system share of it.
 export function coreColor(t: number, share: number): string {
-  const u = rampRGB(USER, t);
-  const k = rampRGB(SYSTEM, t);
+  const dark = isDark();
+  const u = rampRGB(dark ? USER_DARK : USER, t);
+  const k = rampRGB(dark ? SYSTEM_DARK : SYSTEM, t);
   const w = systemWeight(share);
   return rgb([u[0] + (k[0] - u[0]) * w, u[1] + (k[1] - u[1]) * w, u[2] + (k[2] - u[2]) * w]);
 }

@@ -6,7 +6,7 @@
 // Dragging, or clicking the first cell and then the last, selects a block of
 // CPUs and a time range, as on the offset heatmap.
 
-import { coreColor, EMPTY_CELL, systemColor, userColor } from "./colors";
+import { coreColor, emptyCell, systemColor, userColor } from "./colors";
 import { clear, fmtInt, fmtPct, h, Tooltip } from "./dom";
 import { type Cell, CellSelect, Grid, legend } from "./grid";
 import { cpuList, fmtDuration, fmtSeconds, fmtTick, updateURL } from "./state";
@@ -95,7 +95,7 @@ export class CoresView {
       },
       cancelled: () => {
         this.a = this.b = null;
-        this.grid.overlayContext();
+        this.drawOverlay();
         this.hint();
       },
     });
@@ -108,7 +108,19 @@ export class CoresView {
         if (this.data) this.sel.up(c);
       },
       leave: () => this.tip.hide(),
+      key: (action, c, from) => {
+        if (!this.data) return;
+        this.sel.key(action, c, from);
+        // The cursor's cell is read out, unless a selection is shown.
+        if (action === "move") {
+          this.status.classList.remove("hint");
+          this.status.textContent = this.describe(c).join(" · ");
+          this.load.textContent = "";
+        }
+        this.drawOverlay();
+      },
     });
+    this.grid.overlay.setAttribute("aria-label", "Cores map, one row per CPU: arrows move a cursor cell, Shift+arrows select CPUs and times, Enter opens their flame graph");
     this.status = h("span", { class: "selection-label hint", attrs: { "data-testid": "cores-selection", "aria-live": "polite" } });
     this.load = h("span", { class: "selection-load", attrs: { "data-testid": "cores-selection-load" } });
     this.legendEl = h("span", { class: "cores-legend", attrs: { "data-testid": "cores-legend" } });
@@ -133,6 +145,12 @@ export class CoresView {
     this.el = h("div", { class: "panel cores-panel" }, head, this.grid.el);
     clear(container);
     container.append(this.el);
+  }
+
+  // restyle redraws legend and cells in the current colour scheme.
+  restyle(): void {
+    this.drawLegend();
+    this.render();
   }
 
   // setMeasure chooses what shades the cells and redraws.
@@ -191,6 +209,7 @@ export class CoresView {
       else for (let j = 0; j <= SHARE_STEPS; j++) palette.push(coreColor(t, j / SHARE_STEPS));
     }
     const gap = cellH >= 6 ? 1 : 0;
+    const empty = emptyCell();
     const sysRows = d.system || [];
     for (let r = 0; r < n; r++) {
       const busy = d.busy[r] || [];
@@ -200,7 +219,7 @@ export class CoresView {
         const bv = busy[b] || 0;
         const sv = sys[b] || 0;
         const v = sysMode ? sv : bv;
-        let fill = EMPTY_CELL;
+        let fill = empty;
         if (v > 0) {
           const li = Math.min(levels - 1, Math.floor(busyScale(v) * (levels - 0.001)));
           if (sysMode) fill = palette[li];
@@ -263,13 +282,18 @@ export class CoresView {
       return;
     }
     if (!c.inside) return this.tip.hide();
-    const shift = d.t0_ns - this.opt.originNs;
-    const s = shift + c.col * d.bucket_ns;
-    this.tip.show(ev, [
+    this.tip.show(ev, this.describe(c));
+  }
+
+  // describe returns what cell c holds: its CPU, time and load.
+  private describe(c: Cell): string[] {
+    const d = this.data!;
+    const s = d.t0_ns - this.opt.originNs + c.col * d.bucket_ns;
+    return [
       `CPU ${d.cpus[c.row]}`,
       `${fmtSeconds(s, 1e8)}–${fmtSeconds(s + d.bucket_ns, 1e8)} s`,
       `busy ${fmtPct((d.busy[c.row] || [])[c.col] || 0)} · sys ${fmtPct(((d.system || [])[c.row] || [])[c.col] || 0)} · ${fmtInt((d.samples[c.row] || [])[c.col] || 0)} samples`,
-    ]);
+    ];
   }
 
   private hint(): void {
@@ -291,7 +315,7 @@ export class CoresView {
     const g = this.grid;
     const ctx = g.overlayContext();
     const q = this.rect();
-    if (!q) return;
+    if (!q) return g.drawCursor(ctx);
     const x = g.colX(q.b1);
     const y = g.rowY(q.r1);
     const w = g.colX(q.b2 + 1) - x;
@@ -300,5 +324,6 @@ export class CoresView {
     ctx.fillRect(x, y, w, hh);
     ctx.strokeStyle = "rgba(200, 90, 0, 0.95)";
     ctx.strokeRect(x + 0.5, y + 0.5, Math.max(1, w - 1), Math.max(1, hh - 1));
+    g.drawCursor(ctx);
   }
 }

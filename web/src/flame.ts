@@ -196,6 +196,8 @@ export class FlameGraph {
   private overlay: HTMLCanvasElement;
   private linked = -1; // a node another view points at (stack chart hover)
   private current = -1; // the search's current match
+  private focused = -1; // the keyboard's frame
+  private live: HTMLSpanElement;
   drawn = 0; // nodes drawn in the last frame, for tests and tuning
   drawMs = 0; // how long the last frame took to draw
   draws = 0; // frames drawn in full
@@ -209,11 +211,30 @@ export class FlameGraph {
     readonly tree: Tree,
     private opt: FlameOptions,
   ) {
-    this.canvas = h("canvas", { class: "flame-canvas", attrs: { "data-testid": "flame-canvas" } });
+    this.canvas = h("canvas", {
+      class: "flame-canvas",
+      attrs: {
+        "data-testid": "flame-canvas",
+        tabindex: "0",
+        role: "application",
+        "aria-label": `${opt.icicle ? "Icicle" : "Flame"} graph: arrows walk the frames (up and down to callee and caller, left and right to siblings), Enter zooms to a frame`,
+      },
+    });
+    // What the keyboard's frame is, read out by screen readers.
+    this.live = h("span", { class: "visually-hidden", attrs: { "aria-live": "polite", "data-testid": "flame-focus" } });
     // Hover and linked highlights are outlines on a canvas of their own, so
     // that moving the pointer redraws them alone, not the frames beneath.
     this.overlay = h("canvas", { class: "flame-overlay", attrs: { "aria-hidden": "true" } });
-    this.el = h("div", { class: "flame-wrap" }, this.canvas, this.overlay);
+    this.el = h("div", { class: "flame-wrap" }, this.canvas, this.overlay, this.live);
+    this.canvas.addEventListener("keydown", (ev) => this.key(ev));
+    this.canvas.addEventListener("focus", () => {
+      if (this.focused < 0 || this.focused >= this.tree.n) this.focus(this.zoom);
+      else this.focus(this.focused);
+    });
+    this.canvas.addEventListener("blur", () => {
+      this.tip.hide();
+      this.setHover(-1);
+    });
     this.canvas.addEventListener("mousemove", (ev) => {
       this.pointer = { clientX: ev.clientX, clientY: ev.clientY };
       this.onMove(this.pointer);
@@ -234,6 +255,70 @@ export class FlameGraph {
         this.invalidate();
       }
     }).observe(this.el);
+  }
+
+  // key walks the frames: towards the leaves and the root (up and down as
+  // drawn), to the previous and next sibling, Enter zooms.
+  private key(ev: KeyboardEvent): void {
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const t = this.tree;
+    let i = this.focused < 0 ? this.zoom : this.focused;
+    const leafward = () => {
+      // The widest child, as the eye follows the flame.
+      let best = -1;
+      t.children(i, (c) => {
+        if (best < 0 || t.w[c] > t.w[best]) best = c;
+      });
+      return best < 0 ? i : best;
+    };
+    const rootward = () => (t.parent[i] >= 0 ? t.parent[i] : i);
+    const sibling = (dir: number) => {
+      const p = t.parent[i];
+      if (p < 0) return i;
+      const kids: number[] = [];
+      t.children(p, (c) => kids.push(c));
+      const k = kids.indexOf(i) + dir;
+      return k >= 0 && k < kids.length ? kids[k] : i;
+    };
+    switch (ev.key) {
+      case "ArrowUp":
+        i = this.opt.icicle ? rootward() : leafward();
+        break;
+      case "ArrowDown":
+        i = this.opt.icicle ? leafward() : rootward();
+        break;
+      case "ArrowLeft":
+        i = sibling(-1);
+        break;
+      case "ArrowRight":
+        i = sibling(1);
+        break;
+      case "Home":
+        i = this.zoom;
+        break;
+      case "Enter":
+        ev.preventDefault();
+        if (i >= 0) this.opt.onZoom(i);
+        return;
+      default:
+        return;
+    }
+    ev.preventDefault();
+    this.focus(i);
+  }
+
+  // focus makes node i the keyboard's frame: outlined, described in the
+  // tooltip beside it and to screen readers.
+  private focus(i: number): void {
+    this.focused = i;
+    this.setHover(i);
+    const r = this.rect(i) ?? this.place(i);
+    const lines = this.describe(i);
+    this.live.textContent = lines.filter((l) => !l.startsWith("click")).join(", ");
+    if (r) {
+      const box = this.canvas.getBoundingClientRect();
+      this.tip.show({ clientX: box.left + r.x + Math.min(r.w, 200) / 2, clientY: box.top + r.y + ROW_H }, lines);
+    }
   }
 
   setZoom(i: number): void {

@@ -5,8 +5,9 @@
 import { errorMessage, getJSON } from "./api";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
 import { MiniTimeline } from "./timeline";
-import { diffColor, KIND_STYLE, frameColor } from "./colors";
+import { diffColor, KIND_STYLE, frameColor, onSchemeChange } from "./colors";
 import { $, clear, fmtInt, h } from "./dom";
+import { FrameTable } from "./frametable";
 import { SearchBar } from "./search";
 import { swatch, TopTable } from "./toptable";
 import { DiffTable } from "./difftable";
@@ -90,7 +91,8 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     diff,
     onZoom: (i) => zoomTo(i, true),
   });
-  box.append(toolbar, graph.el);
+  const frames = new FrameTable(tree);
+  box.append(toolbar, graph.el, frames.el);
   let chart: StackChart | null = null;
   if (samples && prof) {
     void stackChart(samples, tree, graph, prof, p, t0, (i) => zoomTo(i, true)).then((c) => {
@@ -163,6 +165,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     if (record) updateURL({ zoom: path || null }, true);
     runSearch();
     table?.setScope(graph.zoom);
+    frames.setScope(graph.zoom);
   }
   let table: TopTable | null = null;
   reset.addEventListener("click", () => zoomTo(0, true));
@@ -281,6 +284,7 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
   const q = pick(p, FILTER_PARAMS);
   q.set("rows", "1");
   q.set("col", String(col));
+  onSchemeChange(() => tl.draw());
   getJSON<HeatmapJSON>(`${api}/heatmap?${q}`).then(
     (d) => tl.setData(d, prof.t0_ns),
     () => {
@@ -363,6 +367,7 @@ async function stackChart(
     holder.dataset.rendered = "1";
   };
   chart.invalidate();
+  onSchemeChange(() => chart.invalidate());
   if (TEST_HOOKS) {
     (window as unknown as { __stacks: unknown }).__stacks = {
       lanes: () => chart.lanesInfo(),

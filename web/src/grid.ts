@@ -15,6 +15,11 @@ export interface GridHandlers {
   move(c: Cell, ev: PointerEvent): void;
   up(c: Cell, ev: PointerEvent): void;
   leave(): void;
+  // key hears the keyboard: an arrow moved the cursor to c ("move"), a
+  // Shift+arrow extended the selection from the cell where it started to c
+  // ("extend"), or Enter asked to open the cursor's cell or the selection
+  // ("enter").
+  key(action: "move" | "extend" | "enter", c: Cell, from: Cell): void;
 }
 
 export const AXIS_W = 52;
@@ -44,7 +49,9 @@ export class Grid {
     this.yaxis = h("div", { class: "grid-yaxis", attrs: { "aria-hidden": "true" } });
     this.xaxis = h("div", { class: "grid-xaxis", attrs: { "aria-hidden": "true" } });
     this.base = h("canvas", { class: "grid-base", attrs: { "data-testid": testid } });
-    this.overlay = h("canvas", { class: "grid-overlay" });
+    // The overlay takes the pointer and, focused, the keyboard: the arrows
+    // move a cursor cell, Shift+arrows select, Enter opens.
+    this.overlay = h("canvas", { class: "grid-overlay", attrs: { tabindex: "0", role: "application" } });
     const stack = h("div", { class: "grid-stack" }, this.base, this.overlay, this.xaxis);
     this.scroller = h("div", { class: "grid-scroll" }, stack);
     this.el = h("div", { class: "grid" }, this.yaxis, this.scroller);
@@ -77,6 +84,73 @@ export class Grid {
       this.dragging = false;
     });
     this.overlay.addEventListener("pointerleave", () => this.handlers.leave());
+    this.overlay.addEventListener("keydown", (ev) => this.key(ev));
+    this.overlay.addEventListener("focus", () => {
+      if (!this.cursor && this.cols) this.cursor = { col: 0, row: 0, inside: true };
+      if (this.cursor) this.handlers.key("move", this.cursor, this.cursor);
+    });
+    this.overlay.addEventListener("blur", () => this.handlers.leave());
+  }
+
+  // cursor is the keyboard's cell, drawn by drawCursor while focused.
+  cursor: Cell | null = null;
+
+  private key(ev: KeyboardEvent): void {
+    if (!this.cols || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const c = this.cursor ?? { col: 0, row: 0, inside: true };
+    let col = c.col;
+    let row = c.row;
+    const page = Math.max(1, Math.round(this.cols / 10));
+    switch (ev.key) {
+      case "ArrowLeft":
+        col--;
+        break;
+      case "ArrowRight":
+        col++;
+        break;
+      case "ArrowUp":
+        row--;
+        break;
+      case "ArrowDown":
+        row++;
+        break;
+      case "PageUp":
+        col -= page;
+        break;
+      case "PageDown":
+        col += page;
+        break;
+      case "Home":
+        col = 0;
+        break;
+      case "End":
+        col = this.cols - 1;
+        break;
+      case "Enter":
+        ev.preventDefault();
+        this.handlers.key("enter", c, c);
+        return;
+      default:
+        return;
+    }
+    ev.preventDefault();
+    this.cursor = { col: Math.min(this.cols - 1, Math.max(0, col)), row: Math.min(this.rows - 1, Math.max(0, row)), inside: true };
+    this.handlers.key(ev.shiftKey ? "extend" : "move", this.cursor, c);
+  }
+
+  // drawCursor outlines the cursor cell when the grid has the keyboard.
+  drawCursor(ctx: CanvasRenderingContext2D): void {
+    const c = this.cursor;
+    if (!c || document.activeElement !== this.overlay) return;
+    const x = this.colX(c.col);
+    const y = this.rowY(c.row);
+    const w = Math.max(2, this.colX(c.col + 1) - x);
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = getComputedStyle(this.overlay).getPropertyValue("--focus").trim() || "#1f5fbf";
+    ctx.strokeRect(x - 1, y - 1, w + 2, this.cellH + 2);
+    ctx.strokeStyle = "#fff";
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x + 0.5, y + 0.5, w - 1, this.cellH - 1);
   }
 
   // availableWidth is the css width that the cells may use without scrolling.
@@ -214,7 +288,7 @@ export interface SelectHandlers {
   cancelled(): void;
 }
 
-type SelectMode = "idle" | "drag" | "second";
+type SelectMode = "idle" | "drag" | "second" | "keys";
 
 // CellSelect is the one way both maps select cells: drag from the first
 // cell to the last, or click the first and then the last (FlameScope's
@@ -248,6 +322,32 @@ export class CellSelect {
     this.mode = "idle";
     this.anchor = this.current = null;
     this.h.cancelled();
+  }
+
+  // key follows the grid's keyboard: "move" leaves a selection made with
+  // the keys, "extend" selects from where the cursor was to c, "enter"
+  // opens the selection, or the cursor's cell alone when there is none.
+  key(action: "move" | "extend" | "enter", c: Cell, from: Cell | null): void {
+    switch (action) {
+      case "move":
+        if (this.mode === "keys") this.cancel();
+        return;
+      case "extend":
+        if (this.mode !== "keys") {
+          this.mode = "keys";
+          this.anchor = from ?? c;
+        }
+        this.current = c;
+        this.h.changed(this.anchor!, c);
+        return;
+      case "enter": {
+        const a = this.mode === "keys" || this.mode === "second" ? this.anchor! : c;
+        const b = this.mode === "keys" ? this.current! : c;
+        this.mode = "idle";
+        this.anchor = this.current = null;
+        this.h.done(a, b);
+      }
+    }
   }
 
   down(c: Cell): void {

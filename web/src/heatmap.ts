@@ -4,7 +4,7 @@
 // time-contiguous run of cells from the first to the last in column-major
 // time order.
 
-import { EMPTY_CELL, heatColor, type Scale, scaleValue } from "./colors";
+import { emptyCell, heatColor, type Scale, scaleValue } from "./colors";
 import { clear, fmtInt, h, Tooltip } from "./dom";
 import { type Cell, CellSelect, Grid, legend } from "./grid";
 import { fmtDuration, fmtSeconds, fmtTick } from "./state";
@@ -65,7 +65,18 @@ export class HeatmapView {
         if (this.data) this.sel.up(c);
       },
       leave: () => this.tip.hide(),
+      key: (action, c, from) => {
+        if (!this.data) return;
+        this.sel.key(action, c, from);
+        // The cursor's cell is read out, unless a selection is shown.
+        if (action === "move") {
+          this.status.classList.remove("hint");
+          this.status.textContent = this.describe(c).join(" · ");
+        }
+        this.drawOverlay();
+      },
     });
+    this.grid.overlay.setAttribute("aria-label", "Offset heatmap: arrows move a cursor cell, Shift+arrows select cells, Enter opens the flame graph of the cell or selection");
     this.status = h("span", { class: "selection-label", attrs: { "data-testid": "selection", "aria-live": "polite" } });
     this.legendBox = h("span");
     const head = h(
@@ -114,6 +125,7 @@ export class HeatmapView {
     // Cells: quantise to 256 levels so colour strings are built once.
     const palette: string[] = [];
     for (let i = 0; i < 256; i++) palette.push(heatColor((i + 1) / 256));
+    const empty = emptyCell();
     // Cells get a hairline gap only when they are large in both directions;
     // a gap in one direction only would stripe the map.
     const gap = cellW >= 6 && cellH >= 6 ? 1 : 0;
@@ -123,7 +135,7 @@ export class HeatmapView {
       const w = g.colX(c + 1) - x - gap;
       for (let r = 0; r < d.rows; r++) {
         const v = col[r] || 0;
-        base.fillStyle = v > 0 ? palette[Math.min(255, Math.floor(scaleValue(v, d.max, this.opt.scale) * 255.999))] : EMPTY_CELL;
+        base.fillStyle = v > 0 ? palette[Math.min(255, Math.floor(scaleValue(v, d.max, this.opt.scale) * 255.999))] : empty;
         base.fillRect(x, g.rowY(d.rows - 1 - r), w, cellH - gap);
       }
     }
@@ -167,15 +179,17 @@ export class HeatmapView {
       this.tip.hide();
       return;
     }
+    this.tip.show(ev, this.describe(c));
+  }
+
+  // describe returns what cell c holds: its time, place and samples.
+  private describe(c: Cell): string[] {
+    const d = this.data!;
     const r = d.rows - 1 - c.row;
     const i = this.index(c);
     const [s, e] = this.cellRange(i, i);
     const n = (d.counts[c.col] || [])[r] || 0;
-    this.tip.show(ev, [
-      `${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s`,
-      `column ${c.col}, +${fmtDuration((r * d.col_ns) / d.rows)}`,
-      `${fmtInt(n)} samples`,
-    ]);
+    return [`${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s`, `column ${c.col}, +${fmtDuration((r * d.col_ns) / d.rows)}`, `${fmtInt(n)} samples`];
   }
 
   // cellRange returns [start, end) offsets from T0 of cells a..b inclusive.
@@ -220,7 +234,8 @@ export class HeatmapView {
     const d = this.data;
     const g = this.grid;
     const ctx = g.overlayContext();
-    if (!d || !this.range) return;
+    if (!d) return;
+    if (!this.range) return g.drawCursor(ctx);
     const [a, b] = this.range;
     ctx.fillStyle = "rgba(30, 90, 200, 0.35)";
     ctx.strokeStyle = "rgba(20, 60, 160, 0.9)";
@@ -241,5 +256,6 @@ export class HeatmapView {
       const r = i - c * d.rows;
       ctx.strokeRect(g.colX(c) + 0.5, g.rowY(d.rows - 1 - r) + 0.5, g.colX(c + 1) - g.colX(c) - 1, g.cellH - 1);
     }
+    g.drawCursor(ctx);
   }
 }

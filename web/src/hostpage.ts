@@ -7,7 +7,7 @@
 // the capture's own subsecond views.
 
 import { errorMessage, getJSON } from "./api";
-import { EMPTY_CELL, coreColor, systemColor } from "./colors";
+import { emptyCell, coreColor, systemColor } from "./colors";
 import { $, clear, fmtPct, h, setupCanvas, Tooltip } from "./dom";
 import { currentParams, updateURL } from "./state";
 import type { ViewData } from "./types";
@@ -153,7 +153,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
         const n = g.samples[r][b];
         const busy = g.busy[r][b];
         const sys = g.system[r][b];
-        ctx.fillStyle = n === 0 ? EMPTY_CELL : system ? systemColor(sys) : coreColor(busy, busy > 0 ? sys / busy : 0);
+        ctx.fillStyle = n === 0 ? emptyCell() : system ? systemColor(sys) : coreColor(busy, busy > 0 ? sys / busy : 0);
         ctx.fillRect(x, MARK_H + r * rh, Math.max(1, cw + 0.5), rh);
       }
     }

@@ -2,7 +2,7 @@
 // the URL, the hot-spots list, and selection that opens a flame graph.
 
 import { errorMessage, getJSON } from "./api";
-import type { Scale } from "./colors";
+import { onSchemeChange, type Scale } from "./colors";
 import { autoBucket, CoresView, measureOf } from "./cores";
 import { $, clear, fmtPct, h } from "./dom";
 import { HeatmapView } from "./heatmap";
@@ -167,6 +167,12 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     });
   }
 
+  // The maps' scales follow the system's light or dark setting.
+  onSchemeChange(() => {
+    if (heatEl && !heatEl.isConnected) return;
+    heat?.render();
+    cores?.restyle();
+  });
   let resizeTimer = 0;
   window.addEventListener("resize", () => {
     if (heatEl && !heatEl.isConnected) return;

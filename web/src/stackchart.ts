@@ -82,7 +82,12 @@ export class StackChart {
     this.spanNs = data.end_ns - data.start_ns;
     this.canvas = h("canvas", {
       class: "stacks-canvas",
-      attrs: { "data-testid": "stacks-canvas", role: "img", "aria-label": "Stack chart: samples in time order, one lane per " + (opt.group === "cpu" ? "CPU" : "thread") },
+      attrs: {
+        "data-testid": "stacks-canvas",
+        tabindex: "0",
+        role: "img",
+        "aria-label": `Stack chart: samples in time order, one lane per ${opt.group === "cpu" ? "CPU" : "thread"}; arrows and Page keys scroll the lanes. The flame graph below and its frames table hold the same frames.`,
+      },
     });
     this.overlay = h("canvas", { class: "stacks-overlay", attrs: { "aria-hidden": "true" } });
     const stage = (this.stage = h("div", { class: "stacks-stage" }, this.canvas, this.overlay));
@@ -91,6 +96,12 @@ export class StackChart {
     this.el = h("div", { class: "stacks-wrap" }, this.scroller);
     this.layout();
     this.scroller.addEventListener("scroll", () => this.invalidate(), { passive: true });
+    this.canvas.addEventListener("keydown", (ev) => {
+      const step = { ArrowDown: 40, ArrowUp: -40, PageDown: this.viewH - AXIS_H, PageUp: AXIS_H - this.viewH } as Record<string, number>;
+      if (!(ev.key in step)) return;
+      ev.preventDefault();
+      this.scroller.scrollTop += step[ev.key];
+    });
     this.overlay.addEventListener("mousemove", (ev) => this.onMove(ev));
     this.overlay.addEventListener("mouseleave", () => this.setHover(null, null));
     this.overlay.addEventListener("click", (ev) => {
