@@ -220,3 +220,29 @@ test('axis labels are whole at every width; the hot spots are in the first scree
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+test('a filter that leaves at most one sample per cell says so and offers fewer rows', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  // One CPU at 99 Hz in 10 ms rows: never two samples in a cell.
+  await openProfile(page, '?cpu=5&rows=100');
+  assert.ok(await page.isVisible('[data-testid=sparse-note]'));
+  const total = count(records, 0, 20, (r) => r.cpu === 5 && r.kind !== 'idle');
+  assert.equal(
+    await page.textContent('[data-testid=sparse-note]'),
+    `No cell holds more than one sample: these filters leave ${total.toLocaleString('en-US')} samples over 2,000 cells, too few to shade. Use 10 rows`,
+  );
+  await page.click('[data-testid=fewer-rows]');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('rows') === '10');
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.equal(await page.$eval('#heatmap .grid-overlay', (c) => c.dataset.rows), '10');
+  assert.equal(await page.inputValue('#filters input[name=rows]'), '10');
+  assert.ok(!(await page.isVisible('[data-testid=sparse-note]')));
+  // Back returns to the sparse view, and a dense one has no note.
+  await page.goBack();
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('rows') === '100');
+  await openProfile(page);
+  assert.ok(!(await page.isVisible('[data-testid=sparse-note]')));
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

@@ -21,6 +21,18 @@ export interface HeatmapOptions {
   originNs: number; // the profile's T0; offsets are relative to it
   scale: Scale;
   onSelect(sel: Selection): void;
+  onRows(rows: number): void; // the user took the offer of fewer rows
+}
+
+// fewerRows proposes a row count for a heatmap whose cells hold at most one
+// sample: the largest of the usual counts that gives a column's samples
+// about four to a cell, or 1.
+export function fewerRows(total: number, cols: number, rows: number): number {
+  const perCol = total / Math.max(1, cols);
+  const nice = [1, 2, 5, 10, 20, 25, 50, 100, 200, 500];
+  let best = 1;
+  for (const n of nice) if (n <= perCol / 4 && n < rows) best = n;
+  return best;
 }
 
 export class HeatmapView {
@@ -28,6 +40,7 @@ export class HeatmapView {
   private grid: Grid;
   private status: HTMLElement;
   private legendBox: HTMLElement;
+  private sparse: HTMLElement;
   private tip = new Tooltip();
   private data: HeatmapJSON | null = null;
   private sel: CellSelect;
@@ -78,6 +91,8 @@ export class HeatmapView {
     });
     this.grid.overlay.setAttribute("aria-label", "Offset heatmap: arrows move a cursor cell, Shift+arrows select cells, Enter opens the flame graph of the cell or selection");
     this.status = h("span", { class: "selection-label", attrs: { "data-testid": "selection", "aria-live": "polite" } });
+    this.sparse = h("p", { class: "sparse-note", attrs: { "data-testid": "sparse-note", role: "status" } });
+    this.sparse.hidden = true;
     this.legendBox = h("span");
     const head = h(
       "div",
@@ -85,7 +100,7 @@ export class HeatmapView {
       this.legendBox,
       this.status,
     );
-    this.el = h("div", { class: "panel heatmap-panel" }, head, this.grid.el);
+    this.el = h("div", { class: "panel heatmap-panel" }, head, this.sparse, this.grid.el);
     clear(container);
     container.append(this.el);
     this.hint();
@@ -98,6 +113,7 @@ export class HeatmapView {
 
   setData(d: HeatmapJSON): void {
     this.data = d;
+    this.noteSparse(d);
     if (this.sel.active()) this.sel.cancel();
     this.range = null;
     this.render();
@@ -105,7 +121,21 @@ export class HeatmapView {
 
   // showMessage shows msg in place of the map: an error, or a note that no
   // samples match ("empty").
+  // noteSparse says when no cell holds more than one sample (a filter that
+  // leaves few, at many rows), where the colours tell nothing, and offers
+  // fewer rows in one click.
+  private noteSparse(d: HeatmapJSON): void {
+    clear(this.sparse);
+    const rows = fewerRows(d.total, d.cols, d.rows);
+    this.sparse.hidden = !(d.total > 0 && d.max <= 1 && rows < d.rows);
+    if (this.sparse.hidden) return;
+    const btn = h("button", { class: "btn small", text: `Use ${rows} row${rows === 1 ? "" : "s"}`, attrs: { type: "button", "data-testid": "fewer-rows" } });
+    btn.addEventListener("click", () => this.opt.onRows(rows));
+    this.sparse.append(`No cell holds more than one sample: these filters leave ${fmtInt(d.total)} samples over ${fmtInt(d.cols * d.rows)} cells, too few to shade. `, btn);
+  }
+
   showMessage(msg: string, kind: "error" | "empty" = "error"): void {
+    this.sparse.hidden = true;
     this.data = null;
     this.status.textContent = "";
     this.grid.showMessage(msg, kind);

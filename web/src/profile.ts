@@ -58,6 +58,13 @@ export function profilePage(vd: ViewData, boot: () => void): void {
         originNs: origin,
         scale: scaleOf(currentParams()),
         onSelect: (s) => open({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs) }),
+        onRows: (rows) => {
+          const field = form?.elements.namedItem("rows");
+          if (field instanceof HTMLInputElement && form) {
+            field.value = String(rows);
+            form.requestSubmit();
+          }
+        },
       })
     : null;
   const cores = coresEl
