@@ -7,26 +7,14 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { writeCapture, count, PEGGED } from './capture.mjs';
-import { startServer, launch, watch, tempDir, upload } from './helpers.mjs';
+import { count, PEGGED } from './capture.mjs';
+import { watch, knownProfile, stopKnown } from './helpers.mjs';
 
 let server, browser, id, records;
 
-before(async () => {
-  const dir = tempDir();
-  const path = join(dir, 'known.perf.txt');
-  ({ records } = await writeCapture(path, { cpus: 8, seconds: 20 }));
-  server = await startServer();
-  id = (await upload(server.url, path, 'known')).profile.id;
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+before(async () => ({ server, browser, id, records } = await knownProfile()));
+after(() => stopKnown({ server, browser }));
 
 // serious runs axe-core on the page and returns its serious and critical
 // violations, each with the first few offending elements.

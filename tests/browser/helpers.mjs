@@ -234,3 +234,19 @@ export function copyToDocs(path, name) {
   mkdirSync(dir, { recursive: true });
   copyFileSync(path, join(dir, name));
 }
+
+// knownProfile starts a server holding the known capture of capture.mjs
+// (8 CPUs, 20 s, uploaded as "known") and a browser; stopKnown ends both.
+export async function knownProfile() {
+  const { writeCapture } = await import('./capture.mjs');
+  const path = join(tempDir(), 'known.perf.txt');
+  const { records } = await writeCapture(path, { cpus: 8, seconds: 20 });
+  const server = await startServer();
+  const id = (await upload(server.url, path, 'known')).profile.id;
+  return { server, browser: await launch(), id, records };
+}
+
+export async function stopKnown({ server, browser } = {}) {
+  await browser?.close();
+  await server?.stop();
+}

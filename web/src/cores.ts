@@ -8,7 +8,7 @@
 
 import { coreColor, emptyCell, systemColor, userColor } from "./colors";
 import { clear, fmtInt, fmtPct, h, Tooltip } from "./dom";
-import { type Cell, CellSelect, Grid, legend } from "./grid";
+import { type Cell, CellSelect, Grid, keyHandler, legend } from "./grid";
 import { cpuList, fmtDuration, fmtSeconds, fmtTick, updateURL } from "./state";
 import type { CoresJSON } from "./types";
 
@@ -99,6 +99,8 @@ export class CoresView {
         this.hint();
       },
     });
+    this.status = h("span", { class: "selection-label hint", attrs: { "data-testid": "cores-selection", "aria-live": "polite" } });
+    this.load = h("span", { class: "selection-load", attrs: { "data-testid": "cores-selection-load" } });
     this.grid = new Grid("cores-canvas", {
       down: (c) => {
         if (this.data) this.sel.down(c);
@@ -108,21 +110,18 @@ export class CoresView {
         if (this.data) this.sel.up(c);
       },
       leave: () => this.tip.hide(),
-      key: (action, c, from) => {
-        if (!this.data) return;
-        this.sel.key(action, c, from);
-        // The cursor's cell is read out, unless a selection is shown.
-        if (action === "move") {
-          this.status.classList.remove("hint");
-          this.status.textContent = this.describe(c).join(" · ");
+      key: keyHandler({
+        ready: () => !!this.data,
+        sel: this.sel,
+        status: this.status,
+        describe: (c) => {
           this.load.textContent = "";
-        }
-        this.drawOverlay();
-      },
+          return this.describe(c);
+        },
+        redraw: () => this.drawOverlay(),
+      }),
     });
     this.grid.overlay.setAttribute("aria-label", "Cores map, one row per CPU: arrows move a cursor cell, Shift+arrows select CPUs and times, Enter opens their flame graph");
-    this.status = h("span", { class: "selection-label hint", attrs: { "data-testid": "cores-selection", "aria-live": "polite" } });
-    this.load = h("span", { class: "selection-load", attrs: { "data-testid": "cores-selection-load" } });
     this.legendEl = h("span", { class: "cores-legend", attrs: { "data-testid": "cores-legend" } });
     this.measureEl = h(
       "select",

@@ -390,3 +390,24 @@ export class CellSelect {
     this.h.done(a, c);
   }
 }
+
+// keyHandler is the key handler of a map's grid: the selection follows
+// the keys, and an arrow without Shift reads out the cursor's cell (from
+// describe) in the map's status line before the overlay is redrawn.
+export function keyHandler(view: {
+  ready(): boolean;
+  sel: CellSelect;
+  status: HTMLElement;
+  describe(c: Cell): string[];
+  redraw(): void;
+}): GridHandlers["key"] {
+  return (action, c, from) => {
+    if (!view.ready()) return;
+    view.sel.key(action, c, from);
+    if (action === "move") {
+      view.status.classList.remove("hint");
+      view.status.textContent = view.describe(c).join(" · ");
+    }
+    view.redraw();
+  };
+}

@@ -6,7 +6,7 @@
 
 import { emptyCell, heatColor, type Scale, scaleValue } from "./colors";
 import { clear, fmtInt, h, Tooltip } from "./dom";
-import { type Cell, CellSelect, Grid, legend } from "./grid";
+import { type Cell, CellSelect, Grid, keyHandler, legend } from "./grid";
 import { fmtDuration, fmtSeconds, fmtTick } from "./state";
 import type { HeatmapJSON } from "./types";
 
@@ -69,6 +69,7 @@ export class HeatmapView {
         this.hint();
       },
     });
+    this.status = h("span", { class: "selection-label", attrs: { "data-testid": "selection", "aria-live": "polite" } });
     this.grid = new Grid("heatmap-canvas", {
       down: (c) => {
         if (this.data) this.sel.down(c);
@@ -78,19 +79,15 @@ export class HeatmapView {
         if (this.data) this.sel.up(c);
       },
       leave: () => this.tip.hide(),
-      key: (action, c, from) => {
-        if (!this.data) return;
-        this.sel.key(action, c, from);
-        // The cursor's cell is read out, unless a selection is shown.
-        if (action === "move") {
-          this.status.classList.remove("hint");
-          this.status.textContent = this.describe(c).join(" · ");
-        }
-        this.drawOverlay();
-      },
+      key: keyHandler({
+        ready: () => !!this.data,
+        sel: this.sel,
+        status: this.status,
+        describe: (c) => this.describe(c),
+        redraw: () => this.drawOverlay(),
+      }),
     });
     this.grid.overlay.setAttribute("aria-label", "Offset heatmap: arrows move a cursor cell, Shift+arrows select cells, Enter opens the flame graph of the cell or selection");
-    this.status = h("span", { class: "selection-label", attrs: { "data-testid": "selection", "aria-live": "polite" } });
     this.sparse = h("p", { class: "sparse-note", attrs: { "data-testid": "sparse-note", role: "status" } });
     this.sparse.hidden = true;
     this.legendBox = h("span");
