@@ -3,6 +3,8 @@ package subsecond
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Capture is a profile's samples in columnar form, as the analysis packages
@@ -23,10 +25,12 @@ type Capture struct {
 	derived derivedCache // indexes built from the fields above; see Derived
 }
 
-// derivedCache holds the values Derived computes, one per key.
+// derivedCache holds the values Derived computes, one per key, and the
+// bytes they hold.
 type derivedCache struct {
-	mu sync.Mutex
-	m  map[any]*derivedValue
+	mu    sync.Mutex
+	m     map[any]*derivedValue
+	bytes atomic.Int64
 }
 
 type derivedValue struct {
@@ -40,8 +44,9 @@ type derivedValue struct {
 // graph's node table, a filter's per-frame flags). Concurrent callers with
 // the same key wait for one build; the value lives as long as c and must be
 // treated as read-only, like c. key must be comparable; each package uses a
-// key type of its own so that keys never collide.
-func Derived[T any](c *Capture, key any, build func() T) T {
+// key type of its own so that keys never collide. The value's Bytes are
+// added to c's DerivedBytes once it is built.
+func Derived[T Sized](c *Capture, key any, build func() T) T {
 	c.derived.mu.Lock()
 	if c.derived.m == nil {
 		c.derived.m = map[any]*derivedValue{}
@@ -52,8 +57,34 @@ func Derived[T any](c *Capture, key any, build func() T) T {
 		c.derived.m[key] = d
 	}
 	c.derived.mu.Unlock()
-	d.once.Do(func() { d.v = build() })
+	d.once.Do(func() {
+		v := build()
+		d.v = v
+		c.derived.bytes.Add(v.Bytes())
+	})
 	return d.v.(T)
+}
+
+// Sized is a value that knows how much memory it holds: Bytes is an
+// estimate of the bytes it keeps reachable, counted by the capacity of its
+// slices, beyond what it shares with others. Every value Derived keeps is
+// Sized, so that a cache of captures can count what the views added to
+// them (DerivedBytes).
+type Sized interface {
+	Bytes() int64
+}
+
+// DerivedBytes returns the bytes held by the values Derived has built from
+// c so far, by their Bytes: the memory the views' indexes add to the
+// capture's own.
+func (c *Capture) DerivedBytes() int64 { return c.derived.bytes.Load() }
+
+// SliceBytes returns the bytes of the array behind s, by its capacity: the
+// building block of a Sized value's Bytes. Memory that elements point to
+// (strings, inner slices) is not counted.
+func SliceBytes[E any](s []E) int64 {
+	var e E
+	return int64(cap(s)) * int64(unsafe.Sizeof(e))
 }
 
 // FrameRec is an interned frame. Symbol, DSO and SrcLine index Capture.Strings.

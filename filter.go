@@ -276,6 +276,11 @@ type filterIndex struct {
 
 type filterIndexKey struct{}
 
+// Bytes returns the memory the index holds.
+func (ix *filterIndex) Bytes() int64 {
+	return SliceBytes(ix.sampleIdle) + SliceBytes(ix.node) + SliceBytes(ix.order) + SliceBytes(ix.keepKernel) + SliceBytes(ix.keepUser)
+}
+
 func newFilterIndex(c *Capture) *filterIndex {
 	const (
 		fIdle = 1 << iota

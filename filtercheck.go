@@ -54,6 +54,12 @@ type present struct {
 
 type presentKey struct{}
 
+// Bytes returns the memory p holds; the command names are the capture's
+// own strings, and a map entry is counted as 48 bytes.
+func (p *present) Bytes() int64 {
+	return SliceBytes(p.cpus) + SliceBytes(p.pids) + SliceBytes(p.tids) + 48*int64(len(p.comms))
+}
+
 func newPresent(c *Capture) *present {
 	s := &c.Samples
 	p := &present{cpus: distinct(s.CPU), pids: distinct(s.PID), tids: distinct(s.TID), comms: map[string]bool{}}

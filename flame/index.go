@@ -47,6 +47,26 @@ type index struct {
 // Len returns the number of nodes.
 func (ix *index) Len() int { return len(ix.parent) }
 
+// Bytes returns the memory the index holds (subsecond.Sized), so that the
+// capture cache counts it; the pooled count arrays, freed by the garbage
+// collector when idle, are not.
+func (ix *index) Bytes() int64 {
+	n := subsecond.SliceBytes(ix.strings) + subsecond.SliceBytes(ix.parent) + subsecond.SliceBytes(ix.name) +
+		subsecond.SliceBytes(ix.dso) + subsecond.SliceBytes(ix.kind) + subsecond.SliceBytes(ix.depth) +
+		subsecond.SliceBytes(ix.end) + subsecond.SliceBytes(ix.fn) + subsecond.SliceBytes(ix.outer) +
+		subsecond.SliceBytes(ix.frDSO) + subsecond.SliceBytes(ix.leaf)
+	for _, s := range ix.strings {
+		n += int64(len(s))
+	}
+	for _, names := range ix.frNames {
+		n += subsecond.SliceBytes(names)
+		for _, fr := range names {
+			n += subsecond.SliceBytes(fr)
+		}
+	}
+	return n
+}
+
 type indexKey struct{ only string }
 
 // indexOf returns c's index under only ("", "kernel" or "user"), building

@@ -213,7 +213,7 @@ type seenCPUsKey struct{}
 // seenCPUs returns the distinct CPU ids of c's samples, sorted, computed
 // once per capture.
 func seenCPUs(c *subsecond.Capture) []int32 {
-	return subsecond.Derived(c, seenCPUsKey{}, func() []int32 {
+	return subsecond.Derived(c, seenCPUsKey{}, func() cpuIDs {
 		dense := make([]bool, maxDenseCPU)
 		big := map[int32]bool{}
 		for _, cpu := range c.Samples.CPU {
@@ -233,14 +233,26 @@ func seenCPUs(c *subsecond.Capture) []int32 {
 	})
 }
 
+// cpuIDs is a capture's CPU ids as seenCPUs keeps them.
+type cpuIDs []int32
+
+// Bytes returns the memory ids hold (subsecond.Sized).
+func (ids cpuIDs) Bytes() int64 { return subsecond.SliceBytes(ids) }
+
 type kernelLeavesKey struct{}
 
 // kernelLeaves reports per stack node whether its leaf frame (the node's
 // own frame) is a kernel frame; the root, an empty stack, is not. It is
 // computed once per capture.
 func kernelLeaves(c *subsecond.Capture) []bool {
-	return subsecond.Derived(c, kernelLeavesKey{}, func() []bool { return newKernelLeaves(c) })
+	return subsecond.Derived(c, kernelLeavesKey{}, func() leafKinds { return newKernelLeaves(c) })
 }
+
+// leafKinds is a per-stack-node flag as kernelLeaves keeps it.
+type leafKinds []bool
+
+// Bytes returns the memory k holds (subsecond.Sized).
+func (k leafKinds) Bytes() int64 { return subsecond.SliceBytes(k) }
 
 func newKernelLeaves(c *subsecond.Capture) []bool {
 	kern := make([]bool, len(c.Nodes))

@@ -35,7 +35,7 @@ func runServe(ctx context.Context, e env) error {
 	fs.Var(&maxText, "max-text", "largest accepted capture `size` once decompressed; larger gets 413")
 	maxSamples := fs.Int64("max-samples", store.DefaultMaxSamples, "most samples one capture may hold; more gets 413 and nothing is stored")
 	cacheSize := byteSize(store.DefaultCacheSize)
-	fs.Var(&cacheSize, "cache-size", "memory `size` for captures kept loaded for views, least recently used out first")
+	fs.Var(&cacheSize, "cache-size", "memory `size` for captures kept loaded for views, with the indexes the views build from them, least recently used out first")
 	token := fs.String("token", os.Getenv("SUBSECOND_TOKEN"), "require this bearer `token` for uploads and deletes ($SUBSECOND_TOKEN)")
 	readOnly := fs.Bool("read-only", envBool("SUBSECOND_READ_ONLY"), "refuse uploads and deletes ($SUBSECOND_READ_ONLY=1)")
 	var sn serveNet

@@ -2,6 +2,8 @@ package synth
 
 import (
 	"bytes"
+	"io"
+	"runtime"
 	"sync"
 
 	"github.com/subsecond/subsecond"
@@ -49,4 +51,29 @@ func Parse(text []byte, opt parser.Options) (*subsecond.Capture, error) {
 		return nil, err
 	}
 	return b.Capture(subsecond.Profile{Meta: sc.Metadata()}), nil
+}
+
+// Real returns the bundled real capture (sampledata.Real: 2 CPUs × 5 s of
+// deep stacks), parsed into a new capture on each call.
+func Real() (*subsecond.Capture, error) {
+	r, err := sampledata.Real()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(text, parser.Options{})
+}
+
+// LiveHeap returns the bytes of the Go heap still reachable after a
+// collection: taken before and after building something, what it keeps.
+func LiveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }

@@ -1,0 +1,67 @@
+package store_test
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/internal/synth"
+	sampledata "github.com/subsecond/subsecond/sample-data"
+	"github.com/subsecond/subsecond/store"
+)
+
+// TestCacheBudgetHoldsIndexes checks that the capture cache's budget bounds
+// the memory its captures really keep once the views have used them: a
+// deep-stacked real capture's flame-graph indexes (one per setting of only)
+// and filter index outweigh its samples, and must count.
+func TestCacheBudgetHoldsIndexes(t *testing.T) {
+	r, err := sampledata.Real()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(r)
+	r.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	b, _, _ := openSQLite(t)
+	const budget = 8 << 20
+	before := synth.LiveHeap()
+	s := store.New(b, store.Options{CacheSize: budget})
+	var last string
+	for i := range 12 {
+		// Twelve distinct captures of the same shape: another host name each.
+		copy := strings.Replace(text, "# hostname : vm\n", fmt.Sprintf("# hostname : vm-%d\n", i), 1)
+		p, _, err := s.Import(t.Context(), strings.NewReader(copy), store.ImportOptions{Name: fmt.Sprint("copy ", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Capture(t.Context(), p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := subsecond.Range{Start: c.Profile.Start, End: c.Profile.End + 1}
+		for _, only := range []string{"", "kernel", "user"} {
+			if _, err := flame.Build(c, subsecond.Filter{Only: only}, all); err != nil {
+				t.Fatal(err)
+			}
+		}
+		last = p.ID
+	}
+	// The last capture's indexes are counted from the cache's next use.
+	if _, err := s.Capture(t.Context(), last); err != nil {
+		t.Fatal(err)
+	}
+	held := synth.LiveHeap() - before
+	if held > budget*5/4 {
+		t.Errorf("with a %d MiB cache, the store keeps %.1f MiB live after flame graphs of 12 captures; want at most the budget and a quarter",
+			budget>>20, float64(held)/(1<<20))
+	}
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(text)
+}
