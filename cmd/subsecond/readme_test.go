@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -263,4 +265,85 @@ func subsecondArgs(cmd []string) ([]string, bool) {
 		return cmd[3:], true
 	}
 	return nil, false
+}
+
+// TestReadmeConfiguration checks the README's table of serve's flags
+// against serve's FlagSet both ways: every flag it names exists, with the
+// environment variable it names mentioned in the flag's help, and every
+// flag of serve has a row. The flags the table of limits names must exist
+// too.
+func TestReadmeConfiguration(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := commandFlags(t, "serve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := readmeSection(string(data), "## Configuration")
+	limits := readmeSection(string(data), "### Limits")
+	if config == "" || limits == "" {
+		t.Fatal(`README.md has no "## Configuration" or "### Limits" section`)
+	}
+	flagRE := regexp.MustCompile("`--([a-z][a-z0-9-]*)")
+	envRE := regexp.MustCompile(`\b(SUBSECOND_[A-Z_]+|GOMEMLIMIT)\b`)
+	rows := map[string]bool{}
+	for _, line := range strings.Split(config, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.Contains(cells[1], "`--") {
+			continue
+		}
+		for _, m := range flagRE.FindAllStringSubmatch(cells[1], -1) {
+			name := m[1]
+			rows[name] = true
+			f := fs.Lookup(name)
+			if f == nil {
+				t.Errorf("README.md's configuration table names --%s, which serve does not have", name)
+				continue
+			}
+			for _, env := range envRE.FindAllString(cells[2], -1) {
+				if !strings.Contains(f.Usage, "$"+env) {
+					t.Errorf("README.md's configuration table reads --%s from $%s; serve's help for it (%q) does not say so", name, env, f.Usage)
+				}
+			}
+		}
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if !rows[f.Name] {
+			t.Errorf("serve's --%s has no row in README.md's configuration table", f.Name)
+		}
+	})
+	n := 0
+	for _, m := range flagRE.FindAllStringSubmatch(limits, -1) {
+		n++
+		if fs.Lookup(m[1]) == nil {
+			t.Errorf("README.md's table of limits names --%s, which serve does not have", m[1])
+		}
+	}
+	if len(rows) < 10 || n < 10 {
+		t.Errorf("found %d flags in README.md's configuration table and %d in its limits; want the tables", len(rows), n)
+	}
+}
+
+// readmeSection returns the text under heading up to the next heading of
+// the same or a higher level, or "" when there is no such heading.
+func readmeSection(readme, heading string) string {
+	i := strings.Index(readme, "\n"+heading+"\n")
+	if i < 0 {
+		return ""
+	}
+	rest := readme[i+len(heading)+2:]
+	level := strings.Fields(heading)[0]
+	for j := 0; j < len(rest); {
+		k := strings.Index(rest[j:], "\n#")
+		if k < 0 {
+			break
+		}
+		j += k + 1
+		if h := strings.Fields(rest[j:])[0]; len(h) <= len(level) && strings.Trim(h, "#") == "" {
+			return rest[:j]
+		}
+	}
+	return rest
 }
