@@ -54,9 +54,7 @@ func runHotspots(ctx context.Context, e env) error {
 		rep.Link(c.Profile.ID, q.Filter)
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return json.NewEncoder(e.stdout).Encode(rep) // as the API sends it
 	}
 	t0 := rep.T0
 	sec := func(ns int64) string { return subsecond.FormatSeconds(ns - t0) }

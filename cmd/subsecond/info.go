@@ -41,9 +41,7 @@ func runInfo(ctx context.Context, e env) error {
 		return err
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		return json.NewEncoder(e.stdout).Encode(p) // as the API sends it
 	}
 	printInfo(e, p)
 	return nil

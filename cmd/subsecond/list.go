@@ -40,9 +40,7 @@ func runList(ctx context.Context, e env) error {
 		if list == nil {
 			list = []subsecond.Profile{}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(subsecond.ProfileList{Profiles: list})
+		return json.NewEncoder(e.stdout).Encode(subsecond.ProfileList{Profiles: list}) // as the API sends it
 	}
 	if len(list) == 0 {
 		fmt.Fprintln(e.stdout, "no profiles stored; add one with 'subsecond import FILE'")
