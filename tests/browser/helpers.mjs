@@ -39,7 +39,7 @@ let production = null;
 // web/teststatic (not committed) and the browsertest build tag embeds it in
 // place of web/static. It differs from the production build only in the
 // hooks tests read (window.__flame). SUBSECOND_BIN names a prebuilt binary
-// to test instead.
+// to test instead (tests/browser/run.mjs builds one for the whole suite).
 export function build() {
   if (binary) return binary;
   if (process.env.SUBSECOND_BIN) return (binary = process.env.SUBSECOND_BIN);
@@ -54,6 +54,7 @@ export function build() {
 // committed front end of web/static.
 export function buildProduction() {
   if (production) return production;
+  if (process.env.SUBSECOND_PROD_BIN) return (production = process.env.SUBSECOND_PROD_BIN);
   const dir = tempDir('subsecond-bin-');
   production = join(dir, 'subsecond');
   execFileSync('go', ['build', '-o', production, './cmd/subsecond'], { cwd: ROOT, stdio: 'inherit' });
