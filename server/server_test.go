@@ -459,10 +459,16 @@ func TestProfileAPI(t *testing.T) {
 	}
 	for _, path := range []string{"", "/heatmap", "/cpus", "/hotspots", "/flamegraph", "/diff?start2=0&end2=1"} {
 		res, b = e.do("GET", "/api/profiles/"+p.ID+path, nil)
-		wantError(t, res, b, http.StatusNotFound, "not found")
+		wantError(t, res, b, http.StatusNotFound, "profile \""+p.ID+"\": not found")
+		if n := strings.Count(string(b), p.ID); n != 1 {
+			t.Errorf("GET %s of a deleted profile: %s names it %d times; want once", path, b, n)
+		}
 	}
 	res, b = e.do("DELETE", "/api/profiles/"+p.ID, nil)
 	wantError(t, res, b, http.StatusNotFound, "not found")
+	if n := strings.Count(string(b), p.ID); n != 1 {
+		t.Errorf("DELETE of a deleted profile: %s names it %d times; want once", b, n)
+	}
 	res, b = e.do("GET", "/api/nothing-here", nil)
 	wantError(t, res, b, http.StatusNotFound, "no such page")
 	if res, _ = e.do("HEAD", "/api/profiles", nil); res.StatusCode != http.StatusOK {

@@ -266,7 +266,7 @@ func (s *Store) List(ctx context.Context) ([]subsecond.Profile, error) {
 func (s *Store) Profile(ctx context.Context, id string) (*subsecond.Profile, error) {
 	p, err := s.b.Profile(ctx, id)
 	if err != nil {
-		return nil, fmt.Errorf("profile %s: %w", id, err)
+		return nil, fmt.Errorf("profile %q: %w", id, err)
 	}
 	return p, nil
 }
@@ -283,7 +283,7 @@ func (s *Store) Rename(ctx context.Context, id, name string) error {
 		return err
 	}
 	if err := s.b.Rename(ctx, id, name); err != nil {
-		return fmt.Errorf("rename profile %s: %w", id, err)
+		return fmt.Errorf("rename profile %q: %w", id, err)
 	}
 	// A cached capture carries the old name: read it anew when asked.
 	s.cache.remove(id)
@@ -310,7 +310,7 @@ func checkName(name string) error {
 // yields an error wrapping subsecond.ErrNotFound.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.b.Delete(ctx, id); err != nil {
-		return fmt.Errorf("delete profile %s: %w", id, err)
+		return fmt.Errorf("delete profile %q: %w", id, err)
 	}
 	s.cache.remove(id)
 	return nil
@@ -330,11 +330,11 @@ func (s *Store) Capture(ctx context.Context, id string) (*subsecond.Capture, err
 		var ok bool
 		if ok, err = s.b.Exists(ctx, id); err == nil && !ok {
 			s.cache.remove(id)
-			err = fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+			err = subsecond.ErrNotFound
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("capture %s: %w", id, err)
+		return nil, fmt.Errorf("profile %q: %w", id, err)
 	}
 	return c, nil
 }

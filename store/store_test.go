@@ -328,9 +328,12 @@ func TestProfileListDelete(t *testing.T) {
 			"Capture":   func() error { _, err := e.s.Capture(ctx, a.ID); return err }(),
 			"Summaries": func() error { _, err := e.s.Summaries(ctx, a.ID); return err }(),
 			"Delete":    e.s.Delete(ctx, a.ID),
+			"Rename":    e.s.Rename(ctx, a.ID, "c"),
 		} {
 			if !errors.Is(err, subsecond.ErrNotFound) {
 				t.Errorf("%s of a deleted profile: %v; want ErrNotFound", name, err)
+			} else if n := strings.Count(err.Error(), a.ID); n != 1 {
+				t.Errorf("%s of a deleted profile: %q names it %d times; want once", name, err, n)
 			}
 		}
 		for _, id := range []string{"", "x", "'; DROP TABLE profiles; --", strings.Repeat("a", 26), strings.ToUpper(b.ID)} {
@@ -402,8 +405,8 @@ func TestDeleteThroughAnotherStore(t *testing.T) {
 		if err := e.s.Delete(ctx, p.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := other.Capture(ctx, p.ID); !errors.Is(err, subsecond.ErrNotFound) {
-			t.Errorf("Capture of a profile deleted elsewhere: %v; want ErrNotFound", err)
+		if _, err := other.Capture(ctx, p.ID); !errors.Is(err, subsecond.ErrNotFound) || strings.Count(err.Error(), p.ID) != 1 {
+			t.Errorf("Capture of a profile deleted elsewhere: %v; want ErrNotFound, naming it once", err)
 		}
 	})
 }

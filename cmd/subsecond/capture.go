@@ -135,11 +135,7 @@ func loadCapture(ctx context.Context, e env, arg, db string) (*subsecond.Capture
 		return nil, err
 	}
 	defer s.Close()
-	c, err := s.Capture(ctx, arg)
-	if err != nil {
-		return nil, fmt.Errorf("profile %s: %w", arg, err)
-	}
-	return c, nil
+	return s.Capture(ctx, arg) // its errors name the profile
 }
 
 // readCapture parses perf script text (plain, gzip or zstd) from r into a

@@ -193,11 +193,11 @@ func (d *DB) Exists(ctx context.Context, id string) (bool, error) {
 // warnings is set, inside tx.
 func (d *DB) loadProfile(ctx context.Context, tx *sql.Tx, id string, warnings bool) (pk int64, p *subsecond.Profile, comms []byte, err error) {
 	if !store.ValidID(id) {
-		return 0, nil, nil, fmt.Errorf("profile %q: %w", id, subsecond.ErrNotFound)
+		return 0, nil, nil, subsecond.ErrNotFound
 	}
 	pk, p, comms, err = scanProfile(tx.QueryRowContext(ctx, d.Q(`SELECT `+profileCols+` FROM profiles WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil, nil, fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+		return 0, nil, nil, subsecond.ErrNotFound
 	}
 	if err != nil {
 		return 0, nil, nil, err
@@ -331,7 +331,7 @@ func (d *DB) InsertPending(ctx context.Context, tx *sql.Tx, id string) (int64, e
 // Rename sets profile id's name.
 func (d *DB) Rename(ctx context.Context, tx *sql.Tx, id, name string) error {
 	if !store.ValidID(id) {
-		return fmt.Errorf("profile %q: %w", id, subsecond.ErrNotFound)
+		return subsecond.ErrNotFound
 	}
 	res, err := tx.ExecContext(ctx, d.Q(`UPDATE profiles SET name = ? WHERE id = ?`), name, id)
 	if err != nil {
@@ -340,14 +340,14 @@ func (d *DB) Rename(ctx context.Context, tx *sql.Tx, id, name string) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+		return subsecond.ErrNotFound
 	}
 	return nil
 }
 
 func (d *DB) Delete(ctx context.Context, tx *sql.Tx, id string) error {
 	if !store.ValidID(id) {
-		return fmt.Errorf("profile %q: %w", id, subsecond.ErrNotFound)
+		return subsecond.ErrNotFound
 	}
 	res, err := tx.ExecContext(ctx, d.Q(`DELETE FROM profiles WHERE id = ?`), id)
 	if err != nil {
@@ -356,7 +356,7 @@ func (d *DB) Delete(ctx context.Context, tx *sql.Tx, id string) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+		return subsecond.ErrNotFound
 	}
 	return nil
 }
