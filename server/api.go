@@ -134,10 +134,15 @@ func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) er
 	return c, q, release, nil
 }
 
-// needBase checks that a differential request names its base: a range
-// (start2, end2) or another profile (base).
+// namesBase reports whether a request names the base of a differential
+// graph: a range (start2, end2) or another profile (base).
+func namesBase(v url.Values) bool {
+	return v.Has("start2") || v.Has("end2") || v.Get("base") != ""
+}
+
+// needBase checks that a differential request names its base.
 func needBase(v url.Values) error {
-	if !v.Has("start2") && !v.Has("end2") && v.Get("base") == "" {
+	if !namesBase(v) {
 		return fmt.Errorf("start2: the base range start2, end2 is missing: %w", subsecond.ErrInvalid)
 	}
 	return nil
@@ -230,8 +235,10 @@ func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
 
 // flamegraph handles GET /api/profiles/{id}/flamegraph?start=&end=&<filters>&format=:
 // the flame graph of a range as JSON (default), folded stacks, SVG or pprof.
+// A request that names a base (start2, end2 or base) gets the differential
+// graph, as from /diff and as `subsecond flamegraph --start2` prints it.
 func (s *Server) flamegraph(w http.ResponseWriter, r *http.Request) {
-	s.graph(w, r, false)
+	s.graph(w, r, namesBase(r.URL.Query()))
 }
 
 // diff handles GET /api/profiles/{id}/diff?start2=&end2=&start=&end=&base=&<filters>&format=:

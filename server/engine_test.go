@@ -242,6 +242,19 @@ func TestDiffAcrossProfiles(t *testing.T) {
 	if res.StatusCode != 200 || json.Unmarshal(b, &diff) != nil || diff.BaseTotal != 100 {
 		t.Errorf("diff against a whole profile: %d, base total %d; want 200, 100", res.StatusCode, diff.BaseTotal)
 	}
+	// The flame graph route with a base is the differential graph, as the
+	// CLI's flamegraph --start2 is: never the target alone.
+	for _, q := range []string{"&start2=0&end2=1&start=1&end=3&format=folded", "&start=1&end=3"} {
+		_, d := e.do("GET", api+q, nil)
+		res, f := e.do("GET", "/api/profiles/"+target.ID+"/flamegraph?base="+base.ID+q, nil)
+		if res.StatusCode != 200 || !bytes.Equal(f, d) {
+			t.Errorf("flamegraph?base=…%s = %d\n%.300s\nwant the diff's\n%.300s", q, res.StatusCode, f, d)
+		}
+	}
+	_, d := e.do("GET", "/api/profiles/"+target.ID+"/diff?start2=0&end2=1&start=1&end=3", nil)
+	if res, f := e.do("GET", "/api/profiles/"+target.ID+"/flamegraph?start2=0&end2=1&start=1&end=3", nil); res.StatusCode != 200 || !bytes.Equal(f, d) {
+		t.Errorf("flamegraph?start2=0&end2=1 = %d\n%.300s\nwant the diff's\n%.300s", res.StatusCode, f, d)
+	}
 	res, b = e.do("GET", "/api/profiles/"+target.ID+"/diff?base=nosuch&start=1&end=3", nil)
 	if res.StatusCode != http.StatusBadRequest || !bytes.Contains(b, []byte(`base: there is no profile`)) {
 		t.Errorf("diff against an unknown profile = %d %s; want 400 naming base", res.StatusCode, b)
