@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -353,8 +354,8 @@ func TestPprof(t *testing.T) {
 			p.SampleType[1].Type != "cpu" || p.SampleType[1].Unit != "nanoseconds" {
 			t.Errorf("sample types = %v %v", p.SampleType[0], p.SampleType[1])
 		}
-		if p.TimeNanos != r.Start || p.DurationNanos != r.End-r.Start {
-			t.Errorf("time %d duration %d; want %d, %d", p.TimeNanos, p.DurationNanos, r.Start, r.End-r.Start)
+		if p.TimeNanos != 0 || p.DurationNanos != r.End-r.Start || !slices.Contains(p.Comments, "range: [1 s, 4 s) from T0 of "+c.Profile.Name) {
+			t.Errorf("time %d duration %d comments %q; want no time (no wall clock), %d and the range", p.TimeNanos, p.DurationNanos, p.Comments, r.End-r.Start)
 		}
 		want, total := reference(ss, f, r)
 		var wantNS int64
@@ -391,6 +392,20 @@ func TestPprof(t *testing.T) {
 		if fmt.Sprint(gotCPU) != fmt.Sprint(perCPU) {
 			t.Errorf("pprof per-CPU counts %v; want %v", gotCPU, perCPU)
 		}
+	}
+
+	// With a wall clock, the profile's time is the range's start on it.
+	c.Profile.Wall = subsecond.WallClock{Offset: 1_764_460_800e9, Source: subsecond.WallRealtime}
+	g, err := flame.Build(c, subsecond.Filter{}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := g.Pprof()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := r.Start + 1_764_460_800e9; p.TimeNanos != want {
+		t.Errorf("pprof time with a wall clock = %d; want %d", p.TimeNanos, want)
 	}
 }
 

@@ -19,8 +19,11 @@ import (
 // nanoseconds for cpu-clock; when the selection carries no periods, one
 // sampling interval 1e9/FrequencyHz per sample), labels comm, cpu, pid and
 // tid (the ids left out when perf recorded none), and the
-// stack leaf-first with the filter's Only applied. TimeNanos and
-// DurationNanos give the range. The profile passes CheckValid.
+// stack leaf-first with the filter's Only applied. DurationNanos is the
+// range's length and a comment names the range in seconds from T0;
+// TimeNanos is its start as wall-clock time, when the capture has one
+// (subsecond.WallClock), else 0: perf's own clock counts from boot, which
+// pprof would show as a date in 1970. The profile passes CheckValid.
 //
 // For a differential graph the profile is the target's samples plus the
 // base's with their values negated and the label pprof::base=true: exactly
@@ -41,8 +44,10 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 	p := &profile.Profile{
 		SampleType:    []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
 		PeriodType:    &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
-		TimeNanos:     g.Start,
 		DurationNanos: g.End - g.Start,
+	}
+	if w := c.Profile.Wall; w.Known() {
+		p.TimeNanos = w.Wall(g.Start)
 	}
 	if iv := interval(c); iv > 0 {
 		p.Period = iv
@@ -54,6 +59,8 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 		}
 		p.Comments = []string{"event: " + ev}
 	}
+	t0 := c.Profile.T0()
+	p.Comments = append(p.Comments, fmt.Sprintf("range: [%s s, %s s) from T0 of %s", subsecond.FormatSeconds(g.Start-t0), subsecond.FormatSeconds(g.End-t0), c.Profile.Name))
 	pb := &pprofBuilder{p: p, mappings: map[string]*profile.Mapping{}, funcs: map[[2]string]*profile.Function{}, labels: map[labelKey]map[string][]string{}}
 	lo, hi := c.Window(subsecond.Range{Start: g.Start, End: g.End})
 	pb.add(c, g.ix, m, lo, hi, false)
