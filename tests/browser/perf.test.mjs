@@ -68,6 +68,7 @@ test('the bundled-size incident sample: upload to heatmap, and drag release to f
   const t2 = await timings(page);
   console.log(`# drag-release-to-rendered-flame-graph (96 CPUs, 10 s, ${inRange} samples): ${t2['select-to-flame']} ms (target < 300 ms; JSON ready ${t2['flame-fetch']} ms after the page booted)`);
   assert.ok(t2['select-to-flame'] > 0);
+  await page.waitForSelector('[data-testid=timeline-canvas][data-loaded]');
   copyToDocs(await shot(page, 'flame-incident', { fullPage: true }), 'flame-incident.png');
   // Move the range with the mini timeline's brush: [5, 15) to [15, 25).
   const tl = await page.$eval('[data-testid=timeline-canvas]', (c) => c.getBoundingClientRect().toJSON());

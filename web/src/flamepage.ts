@@ -40,7 +40,9 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   const prof = vd.profile;
   const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
   if (!box || !api) return;
-  if (prof) timeline(api, prof, mode, boot);
+  // The strip's counts are fetched once the page's own data is in, so that
+  // they never hold up the graph or the stack chart.
+  const loadStrip = prof ? timeline(api, prof, mode, boot) : null;
   const selectMark = takeHandOff("select");
   // "← heatmaps" leads to the view this page was opened from, when known.
   const backLink = $<HTMLAnchorElement>("[data-testid=range] a");
@@ -206,6 +208,9 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   // First frame drawn: record timings for the browser tests.
   graph.onDrawn = () => {
     graph.onDrawn = null;
+    void Promise.resolve(samples)
+      .catch(() => {})
+      .then(() => loadStrip?.());
     recordTiming("flame-fetch", fetched - t0);
     recordTiming("flame-render", performance.now() - t0);
     if (selectMark !== null) recordTiming("select-to-flame", now() - selectMark);
@@ -247,9 +252,9 @@ async function changeTable(box: HTMLElement, api: string, p: URLSearchParams, on
 
 // timeline shows the capture's mini timeline with the page's range as a
 // brush; moving the brush opens the page of the new range in place.
-function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () => void): void {
+function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () => void): (() => void) | null {
   const holder = $("#timeline");
-  if (!holder) return;
+  if (!holder) return null;
   const p = currentParams();
   const dur = prof.end_ns + 1 - prof.t0_ns;
   const bound = (name: string, def: number) => {
@@ -285,12 +290,13 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
   q.set("rows", "1");
   q.set("col", String(col));
   onSchemeChange(() => tl.draw());
-  getJSON<HeatmapJSON>(`${api}/heatmap?${q}`).then(
-    (d) => tl.setData(d, prof.t0_ns),
-    () => {
-      /* the strip stays empty; the brush still works */
-    },
-  );
+  return () =>
+    void getJSON<HeatmapJSON>(`${api}/heatmap?${q}`).then(
+      (d) => tl.setData(d, prof.t0_ns),
+      () => {
+        /* the strip stays empty; the brush still works */
+      },
+    );
 }
 
 // samplesAPI returns the URL of the stack chart's samples for the range and

@@ -74,6 +74,7 @@ export class MiniTimeline {
     this.counts = d.counts.map((c) => c[0] || 0);
     this.colNs = d.col_ns;
     this.shift = d.t0_ns - originNs;
+    this.canvas.dataset.loaded = "1";
     this.draw();
   }
 
