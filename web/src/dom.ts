@@ -95,3 +95,17 @@ export class Tooltip {
     this.el.hidden = true;
   }
 }
+
+// onNextFrame returns a function that asks for draw to run at the next
+// animation frame, once however often it is asked before then.
+export function onNextFrame(draw: () => void): () => void {
+  let pending = false;
+  return () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      draw();
+    });
+  };
+}

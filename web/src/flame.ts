@@ -5,7 +5,7 @@
 // trees of 50k+ nodes smooth.
 
 import { CURRENT_COLOR, diffColor, frameColor, HIGHLIGHT_COLOR, KIND_STYLE, MATCH_COLOR } from "./colors";
-import { fmtInt, fmtPct, h, type Pointer, setupCanvas, Tooltip } from "./dom";
+import { fmtInt, fmtPct, h, onNextFrame, type Pointer, setupCanvas, Tooltip } from "./dom";
 import type { FlameJSON } from "./types";
 
 export const ROW_H = 17;
@@ -190,7 +190,6 @@ export class FlameGraph {
   private pointer: Pointer | null = null; // where the pointer is over the canvas
   private width = 0;
   private height = 0;
-  private pending = false;
   private charW = 7;
   private cssWidth = 0; // the container's width, kept by a ResizeObserver
   private overlay: HTMLCanvasElement;
@@ -392,14 +391,8 @@ export class FlameGraph {
     return sum / total;
   }
 
-  invalidate(): void {
-    if (this.pending) return;
-    this.pending = true;
-    requestAnimationFrame(() => {
-      this.pending = false;
-      this.draw();
-    });
-  }
+  // invalidate draws the chart again at the next animation frame.
+  readonly invalidate = onNextFrame(() => this.draw());
 
   private y(depth: number): number {
     return this.opt.icicle ? depth * ROW_H : this.height - (depth + 1) * ROW_H;

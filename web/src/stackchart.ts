@@ -11,7 +11,7 @@
 // scroll beneath it.
 
 import { frameColor, HIGHLIGHT_COLOR, MATCH_COLOR } from "./colors";
-import { clear, fmtInt, h, type Pointer, setupCanvas, Tooltip } from "./dom";
+import { clear, fmtInt, h, onNextFrame, type Pointer, setupCanvas, Tooltip } from "./dom";
 import type { Tree } from "./flame";
 import { fmtDuration, fmtTick } from "./state";
 import type { SamplesJSON } from "./types";
@@ -67,7 +67,6 @@ export class StackChart {
   private linked = -1;
   private match: Uint8Array | null = null;
   private colors: (string | undefined)[] = [];
-  private pending = false;
   layoutMs = 0; // how long grouping the samples into lanes took
   boxMs = 0; // how long building the boxes of the lanes drawn so far took
   drawMs = 0; // how long the last frame took
@@ -213,14 +212,8 @@ export class StackChart {
     this.drawOverlay();
   }
 
-  invalidate(): void {
-    if (this.pending) return;
-    this.pending = true;
-    requestAnimationFrame(() => {
-      this.pending = false;
-      this.draw();
-    });
-  }
+  // invalidate draws the chart again at the next animation frame.
+  readonly invalidate = onNextFrame(() => this.draw());
 
   private x(ns: number): number {
     return (ns / this.spanNs) * this.width;
