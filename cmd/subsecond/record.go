@@ -47,7 +47,9 @@ perf starts a new file every two minutes without losing a sample; each
 finished file is converted with 'perf script --header' in the background,
 compressed with zstd, imported into the local database (or uploaded with
 --upload) and deleted. Converted captures stay in DIR for --keep, which
-bounds the disk used; a capture the server did not accept is retried.
+bounds the disk used. One the server could not take (down, wrong token)
+waits in DIR/pending/ and is offered again every second; one it refuses for
+good (not perf text, too large) is set aside in DIR/rejected/.
 
 Flags:`)
 		fs.PrintDefaults()
