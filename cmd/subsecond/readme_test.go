@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -327,7 +328,8 @@ func TestReadmeConfiguration(t *testing.T) {
 }
 
 // readmeSection returns the text under heading up to the next heading of
-// the same or a higher level, or "" when there is no such heading.
+// the same or a higher level (outside fenced blocks, where # starts a
+// comment), or "" when there is no such heading.
 func readmeSection(readme, heading string) string {
 	i := strings.Index(readme, "\n"+heading+"\n")
 	if i < 0 {
@@ -335,15 +337,137 @@ func readmeSection(readme, heading string) string {
 	}
 	rest := readme[i+len(heading)+2:]
 	level := strings.Fields(heading)[0]
-	for j := 0; j < len(rest); {
-		k := strings.Index(rest[j:], "\n#")
-		if k < 0 {
-			break
+	inFence := false
+	at := 0
+	for _, line := range strings.SplitAfter(rest, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+		} else if h, _, _ := strings.Cut(line, " "); !inFence && h != "" && len(h) <= len(level) && strings.Trim(h, "#") == "" {
+			return rest[:at]
 		}
-		j += k + 1
-		if h := strings.Fields(rest[j:])[0]; len(h) <= len(level) && strings.Trim(h, "#") == "" {
-			return rest[:j]
-		}
+		at += len(line)
 	}
 	return rest
+}
+
+// walkthroughScript is the `subsecond` that checkReadmeWalkthrough puts
+// first on the shell's PATH: the test binary, run as TestHelperSubsecond
+// with the arguments as SUBSECOND_TEST_ARGS (a JSON list).
+const walkthroughScript = `#!/bin/bash
+json="[" sep=""
+for a in "$@"; do a=${a//\\/\\\\}; a=${a//\"/\\\"}; json+="$sep\"$a\""; sep=","; done
+SUBSECOND_TEST_MAIN=1 SUBSECOND_TEST_ARGS="$json]" exec "$SUBSECOND_TEST_BINARY" -test.run='^TestHelperSubsecond$'
+`
+
+// walkthroughExpect is a trailing comment that states what a command line
+// prints, such as # "total":103.
+var walkthroughExpect = regexp.MustCompile(`#\s+("[a-z_]+":\S+)\s*$`)
+
+// checkReadmeWalkthrough runs the README's five-step walkthrough, each
+// command line of its shell blocks (but go run and curl, the server being
+// up already) in bash with subsecond reading db, and checks what they
+// print: the output block that follows a shell block must be its
+// commands' output, line for line (a line ending in … as a prefix: the
+// README cuts long lines), or, where a comment says "below:" what it
+// shows, an excerpt of it, its lines in the same order; and a comment
+// such as # "total":103 must be in its line's output. The README says
+// every output there is real, from the bundled capture.
+func checkReadmeWalkthrough(t *testing.T, db string) {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	walk := readmeSection(string(data), "## Finding the pegged core: a five-step walkthrough")
+	if walk == "" {
+		t.Fatal("README.md has no five-step walkthrough")
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "subsecond"), []byte(walkthroughScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"SUBSECOND_DB="+db, "SUBSECOND_TEST_BINARY="+bin)
+	sh := func(script string) string {
+		cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("README.md's walkthrough: %s: %v\n%s", script, err, out)
+		}
+		return string(out)
+	}
+
+	var assigns []string // ID=…, kept for the later blocks
+	var got strings.Builder
+	excerpt := false
+	lines := strings.Split(walk, "\n")
+	blocks, checked := 0, 0
+	for i := 0; i < len(lines); i++ {
+		fence := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(fence, "```") {
+			continue
+		}
+		var body []string
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+			body = append(body, lines[i])
+		}
+		if shellFences[strings.TrimPrefix(fence, "```")] {
+			blocks++
+			got.Reset()
+			excerpt = false
+			for _, line := range body {
+				cmd := strings.TrimSpace(line)
+				excerpt = excerpt || strings.Contains(cmd, "# below:")
+				if cmd == "" || strings.HasPrefix(cmd, "#") || strings.HasPrefix(cmd, "go run") || strings.HasPrefix(cmd, "curl") {
+					continue
+				}
+				out := sh(strings.Join(append(assigns, cmd), "\n"))
+				if m := walkthroughExpect.FindStringSubmatch(cmd); m != nil && !strings.Contains(out, m[1]) {
+					t.Errorf("README.md's walkthrough: %s\nprints %q; the README says %s", cmd, out, m[1])
+				}
+				if regexp.MustCompile(`^[A-Z_]+=`).MatchString(cmd) {
+					assigns = append(assigns, cmd)
+				}
+				got.WriteString(out)
+			}
+			continue
+		}
+		if fence != "```" || blocks == 0 || got.Len() == 0 {
+			continue
+		}
+		checked++
+		out := strings.Split(strings.TrimRight(got.String(), "\n"), "\n")
+		if !excerpt && len(out) != len(body) {
+			t.Errorf("README.md's walkthrough shows %d lines:\n%s\nits commands print %d:\n%s", len(body), strings.Join(body, "\n"), len(out), got.String())
+		}
+		j := 0
+		for _, want := range body {
+			want = strings.TrimRight(want, " ")
+			prefix, cut := strings.CutSuffix(want, "…")
+			for ; j < len(out); j++ {
+				line := strings.TrimRight(out[j], " ")
+				if line == want || cut && strings.HasPrefix(line, prefix) {
+					break
+				}
+				if !excerpt {
+					j = len(out)
+					break
+				}
+			}
+			if j == len(out) {
+				t.Errorf("README.md's walkthrough shows\n%s\nwhich its commands no longer print (in that order); they print:\n%s", want, got.String())
+				break
+			}
+			j++
+		}
+		got.Reset()
+	}
+	if blocks < 5 || checked < 3 {
+		t.Errorf("ran %d shell blocks of README.md's walkthrough and checked %d outputs; want its five steps and three outputs", blocks, checked)
+	}
 }

@@ -494,6 +494,10 @@ func TestFirstRun(t *testing.T) {
 		}
 	}
 
+	// The README's walkthrough, run against that database, prints what the
+	// README shows.
+	checkReadmeWalkthrough(t, filepath.Join(home, ".local/share/subsecond/subsecond.db"))
+
 	// Interrupted, it shuts down cleanly.
 	if err := interrupt(); err != nil {
 		t.Errorf("after SIGINT: %v", err)
