@@ -6,19 +6,28 @@ import (
 	"strconv"
 )
 
-// Hotspot is one busy episode of one CPU: [Start, End) in nanoseconds.
-// Busy is the mean busy fraction over the episode and Samples its non-idle
-// samples. Comm is the command with most of those samples; Stack is the
-// heaviest path of Comm's stacks (folded: command;root;…;frame, with the
-// filter's Only applied), found by descending from the root into the
-// child with the most samples while some child outweighs the node's own
-// self samples; Function is the function with most self samples. Each
-// Share is a fraction of Samples (for Stack: the samples under its last
-// frame).
+// Hotspot is one episode of one CPU: [Start, End) in nanoseconds, in which
+// the measured fraction (HotspotReport.Measure) stayed at or above the
+// threshold. Samples are its non-idle samples. Busy is their number over
+// the samples the CPU yields in the episode at the sampling rate, System
+// the part whose leaf frame is in the kernel, and User = Busy − System.
+// Comm is the command with most of the samples; Stack is the heaviest path
+// of Comm's stacks (folded: command;root;…;frame, with the filter's Only
+// applied), found by descending from the root into the child with the most
+// samples while some child outweighs the node's own self samples; Function
+// is the function with most self samples. Each Share is a fraction of
+// Samples (for Stack: the samples under its last frame).
 //
-// Usual is Comm's share of this CPU's busy samples outside the episode, and
-// Score = Samples × (1 − Usual): a command pegging a core it usually leaves
-// alone scores high, a thread that always owns its core scores low.
+// Score = measured × max(0, share − Usual), where measured is the
+// episode's samples that the measure counts (all of them for busy, the
+// kernel-leaf ones for system), share is Comm's part of them, and Usual is
+// Comm's share of this CPU's measured samples outside the episode,
+// counting one second of the CPU's samples (at the sampling rate) as
+// another command's, so that a short outside does not make a command look
+// usual: a command pegging a core it usually leaves alone scores about its
+// sample count, a thread that always owns its core scores near 0. Episodes
+// are ranked by Score, then by start, then by CPU. docs/hotspots.md
+// explains both with an example.
 //
 // URL is the path of the episode's flame graph page when the profile is
 // stored (see HotspotReport.Link), else empty.
@@ -27,6 +36,8 @@ type Hotspot struct {
 	Start         int64   `json:"start_ns"`
 	End           int64   `json:"end_ns"`
 	Busy          float64 `json:"busy"`
+	System        float64 `json:"system"`
+	User          float64 `json:"user"`
 	Samples       int64   `json:"samples"`
 	Comm          string  `json:"comm"`
 	CommShare     float64 `json:"comm_share"`
@@ -49,14 +60,34 @@ type HotCell struct {
 }
 
 // HotspotReport lists hot spots, highest Score first, and the hottest
-// cells, fullest first. Found counts the episodes before the limit applied.
-// The CLI's `hotspots --format json` and the API's hot-spot resource write
-// it alike.
+// cells, fullest first. Measure ("busy" or "system"), Threshold and Min
+// (ns) are what the episodes were found with. Found counts the episodes
+// before the limit applied. Hidden lists the CPUs that have episodes
+// without the filter's narrowing criteria (anything but cpu, event and
+// idle, such as only=kernel) but none with them, and Note says so in a
+// sentence for the user; both are empty otherwise. The CLI's `hotspots
+// --format json` and the API's hot-spot resource write it alike.
 type HotspotReport struct {
-	T0    int64     `json:"t0_ns"`
-	Found int       `json:"found"`
-	Spots []Hotspot `json:"hotspots"`
-	Cells []HotCell `json:"cells"`
+	T0        int64     `json:"t0_ns"`
+	Measure   string    `json:"measure"`
+	Threshold float64   `json:"threshold"`
+	Min       int64     `json:"min_ns"`
+	Found     int       `json:"found"`
+	Hidden    []int32   `json:"hidden,omitempty"`
+	Note      string    `json:"note,omitempty"`
+	Spots     []Hotspot `json:"hotspots"`
+	Cells     []HotCell `json:"cells"`
+}
+
+// HotspotsWhat describes the episodes hot spots look for: "≥ 70% busy for
+// 1 s or more", "≥ 70% in the kernel (system time) for 1 s or more", for
+// measure ("busy" or "system"), threshold and min (ns).
+func HotspotsWhat(measure string, threshold float64, min int64) string {
+	what := "busy"
+	if measure == "system" {
+		what = "in the kernel (system time)"
+	}
+	return "≥ " + strconv.FormatFloat(100*threshold, 'f', -1, 64) + "% " + what + " for " + FormatSeconds(min) + " s or more"
 }
 
 // Link sets each spot's URL to the flame graph page of stored profile id

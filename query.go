@@ -212,10 +212,10 @@ var params = []Param{
 
 	{Name: "bucket", Type: TypeDuration, Unit: "s", Min: MinBucket, Max: MaxBucket, Default: FormatSeconds(DefaultBucket), Help: "cores-map column width, the resolution of hot spots", Group: GroupCores, Views: ViewCores | ViewHotspots,
 		field: func(q *Query) any { return &q.Bucket }},
-	{Name: "measure", Type: TypeChoice, Choices: []string{"busy", "system"}, Default: "busy", Help: "what shades a cores-map cell: busy (busy fraction, hue by system share) or system (system fraction alone)", Group: GroupCores, Views: ViewCores,
+	{Name: "measure", Type: TypeChoice, Choices: []string{"busy", "system"}, Default: "busy", Help: "what is measured: busy (busy fraction; the cores map hues it by system share) or system (system fraction: busy samples whose leaf frame is in the kernel); it shades the cores map and is what hot spots must keep above the threshold", Group: GroupCores, Views: ViewCores | ViewHotspots,
 		field: func(q *Query) any { return &q.Measure }},
 
-	{Name: "threshold", Type: TypeFraction, Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64), Help: "busy fraction that counts as busy", Group: GroupHotspots, Views: ViewHotspots,
+	{Name: "threshold", Type: TypeFraction, Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64), Help: "hot spots: the busy or system fraction (see measure) that counts as hot", Group: GroupHotspots, Views: ViewHotspots,
 		field: func(q *Query) any { return &q.Threshold }},
 	{Name: "min", Type: TypeDuration, Unit: "s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultMin), Help: "shortest episode", Group: GroupHotspots, Views: ViewHotspots,
 		field: func(q *Query) any { return &q.Min }},

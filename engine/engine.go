@@ -49,7 +49,7 @@ func (Engine) Hotspots(c *subsecond.Capture, q *subsecond.Query) (*subsecond.Hot
 
 // HotOptions returns the hot-spot options q asks for.
 func HotOptions(q *subsecond.Query) heatmap.HotOptions {
-	opt := heatmap.HotOptions{Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket, Cells: q.Cells, Limit: q.Limit}
+	opt := heatmap.HotOptions{Measure: heatmap.Measure(q.Measure), Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket, Cells: q.Cells, Limit: q.Limit}
 	if q.Limit == 0 {
 		opt.Limit = -1 // all
 	}

@@ -2,7 +2,10 @@ package heatmap
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/subsecond/subsecond"
@@ -11,7 +14,11 @@ import (
 
 // HotOptions tune Hotspots. Zero fields take the defaults.
 type HotOptions struct {
-	Threshold float64 // busy fraction that counts as busy, (0, 1]; default 0.9
+	// Measure is what must stay at or above Threshold: the busy fraction
+	// (MeasureBusy, the default) or the system fraction (MeasureSystem,
+	// the busy samples whose leaf frame is in the kernel).
+	Measure   Measure
+	Threshold float64 // fraction that counts as hot, (0, 1]; default subsecond.DefaultThreshold
 	Min       int64   // shortest episode, ns; default 1 s
 	Bucket    int64   // cores-map resolution, ns; default 0.1 s
 	Cells     int     // how many hottest heatmap cells to list; default 10
@@ -29,23 +36,29 @@ type (
 // smooth is the longest window over which Hotspots averages busy fractions.
 const smooth = int64(1e9)
 
-// Hotspots finds, per CPU, the contiguous windows where the busy fraction
-// stays at or above opt.Threshold for at least opt.Min, at the resolution
-// of the cores map's buckets. "Stays" is measured over min(opt.Min, 1 s):
-// a bucket is hot when some window of that length containing it has a
-// mean busy fraction ≥ Threshold, so one bucket that sampling jitter left a
-// sample short (at 49 Hz a 0.1 s bucket holds 4 or 5 samples) does not
-// split an episode; edge buckets more than one sample short of the
-// threshold are then trimmed.
+// Hotspots finds, per CPU, the contiguous windows where the measured
+// fraction (busy, or system with opt.Measure MeasureSystem) stays at or
+// above opt.Threshold for at least opt.Min, at the resolution of the cores
+// map's buckets. "Stays" is measured over min(opt.Min, 1 s): a bucket is hot
+// when some window of that length containing it has a mean fraction ≥
+// Threshold, so one bucket that sampling jitter left a sample short (at
+// 49 Hz a 0.1 s bucket holds 4 or 5 samples) does not split an episode;
+// edge buckets more than one sample short of the threshold are then
+// trimmed.
 //
-// Within each busy window, a command whose samples alone keep the CPU that
-// busy for opt.Min forms an episode of its own (a process pegging the
+// Within each window, a command whose measured samples alone keep the CPU
+// that hot for opt.Min forms an episode of its own (a process pegging the
 // core), so an episode starts and ends with the process, not with whatever
 // ran before or after it; the rest of the window, where it still lasts
 // opt.Min, is an episode with a mix of commands.
 //
-// The filter applies as everywhere; idle samples never count as busy.
-// Errors wrap subsecond.ErrInvalid or subsecond.ErrEmptyRange.
+// Episodes are scored as subsecond.Hotspot says and listed highest score
+// first. The filter applies as everywhere; idle samples never count as
+// busy. When the filter narrows what counts (anything but cpu, event and
+// idle), the CPUs that have episodes without it but none with it are
+// listed in Report.Hidden and named in Report.Note: a filter such as
+// only=kernel never hides a pegged core silently. Errors wrap
+// subsecond.ErrInvalid, subsecond.ErrEmptyRange or subsecond.ErrNoTime.
 func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report, error) {
 	if opt.Threshold == 0 {
 		opt.Threshold = subsecond.DefaultThreshold
@@ -62,6 +75,12 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 	if opt.Limit == 0 {
 		opt.Limit = 50
 	}
+	if opt.Measure == "" {
+		opt.Measure = MeasureBusy
+	}
+	if opt.Measure != MeasureBusy && opt.Measure != MeasureSystem {
+		return nil, fmt.Errorf("measure: %q is neither busy nor system: %w", string(opt.Measure), subsecond.ErrInvalid)
+	}
 	if !(opt.Threshold > 0 && opt.Threshold <= 1) {
 		return nil, fmt.Errorf("threshold: %v is not a fraction in (0, 1]: %w", opt.Threshold, subsecond.ErrInvalid)
 	}
@@ -76,10 +95,15 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{T0: k.T0, Spots: []Spot{}, Cells: []Cell{}}
+	rep := &Report{T0: k.T0, Measure: string(opt.Measure), Threshold: opt.Threshold, Min: opt.Min, Spots: []Spot{}, Cells: []Cell{}}
 	if k.Expected > 0 {
 		h := newHunt(c, m, k, rows, opt)
 		h.episodes()
+		if narrow := narrowing(f); narrow != "" {
+			if err := h.hidden(f, opt, rep, narrow); err != nil {
+				return nil, err
+			}
+		}
 		h.split()
 		rep.Spots, rep.Found = h.describe(opt.Limit)
 	}
@@ -112,8 +136,9 @@ type span struct {
 // a CPU runs few commands.
 type commCount struct {
 	comm uint32
-	n    int64
-	per  []int64 // per bucket of an episode
+	n    int64   // busy samples
+	m    int64   // measured samples: busy ones, or those with a kernel leaf
+	per  []int64 // measured samples per bucket of an episode
 }
 
 func find(list []commCount, comm uint32) int {
@@ -132,6 +157,8 @@ type hunt struct {
 	k    *Cores
 	rows *cpuRows
 	nb   int
+	sys  bool   // the measure is system time
+	kern []bool // per stack node: its leaf frame is in the kernel
 
 	win, minLen int
 	need, edge  float64
@@ -140,21 +167,22 @@ type hunt struct {
 	spots   []span
 	inEp    []int32       // busy samples inside an episode, by index
 	inEpRow []int32       // their rows
-	rowComm [][]commCount // busy samples per command per row, whole capture
+	rowComm [][]commCount // measured samples (m) per command per row, whole capture
 	lo, hi  int           // sample window
 }
 
 func newHunt(c *subsecond.Capture, m *subsecond.Match, k *Cores, rows *cpuRows, opt HotOptions) *hunt {
-	h := &hunt{c: c, m: m, k: k, rows: rows, nb: k.Buckets}
+	h := &hunt{c: c, m: m, k: k, rows: rows, nb: k.Buckets, sys: opt.Measure == MeasureSystem, kern: kernelLeaves(c)}
 	h.win = max(1, int((min(opt.Min, smooth)+opt.Bucket-1)/opt.Bucket))
 	h.minLen = int((opt.Min + opt.Bucket - 1) / opt.Bucket)
-	h.need = opt.Threshold * k.Expected * float64(h.win) // busy samples a window needs
-	h.edge = opt.Threshold * (k.Expected - 1)            // busy samples an edge bucket needs
+	h.need = opt.Threshold * k.Expected * float64(h.win) // measured samples a window needs
+	h.edge = opt.Threshold * (k.Expected - 1)            // measured samples an edge bucket needs
 	h.lo, h.hi = c.Window(subsecond.Range{Start: k.T0, End: k.T0 + int64(k.Buckets)*k.Bucket})
 	return h
 }
 
-// detect returns the runs of busy (counts per bucket) that qualify.
+// detect returns the runs of busy (measured counts per bucket) that
+// qualify.
 func (h *hunt) detect(busy []int64) [][2]int {
 	nb := len(busy)
 	if nb < h.win {
@@ -203,10 +231,14 @@ func (h *hunt) detect(busy []int64) [][2]int {
 	return out
 }
 
-// episodes finds the busy windows of every CPU.
+// episodes finds the hot windows of every CPU.
 func (h *hunt) episodes() {
+	counts := h.k.busy
+	if h.sys {
+		counts = h.k.sys
+	}
 	for r := range h.k.CPUs {
-		for _, e := range h.detect(h.k.busy[r]) {
+		for _, e := range h.detect(counts[r]) {
 			h.eps = append(h.eps, span{row: r, lo: e[0], hi: e[1], comm: -1})
 		}
 	}
@@ -227,6 +259,12 @@ func (h *hunt) each(at []int32, fn func(i int, row int32, mark int32)) {
 			fn(i, r, mark)
 		}
 	}
+}
+
+// measured reports whether busy sample i counts for the measure: every
+// busy sample for busy, those with a kernel leaf for system.
+func (h *hunt) measured(i int) bool {
+	return !h.sys || h.kern[h.c.Samples.Stack[i]]
 }
 
 // index returns, for every cores-map cell (row·nb + bucket), the index of
@@ -259,11 +297,18 @@ func (h *hunt) split() {
 			j = len(rc)
 		}
 		h.rowComm[r][j].n++
+		measured := h.measured(i)
+		if measured {
+			h.rowComm[r][j].m++
+		}
 		if e < 0 {
 			return
 		}
 		h.inEp = append(h.inEp, int32(i))
 		h.inEpRow = append(h.inEpRow, r)
+		if !measured {
+			return
+		}
 		ep := &h.eps[e]
 		list := perEp[e]
 		j = find(list, cm)
@@ -315,9 +360,9 @@ func (h *hunt) describe(limit int) ([]Spot, int) {
 	s := &h.c.Samples
 	spotOf := make([]int32, len(h.inEp)) // spot of each busy sample, -1 none
 	type stat struct {
-		n     int64
-		comms []commCount
-		top   commCount
+		n, sys int64 // busy samples, and those with a kernel leaf
+		comms  []commCount
+		top    commCount
 	}
 	stats := make([]stat, len(h.spots))
 	for k, i := range h.inEp {
@@ -328,12 +373,18 @@ func (h *hunt) describe(limit int) ([]Spot, int) {
 		}
 		st := &stats[sp]
 		st.n++
+		if h.kern[s.Stack[i]] {
+			st.sys++
+		}
 		j := find(st.comms, s.Comm[i])
 		if j < 0 {
 			st.comms = append(st.comms, commCount{comm: s.Comm[i]})
 			j = len(st.comms) - 1
 		}
 		st.comms[j].n++
+		if h.measured(int(i)) {
+			st.comms[j].m++
+		}
 	}
 
 	type ranked struct {
@@ -346,12 +397,19 @@ func (h *hunt) describe(limit int) ([]Spot, int) {
 		if st.n == 0 {
 			continue
 		}
+		capacity := h.k.Expected * float64(sp.hi-sp.lo) // samples the CPU yields in the spot
 		spot := Spot{
 			CPU:     h.k.CPUs[sp.row],
 			Start:   h.k.T0 + int64(sp.lo)*h.k.Bucket,
 			End:     h.k.T0 + int64(sp.hi)*h.k.Bucket,
 			Samples: st.n,
-			Busy:    min(1, float64(st.n)/(h.k.Expected*float64(sp.hi-sp.lo))),
+			Busy:    min(1, float64(st.n)/capacity),
+			System:  min(1, float64(st.sys)/capacity),
+		}
+		spot.User = max(0, spot.Busy-spot.System)
+		measured := st.n
+		if h.sys {
+			measured = st.sys
 		}
 		top := st.comms[0]
 		for _, cc := range st.comms {
@@ -361,18 +419,26 @@ func (h *hunt) describe(limit int) ([]Spot, int) {
 		}
 		st.top = top
 		spot.Comm, spot.CommShare = h.c.Strings[top.comm], float64(top.n)/float64(st.n)
-		// How usual is this command on this CPU outside the spot?
-		var rowBusy, rowComm int64
+		// How usual is this command on this CPU outside the spot: its
+		// share of the measured samples there, with one second of the
+		// CPU's samples counted as another command's, so that a short
+		// outside does not make a command look usual.
+		var rowMeasured, commOutside int64
 		for _, cc := range h.rowComm[sp.row] {
-			rowBusy += cc.n
+			rowMeasured += cc.m
 			if cc.comm == top.comm {
-				rowComm = cc.n
+				commOutside = cc.m - top.m
 			}
 		}
-		if outside := rowBusy - st.n; outside > 0 {
-			spot.Usual = float64(rowComm-top.n) / float64(outside)
+		if commOutside > 0 {
+			perSecond := h.k.Expected * float64(smooth) / float64(h.k.Bucket)
+			spot.Usual = float64(commOutside) / (float64(rowMeasured-measured) + perSecond)
 		}
-		spot.Score = float64(st.n) * (1 - spot.Usual)
+		share := 0.0 // Comm's share of the episode's measured samples
+		if measured > 0 {
+			share = float64(top.m) / float64(measured)
+		}
+		spot.Score = float64(measured) * max(0, share-spot.Usual)
 		all = append(all, ranked{spot, i})
 	}
 	sort.Slice(all, func(i, j int) bool {
@@ -557,4 +623,68 @@ func (s *scratch) heaviest() ([]int32, int64) {
 		path = append(path, best)
 		node = best
 	}
+}
+
+// narrowing returns the criteria of f that narrow which samples count on a
+// CPU, as URL parameters ("only=kernel comm=dd"): all but cpu, event and
+// idle. It returns "" when there are none.
+func narrowing(f subsecond.Filter) string {
+	v := f.Values()
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(v)) {
+		if k != "cpu" && k != "event" && k != "idle" {
+			parts = append(parts, k+"="+v.Get(k))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// hidden finds the CPUs that have episodes without the narrowing criteria
+// of f but none with them, and lists them in rep.
+func (h *hunt) hidden(f subsecond.Filter, opt HotOptions, rep *Report, narrow string) error {
+	wide := subsecond.Filter{CPUs: f.CPUs, Event: f.Event, Idle: f.Idle}
+	k, rows, err := perCore(h.c, wide, opt.Bucket)
+	if err != nil {
+		return err
+	}
+	m, err := wide.Compile(h.c)
+	if err != nil {
+		return err
+	}
+	w := newHunt(h.c, m, k, rows, opt)
+	w.episodes()
+	found := map[int32]bool{}
+	for _, e := range h.eps {
+		found[h.k.CPUs[e.row]] = true
+	}
+	for _, e := range w.eps {
+		if cpu := k.CPUs[e.row]; !found[cpu] {
+			found[cpu] = true
+			rep.Hidden = append(rep.Hidden, cpu)
+		}
+	}
+	if len(rep.Hidden) == 0 {
+		return nil
+	}
+	slices.Sort(rep.Hidden)
+	what := "busy"
+	if opt.Measure == MeasureSystem {
+		what = "in the kernel"
+	}
+	cores, verb, cpus, have := "cores", "are", "CPUs", "have"
+	if len(rep.Hidden) == 1 {
+		cores, verb, cpus, have = "core", "is", "CPU", "has"
+	}
+	list := make([]string, 0, len(rep.Hidden))
+	for i, cpu := range rep.Hidden {
+		if i == 10 {
+			list = append(list, "…")
+			break
+		}
+		list = append(list, strconv.Itoa(int(cpu)))
+	}
+	rep.Note = fmt.Sprintf("%d %s %s ≥ %s%% for %s s or more %s hidden by %s: %s %s %s hot spots without that filter",
+		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), subsecond.FormatSeconds(opt.Min),
+		verb, narrow, cpus, strings.Join(list, ", "), have)
+	return nil
 }

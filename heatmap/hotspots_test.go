@@ -60,6 +60,10 @@ func TestHotspotsFindPeggedCPU(t *testing.T) {
 	if len(rep.Spots) != 0 {
 		t.Errorf("Hotspots(comm_regex=^[^n]) = %+v; want none", rep.Spots)
 	}
+	// …but the report says that the filter hides CPU 2.
+	if len(rep.Hidden) != 1 || rep.Hidden[0] != 2 || !strings.Contains(rep.Note, "1 core busy ≥ 70% for 1 s or more is hidden by comm_regex=^[^n]: CPU 2 has hot spots") {
+		t.Errorf("Hotspots(comm_regex=^[^n]): hidden %v, note %q; want CPU 2 named as hidden", rep.Hidden, rep.Note)
+	}
 	rep, _ = heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Min: 5e9})
 	if len(rep.Spots) != 0 {
 		t.Errorf("Hotspots(min 5 s) = %+v; want none", rep.Spots)

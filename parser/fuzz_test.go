@@ -23,7 +23,7 @@ func FuzzScanner(f *testing.F) {
 	if len(inputs) == 0 {
 		f.Fatal("no seed inputs in ../folded/testdata/corpus/inputs")
 	}
-	forms, _ := filepath.Glob(filepath.Join(formsDir, "*.perf.txt.gz"))
+	forms, _ := filepath.Glob(filepath.Join(formsDir, "*.perf.txt.*"))
 	if len(forms) == 0 {
 		f.Fatal("no seed inputs in " + formsDir)
 	}

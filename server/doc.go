@@ -30,7 +30,7 @@
 //	DELETE /api/profiles/{id}            204
 //	GET    /api/profiles/{id}/heatmap    offset heatmap: rows, col, filters
 //	GET    /api/profiles/{id}/cpus       cores map: bucket, filters
-//	GET    /api/profiles/{id}/hotspots   {"hotspots": [...]}: threshold, min, bucket, filters
+//	GET    /api/profiles/{id}/hotspots   {"hotspots": [...], "note"}: measure=busy|system, threshold, min, bucket, limit, cells, filters (docs/hotspots.md)
 //	GET    /api/profiles/{id}/flamegraph start, end, filters, format=json|folded|svg|pprof|functions (with start2, end2 or base: as diff)
 //	GET    /api/profiles/{id}/diff       start2, end2 (base), base (its profile), start, end, filters, format
 //	GET    /api/profiles/{id}/samples    stack chart: start, end, filters, max_samples (default 200000)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/subsecond/subsecond"
 )
 
 // form returns one of the real captures in ../testdata/perf, compressed as
@@ -85,5 +87,40 @@ func TestNoTimeCapture(t *testing.T) {
 		if res.StatusCode != 200 || !strings.Contains(string(body), "no timestamps") {
 			t.Errorf("GET %s = %d; want the page, saying the capture has no timestamps:\n%.300s", path, res.StatusCode, body)
 		}
+	}
+}
+
+// TestPeggedCoreHotspots uploads the capture of a core pegged mostly in the
+// kernel: measure=system finds it in the API and on the page, every
+// episode carries its busy, system and user shares, and a filter that
+// hides it says so in the answer and on the page.
+func TestPeggedCoreHotspots(t *testing.T) {
+	e := newEnv(t, Config{})
+	p := e.upload(form(t, "dd-pegged-cpu1.perf.txt.zst"), "dd")
+	api := "/api/profiles/" + p.ID + "/hotspots"
+	var rep subsecond.HotspotReport
+	e.getJSON(api+"?measure=system", &rep)
+	if rep.Measure != "system" || len(rep.Spots) != 1 || rep.Spots[0].CPU != 1 || rep.Spots[0].Comm != "dd" {
+		t.Fatalf("measure=system: %+v; want dd's episode on CPU 1 alone", rep)
+	}
+	if s := rep.Spots[0]; s.System < 0.75 || s.Busy < 0.95 || s.User <= 0 || s.URL == "" {
+		t.Errorf("dd's episode: busy %.2f system %.2f user %.2f url %q", s.Busy, s.System, s.User, s.URL)
+	}
+	e.getJSON(api+"?only=kernel&threshold=0.9", &rep)
+	if len(rep.Hidden) == 0 || !strings.Contains(rep.Note, "hidden by only=kernel") {
+		t.Errorf("only=kernel, threshold 0.9: hidden %v note %q; want CPU 1 named as hidden", rep.Hidden, rep.Note)
+	}
+
+	_, body := e.do("GET", "/p/"+p.ID+"?only=kernel&threshold=0.9", nil)
+	page := string(body)
+	if !strings.Contains(page, `data-testid="hotspots-note">`) || !strings.Contains(page, "hidden by only=kernel") ||
+		!strings.Contains(page, "≥ 90% busy for 1 s or more") {
+		t.Errorf("profile page with only=kernel, threshold 0.9 lacks the note on the hidden core")
+	}
+	_, body = e.do("GET", "/p/"+p.ID+"?measure=system", nil)
+	page = string(body)
+	if !strings.Contains(page, "≥ 70% in the kernel (system time) for 1 s or more") || !strings.Contains(page, `<span class="comm">dd</span>`) ||
+		!strings.Contains(page, `system)</span>`) || strings.Contains(page, `data-testid="hotspots-note"`) {
+		t.Errorf("profile page with measure=system: want dd's episode with its system share and no note")
 	}
 }

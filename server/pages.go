@@ -100,9 +100,11 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		Filters: filterFields(p, r.URL.Query()),
 	}
 	var hs []subsecond.Hotspot
+	page.HotspotsWhat = subsecond.HotspotsWhat(q.Measure, q.Threshold, q.Min)
 	rep, err := s.hotspotList(r, q, pageHotspotWait)
 	if err == nil {
 		hs = rep.Spots
+		page.HotspotsNote = rep.Note
 	}
 	switch {
 	case err == errPending:
@@ -115,12 +117,8 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		page.HotspotsErr = "Hot spots unavailable: " + msg
 	}
 	if len(hs) > pageHotspots {
-		all := url.Values{"limit": {strconv.Itoa(len(hs))}}
-		for _, fp := range subsecond.FilterParams() {
-			if v := r.URL.Query().Get(fp.Name); v != "" {
-				all.Set(fp.Name, v)
-			}
-		}
+		all := q.ValuesFor(subsecond.ViewHotspots)
+		all.Set("limit", strconv.Itoa(len(hs)))
 		page.HotspotsAPI = "/api/profiles/" + p.ID + "/hotspots?" + all.Encode()
 		page.HotspotsMore = len(hs) - pageHotspots
 		hs = hs[:pageHotspots]
@@ -139,6 +137,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		}
 		if h.Busy > 0 {
 			item.Busy = web.Percent(h.Busy)
+			item.System = web.Percent(h.System)
 		}
 		if h.CommShare > 0 {
 			item.Share = web.Percent(h.CommShare)
@@ -146,7 +145,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		page.Hotspots = append(page.Hotspots, item)
 	}
 	if len(hs) == 0 && page.HotspotsErr == "" && !page.HotspotsPending {
-		page.HotspotsErr = "No CPU stayed busy long enough to count as a hot spot."
+		page.HotspotsErr = "No CPU stayed " + page.HotspotsWhat + "."
 	}
 	s.render(w, r, web.Profile(page))
 }

@@ -1,37 +1,22 @@
 package timeline
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/decompress"
-	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/internal/capturefile"
 )
 
 // readProfile parses a capture of ../testdata/wallclock into its profile.
 func readProfile(t *testing.T, name string) subsecond.Profile {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "wallclock", name))
+	c, err := capturefile.Read(filepath.Join("..", "testdata", "wallclock", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r, err := decompress.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := parser.NewScanner(r, parser.Options{Strict: true})
-	b := subsecond.NewBuilder()
-	for sc.Scan() {
-		b.Add(sc.Sample())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Capture(subsecond.Profile{Name: name, Meta: sc.Metadata()}).Profile
+	return c.Profile
 }
 
 // bootOffset is the Unix time of the test machine's boot on perf's clock,

@@ -284,7 +284,11 @@ func describe(ctx context.Context, src Source, s *Spot, opt HotOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := heatmap.Hotspots(c, subsecond.Filter{CPUs: []int32{s.CPU}}, heatmap.HotOptions{
+	measure := heatmap.MeasureBusy
+	if opt.System {
+		measure = heatmap.MeasureSystem
+	}
+	rep, err := heatmap.Hotspots(c, subsecond.Filter{CPUs: []int32{s.CPU}}, heatmap.HotOptions{Measure: measure,
 		Threshold: min(opt.Threshold, subsecond.DefaultThreshold), Min: int64(time.Second), Limit: -1, Cells: 1})
 	if err != nil {
 		return nil // nothing finer to say: keep the summaries' episode

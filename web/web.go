@@ -95,6 +95,7 @@ type Hotspot struct {
 	Start    string // seconds from T0
 	End      string
 	Busy     string // e.g. "97%"
+	System   string // the part of it in the kernel, e.g. "82%"
 	Comm     string
 	Share    string // the dominant command's share, e.g. "99%"
 	Function string // the hottest self function
@@ -119,10 +120,12 @@ type Option struct {
 // the filter form and the hot spots.
 type ProfilePage struct {
 	Layout
-	Profile     subsecond.Profile
-	Filters     []Field
-	Hotspots    []Hotspot
-	HotspotsErr string // why the list is empty, when it could not be computed
+	Profile      subsecond.Profile
+	Filters      []Field
+	Hotspots     []Hotspot
+	HotspotsWhat string // what the episodes are: "≥ 70% busy for 1 s or more"
+	HotspotsNote string // the cores a filter hides (subsecond.HotspotReport.Note)
+	HotspotsErr  string // why the list is empty, when it could not be computed
 	// HotspotsPending says the list is still being computed: the list is
 	// rendered empty with data-pending="true" for the script to fetch.
 	HotspotsPending bool

@@ -58,7 +58,7 @@ func runCPUs(ctx context.Context, e env) error {
 	}
 	// The episodes that stand out most, marked on their rows so that a
 	// pegged core is seen even when every core is busy.
-	rep, err := heatmap.Hotspots(c, q.Filter, heatmap.HotOptions{Bucket: q.Bucket, Limit: 3})
+	rep, err := heatmap.Hotspots(c, q.Filter, heatmap.HotOptions{Measure: heatmap.Measure(q.Measure), Bucket: q.Bucket, Limit: 3})
 	if err != nil {
 		return fmt.Errorf("cpus: %w", err)
 	}
@@ -124,11 +124,14 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 		fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = busy up to 25%% 50%% 75%% 100%%; sys = mean system fraction (--measure system shades by it)\n", "")
 	}
 	if len(rep.Spots) > 0 {
-		fmt.Fprintf(w, "\nStanding out (of %d busy episodes; 'subsecond hotspots' lists them all):\n", rep.Found)
+		fmt.Fprintf(w, "\nStanding out (of %d episodes %s; 'subsecond hotspots' lists them all):\n", rep.Found, subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min))
 	}
 	for i, s := range rep.Spots {
 		fmt.Fprintf(w, "  ◀%d cpu %d [%s s, %s s): %s (%.0f%%) in %s (%.0f%%)\n", i+1, s.CPU,
 			subsecond.FormatSeconds(s.Start-k.T0), subsecond.FormatSeconds(s.End-k.T0), clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare)
+	}
+	if rep.Note != "" {
+		fmt.Fprintf(w, "\nNote: %s.\n", rep.Note)
 	}
 	return w.Flush()
 }

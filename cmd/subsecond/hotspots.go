@@ -12,19 +12,22 @@ import (
 	"github.com/subsecond/subsecond/timeline"
 )
 
-// runHotspots implements `subsecond hotspots [--threshold 0.9] [--min 1s]
-// [--bucket B] [filters] [--format text|json] FILE|ID`: busy episodes per
-// CPU and the hottest heatmap cells.
+// runHotspots implements `subsecond hotspots [--measure busy|system]
+// [--threshold 0.7] [--min 1s] [--bucket B] [filters] [--format text|json]
+// FILE|ID`: busy (or system) episodes per CPU and the hottest heatmap cells.
 func runHotspots(ctx context.Context, e env) error {
 	v := newViewFlags("hotspots", e, subsecond.ViewHotspots)
 	format := v.fs.String("format", "text", "output format: text or json")
 	v.host = v.fs.String("host", "", "instead of FILE|ID: the episodes across every capture of this host, on one score scale")
-	nightSystem := v.fs.Bool("system", false, "with --host: episodes of system time (a core pegged in the kernel) instead of busy time; --threshold then defaults to 0.75")
-	v.usage("hotspots [--threshold 0.9] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--system] [--threshold 0.9] [--min 1s] [--limit N]",
-		"Lists, per CPU, the windows where the busy fraction stays at or above the\nthreshold for at least --min, with what ran there; then the hottest heatmap cells.\nWith --host, the episodes of the host's whole night, with their capture.")
+	nightSystem := v.fs.Bool("system", false, "episodes of system time (a core pegged in the kernel) instead of busy time: --measure system; with --host, --threshold then defaults to 0.75")
+	v.usage("hotspots [--measure busy|system] [--threshold 0.7] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--system] [--threshold 0.7] [--min 1s] [--limit N]",
+		"Lists, per CPU, the windows where the busy fraction (or with --measure system\nthe system fraction) stays at or above the threshold for at least --min, with\nwhat ran there, most unusual first; then the hottest heatmap cells. With --host,\nthe episodes of the host's whole night, with their capture. docs/hotspots.md\nexplains the score.")
 	q, err := v.parse(e.args)
 	if err != nil {
 		return err
+	}
+	if *nightSystem {
+		q.Measure = "system"
 	}
 	if err := checkFormat("hotspots", *format, "text", "json"); err != nil {
 		return err
@@ -36,7 +39,7 @@ func runHotspots(ctx context.Context, e env) error {
 		if q.Min < int64(time.Second) {
 			return fmt.Errorf("hotspots: %w", subsecond.Invalidf("--min", "%s s is less than 1 s, the resolution of a host's night", subsecond.FormatSeconds(q.Min)))
 		}
-		opt := timeline.HotOptions{System: *nightSystem, Limit: q.Limit, Threshold: q.Threshold, Min: q.Min}
+		opt := timeline.HotOptions{System: q.Measure == "system", Limit: q.Limit, Threshold: q.Threshold, Min: q.Min}
 		if q.Limit == 0 {
 			opt.Limit = -1
 		}
@@ -59,15 +62,24 @@ func runHotspots(ctx context.Context, e env) error {
 	t0 := rep.T0
 	sec := func(ns int64) string { return subsecond.FormatSeconds(ns - t0) }
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
+	what := subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min)
+	if rep.Note != "" {
+		fmt.Fprintf(tw, "Note: %s.\n", rep.Note)
+	}
 	if len(rep.Spots) == 0 {
-		fmt.Fprintln(tw, "No CPU stayed busy long enough.")
+		fmt.Fprintf(tw, "No CPU stayed %s.\n", what)
 	} else {
-		fmt.Fprintf(tw, "%d busy episodes, the %d most unusual first (score = samples × share of the core the command usually leaves to others):\n", rep.Found, len(rep.Spots))
-		fmt.Fprintln(tw, "#\tCPU\tSTART s\tEND s\tBUSY\tSCORE\tCOMM\tTOP FUNCTION\tTOP STACK")
+		episodes := "episodes"
+		if rep.Found == 1 {
+			episodes = "episode"
+		}
+		fmt.Fprintf(tw, "%d %s %s, the %d most unusual first (score = %s samples × (the command's share of them − its usual share of the core)):\n",
+			rep.Found, episodes, what, len(rep.Spots), rep.Measure)
+		fmt.Fprintln(tw, "#\tCPU\tSTART s\tEND s\tBUSY\tSYS\tUSER\tSCORE\tCOMM\tTOP FUNCTION\tTOP STACK")
 	}
 	for i, s := range rep.Spots {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.0f%%\t%.0f\t%s (%.0f%%)\t%s (%.0f%%)\t%s\n", i+1, s.CPU, sec(s.Start), sec(s.End),
-			100*s.Busy, s.Score, clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare, clip(s.Stack, stackWidth))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.0f%%\t%.0f%%\t%.0f%%\t%.0f\t%s (%.0f%%)\t%s (%.0f%%)\t%s\n", i+1, s.CPU, sec(s.Start), sec(s.End),
+			100*s.Busy, 100*s.System, 100*s.User, s.Score, clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare, clip(s.Stack, stackWidth))
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "Hottest heatmap cells (1 s columns, 50 rows):")

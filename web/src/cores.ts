@@ -58,6 +58,9 @@ export interface CoresSelection {
 export interface CoresOptions {
   originNs: number;
   onSelect(sel: CoresSelection): void;
+  // onMeasure is told when the user switches the measure (the URL already
+  // holds it): the hot spots beside the map measure the same.
+  onMeasure?(m: Measure): void;
 }
 
 export class CoresView {
@@ -133,8 +136,14 @@ export class CoresView {
       const m: Measure = this.measureEl.value === "system" ? "system" : "busy";
       updateURL({ [MEASURE_PARAM]: m === "busy" ? null : m }, true);
       this.setMeasure(m);
+      this.opt.onMeasure?.(m);
     });
-    const control = h("label", { class: "cores-measure", attrs: { title: "what colours the cores map (measure in the URL)" } }, "colour ", this.measureEl);
+    const control = h(
+      "label",
+      { class: "cores-measure", attrs: { title: "what colours the cores map and what the hot spots measure (measure in the URL)" } },
+      "measure ",
+      this.measureEl,
+    );
     // The selection and its load share one line of fixed height, so the grid
     // never moves during a drag.
     const line = h("div", { class: "selection-line" }, this.status, this.load);

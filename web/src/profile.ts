@@ -21,7 +21,13 @@ import {
   takeHandOff,
   updateURL,
 } from "./state";
-import type { CoresJSON, HeatmapJSON, Hotspot, ViewData } from "./types";
+import type { CoresJSON, HeatmapJSON, HotspotReport, ViewData } from "./types";
+
+// HOT_PARAMS are the URL parameters the hot spots read: the filters and
+// what they measure (docs/hotspots.md). The cores map's bucket is left out:
+// the page picks it to fit the screen, and the server's first list used
+// the default.
+const HOT_PARAMS = [...FILTER_PARAMS, "measure", "threshold", "min"];
 
 export function profilePage(vd: ViewData, boot: () => void): void {
   const prof = vd.profile;
@@ -67,10 +73,19 @@ export function profilePage(vd: ViewData, boot: () => void): void {
         },
       })
     : null;
+  // The hot spots have their own fetch, so that switching the measure
+  // refreshes them alone.
+  let hotCtl: AbortController | null = null;
+  const refreshHotspots = (p: URLSearchParams, initial: boolean): Promise<void> => {
+    if (hotCtl) hotCtl.abort();
+    hotCtl = new AbortController();
+    return loadHotspots(api, flameBase, origin, p, hotCtl.signal, initial);
+  };
   const cores = coresEl
     ? new CoresView(coresEl, {
         originNs: origin,
         onSelect: (s) => open({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs), cpu: cpuList(s.cpus) }),
+        onMeasure: () => void refreshHotspots(currentParams(), false),
       })
     : null;
 
@@ -134,7 +149,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
         ),
       );
     }
-    jobs.push(loadHotspots(api, flameBase, origin, p, signal, initial));
+    jobs.push(refreshHotspots(p, initial));
     initial = false;
     await Promise.all(jobs);
     if (!signal.aborted) document.body.dataset.rendered = "1";
@@ -215,10 +230,11 @@ function syncForm(form: HTMLFormElement, p: URLSearchParams): void {
   }
 }
 
-// loadHotspots refreshes the hot-spots list for the current filters. The
-// server renders the list for the first view unless it marked the list
-// pending (the hot spots took longer than it waits); it is fetched again when
-// the filters change.
+// loadHotspots refreshes the hot-spots list for the current filters and
+// measure. The server renders the list for the first view unless it marked
+// the list pending (the hot spots took longer than it waits); it is fetched
+// again when the filters or the measure change, with the line saying what
+// the episodes are and the note naming the cores a filter hides.
 async function loadHotspots(api: string, flameBase: string, origin: number, p: URLSearchParams, signal: AbortSignal, initial: boolean): Promise<void> {
   const ol = $("ol[data-testid=hotspots]");
   if (!ol || (initial && !("pending" in ol.dataset))) return;
@@ -226,10 +242,17 @@ async function loadHotspots(api: string, flameBase: string, origin: number, p: U
   // The server's note about the first view's list no longer applies.
   ol.parentElement?.querySelector(":scope > p.empty")?.remove();
   try {
-    const body = await getJSON<{ hotspots: Hotspot[] }>(`${api}/hotspots?${pick(p, FILTER_PARAMS)}`, signal);
+    const body = await getJSON<HotspotReport>(`${api}/hotspots?${pick(p, HOT_PARAMS)}`, signal);
     const list = body.hotspots || [];
+    const what = hotspotsWhat(body);
+    const whatEl = ol.parentElement?.querySelector<HTMLElement>(":scope > [data-testid=hotspots-what]");
+    if (whatEl) whatEl.textContent = what;
+    ol.parentElement?.querySelector(":scope > [data-testid=hotspots-note]")?.remove();
+    if (body.note) {
+      ol.before(h("p", { class: "note", attrs: { role: "note", "data-testid": "hotspots-note" }, text: body.note + "." }));
+    }
     clear(ol);
-    if (list.length === 0) ol.append(h("li", { class: "empty", text: "No hot spots for these filters." }));
+    if (list.length === 0) ol.append(h("li", { class: "empty", text: `No CPU stayed ${what} with these filters.` }));
     for (const hs of list) {
       const s = hs.start_ns - origin;
       const e = hs.end_ns - origin;
@@ -254,6 +277,7 @@ async function loadHotspots(api: string, flameBase: string, origin: number, p: U
       const parts = [
         h("a", { attrs: { href }, text: what }),
         hs.busy > 0 ? h("span", { class: "busy", text: `${fmtPct(hs.busy)} busy` }) : null,
+        hs.busy > 0 ? h("span", { class: "sys", text: `(${fmtPct(hs.system)} system)` }) : null,
         hs.comm ? h("span", { class: "comm", text: hs.comm }) : null,
         hs.comm && hs.comm_share ? h("span", { class: "share", text: `(${fmtPct(hs.comm_share)})` }) : null,
         hs.top_function ? h("code", { class: "func", text: hs.top_function }) : null,
@@ -268,4 +292,11 @@ async function loadHotspots(api: string, flameBase: string, origin: number, p: U
       ol.append(h("li", { class: "error", text: "Hot spots unavailable: " + errorMessage(e) }));
     }
   }
+}
+
+// hotspotsWhat says what the report's episodes are, as the server's
+// subsecond.HotspotsWhat does: "≥ 70% busy for 1 s or more".
+function hotspotsWhat(r: HotspotReport): string {
+  const what = r.measure === "system" ? "in the kernel (system time)" : "busy";
+  return `≥ ${+(100 * r.threshold).toFixed(6)}% ${what} for ${fmtOffset(r.min_ns)} s or more`;
 }

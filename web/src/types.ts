@@ -96,6 +96,20 @@ export interface FunctionTable {
   functions: FunctionChange[];
 }
 
+// HotspotReport is the hot-spots endpoint's answer (subsecond.HotspotReport,
+// docs/hotspots.md): the episodes, what they were found with, and the note
+// naming the cores a filter hides.
+export interface HotspotReport {
+  t0_ns: number;
+  measure: "busy" | "system";
+  threshold: number;
+  min_ns: number;
+  found: number;
+  hidden?: number[];
+  note?: string;
+  hotspots: Hotspot[];
+}
+
 // Hotspot is one busy episode from the hot-spots endpoint (whose report,
 // {t0_ns, found, hotspots, cells}, is what `subsecond hotspots --format json`
 // prints): a CPU (-1 for the whole host) busy for [start_ns, end_ns), with
@@ -105,6 +119,8 @@ export interface Hotspot {
   start_ns: number;
   end_ns: number;
   busy: number;
+  system: number;
+  user: number;
   samples: number;
   comm?: string;
   comm_share?: number;

@@ -1,0 +1,43 @@
+// Package capturefile reads a perf script capture on disk (plain, gzip or
+// zstd) into a Capture held in memory, strictly: the first malformed line
+// is an error. Tests use it to load the real captures in testdata.
+//
+//	c, err := capturefile.Read("../testdata/perf/dd-pegged-cpu1.perf.txt.zst")
+package capturefile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/decompress"
+	"github.com/subsecond/subsecond/parser"
+)
+
+// Read parses the capture at path. The profile is named after the file and
+// carries the capture's header metadata.
+func Read(path string) (*subsecond.Capture, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := decompress.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	sc := parser.NewScanner(r, parser.Options{Strict: true})
+	b := subsecond.NewBuilder()
+	for sc.Scan() {
+		if err := b.Add(sc.Sample()); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	name := filepath.Base(path)
+	return b.Capture(subsecond.Profile{ID: name, Name: name, Meta: sc.Metadata()}), nil
+}
