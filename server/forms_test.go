@@ -82,6 +82,9 @@ func TestNoTimeCapture(t *testing.T) {
 			t.Errorf("GET %s = %d %s; want 400 saying the capture has no timestamps and how to record them", path, res.StatusCode, body)
 		}
 	}
+	if _, body := e.do("GET", "/p/"+p.ID, nil); !strings.Contains(string(body), `data-testid="no-time"`) {
+		t.Errorf("the profile page does not say the capture has no timestamps in its metadata")
+	}
 	for _, path := range []string{"/p/" + p.ID, "/p/" + p.ID + "/flame"} {
 		res, body := e.do("GET", path, nil)
 		if res.StatusCode != 200 || !strings.Contains(string(body), "no timestamps") {

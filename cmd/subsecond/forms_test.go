@@ -51,6 +51,17 @@ func TestNoTimeCLI(t *testing.T) {
 	if err != nil || !strings.Contains(out, "dd;read;entry_SYSCALL_64_after_hwframe;do_syscall_64") {
 		t.Errorf("flamegraph = %v:\n%.300s", err, out)
 	}
+	db := filepath.Join(t.TempDir(), "cli.db")
+	out, _, err = runStoreCmd(t, "", "import", "--db", db, file)
+	if err != nil || !strings.Contains(out, "242 samples, no time,") {
+		t.Errorf("import = %q, %v; want 242 samples and no time", out, err)
+	}
+	id := idRE.FindString(out)
+	out, _, err = runStoreCmd(t, "", "info", "--db", db, id)
+	if err != nil || !strings.Contains(out, "Duration:") || !strings.Contains(out, "none: the capture has no timestamps") ||
+		strings.Contains(out, "First sample") || !strings.Contains(out, "(no name: perf script printed no event field): 242 samples") {
+		t.Errorf("info = %v:\n%s", err, out)
+	}
 	for _, args := range [][]string{{"heatmap", file}, {"cpus", file}, {"hotspots", file}, {"flamegraph", "--start", "1", file}} {
 		_, _, err := runStoreCmd(t, "", args...)
 		if err == nil || !strings.Contains(err.Error(), "no timestamps") || strings.HasSuffix(err.Error(), "invalid") {

@@ -129,8 +129,12 @@ func displayName(p *subsecond.Profile) string {
 	return "(unnamed)"
 }
 
-// duration formats the time between a profile's first and last sample.
+// duration formats the time between a profile's first and last sample,
+// "no time" for a capture without timestamps.
 func duration(p *subsecond.Profile) string {
+	if !p.Timed() {
+		return "no time"
+	}
 	return fmt.Sprintf("%.3f s", float64(p.End-p.Start)/1e9)
 }
 

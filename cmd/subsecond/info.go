@@ -68,9 +68,13 @@ func printInfo(e env, p *subsecond.Profile) {
 	row("Bytes", p.Bytes)
 	row("Imported", p.Uploaded.Local().Format(time.RFC3339))
 	row("Samples", p.Samples)
-	row("First sample", fmt.Sprintf("%.6f s", float64(p.Start)/1e9))
-	row("Last sample", fmt.Sprintf("%.6f s", float64(p.End)/1e9))
-	row("Duration", duration(p))
+	if p.Timed() {
+		row("First sample", fmt.Sprintf("%.6f s", float64(p.Start)/1e9))
+		row("Last sample", fmt.Sprintf("%.6f s", float64(p.End)/1e9))
+		row("Duration", duration(p))
+	} else {
+		row("Duration", "none: the capture has no timestamps (perf script printed no time field); its flame graph holds every sample")
+	}
 	row("Host", p.Host)
 	row("Wall clock", wallSpan(p))
 	row("CPUs", p.CPUs)
@@ -96,7 +100,11 @@ func printInfo(e env, p *subsecond.Profile) {
 		if i == p.DefaultEvent() && len(p.Events) > 1 {
 			def = " (default)"
 		}
-		fmt.Fprintf(out, "  %s: %d samples%s\n", clip(ev.Name, nameWidth), ev.Samples, def)
+		name := clip(ev.Name, nameWidth)
+		if ev.Name == "" {
+			name = "(no name: perf script printed no event field)"
+		}
+		fmt.Fprintf(out, "  %s: %d samples%s\n", name, ev.Samples, def)
 	}
 	fmt.Fprintf(out, "Warnings: %d\n", p.Warnings)
 	for _, w := range p.WarningList {
