@@ -33,6 +33,15 @@ func BenchmarkGenerated(b *testing.B) {
 		{"cores", func() error { _, err := heatmap.PerCore(c, subsecond.Filter{}, 0); return err }},
 		{"cores_idle", func() error { _, err := heatmap.PerCore(c, subsecond.Filter{Idle: true}, 0); return err }},
 		{"hotspots", func() error { _, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{}); return err }},
+		{"hotspots_system", func() error {
+			_, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Measure: heatmap.MeasureSystem})
+			return err
+		}},
+		// A narrowing filter adds the pass that finds the cores it hides.
+		{"hotspots_only_kernel", func() error {
+			_, err := heatmap.Hotspots(c, subsecond.Filter{Only: "kernel"}, heatmap.HotOptions{})
+			return err
+		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) { synth.Latency(b, tc.fn) })
 	}
