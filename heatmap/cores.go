@@ -8,11 +8,12 @@ import (
 
 func checkBucket(b int64) error { return subsecond.CheckParam("bucket", b) }
 
-// Measure names the fraction that shades a cores-map cell: the "measure"
-// query parameter (subsecond.Query.Measure).
+// Measure names the fraction that shades a cores-map cell and that hot
+// spots must keep above their threshold: the "measure" query parameter
+// (subsecond.Query.Measure).
 type Measure string
 
-// Measures of the cores map.
+// Measures of the cores map and hot spots.
 const (
 	MeasureBusy   Measure = "busy"   // Cores.Busy; the web page also tints it by Cores.System
 	MeasureSystem Measure = "system" // Cores.System
