@@ -145,14 +145,45 @@ func ParseSeconds(name, s string) (int64, error) {
 
 // FormatSeconds writes nanoseconds as decimal seconds without trailing
 // zeros, the inverse of ParseSeconds: 5086200000000 is "5086.2".
-func FormatSeconds(ns int64) string {
-	sign := ""
-	if ns < 0 {
-		sign, ns = "-", -ns
+func FormatSeconds(ns int64) string { return decimalSeconds(ns, 9) }
+
+// DisplaySeconds writes nanoseconds as decimal seconds for people: rounded
+// to the microsecond (halves away from zero), without trailing zeros.
+// 119998950001 is "119.99895" where FormatSeconds writes "119.998950001".
+// What goes back into a URL or a parameter is written with FormatSeconds,
+// which is exact.
+func DisplaySeconds(ns int64) string {
+	const us = 1000
+	r := ns / us // whole microseconds, rounded below; no overflow near the int64 limits
+	if rem := ns % us; rem >= us/2 {
+		r++
+	} else if rem <= -us/2 {
+		r--
 	}
-	s := fmt.Sprintf("%s%d.%09d", sign, ns/1e9, ns%1e9)
+	return decimalSeconds(r, 6)
+}
+
+// decimalSeconds writes n units of 10^-digits seconds as decimal seconds
+// without trailing zeros.
+func decimalSeconds(n int64, digits int) string {
+	sign, u := "", uint64(n)
+	if n < 0 {
+		sign, u = "-", -u // the magnitude, math.MinInt64's too
+	}
+	unit := uint64(1)
+	for range digits {
+		unit *= 10
+	}
+	s := fmt.Sprintf("%s%d.%0*d", sign, u/unit, digits, u%unit)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// DisplayRange writes the half-open range [start, end) of offsets in
+// nanoseconds for people, in seconds as DisplaySeconds writes them:
+// "[0, 119.99895) s".
+func DisplayRange(start, end int64) string {
+	return "[" + DisplaySeconds(start) + ", " + DisplaySeconds(end) + ") s"
 }
 
 func compileParam(name, expr string) (*regexp.Regexp, error) {

@@ -105,6 +105,41 @@ func TestParseSeconds(t *testing.T) {
 	}
 }
 
+// TestDisplaySeconds checks the seconds written for people: rounded to the
+// microsecond, where FormatSeconds keeps every nanosecond for URLs.
+func TestDisplaySeconds(t *testing.T) {
+	for _, tc := range []struct {
+		ns   int64
+		want string
+	}{
+		{0, "0"},
+		{119_998_950_001, "119.99895"},
+		{30_250_000_001, "30.25"},
+		{19_989_969_001, "19.989969"},
+		{12_000_500_000, "12.0005"},
+		{7_999_999_600, "8"},
+		{1_000_000_499, "1"},
+		{1_000_000_500, "1.000001"},
+		{-1_500_000_000, "-1.5"},
+		{-1_000_000_500, "-1.000001"},
+		{-400, "0"},
+		{math.MaxInt64, "9223372036.854776"},
+		{math.MinInt64, "-9223372036.854776"},
+	} {
+		if got := subsecond.DisplaySeconds(tc.ns); got != tc.want {
+			t.Errorf("DisplaySeconds(%d) = %q; want %q", tc.ns, got, tc.want)
+		}
+	}
+	if got, want := subsecond.DisplayRange(0, 119_998_950_001), "[0, 119.99895) s"; got != want {
+		t.Errorf("DisplayRange(0, 119998950001) = %q; want %q", got, want)
+	}
+	for ns, want := range map[int64]string{119_998_950_001: "119.998950001", math.MinInt64: "-9223372036.854775808"} {
+		if got := subsecond.FormatSeconds(ns); got != want {
+			t.Errorf("FormatSeconds(%d) = %q; want %q, exact", ns, got, want)
+		}
+	}
+}
+
 func TestParseFilter(t *testing.T) {
 	v := url.Values{
 		"cpu": {"0,3-5"}, "pid": {"10"}, "tid": {"11,12"}, "comm": {"java"}, "comm_regex": {"^ja"},

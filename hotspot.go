@@ -87,7 +87,7 @@ func HotspotsWhat(measure string, threshold float64, min int64) string {
 	if measure == "system" {
 		what = "in the kernel (system time)"
 	}
-	return "≥ " + strconv.FormatFloat(100*threshold, 'f', -1, 64) + "% " + what + " for " + FormatSeconds(min) + " s or more"
+	return "≥ " + strconv.FormatFloat(100*threshold, 'f', -1, 64) + "% " + what + " for " + DisplaySeconds(min) + " s or more"
 }
 
 // Link sets each spot's URL to the flame graph page of stored profile id

@@ -511,12 +511,11 @@ func resolve(whole Range, start, end Bound, startName, endName string) (Range, e
 	// from the first sample); one wholly outside it is refused.
 	switch {
 	case r.Start >= whole.End:
-		return r, Invalidf(startName, "%s s is past the end of the capture (%s s)", FormatSeconds(r.Start-t0), FormatSeconds(whole.End-t0))
+		return r, Invalidf(startName, "%s s is past the end of the capture (%s s)", DisplaySeconds(r.Start-t0), DisplaySeconds(whole.End-t0))
 	case r.End <= whole.Start:
-		return r, Invalidf(endName, "%s s is before the capture starts (%s s)", FormatSeconds(r.End-t0), FormatSeconds(whole.Start-t0))
+		return r, Invalidf(endName, "%s s is before the capture starts (%s s)", DisplaySeconds(r.End-t0), DisplaySeconds(whole.Start-t0))
 	case r.End <= r.Start:
-		return r, Invalidf(endName, "the range [%s s, %s s) is empty; %s must be after %s",
-			FormatSeconds(r.Start-t0), FormatSeconds(r.End-t0), endName, startName)
+		return r, Invalidf(endName, "the range %s is empty; %s must be after %s", DisplayRange(r.Start-t0, r.End-t0), endName, startName)
 	}
 	r.Start = max(r.Start, whole.Start)
 	r.End = min(r.End, whole.End)
@@ -526,7 +525,7 @@ func resolve(whole Range, start, end Bound, startName, endName string) (Range, e
 // addOffset returns t0+off, refusing a sum past the int64 range.
 func addOffset(name string, t0, off int64) (int64, error) {
 	if off > 0 && t0 > math.MaxInt64-off || off < 0 && t0 < math.MinInt64-off {
-		return 0, Invalidf(name, "%s s from the profile's start is out of range", FormatSeconds(off))
+		return 0, Invalidf(name, "%s s from the profile's start is out of range", DisplaySeconds(off))
 	}
 	return t0 + off, nil
 }
@@ -680,7 +679,7 @@ func CheckParam(name string, n int64) error {
 	}
 	s := strconv.FormatInt(n, 10)
 	if p.Type == TypeDuration {
-		s = FormatSeconds(n) + " s"
+		s = DisplaySeconds(n) + " s"
 	}
 	return Invalidf(name, "%s is outside %s", s, p.Range())
 }
@@ -692,7 +691,7 @@ func (p Param) Range() string {
 	case TypeInt:
 		return fmt.Sprintf("%d to %d", p.Min, p.Max)
 	case TypeDuration:
-		return fmt.Sprintf("%s s to %s s", FormatSeconds(p.Min), FormatSeconds(p.Max))
+		return fmt.Sprintf("%s s to %s s", DisplaySeconds(p.Min), DisplaySeconds(p.Max))
 	case TypeFraction:
 		return "(0, 1]"
 	case TypeChoice:

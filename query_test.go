@@ -163,11 +163,11 @@ func TestResolve(t *testing.T) {
 		{url.Values{}, subsecond.Range{Start: 5086e9, End: p.End + 1}, subsecond.Range{Start: 5086e9, End: p.End + 1}, ""},
 		{url.Values{"start": {"1"}, "end": {"2500ms"}, "start2": {"0"}, "end2": {"1"}},
 			subsecond.Range{Start: 5087e9, End: 50885e8}, subsecond.Range{Start: 5086e9, End: 5087e9}, ""},
-		{url.Values{"start": {"2"}, "end": {"1"}}, subsecond.Range{}, subsecond.Range{}, "end: the range [2 s, 1 s) is empty; end must be after start"},
-		{url.Values{"start2": {"4"}}, subsecond.Range{}, subsecond.Range{}, "start2: 4 s is past the end of the capture (3.040000001 s)"},
-		{url.Values{"start2": {"2"}, "end2": {"1"}}, subsecond.Range{}, subsecond.Range{}, "end2: the range [2 s, 1 s) is empty; end2 must be after start2"},
+		{url.Values{"start": {"2"}, "end": {"1"}}, subsecond.Range{}, subsecond.Range{}, "end: the range [2, 1) s is empty; end must be after start"},
+		{url.Values{"start2": {"4"}}, subsecond.Range{}, subsecond.Range{}, "start2: 4 s is past the end of the capture (3.04 s)"},
+		{url.Values{"start2": {"2"}, "end2": {"1"}}, subsecond.Range{}, subsecond.Range{}, "end2: the range [2, 1) s is empty; end2 must be after start2"},
 		{url.Values{"start": {"-5"}, "end": {"99"}}, subsecond.Range{Start: 5086e9, End: p.End + 1}, subsecond.Range{Start: 5086e9, End: p.End + 1}, ""},
-		{url.Values{"start": {"4"}, "end": {"5"}}, subsecond.Range{}, subsecond.Range{}, "start: 4 s is past the end of the capture (3.040000001 s)"},
+		{url.Values{"start": {"4"}, "end": {"5"}}, subsecond.Range{}, subsecond.Range{}, "start: 4 s is past the end of the capture (3.04 s)"},
 		{url.Values{"start": {"-9"}, "end": {"-2s"}}, subsecond.Range{}, subsecond.Range{}, "end: -2 s is before the capture starts (0 s)"},
 	} {
 		q, err := subsecond.ParseQuery(tc.v)

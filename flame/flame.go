@@ -305,7 +305,7 @@ func prepare(c *subsecond.Capture, f subsecond.Filter) (*subsecond.Match, *index
 func CheckRange(c *subsecond.Capture, r subsecond.Range) (lo, hi int, err error) {
 	t0 := c.Profile.T0()
 	span := func(r subsecond.Range) string {
-		return fmt.Sprintf("[%s, %s) s", subsecond.FormatSeconds(r.Start-t0), subsecond.FormatSeconds(r.End-t0))
+		return subsecond.DisplayRange(r.Start-t0, r.End-t0)
 	}
 	if r.Empty() {
 		return 0, 0, fmt.Errorf("range %s is empty: end must be after start: %w", span(r), subsecond.ErrInvalid)
@@ -318,7 +318,7 @@ func CheckRange(c *subsecond.Capture, r subsecond.Range) (lo, hi int, err error)
 			return 0, 0, fmt.Errorf("range %s: the profile has no samples: %w", span(r), subsecond.ErrEmptyRange)
 		case r.Start > c.Samples.Time[n-1]:
 			return 0, 0, fmt.Errorf("range %s is past the end of the profile (last sample at %s s): %w",
-				span(r), subsecond.FormatSeconds(c.Samples.Time[n-1]-t0), subsecond.ErrEmptyRange)
+				span(r), subsecond.DisplaySeconds(c.Samples.Time[n-1]-t0), subsecond.ErrEmptyRange)
 		default:
 			return 0, 0, fmt.Errorf("range %s: %w", span(r), subsecond.ErrEmptyRange)
 		}

@@ -60,7 +60,7 @@ func (g *Graph) Pprof() (*profile.Profile, error) {
 		p.Comments = []string{"event: " + ev}
 	}
 	t0 := c.Profile.T0()
-	p.Comments = append(p.Comments, fmt.Sprintf("range: [%s s, %s s) from T0 of %s", subsecond.FormatSeconds(g.Start-t0), subsecond.FormatSeconds(g.End-t0), c.Profile.Name))
+	p.Comments = append(p.Comments, fmt.Sprintf("range: %s from T0 of %s", subsecond.DisplayRange(g.Start-t0, g.End-t0), c.Profile.Name))
 	pb := &pprofBuilder{p: p, mappings: map[string]*profile.Mapping{}, funcs: map[[2]string]*profile.Function{}, labels: map[labelKey]map[string][]string{}}
 	lo, hi := c.Window(subsecond.Range{Start: g.Start, End: g.End})
 	pb.add(c, g.ix, m, lo, hi, false)

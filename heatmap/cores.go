@@ -135,7 +135,7 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 	}
 	if int64(len(cpus))*nb > MaxCells {
 		return nil, nil, fmt.Errorf("bucket: %d CPUs × %d buckets of %s s exceed %d cells; use wider buckets: %w",
-			len(cpus), nb, subsecond.FormatSeconds(bucket), MaxCells, subsecond.ErrInvalid)
+			len(cpus), nb, subsecond.DisplaySeconds(bucket), MaxCells, subsecond.ErrInvalid)
 	}
 	rows := &cpuRows{dense: row, sparse: sparse}
 	k := &Cores{T0: t0, Bucket: bucket, Buckets: int(nb), CPUs: cpus}

@@ -111,7 +111,7 @@ func Offset(c *subsecond.Capture, f subsecond.Filter, opt Options) (*Grid, error
 	cols := (last-t0)/C + 1
 	if cols*R > MaxCells {
 		return nil, fmt.Errorf("col: %d columns of %s s × %d rows exceed %d cells; use wider columns or fewer rows: %w",
-			cols, subsecond.FormatSeconds(C), R, MaxCells, subsecond.ErrInvalid)
+			cols, subsecond.DisplaySeconds(C), R, MaxCells, subsecond.ErrInvalid)
 	}
 	g := &Grid{T0: t0, Col: C, Rows: opt.Rows, Cols: int(cols), Counts: make([][]int64, cols)}
 	flat := make([]int64, cols*R)

@@ -85,7 +85,7 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 		return nil, fmt.Errorf("threshold: %v is not a fraction in (0, 1]: %w", opt.Threshold, subsecond.ErrInvalid)
 	}
 	if opt.Min < 0 {
-		return nil, fmt.Errorf("min: %s s is negative: %w", subsecond.FormatSeconds(opt.Min), subsecond.ErrInvalid)
+		return nil, fmt.Errorf("min: %s s is negative: %w", subsecond.DisplaySeconds(opt.Min), subsecond.ErrInvalid)
 	}
 	k, rows, err := perCore(c, f, opt.Bucket)
 	if err != nil {
@@ -684,7 +684,7 @@ func (h *hunt) hidden(f subsecond.Filter, opt HotOptions, rep *Report, narrow st
 		list = append(list, strconv.Itoa(int(cpu)))
 	}
 	rep.Note = fmt.Sprintf("%d %s %s ≥ %s%% for %s s or more %s hidden by %s: %s %s %s hot spots without that filter",
-		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), subsecond.FormatSeconds(opt.Min),
+		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), subsecond.DisplaySeconds(opt.Min),
 		verb, narrow, cpus, strings.Join(list, ", "), have)
 	return nil
 }

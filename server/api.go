@@ -263,8 +263,8 @@ func (s *Server) samples(w http.ResponseWriter, r *http.Request) {
 	v, n, err := s.engine.Samples(c, q, q.MaxSamples)
 	if err == nil && v == nil {
 		t0 := c.Profile.T0()
-		err = subsecond.Invalidf("end", "the range [%s, %s) s holds %d samples of these filters, more than the stack chart's limit of %d; choose a shorter range, fewer CPUs or max_samples up to %d",
-			subsecond.FormatSeconds(q.Range.Start-t0), subsecond.FormatSeconds(q.Range.End-t0), n, q.MaxSamples, subsecond.MaxMaxSamples)
+		err = subsecond.Invalidf("end", "the range %s holds %d samples of these filters, more than the stack chart's limit of %d; choose a shorter range, fewer CPUs or max_samples up to %d",
+			subsecond.DisplayRange(q.Range.Start-t0, q.Range.End-t0), n, q.MaxSamples, subsecond.MaxMaxSamples)
 	}
 	if err != nil {
 		s.error(w, r, err)

@@ -305,6 +305,14 @@ func TestSamplesRoute(t *testing.T) {
 	}
 	res, b = e.do("GET", api+"/samples?start=1&end=2&cpu=1&max_samples=99", nil)
 	wantError(t, res, b, http.StatusBadRequest, "end: the range [1, 2) s holds 100 samples of these filters, more than the stack chart's limit of 99")
+	// The whole capture ends the instant after its last sample, 3.04 s
+	// and a nanosecond from T0: messages and the SVG's subtitle round it to
+	// the microsecond.
+	res, b = e.do("GET", api+"/samples?cpu=1&max_samples=99", nil)
+	wantError(t, res, b, http.StatusBadRequest, "end: the range [0, 3.04) s holds 300 samples")
+	if res, b = e.do("GET", api+"/flamegraph?cpu=1&format=svg", nil); res.StatusCode != 200 || !bytes.Contains(b, []byte("[0, 3.04) s from T0, 300 samples; cpu=1")) {
+		t.Errorf("flamegraph?format=svg = %d; want the subtitle [0, 3.04) s from T0, 300 samples; cpu=1 in\n%.1500s", res.StatusCode, b)
+	}
 	for _, q := range []string{"max_samples=0", "max_samples=abc", "max_samples=1000001"} {
 		res, b = e.do("GET", api+"/samples?"+q, nil)
 		wantError(t, res, b, http.StatusBadRequest, "max_samples:")

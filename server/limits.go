@@ -104,7 +104,7 @@ func (s *Server) checkCells(param, rowsName string, width, span int64, rows int)
 	// span/w + 1 ≤ perRow holds for every w > span/perRow.
 	fit := roundUp(span/perRow + 1)
 	return fmt.Errorf("%s: %s s makes %d columns × %d %s = %d cells, more than this server's limit of %d; use %s ≥ %s s: %w",
-		param, subsecond.FormatSeconds(width), cols, rows, rowsName, cols*int64(rows), s.maxCells, param, subsecond.FormatSeconds(fit), subsecond.ErrInvalid)
+		param, subsecond.DisplaySeconds(width), cols, rows, rowsName, cols*int64(rows), s.maxCells, param, subsecond.DisplaySeconds(fit), subsecond.ErrInvalid)
 }
 
 // roundUp rounds n up to two significant digits: 6080001 is 6100000.

@@ -127,8 +127,8 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hs {
 		item := web.Hotspot{
 			Href:     h.URL,
-			Start:    subsecond.FormatSeconds(h.Start - t0),
-			End:      subsecond.FormatSeconds(h.End - t0),
+			Start:    subsecond.DisplaySeconds(h.Start - t0),
+			End:      subsecond.DisplaySeconds(h.End - t0),
 			Comm:     h.Comm,
 			Function: h.Function,
 		}
@@ -254,7 +254,7 @@ func rangeLabel(rg subsecond.Range, t0 int64) string {
 	if rg == subsecond.UntimedRange {
 		return "all samples (the capture has no timestamps)"
 	}
-	return fmt.Sprintf("%s s – %s s (%s)", web.Seconds(rg.Start-t0), web.Seconds(rg.End-t0), web.Duration(rg.Duration()))
+	return fmt.Sprintf("%s s – %s s (%s)", subsecond.DisplaySeconds(rg.Start-t0), subsecond.DisplaySeconds(rg.End-t0), web.Duration(rg.Duration()))
 }
 
 // shortRange is rangeLabel for titles: "4.5–7.25 s".
@@ -262,7 +262,7 @@ func shortRange(rg subsecond.Range, t0 int64) string {
 	if rg == subsecond.UntimedRange {
 		return "(no timestamps)"
 	}
-	return web.Seconds(rg.Start-t0) + "–" + web.Seconds(rg.End-t0) + " s"
+	return subsecond.DisplaySeconds(rg.Start-t0) + "–" + subsecond.DisplaySeconds(rg.End-t0) + " s"
 }
 
 func displayName(p *subsecond.Profile) string {

@@ -73,17 +73,3 @@ func pow10(n int) int64 {
 // "comm ~ web.*", "event cycles", "function mark", "user frames only",
 // "idle included". It is empty when every filter is at its default.
 func Filters(f subsecond.Filter) []string { return f.Describe() }
-
-// Seconds formats an offset of ns nanoseconds as seconds for reading,
-// rounded to the microsecond: 30250000001 is "30.25". URLs keep the exact
-// value (subsecond.FormatSeconds).
-func Seconds(ns int64) string {
-	const us = 1000
-	r := ns / us
-	if rem := ns % us; rem >= us/2 {
-		r++
-	} else if rem <= -us/2 {
-		r--
-	}
-	return subsecond.FormatSeconds(r * us)
-}

@@ -46,24 +46,6 @@ func TestFilters(t *testing.T) {
 	}
 }
 
-func TestSeconds(t *testing.T) {
-	for _, tc := range []struct {
-		ns   int64
-		want string
-	}{
-		{0, "0"},
-		{30_250_000_001, "30.25"},
-		{19_989_969_001, "19.989969"},
-		{12_000_500_000, "12.0005"},
-		{7_999_999_600, "8"},
-		{-1_500_000_000, "-1.5"},
-	} {
-		if got := Seconds(tc.ns); got != tc.want {
-			t.Errorf("Seconds(%d) = %q; want %q", tc.ns, got, tc.want)
-		}
-	}
-}
-
 func TestBytes(t *testing.T) {
 	for _, tc := range []struct {
 		n    int64

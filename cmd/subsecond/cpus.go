@@ -77,10 +77,10 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 	cols := (k.Buckets + per - 1) / per
 	span := int64(per) * k.Bucket
 	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s s (one character = %s s), %.1f samples expected per bucket; shading: %s fraction\n",
-		clip(c.Profile.Name, nameWidth), len(k.CPUs), k.Buckets, subsecond.FormatSeconds(k.Bucket), subsecond.FormatSeconds(span), k.Expected, m)
+		clip(c.Profile.Name, nameWidth), len(k.CPUs), k.Buckets, subsecond.DisplaySeconds(k.Bucket), subsecond.DisplaySeconds(span), k.Expected, m)
 	axis := []rune(strings.Repeat(" ", cols+10))
 	for col := 0; col < cols; col += 10 {
-		copy(axis[col:], []rune(subsecond.FormatSeconds(int64(col)*span)))
+		copy(axis[col:], []rune(subsecond.DisplaySeconds(int64(col)*span)))
 	}
 	sysHead := ""
 	if m == heatmap.MeasureBusy {
@@ -127,8 +127,8 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 		fmt.Fprintf(w, "\nStanding out (of %d episodes %s; 'subsecond hotspots' lists them all):\n", rep.Found, subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min))
 	}
 	for i, s := range rep.Spots {
-		fmt.Fprintf(w, "  ◀%d cpu %d [%s s, %s s): %s (%.0f%%) in %s (%.0f%%)\n", i+1, s.CPU,
-			subsecond.FormatSeconds(s.Start-k.T0), subsecond.FormatSeconds(s.End-k.T0), clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare)
+		fmt.Fprintf(w, "  ◀%d cpu %d %s: %s (%.0f%%) in %s (%.0f%%)\n", i+1, s.CPU,
+			subsecond.DisplayRange(s.Start-k.T0, s.End-k.T0), clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare)
 	}
 	if rep.Note != "" {
 		fmt.Fprintf(w, "\nNote: %s.\n", rep.Note)

@@ -18,7 +18,7 @@ func TestErrorsReadAsSentences(t *testing.T) {
 		{"hotspots --min soon " + file, `subsecond: hotspots: --min: "soon" is not a duration such as 2, 2s or 1500ms` + "\n"},
 		{"cpus " + file + " --bucket 0", "subsecond: cpus: --bucket: 0 s is outside 0.001 s to 60 s\n"},
 		{"flamegraph --format nope " + file, `subsecond: flamegraph: --format: "nope" is not one of `},
-		{"flamegraph --start 4 --end 3 " + file, "subsecond: flamegraph: --end: the range [4 s, 3 s) is empty; end must be after start\n"},
+		{"flamegraph --start 4 --end 3 " + file, "subsecond: flamegraph: --end: the range [4, 3) s is empty; end must be after start\n"},
 		{"flamegraph --start 100 " + file, "subsecond: flamegraph: --start: 100 s is past the end of the capture"},
 		{"heatmap --event nope " + file, `subsecond: heatmap: event: the capture has no event "nope" (it has cpu-clock)` + "\n"},
 		{"cpus --cpu 96 " + file, "subsecond: cpus: --cpu: the capture has no CPU 96; its CPUs are 0-1\n"},

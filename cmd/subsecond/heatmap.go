@@ -60,12 +60,12 @@ func runHeatmap(ctx context.Context, e env) error {
 func writeHeatmapText(e env, c *subsecond.Capture, g *heatmap.Grid) error {
 	w := bufio.NewWriter(termWriter(e.stdout))
 	fmt.Fprintf(w, "%s: %d samples, T0 = %s s, %d columns of %s s × %d rows; darkest = %d samples\n",
-		clip(c.Profile.Name, nameWidth), g.Total, subsecond.FormatSeconds(g.T0), g.Cols, subsecond.FormatSeconds(g.Col), g.Rows, g.Max)
+		clip(c.Profile.Name, nameWidth), g.Total, subsecond.DisplaySeconds(g.T0), g.Cols, subsecond.DisplaySeconds(g.Col), g.Rows, g.Max)
 	const label = 9 // width of the ms axis
 	// Column axis: the offset in seconds every ten columns.
 	axis := []rune(strings.Repeat(" ", g.Cols+10))
 	for col := 0; col < g.Cols; col += 10 {
-		copy(axis[col:], []rune(subsecond.FormatSeconds(int64(col)*g.Col)))
+		copy(axis[col:], []rune(subsecond.DisplaySeconds(int64(col)*g.Col)))
 	}
 	fmt.Fprintf(w, "%*s  %s\n", label, "s →", strings.TrimRight(string(axis), " "))
 	line := make([]rune, g.Cols)

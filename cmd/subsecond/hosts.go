@@ -315,7 +315,7 @@ func hostHotspots(ctx context.Context, e env, db, host string, opt timeline.HotO
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%s%s\t%s\t%.0f%%\t%.0f%%\t%.0f\t%s\t%s\t%s\t%s\t%s\n", i+1, sp.CPU, approx(sp.Approximate), wallTime(sp.Start),
 			time.Unix(0, sp.End).UTC().Format("15:04:05.0"), 100*sp.Busy, 100*sp.System, sp.Score, clip(sp.Comm, nameWidth), clip(sp.Function, nameWidth), sp.Capture,
-			subsecond.FormatSeconds(sp.Start-sp.Offset-sp.T0), mark)
+			subsecond.DisplaySeconds(sp.Start-sp.Offset-sp.T0), mark)
 	}
 	return tw.Flush()
 }

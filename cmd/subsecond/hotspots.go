@@ -37,7 +37,7 @@ func runHotspots(ctx context.Context, e env) error {
 			return fmt.Errorf("hotspots: give --host or a FILE|ID, not both")
 		}
 		if q.Min < int64(time.Second) {
-			return fmt.Errorf("hotspots: %w", subsecond.Invalidf("--min", "%s s is less than 1 s, the resolution of a host's night", subsecond.FormatSeconds(q.Min)))
+			return fmt.Errorf("hotspots: %w", subsecond.Invalidf("--min", "%s s is less than 1 s, the resolution of a host's night", subsecond.DisplaySeconds(q.Min)))
 		}
 		opt := timeline.HotOptions{System: q.Measure == "system", Limit: q.Limit, Threshold: q.Threshold, Min: q.Min}
 		if q.Limit == 0 {
@@ -60,7 +60,7 @@ func runHotspots(ctx context.Context, e env) error {
 		return json.NewEncoder(e.stdout).Encode(rep) // as the API sends it
 	}
 	t0 := rep.T0
-	sec := func(ns int64) string { return subsecond.FormatSeconds(ns - t0) }
+	sec := func(ns int64) string { return subsecond.DisplaySeconds(ns - t0) }
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
 	what := subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min)
 	if rep.Note != "" {
