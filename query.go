@@ -442,12 +442,34 @@ func (q *Query) resolveWall(p *Profile) error {
 	if !p.Wall.Known() {
 		return Invalidf(name, "this capture has no wall-clock time (record with perf record -k CLOCK_REALTIME, or keep perf script's --header); give start and end, seconds from T0")
 	}
+	// The range is checked here, on the wall clock, so that an error names
+	// from or to and reads in the times they were given in. A range that
+	// ends by the first sample or starts after the last holds nothing.
+	first, last := p.Wall.Wall(p.Start), p.Wall.Wall(p.End)
+	ran := func() string {
+		a := ""
+		if p.Wall.Approximate {
+			a = "≈"
+		}
+		return fmt.Sprintf("the capture, which ran from %s%s to %s%s", a, DisplayWallTime(first), a, DisplayWallTime(last))
+	}
+	switch {
+	case q.From.Set && q.From.NS > last:
+		return Invalidf("from", "%s is after %s", DisplayWallTime(q.From.NS), ran())
+	case q.To.Set && q.To.NS <= first:
+		return Invalidf("to", "%s is before %s", DisplayWallTime(q.To.NS), ran())
+	case q.From.Set && q.To.Set && q.To.NS <= q.From.NS:
+		return Invalidf("to", "the range [%s, %s) is empty; to must be after from", DisplayWallTime(q.From.NS), DisplayWallTime(q.To.NS))
+	}
+	// Times far outside the capture are clamped to it here, as resolve
+	// would, before they become offsets that could overflow.
 	for _, w := range []struct {
 		t   WallTime
 		dst *Bound
 	}{{q.From, &q.Start}, {q.To, &q.End}} {
 		if w.t.Set {
-			*w.dst = Bound{NS: w.t.NS - p.Wall.Offset - p.T0(), Set: true}
+			off := min(max(w.t.NS, p.Wall.Wall(p.T0())), last+1) - p.Wall.Offset - p.T0()
+			*w.dst = Bound{NS: off, Set: true}
 		}
 	}
 	return nil
@@ -458,6 +480,10 @@ func (q *Query) resolveWall(p *Profile) error {
 // ("1796008320.5"). It returns Unix nanoseconds, or a *ParamError.
 func ParseWallTime(name, s string) (int64, error) {
 	if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s)); err == nil {
+		// Unix nanoseconds in an int64 reach from 1677 to 2262.
+		if y := t.UTC().Year(); y < 1678 || y > 2261 {
+			return 0, Invalidf(name, "%q is outside the years 1678 to 2261", s)
+		}
 		return t.UnixNano(), nil
 	}
 	if t := strings.TrimSpace(s); t != "" && strings.Trim(t, "0123456789.") == "" {

@@ -269,6 +269,23 @@ func TestDiffAcrossProfiles(t *testing.T) {
 	}
 }
 
+// TestWallClockRangeRefused checks that a flame graph range given as
+// wall-clock times outside the capture is refused naming from or to, in
+// wall-clock time, with the capture's span.
+func TestWallClockRangeRefused(t *testing.T) {
+	e := newEnv(t, Config{Engine: engine.Engine{}})
+	text := strings.Replace(perfText(2, 100, 3), "# hostname", "# captured on    : Mon Nov 30 17:11:08 2026\n# hostname", 1)
+	p := e.upload(text, "web-1") // the last sample, at 5089.04 s, is 17:11:08.5 UTC
+	api := "/api/profiles/" + p.ID + "/flamegraph?"
+	res, b := e.do("GET", api+"from=2026-11-30T18:00:00Z", nil)
+	wantError(t, res, b, http.StatusBadRequest, "from: 2026-11-30T18:00:00Z is after the capture, which ran from ≈2026-11-30T17:11:05.51Z to ≈2026-11-30T17:11:08.5Z")
+	res, b = e.do("GET", api+"to=2026-11-30T17:00:00Z", nil)
+	wantError(t, res, b, http.StatusBadRequest, "to: 2026-11-30T17:00:00Z is before the capture, which ran from ≈2026-11-30T17:11:05.51Z")
+	if res, b = e.do("GET", api+"from=2026-11-30T17:11:06Z&to=2026-11-30T17:11:07Z", nil); res.StatusCode != 200 {
+		t.Errorf("flamegraph of a second within the capture = %d %s", res.StatusCode, b)
+	}
+}
+
 // TestSamplesRoute checks the stack chart's samples against the flame graph
 // of the same range and the limit that bounds a response.
 func TestSamplesRoute(t *testing.T) {
