@@ -124,7 +124,9 @@ const (
 // flag, its type and unit, its range (Min and Max, for TypeInt and
 // TypeDuration in nanoseconds), its default as written in a URL, its
 // choices (TypeChoice), a line of help, its group and the views that read
-// it.
+// it. A TypeBool parameter's help says what setting it does ("include idle
+// samples"), so that it reads right for the CLI's switch (--idle), a
+// checkbox, and, after "1 to" (URLHelp), the URL's idle=1.
 type Param struct {
 	Name    string
 	Type    ParamType
@@ -184,7 +186,7 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Filter.Only },
 		show:  func(v string) string { return v + " frames only" },
 	},
-	{Name: "idle", Type: TypeBool, Default: "0", Help: "1 to include idle samples (excluded by default)", Group: GroupFilter, Views: ViewData,
+	{Name: "idle", Type: TypeBool, Default: "0", Help: "include idle samples (excluded by default)", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Idle },
 		show:  func(string) string { return "idle included" },
 	},
@@ -231,7 +233,7 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Scale }},
 	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Search }},
-	{Name: "match_case", Type: TypeBool, Default: "0", Help: "1 for a search that tells upper from lower case (it ignores case by default)", Group: GroupPage, Views: ViewPage,
+	{Name: "match_case", Type: TypeBool, Default: "0", Help: "make the search tell upper from lower case (it ignores case by default)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.MatchCase }},
 	{Name: "zoom", Type: TypeString, Help: "the flame graph's zoomed frame, as a path of frame names", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Zoom }},
@@ -726,7 +728,18 @@ func (p Param) Range() string {
 	return ""
 }
 
-// Usage returns p's help with its range and default, as the CLI prints it.
+// URLHelp returns p's help for its URL parameter: a TypeBool parameter's
+// is prefixed "1 to" ("1 to include idle samples"), the value that sets it.
+func (p Param) URLHelp() string {
+	if p.Type == TypeBool {
+		return "1 to " + p.Help
+	}
+	return p.Help
+}
+
+// Usage returns p's help with its range and default, as the CLI prints it
+// and the pages' forms show it (a TypeBool parameter being a switch or a
+// checkbox there).
 func (p Param) Usage() string {
 	u := p.Help
 	if r := p.Range(); r != "" && p.Type != TypeChoice {

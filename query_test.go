@@ -29,6 +29,11 @@ func TestParams(t *testing.T) {
 			t.Errorf("param %+v: want a unique name, help, a group and views", p)
 		}
 		seen[p.Name] = true
+		// A switch's help says what it does: "--idle: include idle
+		// samples", "idle=1: 1 to include idle samples".
+		if p.Type == subsecond.TypeBool && (strings.HasPrefix(p.Usage(), "1") || strings.Contains(p.Usage(), "1 to") || p.URLHelp() != "1 to "+p.Help) {
+			t.Errorf("%s: usage %q, URL help %q; want the switch's usage without a value and the URL's with 1", p.Name, p.Usage(), p.URLHelp())
+		}
 		if (p.Type == subsecond.TypeChoice) != (len(p.Choices) > 0) {
 			t.Errorf("%s: type %s with choices %v", p.Name, p.Type, p.Choices)
 		}
@@ -258,7 +263,7 @@ export const PARAMS: Param[] = [
 `)
 	for _, p := range subsecond.Params() {
 		tp := param{Name: p.Name, Type: string(p.Type), Unit: p.Unit, Min: p.Min, Max: p.Max, Default: p.Default,
-			Choices: p.Choices, Help: p.Help, Group: string(p.Group), Views: []string{}}
+			Choices: p.Choices, Help: p.URLHelp(), Group: string(p.Group), Views: []string{}}
 		if tp.Choices == nil {
 			tp.Choices = []string{}
 		}
@@ -296,7 +301,7 @@ func TestParamsDoc(t *testing.T) {
 		if def != "" && p.Unit != "" {
 			def += " " + p.Unit
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", p.Name, p.Group, p.Type, p.Range(), def, p.Help)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", p.Name, p.Group, p.Type, p.Range(), def, p.URLHelp())
 	}
 	want := append(append(append([]byte{}, doc[:i+len(begin)]...), b.Bytes()...), doc[j:]...)
 	if *update {

@@ -110,6 +110,11 @@ func TestHelp(t *testing.T) {
 					if !strings.Contains(stdout, usage) {
 						t.Errorf("subsecond %s --help lacks the description of -%s (%q)", name, f.Name, usage)
 					}
+					// A switch takes no value: its help says what it
+					// does, not "1 to …" as the URL parameter's does.
+					if isBool(f) && (strings.HasPrefix(usage, "1 ") || strings.Contains(usage, " 1 to ")) {
+						t.Errorf("subsecond %s: switch -%s is described as taking a value: %q", name, f.Name, usage)
+					}
 				})
 			}
 		})

@@ -45,7 +45,7 @@ export const PARAMS: Param[] = [
   {"name":"max_samples","type":"int","unit":"","min":1,"max":1000000,"default":"200000","choices":[],"help":"stack chart: the most samples of the filters its range may hold","group":"range","views":["stacks"]},
   {"name":"scale","type":"choice","unit":"","min":0,"max":0,"default":"linear","choices":["linear","log"],"help":"the heatmaps' colour scale: linear or log (enhanced)","group":"page","views":["page"]},
   {"name":"search","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"the flame graph's search: a regular expression","group":"page","views":["page"]},
-  {"name":"match_case","type":"bool","unit":"","min":0,"max":0,"default":"0","choices":[],"help":"1 for a search that tells upper from lower case (it ignores case by default)","group":"page","views":["page"]},
+  {"name":"match_case","type":"bool","unit":"","min":0,"max":0,"default":"0","choices":[],"help":"1 to make the search tell upper from lower case (it ignores case by default)","group":"page","views":["page"]},
   {"name":"zoom","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"the flame graph's zoomed frame, as a path of frame names","group":"page","views":["page"]},
   {"name":"view","type":"choice","unit":"","min":0,"max":0,"default":"flame","choices":["flame","icicle"],"help":"flame (root at the bottom) or icicle (root at the top)","group":"page","views":["page"]},
   {"name":"shape","type":"choice","unit":"","min":0,"max":0,"default":"target","choices":["target","base"],"help":"a differential graph's widths: the target range's (frames gone since the base at their base width) or the base's (flamegraph.pl's --negate)","group":"page","views":["page"]},
