@@ -1,7 +1,6 @@
 package subsecond
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,17 +11,17 @@ const MaxHostLen = 253
 
 // CheckHost reports whether h can name a host: 1 to MaxHostLen bytes of
 // UTF-8 with no spaces, control characters or '/', since a host name is one
-// segment of the /hosts/{host} URLs. The error wraps ErrInvalid.
+// segment of the /hosts/{host} URLs. The error is a *ParamError for host.
 func CheckHost(h string) error {
 	switch {
 	case h == "":
-		return fmt.Errorf("host: empty: %w", ErrInvalid)
+		return Invalidf("host", "empty")
 	case len(h) > MaxHostLen:
-		return fmt.Errorf("host: longer than %d bytes: %w", MaxHostLen, ErrInvalid)
+		return Invalidf("host", "longer than %d bytes", MaxHostLen)
 	case !utf8.ValidString(h):
-		return fmt.Errorf("host: not UTF-8: %w", ErrInvalid)
+		return Invalidf("host", "not UTF-8")
 	case strings.ContainsFunc(h, func(r rune) bool { return r == '/' || unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return fmt.Errorf("host: %q holds a space, a control character or '/': %w", h, ErrInvalid)
+		return Invalidf("host", "%q holds a space, a control character or '/'", h)
 	}
 	return nil
 }

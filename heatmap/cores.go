@@ -1,8 +1,6 @@
 package heatmap
 
 import (
-	"fmt"
-
 	"github.com/subsecond/subsecond"
 )
 
@@ -134,8 +132,8 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 		cpus = append(cpus, id)
 	}
 	if int64(len(cpus))*nb > MaxCells {
-		return nil, nil, fmt.Errorf("bucket: %d CPUs × %d buckets of %s s exceed %d cells; use wider buckets: %w",
-			len(cpus), nb, subsecond.DisplaySeconds(bucket), MaxCells, subsecond.ErrInvalid)
+		return nil, nil, subsecond.Invalidf("bucket", "%d CPUs × %d buckets of %s s exceed %d cells; use wider buckets",
+			len(cpus), nb, subsecond.DisplaySeconds(bucket), MaxCells)
 	}
 	rows := &cpuRows{dense: row, sparse: sparse}
 	k := &Cores{T0: t0, Bucket: bucket, Buckets: int(nb), CPUs: cpus}

@@ -110,8 +110,8 @@ func Offset(c *subsecond.Capture, f subsecond.Filter, opt Options) (*Grid, error
 	C, R := opt.Col, int64(opt.Rows)
 	cols := (last-t0)/C + 1
 	if cols*R > MaxCells {
-		return nil, fmt.Errorf("col: %d columns of %s s × %d rows exceed %d cells; use wider columns or fewer rows: %w",
-			cols, subsecond.DisplaySeconds(C), R, MaxCells, subsecond.ErrInvalid)
+		return nil, subsecond.Invalidf("col", "%d columns of %s s × %d rows exceed %d cells; use wider columns or fewer rows",
+			cols, subsecond.DisplaySeconds(C), R, MaxCells)
 	}
 	g := &Grid{T0: t0, Col: C, Rows: opt.Rows, Cols: int(cols), Counts: make([][]int64, cols)}
 	flat := make([]int64, cols*R)

@@ -79,13 +79,13 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 		opt.Measure = MeasureBusy
 	}
 	if opt.Measure != MeasureBusy && opt.Measure != MeasureSystem {
-		return nil, fmt.Errorf("measure: %q is neither busy nor system: %w", string(opt.Measure), subsecond.ErrInvalid)
+		return nil, subsecond.Invalidf("measure", "%q is neither busy nor system", string(opt.Measure))
 	}
 	if !(opt.Threshold > 0 && opt.Threshold <= 1) {
-		return nil, fmt.Errorf("threshold: %v is not a fraction in (0, 1]: %w", opt.Threshold, subsecond.ErrInvalid)
+		return nil, subsecond.Invalidf("threshold", "%v is not a fraction in (0, 1]", opt.Threshold)
 	}
 	if opt.Min < 0 {
-		return nil, fmt.Errorf("min: %s s is negative: %w", subsecond.DisplaySeconds(opt.Min), subsecond.ErrInvalid)
+		return nil, subsecond.Invalidf("min", "%s s is negative", subsecond.DisplaySeconds(opt.Min))
 	}
 	k, rows, err := perCore(c, f, opt.Bucket)
 	if err != nil {

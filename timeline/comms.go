@@ -3,7 +3,6 @@ package timeline
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -158,19 +157,19 @@ func span(caps []Capture, from, to, bucket int64) (int64, int64, int64, int64, e
 		}
 	}
 	if to <= from {
-		return 0, 0, 0, 0, fmt.Errorf("to: must be after from: %w", subsecond.ErrInvalid)
+		return 0, 0, 0, 0, subsecond.Invalidf("to", "must be after from")
 	}
 	const second = int64(time.Second)
 	if bucket == 0 {
 		bucket = max(second, ((to-from)/1000+second-1)/second*second)
 	}
 	if bucket < second {
-		return 0, 0, 0, 0, fmt.Errorf("bucket: %s s is finer than the host timeline's one-second summaries; open the capture for finer views: %w",
-			subsecond.FormatSeconds(bucket), subsecond.ErrInvalid)
+		return 0, 0, 0, 0, subsecond.Invalidf("bucket", "%s s is finer than the host timeline's one-second summaries; open the capture for finer views",
+			subsecond.DisplaySeconds(bucket))
 	}
 	nb := (to - from + bucket - 1) / bucket
 	if nb > MaxBuckets {
-		return 0, 0, 0, 0, fmt.Errorf("bucket: %d buckets of %s s exceed %d; use wider buckets: %w", nb, subsecond.FormatSeconds(bucket), MaxBuckets, subsecond.ErrInvalid)
+		return 0, 0, 0, 0, subsecond.Invalidf("bucket", "%d buckets of %s s exceed %d; use wider buckets", nb, subsecond.DisplaySeconds(bucket), MaxBuckets)
 	}
 	return from, to, bucket, nb, nil
 }

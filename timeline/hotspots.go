@@ -125,10 +125,10 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 		opt.Near = time.Minute
 	}
 	if !(opt.Threshold > 0 && opt.Threshold <= 1) {
-		return nil, fmt.Errorf("threshold: %v is not a fraction in (0, 1]: %w", opt.Threshold, subsecond.ErrInvalid)
+		return nil, subsecond.Invalidf("threshold", "%v is not a fraction in (0, 1]", opt.Threshold)
 	}
 	if opt.Min < 0 {
-		return nil, fmt.Errorf("min: negative: %w", subsecond.ErrInvalid)
+		return nil, subsecond.Invalidf("min", "negative")
 	}
 	caps, _, err := HostCaptures(ctx, src, host)
 	if err != nil {

@@ -84,7 +84,7 @@ func (v *viewFlags) parse(args []string) (*subsecond.Query, error) {
 	}
 	q, err := subsecond.ParseQuery(v.values())
 	if err != nil {
-		return nil, fmt.Errorf("%s: --%w", v.fs.Name(), err)
+		return nil, fmt.Errorf("%s: %w", v.fs.Name(), err)
 	}
 	return q, nil
 }
@@ -98,7 +98,7 @@ func (v *viewFlags) load(ctx context.Context, q *subsecond.Query) (*subsecond.Ca
 		return nil, err
 	}
 	if err := q.Filter.Check(c); err != nil {
-		return nil, fmt.Errorf("--%w", err)
+		return nil, err
 	}
 	return c, nil
 }

@@ -30,7 +30,7 @@ func runCPUs(ctx context.Context, e env) error {
 		return err
 	}
 	if *width < 10 {
-		return fmt.Errorf("cpus: %w", subsecond.Invalidf("--width", "%d is less than 10", *width))
+		return fmt.Errorf("cpus: %w", subsecond.Invalidf("width", "%d is less than 10", *width))
 	}
 	c, err := v.load(ctx, q)
 	if err != nil {

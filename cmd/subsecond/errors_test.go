@@ -6,8 +6,8 @@ import (
 )
 
 // TestErrorsReadAsSentences runs the binary with bad flags and checks that
-// each error is one line naming the flag, without a trailing sentinel word
-// such as ": invalid".
+// each error is one line naming the flag as a flag (--event, where the API
+// says event), without a trailing sentinel word such as ": invalid".
 func TestErrorsReadAsSentences(t *testing.T) {
 	const file = "../../sample-data/real-mixed-2cpu-5s.perf.txt.gz"
 	for _, tc := range []struct {
@@ -21,7 +21,9 @@ func TestErrorsReadAsSentences(t *testing.T) {
 		{"flamegraph --start 4 --end 3 " + file, "subsecond: flamegraph: --end: the range [4, 3) s is empty; end must be after start\n"},
 		{"flamegraph --start 100 " + file, "subsecond: flamegraph: --start: 100 s is past the end of the capture"},
 		{"flamegraph --from 2030-01-01T00:00:00Z " + file, "subsecond: flamegraph: --from: 2030-01-01T00:00:00Z is after the capture, which ran from ≈2026-11-29T08:33:43.485987Z to ≈2026-11-29T08:33:48.5Z\n"},
-		{"heatmap --event nope " + file, `subsecond: heatmap: event: the capture has no event "nope" (it has cpu-clock)` + "\n"},
+		{"heatmap --event nope " + file, `subsecond: heatmap: --event: the capture has no event "nope" (it has cpu-clock)` + "\n"},
+		{"import --host a/b " + file, `subsecond: import: --host: "a/b" holds a space, a control character or '/'` + "\n"},
+		{"markers list --host a/b", `subsecond: markers: --host: "a/b" holds a space, a control character or '/'` + "\n"},
 		{"cpus --cpu 96 " + file, "subsecond: cpus: --cpu: the capture has no CPU 96; its CPUs are 0-1\n"},
 		{"list --format xml", `subsecond: list: --format: "xml" is not one of text, json` + "\n"},
 	} {

@@ -30,14 +30,14 @@ func runFlamegraph(ctx context.Context, e env) error {
 		return err
 	}
 	if _, err := subsecond.LookupExportFormat(*format); err != nil {
-		return fmt.Errorf("flamegraph: --%w", err)
+		return fmt.Errorf("flamegraph: %w", err)
 	}
 	c, err := v.load(ctx, q)
 	if err != nil {
 		return fmt.Errorf("flamegraph: %w", err)
 	}
 	if err := q.Resolve(&c.Profile); err != nil {
-		return fmt.Errorf("flamegraph: --%w", err)
+		return fmt.Errorf("flamegraph: %w", err)
 	}
 	var g *flame.Graph
 	if q.HasBase() {
@@ -47,7 +47,7 @@ func runFlamegraph(ctx context.Context, e env) error {
 				return fmt.Errorf("flamegraph: --base: %w", err)
 			}
 			if err := q.ResolveBase(&bc.Profile); err != nil {
-				return fmt.Errorf("flamegraph: --%w", err)
+				return fmt.Errorf("flamegraph: %w", err)
 			}
 		}
 		if g, err = flame.DiffProfiles(c, bc, q.Filter, q.Range2, q.Range); err != nil {

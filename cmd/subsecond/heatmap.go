@@ -87,5 +87,5 @@ func checkFormat(cmd, format string, allowed ...string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s: %w", cmd, subsecond.Invalidf("--format", "%q is not one of %s", format, strings.Join(allowed, ", ")))
+	return fmt.Errorf("%s: %w", cmd, subsecond.Invalidf("format", "%q is not one of %s", format, strings.Join(allowed, ", ")))
 }

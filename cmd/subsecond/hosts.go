@@ -147,7 +147,7 @@ func (h *hostFlags) parse(e env, cmd string) error {
 	}{{*h.from, &h.fromNS, "from"}, {*h.to, &h.toNS, "to"}} {
 		if p.v != "" {
 			if *p.dst, err = subsecond.ParseWallTime(p.n, p.v); err != nil {
-				return fmt.Errorf("%s: --%w", cmd, err)
+				return fmt.Errorf("%s: %w", cmd, err)
 			}
 		}
 	}
@@ -351,7 +351,7 @@ func runMarkers(ctx context.Context, e env) error {
 		return errors.New("markers: want 'markers import' or 'markers list'")
 	}
 	if err := subsecond.CheckHost(*host); err != nil {
-		return fmt.Errorf("markers: --%w", err)
+		return fmt.Errorf("markers: %w", err)
 	}
 	s, err := openStore(ctx, e, *db, store.Options{})
 	if err != nil {

@@ -37,7 +37,7 @@ func runHotspots(ctx context.Context, e env) error {
 			return fmt.Errorf("hotspots: give --host or a FILE|ID, not both")
 		}
 		if q.Min < int64(time.Second) {
-			return fmt.Errorf("hotspots: %w", subsecond.Invalidf("--min", "%s s is less than 1 s, the resolution of a host's night", subsecond.DisplaySeconds(q.Min)))
+			return fmt.Errorf("hotspots: %w", subsecond.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", subsecond.DisplaySeconds(q.Min)))
 		}
 		opt := timeline.HotOptions{System: q.Measure == "system", Limit: q.Limit, Threshold: q.Threshold, Min: q.Min}
 		if q.Limit == 0 {

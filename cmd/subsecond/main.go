@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/subsecond/subsecond"
@@ -94,8 +95,36 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		usage(stderr, cmds)
 		return fmt.Errorf("unknown command %q", name)
 	}
-	return c.run(ctx, env{args: args, stdin: stdin, stdout: stdout, stderr: stderr, implicit: implicit})
+	return flagNames(c.run(ctx, env{args: args, stdin: stdin, stdout: stdout, stderr: stderr, implicit: implicit}))
 }
+
+// flagNames returns err as the CLI shows it: the parameter a
+// *subsecond.ParamError in it names is written as the flag that sets it,
+// "--event: …", where the API writes the bare name, "event: …". It is the
+// one place that does so: commands wrap parameter errors without adding
+// the dashes.
+func flagNames(err error) error {
+	var pe *subsecond.ParamError
+	if err == nil || !errors.As(err, &pe) || pe.Name == "" || strings.HasPrefix(pe.Name, "-") {
+		return err
+	}
+	msg, name := err.Error(), pe.Error()
+	i := strings.LastIndex(msg, name)
+	if i < 0 {
+		return err
+	}
+	return &cliError{msg: msg[:i] + "--" + msg[i:], err: err}
+}
+
+// cliError is an error with the text the CLI shows for it; it unwraps to
+// the error it rewords.
+type cliError struct {
+	msg string
+	err error
+}
+
+func (e *cliError) Error() string { return e.msg }
+func (e *cliError) Unwrap() error { return e.err }
 
 // versionText describes the binary from its build information: the
 // module's version ("(devel)" when built from a checkout), the VCS
