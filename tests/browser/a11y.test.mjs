@@ -146,6 +146,8 @@ test("the flame graph's frames from the keyboard, and as a table", async () => {
 
   // The table view lists the zoomed frame's subtree with its numbers.
   await page.click('[data-testid=frame-table] summary');
+  // The table is built on the details' toggle event, a task after the click.
+  await page.waitForSelector('[data-testid=frame-table-rows] tbody tr');
   const rows = await page.$$eval('[data-testid=frame-table-rows] tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
   const hot = count(records, 12, 13, (r) => r.kind === 'hot').toLocaleString('en-US');
   assert.deepEqual(rows, [['compute', '0', hot, '0', '100.0%'], ['hot_loop', '1', hot, hot, '100.0%']]);
