@@ -78,9 +78,10 @@ func (v *viewFlags) parse(args []string) (*subsecond.Query, error) {
 	if err := parseFlags(v.fs, v.e, args); err != nil {
 		return nil, err
 	}
-	if (v.host == nil || *v.host == "" || v.fs.NArg() > 0) && v.fs.NArg() != 1 {
-		v.fs.Usage()
-		return nil, fmt.Errorf("%s: want one capture FILE or stored profile ID, got %d arguments", v.fs.Name(), v.fs.NArg())
+	if v.host == nil || *v.host == "" {
+		if err := checkArgs(v.fs, 1, 1, "one capture FILE or stored profile ID"); err != nil {
+			return nil, err
+		}
 	}
 	q, err := subsecond.ParseQuery(v.values())
 	if err != nil {

@@ -34,9 +34,8 @@ func runCollapse(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
-	if fs.NArg() > 1 {
-		fs.Usage()
-		return fmt.Errorf("collapse: one input at most, got %d", fs.NArg())
+	if err := checkArgs(fs, 0, 1, ""); err != nil {
+		return err
 	}
 	if all {
 		o = o.All()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 )
@@ -19,8 +18,8 @@ func runDelete(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return errors.New("delete: want one or more profile IDs (see 'subsecond list')")
+	if err := checkArgs(fs, 1, -1, "one or more profile IDs (see 'subsecond list')"); err != nil {
+		return err
 	}
 	s, err := openExisting(ctx, e, *db)
 	if err != nil {

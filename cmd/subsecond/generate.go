@@ -46,9 +46,8 @@ func runGenerate(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("generate: unexpected argument %q", fs.Arg(0))
+	if err := checkArgs(fs, 0, 0, ""); err != nil {
+		return err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"strings"
 )
 
@@ -73,4 +74,37 @@ func wantsHelp(fs *flag.FlagSet, args []string) bool {
 func isBool(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
+}
+
+// checkArgs refuses, after parseFlags, more than max arguments (max < 0:
+// any number) or fewer than min, saying what was wanted (want: "one
+// profile ID"), and follows the error with the command's usage lines, as
+// git does: every command says so rather than ignoring an argument.
+func checkArgs(fs *flag.FlagSet, min, max int, want string) error {
+	switch n := fs.NArg(); {
+	case max >= 0 && n > max:
+		return usageError(fs, "unexpected argument %q", fs.Arg(max))
+	case n < min:
+		return usageError(fs, "want %s", want)
+	}
+	return nil
+}
+
+// usageError returns the error "NAME: MESSAGE" of fs's command followed,
+// on the next lines, by its usage lines (the synopsis its usage text opens
+// with).
+func usageError(fs *flag.FlagSet, format string, args ...any) error {
+	return fmt.Errorf("%s: %s\n%s", fs.Name(), fmt.Sprintf(format, args...), synopsis(fs))
+}
+
+// synopsis returns the first paragraph of fs's usage text: "Usage:
+// subsecond list [--db PATH] [--format text|json]".
+func synopsis(fs *flag.FlagSet) string {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.Usage()
+	fs.SetOutput(out)
+	s, _, _ := strings.Cut(b.String(), "\n\n")
+	return strings.TrimRight(s, "\n")
 }

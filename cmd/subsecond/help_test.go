@@ -201,3 +201,41 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// TestExtraArguments runs every command with an argument more than it
+// takes and checks that it refuses it by name, followed by its usage
+// lines, before doing anything; none ignores it.
+func TestExtraArguments(t *testing.T) {
+	extra := map[string][]string{
+		"list":       {"extra"},
+		"hosts":      {"extra"},
+		"info":       {"ID", "extra"},
+		"prune":      {"--older-than", "72h", "extra"},
+		"timeline":   {"--host", "h", "extra"},
+		"markers":    {"list", "--host", "h", "extra"},
+		"collapse":   {"FILE", "extra"},
+		"generate":   {"extra"},
+		"record":     {"extra"},
+		"heatmap":    {"ID", "extra"},
+		"cpus":       {"ID", "extra"},
+		"flamegraph": {"ID", "extra"},
+		"hotspots":   {"ID", "extra"},
+		// These take any number of arguments.
+		"import": nil, "delete": nil, "serve": nil,
+	}
+	for name := range commands() {
+		args, ok := extra[name]
+		if !ok {
+			t.Errorf("command %s: add it to TestExtraArguments", name)
+		}
+		if args == nil {
+			continue
+		}
+		stdout, stderr, code := runMain(t, append([]string{name}, args...)...)
+		lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+		if code == 0 || stdout != "" || lines[0] != "subsecond: "+name+`: unexpected argument "extra"` ||
+			len(lines) < 2 || !strings.HasPrefix(lines[1], "Usage: subsecond "+name) {
+			t.Errorf("subsecond %s %s: exit %d, stdout %q, stderr:\n%s\nwant exit 1, the argument refused and the usage line", name, strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -83,6 +82,9 @@ func runHosts(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
+	if err := checkArgs(fs, 0, 0, ""); err != nil {
+		return err
+	}
 	if err := checkFormat("hosts", *format, "text", "json"); err != nil {
 		return err
 	}
@@ -133,6 +135,9 @@ func newHostFlags(name string) *hostFlags {
 // parse reads the flags and checks the range.
 func (h *hostFlags) parse(e env, cmd string) error {
 	if err := parseFlags(h.fs, e, e.args); err != nil {
+		return err
+	}
+	if err := checkArgs(h.fs, 0, 0, ""); err != nil {
 		return err
 	}
 	if *h.host == "" {
@@ -347,8 +352,12 @@ func runMarkers(ctx context.Context, e env) error {
 		return err
 	}
 	if sub != "import" && sub != "list" {
-		fs.Usage()
-		return errors.New("markers: want 'markers import' or 'markers list'")
+		return usageError(fs, "want 'markers import' or 'markers list'")
+	}
+	if sub == "list" {
+		if err := checkArgs(fs, 0, 0, ""); err != nil {
+			return err
+		}
 	}
 	if err := subsecond.CheckHost(*host); err != nil {
 		return fmt.Errorf("markers: %w", err)
@@ -382,8 +391,8 @@ func runMarkers(ctx context.Context, e env) error {
 			return fmt.Errorf("markers: --match: %v", err)
 		}
 	}
-	if fs.NArg() == 0 {
-		return errors.New("markers import: no log files given (- for standard input)")
+	if err := checkArgs(fs, 1, -1, "one or more log files (- for standard input)"); err != nil {
+		return err
 	}
 	for _, name := range fs.Args() {
 		var r io.Reader = e.stdin

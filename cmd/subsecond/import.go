@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,9 +34,8 @@ func runImport(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("import: no files given")
+	if err := checkArgs(fs, 1, -1, "one or more FILEs (- for standard input)"); err != nil {
+		return err
 	}
 	if *host != "" {
 		if err := subsecond.CheckHost(*host); err != nil {

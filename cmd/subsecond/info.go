@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"text/tabwriter"
@@ -25,8 +24,8 @@ func runInfo(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return errors.New("info: want exactly one profile ID (see 'subsecond list')")
+	if err := checkArgs(fs, 1, 1, "one profile ID (see 'subsecond list')"); err != nil {
+		return err
 	}
 	if *format != "text" && *format != "json" {
 		return fmt.Errorf("info: --format %q: want text or json", *format)

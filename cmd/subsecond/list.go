@@ -24,6 +24,9 @@ func runList(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
+	if err := checkArgs(fs, 0, 0, ""); err != nil {
+		return err
+	}
 	if *format != "text" && *format != "json" {
 		return checkFormat("list", *format, "text", "json")
 	}

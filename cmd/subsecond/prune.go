@@ -35,6 +35,9 @@ func runPrune(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
+	if err := checkArgs(fs, 0, 0, ""); err != nil {
+		return err
+	}
 	if *older <= 0 {
 		fs.Usage()
 		return errors.New("prune: --older-than must be a positive duration, e.g. 72h")

@@ -57,9 +57,8 @@ Flags:`)
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("record: unexpected argument %q", fs.Arg(0))
+	if err := checkArgs(fs, 0, 0, ""); err != nil {
+		return err
 	}
 	if *host != "" {
 		if err := subsecond.CheckHost(*host); err != nil {
