@@ -62,15 +62,24 @@ func runCPUs(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("cpus: %w", err)
 	}
-	return writeCoresText(e, c, k, heatmap.Measure(q.Measure), rep, *width)
+	return writeCoresText(e, c, k, heatmap.Measure(q.Measure), rep, *width, hotspotsCommand(q, v.fs.Arg(0)))
+}
+
+// hotspotsCommand returns the command that lists every episode the cores
+// map's summary counts: hotspots of the same capture with the same filters,
+// bucket and measure, and --limit 0.
+func hotspotsCommand(q *subsecond.Query, arg string) string {
+	v := q.ValuesFor(subsecond.ViewCores)
+	v.Set("limit", "0")
+	return commandLine("hotspots", subsecond.ViewHotspots, v, arg)
 }
 
 // writeCoresText renders k with one character per group of buckets (their
 // mean fraction of measure m) and each CPU's mean and peak of it, so that a
 // pegged core reads as a solid run of █; the rows of rep's episodes carry a
-// ◀ and the episodes are listed below the map. Busy rows also show the
-// CPU's mean system fraction.
-func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Measure, rep *heatmap.Report, width int) error {
+// ◀ and the episodes are listed below the map, with all, the command that
+// lists them all. Busy rows also show the CPU's mean system fraction.
+func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Measure, rep *heatmap.Report, width int, all string) error {
 	frac := k.Fractions(m)
 	w := bufio.NewWriter(termWriter(e.stdout))
 	per := (k.Buckets + width - 1) / width
@@ -124,11 +133,18 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 		fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = busy up to 25%% 50%% 75%% 100%%; sys = mean system fraction (--measure system shades by it)\n", "")
 	}
 	if len(rep.Spots) > 0 {
-		fmt.Fprintf(w, "\nStanding out (of %d episodes %s; 'subsecond hotspots' lists them all):\n", rep.Found, subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min))
+		episodes := "episodes"
+		if rep.Found == 1 {
+			episodes = "episode"
+		}
+		fmt.Fprintf(w, "\nStanding out (of %d %s %s):\n", rep.Found, episodes, subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min))
 	}
 	for i, s := range rep.Spots {
 		fmt.Fprintf(w, "  ◀%d cpu %d %s: %s (%.0f%%) in %s (%.0f%%)\n", i+1, s.CPU,
 			subsecond.DisplayRange(s.Start-k.T0, s.End-k.T0), clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare)
+	}
+	if rep.Found > len(rep.Spots) {
+		fmt.Fprintf(w, "All %d: %s\n", rep.Found, all)
 	}
 	if rep.Note != "" {
 		fmt.Fprintf(w, "\nNote: %s.\n", rep.Note)

@@ -3,7 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/url"
 	"strings"
+
+	"github.com/subsecond/subsecond"
 )
 
 // parseFlags parses a command's args with fs. Flags may come before,
@@ -107,4 +110,24 @@ func synopsis(fs *flag.FlagSet) string {
 	fs.SetOutput(out)
 	s, _, _ := strings.Cut(b.String(), "\n\n")
 	return strings.TrimRight(s, "\n")
+}
+
+// commandLine writes the command line of subsecond command name with the
+// query parameters v as flags, in the table's order for the views of view,
+// and the argument arg, quoted for a POSIX shell where it needs to be:
+// "subsecond hotspots --only kernel --limit 0 ID".
+func commandLine(name string, view subsecond.View, v url.Values, arg string) string {
+	words := []string{"subsecond", name}
+	for _, p := range subsecond.ParamsFor(view) {
+		switch val := v.Get(p.Name); {
+		case val == "":
+		case p.Type == subsecond.TypeBool:
+			if val == "1" {
+				words = append(words, "--"+p.Name)
+			}
+		default:
+			words = append(words, "--"+p.Name, shellQuote(val))
+		}
+	}
+	return strings.Join(append(words, shellQuote(arg)), " ")
 }

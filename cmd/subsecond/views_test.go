@@ -312,3 +312,41 @@ func abs64(d int64) int64 {
 	}
 	return d
 }
+
+// TestCPUsListAllCommand checks the line under the cores map's few
+// episodes that names the command listing them all: it carries the map's
+// filters and bucket, and run, it lists exactly as many episodes as the
+// map says there are.
+func TestCPUsListAllCommand(t *testing.T) {
+	ss := synth.Generate(synth.Options{Seed: 7, CPUs: 6, Seconds: 12, Hz: 49, Start: 300_100_000_000, Busy: 0.85, Pegged: -1})
+	file := filepath.Join(t.TempDir(), "busy capture.perf.txt")
+	if err := os.WriteFile(file, []byte(perfText(ss)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runView(t, "cpus", "--comm_regex", "^[a-z]", "--bucket", "0.2", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var cmd string
+	for _, line := range strings.Split(out, "\n") {
+		if _, err := fmt.Sscanf(line, "All %d:", &n); err == nil {
+			_, cmd, _ = strings.Cut(line, ": ")
+		}
+	}
+	want := "subsecond hotspots --comm_regex '^[a-z]' --bucket 0.2 --limit 0 '" + file + "'"
+	if cmd != want || n <= 3 || !strings.Contains(out, fmt.Sprintf("Standing out (of %d episodes", n)) {
+		t.Fatalf("cpus names the command %q for all %d episodes; want %q for more than 3:\n%s", cmd, n, want, out)
+	}
+	words, err := shellWords(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runView(t, words[1:]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, fmt.Sprintf("%d episodes ≥ 70%% busy for 1 s or more, the %d most unusual first", n, n)) {
+		t.Errorf("%s prints\n%s\nwant all %d episodes", cmd, out, n)
+	}
+}
