@@ -293,7 +293,10 @@ func TestUploadNotPerf(t *testing.T) {
 			wantError(t, res, b, http.StatusUnsupportedMediaType, "not perf script text")
 		})
 	}
-	res, b := e.do("POST", "/api/profiles", strings.NewReader(perfText(1, 10, 1)), "Content-Encoding", "br")
+	// An unnamed upload is "the upload", once.
+	res, b := e.do("POST", "/api/profiles", strings.NewReader(""))
+	wantError(t, res, b, http.StatusUnsupportedMediaType, "import the upload: not perf script text: empty")
+	res, b = e.do("POST", "/api/profiles", strings.NewReader(perfText(1, 10, 1)), "Content-Encoding", "br")
 	wantError(t, res, b, http.StatusUnsupportedMediaType, "br")
 	if n := e.count(); n != 0 {
 		t.Errorf("store holds %d profiles; want 0", n)

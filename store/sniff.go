@@ -17,7 +17,7 @@ const sniffLen = 1024
 func sniff(head []byte) error {
 	notPerf := func(what string) error { return fmt.Errorf("%w: %s", subsecond.ErrNotPerf, what) }
 	if len(head) == 0 {
-		return notPerf("empty input")
+		return notPerf("empty")
 	}
 	if bytes.HasPrefix(head, []byte("PERFILE2")) {
 		return notPerf("a perf.data file (binary); send the text of perf script --header -i perf.data")
@@ -37,7 +37,7 @@ func sniff(head []byte) error {
 	t := bytes.TrimLeft(head, " \t\r\n\f\v")
 	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
 	if len(t) == 0 {
-		return notPerf("empty input (only white space)")
+		return notPerf("only white space")
 	}
 	lower := bytes.ToLower(t[:min(len(t), 256)])
 	switch {

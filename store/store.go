@@ -40,6 +40,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -154,12 +155,11 @@ type ImportOptions struct {
 // compressed input are refused with errors wrapping subsecond.ErrTooLarge
 // that name the limit. Malformed records are skipped and counted unless
 // opt.Strict is set, in which case the first one fails the import.
-// Nothing is stored unless Import returns a nil error.
+// Nothing is stored unless Import returns a nil error. Errors name the
+// input once, at their start: "import FILE: …", or with no file name, its
+// display name or "the upload".
 func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *subsecond.Profile, existed bool, err error) {
-	name := opt.FileName
-	if name == "" {
-		name = "input"
-	}
+	name := cmp.Or(opt.FileName, opt.Name, "the upload")
 	if opt.Host != "" {
 		if err := subsecond.CheckHost(opt.Host); err != nil {
 			return nil, false, fmt.Errorf("import %s: %w", name, err)

@@ -180,8 +180,8 @@ func TestImportNotPerf(t *testing.T) {
 		tests := []struct {
 			name, in, want string
 		}{
-			{"empty", "", "empty input"},
-			{"blank", "\n\n  \n", "empty input"},
+			{"empty", "", ": not perf script text: empty"},
+			{"blank", "\n\n  \n", ": not perf script text: only white space"},
 			{"html", "\n<!doctype html>\n<html><head><title>x</title></head></html>", "looks like HTML"},
 			{"gzipped html", gz.String(), "looks like HTML"},
 			{"json", `{"samples": [1, 2, 3]}`, "looks like JSON"},
@@ -196,6 +196,20 @@ func TestImportNotPerf(t *testing.T) {
 			_, _, err := e.s.Import(ctx, strings.NewReader(tt.in), store.ImportOptions{FileName: tt.name})
 			if !errors.Is(err, subsecond.ErrNotPerf) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Import(%s) error = %v; want ErrNotPerf mentioning %q", tt.name, err, tt.want)
+			}
+		}
+		// An error names the input once: its file name, else its display
+		// name, else "the upload".
+		for _, tt := range []struct {
+			opt  store.ImportOptions
+			want string
+		}{
+			{store.ImportOptions{FileName: "big.txt", Name: "big"}, "import big.txt: not perf script text: empty"},
+			{store.ImportOptions{Name: "stdin"}, "import stdin: not perf script text: empty"},
+			{store.ImportOptions{}, "import the upload: not perf script text: empty"},
+		} {
+			if _, _, err := e.s.Import(ctx, strings.NewReader(""), tt.opt); err == nil || err.Error() != tt.want {
+				t.Errorf("Import(%+v) of nothing: error %v; want %q", tt.opt, err, tt.want)
 			}
 		}
 		e.assertEmpty()
