@@ -3,9 +3,10 @@ package subsecond
 import "time"
 
 // Limits and defaults of the view parameters "col" and "rows" (offset
-// heatmap) and "bucket" (cores map and hot spots), in nanoseconds and rows.
-// The heatmap package enforces them; the server checks URL parameters
-// against the same values, so the two cannot drift.
+// heatmap) and "bucket" (cores map and hot spots, and a host's timeline),
+// in nanoseconds and rows. The heatmap package enforces them; the server
+// checks URL parameters against the same values, so the two cannot drift.
+// MaxBucket is a day so that a host's timeline of weeks fits in columns.
 const (
 	MinCol      = int64(100 * time.Millisecond)
 	MaxCol      = int64(10 * time.Second)
@@ -14,7 +15,7 @@ const (
 	DefaultRows = 50
 
 	MinBucket     = int64(time.Millisecond)
-	MaxBucket     = int64(60 * time.Second)
+	MaxBucket     = int64(24 * time.Hour)
 	DefaultBucket = int64(100 * time.Millisecond)
 )
 
@@ -29,6 +30,10 @@ const (
 	DefaultMin       = int64(time.Second)
 )
 
+// DefaultNear is the default of the parameter "near": a host's hot spots
+// that end within it before an event marker rank first, in nanoseconds.
+const DefaultNear = int64(time.Minute)
+
 // Limits of the stack chart's parameter "max_samples": the most samples of
 // the filters that its range may hold, by default and at most. Each sample
 // travels to the browser, so the bound is on the answer's size.
@@ -36,3 +41,31 @@ const (
 	DefaultMaxSamples = 200_000
 	MaxMaxSamples     = 1_000_000
 )
+
+// CheckCells refuses, before any work, a grid over span nanoseconds in
+// columns of width ns and rows rows (CPUs, heatmap rows) of more than limit
+// cells, a server's bound on a view's cost: the *ParamError names param
+// and a value of it that fits.
+func CheckCells(param, rowsName string, width, span int64, rows int, limit int64) error {
+	cols := span/width + 1
+	if cols*int64(rows) <= limit {
+		return nil
+	}
+	perRow := limit / int64(rows) // the columns that fit
+	if perRow < 1 {
+		return Invalidf(param, "%d %s make more than this server's limit of %d cells at any %s", rows, rowsName, limit, param)
+	}
+	// span/w + 1 ≤ perRow holds for every w > span/perRow.
+	fit := roundUp(span/perRow + 1)
+	return Invalidf(param, "%s s makes %d columns × %d %s = %d cells, more than this server's limit of %d; use %s ≥ %s s",
+		DisplaySeconds(width), cols, rows, rowsName, cols*int64(rows), limit, param, DisplaySeconds(fit))
+}
+
+// roundUp rounds n up to two significant digits: 6080001 is 6100000.
+func roundUp(n int64) int64 {
+	unit := int64(1)
+	for n/unit >= 100 {
+		unit *= 10
+	}
+	return (n + unit - 1) / unit * unit
+}

@@ -34,15 +34,20 @@ type Query struct {
 	// of Start and End; Resolve converts them with the profile's anchor.
 	From, To WallTime
 
-	Rows    int    // rows per heatmap column
-	Col     int64  // heatmap column width, ns
-	Bucket  int64  // cores-map and hot-spot resolution, ns
-	Measure string // what shades a cores-map cell: "busy" or "system"
+	Rows int   // rows per heatmap column
+	Col  int64 // heatmap column width, ns
+	// Bucket is the column width of a cores map or a host's timeline, and
+	// the resolution of a capture's hot spots, ns; 0 for the view's
+	// default (DefaultBucket for a capture, about 1,000 columns of whole
+	// seconds for a host).
+	Bucket  int64
+	Measure string // what shades a cores-map cell and hot spots measure: "busy" or "system"
 
 	Threshold float64 // hot spots: busy fraction that counts as busy, (0, 1]
 	Min       int64   // hot spots: shortest episode, ns
 	Limit     int     // hot spots: how many episodes to list, best first; 0 for all
 	Cells     int     // hot spots: how many of the hottest heatmap cells to list
+	Near      int64   // a host's hot spots: those ending within Near ns before a marker rank first
 
 	MaxSamples int // stack chart: the most samples its range may hold
 
@@ -52,6 +57,7 @@ type Query struct {
 	View   string // page: "flame" or "icicle"
 	Shape  string // page: a differential graph drawn with the "target" or the "base" widths
 	Lanes  string // page: the stack chart's lanes, "cpu" or "thread"
+	TZ     string // page: wall-clock times in "utc" or the browser's zone, "local"
 
 	MatchCase bool // page: the search tells upper from lower case (it ignores case by default)
 
@@ -105,9 +111,10 @@ const (
 )
 
 // View is a set of the views that read a parameter.
-type View uint8
+type View uint16
 
-// Views. ViewData is every view computed from samples.
+// Views. ViewData is every view of one capture computed from samples;
+// ViewHost every view of a host's night.
 const (
 	ViewHeatmap View = 1 << iota
 	ViewCores
@@ -115,10 +122,32 @@ const (
 	ViewFlame
 	ViewDiff
 	ViewPage
-	ViewStacks // the stack chart's samples
+	ViewStacks       // the stack chart's samples
+	ViewTimeline     // a host's cores × time map across its captures
+	ViewHostHotspots // a host's hot spots across its captures
+	ViewComms        // a host's CPU share by command
+	ViewMarkers      // a host's event markers
 
 	ViewData = ViewHeatmap | ViewCores | ViewHotspots | ViewFlame | ViewDiff | ViewStacks
+	ViewHost = ViewTimeline | ViewHostHotspots | ViewComms | ViewMarkers
 )
+
+// viewNames names each view, in bit order.
+var viewNames = []string{"heatmap", "cores", "hotspots", "flame", "diff", "page", "stacks",
+	"timeline", "host_hotspots", "comms", "markers"}
+
+// Names returns the names of the views in v, in bit order: "heatmap",
+// "cores", "hotspots", "flame", "diff", "page", "stacks", "timeline",
+// "host_hotspots", "comms", "markers".
+func (v View) Names() []string {
+	var out []string
+	for i, name := range viewNames {
+		if v&(1<<i) != 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 
 // Param describes one query parameter: its name as a URL parameter and CLI
 // flag, its type and unit, its range (Min and Max, for TypeInt and
@@ -155,7 +184,9 @@ type Param struct {
 // heading), and regenerate those two files; a new filter's meaning then
 // goes into Filter.Compile. The field's Go type must match the row's Type: []int32
 // for TypeIDList; string for TypeString, TypeRegexp and TypeChoice; bool,
-// int, float64 (TypeFraction), int64 (TypeDuration) or Bound (TypeOffset).
+// int, float64 (TypeFraction), int64 (TypeDuration; 0 when a row without a
+// default is not given, for the view to choose), Bound (TypeOffset) or
+// WallTime (TypeWallTime).
 // TestParams checks every row. The commands that read the new parameter
 // get its flag from their views; the code that uses it reads the field.
 var params = []Param{
@@ -172,7 +203,7 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Filter.PIDs }},
 	{Name: "tid", Type: TypeIDList, Help: "thread id list", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.TIDs }},
-	{Name: "comm", Type: TypeString, Help: "exact command name", Group: GroupFilter, Views: ViewData,
+	{Name: "comm", Type: TypeString, Help: "exact command name (in a host's comm shares: the command whose share is drawn, by default the one that jumps furthest)", Group: GroupFilter, Views: ViewData | ViewComms,
 		field: func(q *Query) any { return &q.Filter.Comm }},
 	{Name: "comm_regex", Type: TypeRegexp, Help: "command name regular expression", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.CommRegex },
@@ -200,9 +231,9 @@ var params = []Param{
 	{Name: "end2", Type: TypeOffset, Unit: "s", Help: "differential graph: base range end, seconds from T0, exclusive", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.End2 }},
 
-	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds, instead of start", Group: GroupRange, Views: ViewFlame | ViewDiff,
+	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds: in a capture's views instead of start; a host's views start by default where its first capture does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewTimeline | ViewComms | ViewMarkers,
 		field: func(q *Query) any { return &q.From }},
-	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive, instead of end", Group: GroupRange, Views: ViewFlame | ViewDiff,
+	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where its last capture does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewTimeline | ViewComms | ViewMarkers,
 		field: func(q *Query) any { return &q.To }},
 	{Name: "base", Type: TypeString, Help: "differential graph: the profile (in the CLI, a FILE or ID) whose start2, end2 is the base (default: the same profile)", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.Base }},
@@ -212,19 +243,21 @@ var params = []Param{
 	{Name: "col", Type: TypeDuration, Unit: "s", Min: MinCol, Max: MaxCol, Default: FormatSeconds(DefaultCol), Help: "heatmap column width", Group: GroupHeatmap, Views: ViewHeatmap,
 		field: func(q *Query) any { return &q.Col }},
 
-	{Name: "bucket", Type: TypeDuration, Unit: "s", Min: MinBucket, Max: MaxBucket, Default: FormatSeconds(DefaultBucket), Help: "cores-map column width, the resolution of hot spots", Group: GroupCores, Views: ViewCores | ViewHotspots,
+	{Name: "bucket", Type: TypeDuration, Unit: "s", Min: MinBucket, Max: MaxBucket, Help: "column width: of a capture's cores map, also the resolution of its hot spots (default 0.1 s); of a host's timeline and comm shares, at least 1 s (default: whole seconds that make at most 1,000 columns)", Group: GroupCores, Views: ViewCores | ViewHotspots | ViewTimeline | ViewComms,
 		field: func(q *Query) any { return &q.Bucket }},
-	{Name: "measure", Type: TypeChoice, Choices: []string{"busy", "system"}, Default: "busy", Help: "what is measured: busy (busy fraction; the cores map hues it by system share) or system (system fraction: busy samples whose leaf frame is in the kernel); it shades the cores map and is what hot spots must keep above the threshold", Group: GroupCores, Views: ViewCores | ViewHotspots,
+	{Name: "measure", Type: TypeChoice, Choices: []string{"busy", "system"}, Default: "busy", Help: "what is measured: busy (busy fraction; the cores map hues it by system share) or system (system fraction: busy samples whose leaf frame is in the kernel); it shades the cores map and is what hot spots must keep above the threshold", Group: GroupCores, Views: ViewCores | ViewHotspots | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Measure }},
 
-	{Name: "threshold", Type: TypeFraction, Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64), Help: "hot spots: the busy or system fraction (see measure) that counts as hot", Group: GroupHotspots, Views: ViewHotspots,
+	{Name: "threshold", Type: TypeFraction, Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64), Help: "hot spots: the busy or system fraction (see measure) that counts as hot", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Threshold }},
-	{Name: "min", Type: TypeDuration, Unit: "s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultMin), Help: "shortest episode", Group: GroupHotspots, Views: ViewHotspots,
+	{Name: "min", Type: TypeDuration, Unit: "s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultMin), Help: "shortest episode (at least 1 s across a host's night, whose resolution is a second)", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Min }},
-	{Name: "limit", Type: TypeInt, Min: 0, Max: 100000, Default: "50", Help: "how many episodes to list, best first; 0 for all", Group: GroupHotspots, Views: ViewHotspots,
+	{Name: "limit", Type: TypeInt, Min: 0, Max: 100000, Default: "50", Help: "how many to list, best first: hot spots, or in a host's comm shares the commands that jump furthest; 0 for all", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots | ViewComms,
 		field: func(q *Query) any { return &q.Limit }},
 	{Name: "cells", Type: TypeInt, Min: 1, Max: 1000, Default: "10", Help: "how many of the hottest heatmap cells to list", Group: GroupHotspots, Views: ViewHotspots,
 		field: func(q *Query) any { return &q.Cells }},
+	{Name: "near", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultNear), Help: "a host's hot spots: those ending within this long before a marker rank first", Group: GroupHotspots, Views: ViewHostHotspots,
+		field: func(q *Query) any { return &q.Near }},
 
 	{Name: "max_samples", Type: TypeInt, Min: 1, Max: MaxMaxSamples, Default: strconv.Itoa(DefaultMaxSamples), Help: "stack chart: the most samples of the filters its range may hold", Group: GroupRange, Views: ViewStacks,
 		field: func(q *Query) any { return &q.MaxSamples }},
@@ -243,6 +276,8 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Shape }},
 	{Name: "lanes", Type: TypeChoice, Choices: []string{"cpu", "thread"}, Default: "cpu", Help: "the stack chart's lanes: one per CPU or one per thread", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Lanes }},
+	{Name: "tz", Type: TypeChoice, Choices: []string{"utc", "local"}, Default: "utc", Help: "wall-clock times on pages: in UTC or in the browser's time zone (local)", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.TZ }},
 }
 
 // defaults is the Query of an empty parameter list.
@@ -607,6 +642,9 @@ func (p Param) Get(q *Query) string {
 	case *float64:
 		return strconv.FormatFloat(*f, 'f', -1, 64)
 	case *int64:
+		if *f == 0 && p.Default == "" {
+			return "" // unset: the view's default
+		}
 		return FormatSeconds(*f)
 	case *Bound:
 		if !f.Set {

@@ -190,7 +190,7 @@ func TestOptionErrors(t *testing.T) {
 			t.Errorf("Offset(%+v) error = %v; want ErrInvalid", o, err)
 		}
 	}
-	for _, b := range []int64{-1, 999_999, 60e9 + 1} {
+	for _, b := range []int64{-1, 999_999, subsecond.MaxBucket + 1} {
 		if _, err := heatmap.PerCore(c, subsecond.Filter{}, b); !errors.Is(err, subsecond.ErrInvalid) || err == nil || !strings.HasPrefix(err.Error(), "bucket: ") {
 			t.Errorf("PerCore(bucket %d) error = %v; want ErrInvalid naming bucket", b, err)
 		}

@@ -38,10 +38,10 @@
 // # Hosts (a host's captures as one wall-clock night)
 //
 //	GET    /api/hosts                    {"hosts": [...]}: captures, samples, span of each host
-//	GET    /api/hosts/{host}/timeline    cores × time grid: from, to (RFC 3339 or Unix s), bucket (≥ 1 s)
-//	GET    /api/hosts/{host}/hotspots    episodes across the night: measure=busy|system, threshold (0.9; 0.75 for system), min, limit, near
+//	GET    /api/hosts/{host}/timeline    cores × time grid: from, to (RFC 3339 or Unix s), bucket (≥ 1 s; columns × CPUs ≤ max cells)
+//	GET    /api/hosts/{host}/hotspots    episodes across the night, with links: measure=busy|system, threshold, min (≥ 1 s), limit, near
 //	GET    /api/hosts/{host}/comms       comm's share and the comms that jump: comm, from, to, bucket, limit
-//	GET    /api/hosts/{host}/markers     {"markers": [...]}, each with its "10 s before" window and url
+//	GET    /api/hosts/{host}/markers     {"markers": [...]}: from, to; each with its "10 s before" window and url
 //	POST   /api/hosts/{host}/markers     JSON {"markers": [{"time", "text"}]} or a log as text with ?match=REGEX
 //
 // Filters are cpu, pid, tid, comm, comm_regex, event, function, only, idle.

@@ -1,8 +1,8 @@
 package server
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -89,31 +89,9 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 func (g *gate) release() { <-g.slots }
 
 // checkCells refuses a grid over span nanoseconds in columns of width and
-// rows rows past the server's cell limit, before any work: the error names
-// param and a value of it that fits.
+// rows rows past the server's cell limit (subsecond.CheckCells).
 func (s *Server) checkCells(param, rowsName string, width, span int64, rows int) error {
-	cols := span/width + 1
-	if cols*int64(rows) <= s.maxCells {
-		return nil
-	}
-	perRow := s.maxCells / int64(rows) // the columns that fit
-	if perRow < 1 {
-		return fmt.Errorf("%s: %d %s make more than this server's limit of %d cells at any %s: %w",
-			param, rows, rowsName, s.maxCells, param, subsecond.ErrInvalid)
-	}
-	// span/w + 1 ≤ perRow holds for every w > span/perRow.
-	fit := roundUp(span/perRow + 1)
-	return fmt.Errorf("%s: %s s makes %d columns × %d %s = %d cells, more than this server's limit of %d; use %s ≥ %s s: %w",
-		param, subsecond.DisplaySeconds(width), cols, rows, rowsName, cols*int64(rows), s.maxCells, param, subsecond.DisplaySeconds(fit), subsecond.ErrInvalid)
-}
-
-// roundUp rounds n up to two significant digits: 6080001 is 6100000.
-func roundUp(n int64) int64 {
-	unit := int64(1)
-	for n/unit >= 100 {
-		unit *= 10
-	}
-	return (n + unit - 1) / unit * unit
+	return subsecond.CheckCells(param, rowsName, width, span, rows, s.maxCells)
 }
 
 // checkHeatmapCost bounds the offset heatmap of q over profile p.
@@ -128,7 +106,7 @@ func (s *Server) checkCoresCost(p *subsecond.Profile, q *Query) error {
 	if n := len(q.Filter.CPUs); n > 0 {
 		cpus = min(cpus, n)
 	}
-	return s.checkCells("bucket", "CPUs", q.Bucket, max(0, p.End-p.T0()), cpus)
+	return s.checkCells("bucket", "CPUs", cmp.Or(q.Bucket, subsecond.DefaultBucket), max(0, p.End-p.T0()), cpus)
 }
 
 // checkNodes refuses to send a flame graph of n nodes in format past the

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -50,66 +49,45 @@ func hostParam(r *http.Request) (string, error) {
 	return h, nil
 }
 
-// parseSpan reads from, to (wall-clock times) and bucket (seconds, or a Go
-// duration such as 10s or 5m) from v; absent ones are 0.
-func parseSpan(v url.Values) (from, to, bucket int64, err error) {
-	for _, p := range []struct {
-		name string
-		dst  *int64
-	}{{"from", &from}, {"to", &to}} {
-		if s := v.Get(p.name); s != "" {
-			if *p.dst, err = subsecond.ParseWallTime(p.name, s); err != nil {
-				return 0, 0, 0, err
-			}
-		}
+// hostQuery returns the {host} of the URL and its query parameters, the
+// table's (subsecond.ParseQuery).
+func hostQuery(r *http.Request) (string, *Query, error) {
+	host, err := hostParam(r)
+	if err != nil {
+		return "", nil, err
 	}
-	if s := v.Get("bucket"); s != "" {
-		if bucket, err = parseDuration("bucket", s); err != nil {
-			return 0, 0, 0, err
-		}
+	q, err := subsecond.ParseQuery(r.URL.Query())
+	if err != nil {
+		return "", nil, err
 	}
-	return from, to, bucket, nil
-}
-
-// parseDuration reads seconds ("2", "0.5") or a Go duration ("2s",
-// "1500ms", "5m") as nanoseconds.
-func parseDuration(name, s string) (int64, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f < 1e7 {
-		return int64(f * 1e9), nil
-	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return int64(d), nil
-	}
-	return 0, fmt.Errorf("%s: %q is not a positive duration such as 10, 10s or 5m: %w", name, s, subsecond.ErrInvalid)
+	return host, q, nil
 }
 
 // listHosts handles GET /api/hosts: {"hosts": [...]}, each with its
-// captures' count, samples and wall-clock span.
+// captures' count, samples and wall-clock span (timeline.HostList).
 func (s *Server) listHosts(w http.ResponseWriter, r *http.Request) {
 	list, err := s.store.List(r.Context())
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	s.json(w, http.StatusOK, map[string]any{"hosts": timeline.Hosts(list)})
+	s.json(w, http.StatusOK, timeline.HostList{Hosts: timeline.Hosts(list)})
 }
 
 // hostTimeline handles GET /api/hosts/{host}/timeline?from=&to=&bucket=:
 // the cores × time grid of the host's night (timeline.Grid), from the
-// captures' summaries.
+// captures' summaries, its columns × CPUs bounded by the server's cell
+// limit before any summary is read.
 func (s *Server) hostTimeline(w http.ResponseWriter, r *http.Request) {
-	host, err := hostParam(r)
+	host, q, err := hostQuery(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	from, to, bucket, err := parseSpan(r.URL.Query())
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
+	span := timeline.SpanOf(q)
+	span.MaxCells = s.maxCells
 	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
-		return timeline.Timeline(ctx, s.source(), host, from, to, bucket)
+		return timeline.Timeline(ctx, s.source(), host, span)
 	})
 }
 
@@ -117,67 +95,25 @@ func (s *Server) hostTimeline(w http.ResponseWriter, r *http.Request) {
 // comm's share of the host's CPU over the night, and the commands that
 // jump furthest above their baseline (timeline.CommReport).
 func (s *Server) hostComms(w http.ResponseWriter, r *http.Request) {
-	host, err := hostParam(r)
+	host, q, err := hostQuery(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	from, to, bucket, err := parseSpan(q)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	limit, err := intParam(q, "limit", 10, 1, 1000)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
+	span := timeline.SpanOf(q)
+	span.MaxCells = s.maxCells
 	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
-		return timeline.Comms(ctx, s.source(), host, from, to, bucket, q.Get("comm"), limit)
+		return timeline.Comms(ctx, s.source(), host, span, q.Filter.Comm, q.Limit)
 	})
 }
 
-// hostHotspots handles GET /api/hosts/{host}/hotspots?measure=busy|system&threshold=&min=&limit=&near=:
+// hostHotspots handles GET /api/hosts/{host}/hotspots?measure=&threshold=&min=&limit=&near=:
 // the night's episodes on one score scale, those ending within near
-// (default 60 s) before a marker first, each with links to its capture's
-// views.
+// before a marker first, each with links to its capture's views
+// (timeline.Report).
 func (s *Server) hostHotspots(w http.ResponseWriter, r *http.Request) {
-	host, err := hostParam(r)
+	host, q, err := hostQuery(r)
 	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	q := r.URL.Query()
-	opt := timeline.HotOptions{}
-	switch q.Get("measure") {
-	case "", "busy":
-	case "system":
-		opt.System = true
-	default:
-		s.error(w, r, fmt.Errorf("measure: %q is not busy or system: %w", q.Get("measure"), subsecond.ErrInvalid))
-		return
-	}
-	if v := q.Get("threshold"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(f > 0 && f <= 1) {
-			s.error(w, r, fmt.Errorf("threshold: %q is not a fraction in (0, 1]: %w", v, subsecond.ErrInvalid))
-			return
-		}
-		opt.Threshold = f
-	}
-	for _, p := range []struct {
-		name string
-		dst  *int64
-	}{{"min", &opt.Min}, {"near", (*int64)(&opt.Near)}} {
-		if v := q.Get(p.name); v != "" {
-			if *p.dst, err = parseDuration(p.name, v); err != nil {
-				s.error(w, r, err)
-				return
-			}
-		}
-	}
-	if opt.Limit, err = intParam(q, "limit", 20, 1, 1000); err != nil {
 		s.error(w, r, err)
 		return
 	}
@@ -186,98 +122,31 @@ func (s *Server) hostHotspots(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		opt.Markers = ms
-		rep, err := timeline.Hotspots(ctx, s.source(), host, opt)
-		if err != nil {
-			return nil, err
-		}
-		caps, _, err := timeline.HostCaptures(ctx, s.source(), host)
-		if err != nil {
-			return nil, err
-		}
-		type spot struct {
-			timeline.Spot
-			URL      string `json:"url"`       // the capture's page, zoomed to the episode on its CPU
-			FlameURL string `json:"flame_url"` // the episode's flame graph
-			// CompareURL is the differential flame graph from the same CPU
-			// and place in the previous capture to the episode; "" for the
-			// first capture.
-			CompareURL string `json:"compare_url,omitempty"`
-		}
-		out := struct {
-			*timeline.Report
-			Spots []spot `json:"hotspots"`
-		}{Report: rep, Spots: []spot{}}
-		for _, sp := range rep.Spots {
-			lo, hi := sp.Start-sp.Offset-sp.T0, sp.End-sp.Offset-sp.T0
-			qs := fmt.Sprintf("cpu=%d&start=%s&end=%s", sp.CPU, subsecond.FormatSeconds(lo), subsecond.FormatSeconds(hi))
-			v := spot{Spot: sp, URL: "/p/" + sp.Capture + "?" + qs, FlameURL: "/p/" + sp.Capture + "/flame?" + qs}
-			for i := 1; i < len(caps); i++ {
-				if caps[i].ID == sp.Capture {
-					prev := caps[i-1]
-					v.CompareURL = fmt.Sprintf("/p/%s/diff?%s&base=%s&start2=%s&end2=%s", sp.Capture, qs, prev.ID,
-						subsecond.FormatSeconds(lo), subsecond.FormatSeconds(hi))
-				}
-			}
-			out.Spots = append(out.Spots, v)
-		}
-		return out, nil
+		return timeline.Hotspots(ctx, s.source(), host, timeline.HotOptionsOf(q, ms))
 	})
 }
 
-// MarkerView is a marker with its link to "the 10 s before it": the
-// capture holding most of that window, zoomed to it.
-type MarkerView struct {
-	subsecond.Marker
-	Before *timeline.Window `json:"before,omitempty"`
-	URL    string           `json:"url,omitempty"`
-}
-
-// hostMarkers handles GET /api/hosts/{host}/markers?from=&to=: {"markers":
-// [...]}, each with the window of the 10 s before it when a capture holds
-// it.
+// hostMarkers handles GET /api/hosts/{host}/markers?from=&to=: the host's
+// markers, each with the window of the 10 s before it when a capture holds
+// it (timeline.MarkerList).
 func (s *Server) hostMarkers(w http.ResponseWriter, r *http.Request) {
-	host, err := hostParam(r)
+	host, q, err := hostQuery(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	from, to, _, err := parseSpan(r.URL.Query())
+	from, to := timeline.MarkerRange(q)
+	ms, err := s.night.Markers(r.Context(), host, from, to)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	if to == 0 {
-		to = 1 << 62
-	}
-	views, err := s.markerViews(r.Context(), host, from, to)
+	list, err := timeline.Markers(r.Context(), s.source(), host, ms)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	s.json(w, http.StatusOK, map[string]any{"host": host, "markers": views})
-}
-
-// markerViews returns host's markers in [from, to) with their windows.
-func (s *Server) markerViews(ctx context.Context, host string, from, to int64) ([]MarkerView, error) {
-	ms, err := s.night.Markers(ctx, host, from, to)
-	if err != nil {
-		return nil, err
-	}
-	caps, _, err := timeline.HostCaptures(ctx, s.source(), host)
-	if err != nil && len(ms) == 0 {
-		return nil, err
-	}
-	out := make([]MarkerView, 0, len(ms))
-	for _, m := range ms {
-		v := MarkerView{Marker: m}
-		if win, ok := timeline.Locate(caps, m.Time-int64(10*time.Second), m.Time); ok {
-			v.Before = &win
-			v.URL = fmt.Sprintf("/p/%s?start=%s&end=%s", win.Capture, subsecond.FormatSeconds(win.Start), subsecond.FormatSeconds(win.End))
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	s.json(w, http.StatusOK, list)
 }
 
 // addMarkers handles POST /api/hosts/{host}/markers: a JSON body

@@ -117,7 +117,7 @@ func TestHostAPI(t *testing.T) {
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("POST JSON markers = %d %s", res.StatusCode, b)
 	}
-	var ms struct{ Markers []MarkerView }
+	var ms timeline.MarkerList
 	e.getJSON("/api/hosts/node-1/markers", &ms)
 	if len(ms.Markers) != 2 || ms.Markers[0].Before == nil || ms.Markers[0].Before.Capture != hot.Hotspots[0].Capture {
 		t.Fatalf("markers = %+v; want the watchdog first, its 10 s before in the burst's capture", ms.Markers)
@@ -142,7 +142,9 @@ func TestHostAPI(t *testing.T) {
 		"/api/hosts/node-1/timeline?bucket=0.1":             400,
 		"/api/hosts/node-1/timeline?from=yesterday":         400,
 		"/api/hosts/node-1/hotspots?measure=idle":           400,
-		"/api/hosts/node-1/comms?limit=0":                   400,
+		"/api/hosts/node-1/comms?limit=-1":                  400,
+		"/api/hosts/node-1/hotspots?min=0.5":                400,
+		"/api/hosts/node-1/hotspots?near=0":                 400,
 		"/api/hosts/node-1/timeline?bucket=1&from=0&to=1e9": 400,
 	} {
 		if res, b := e.do("GET", path, nil); res.StatusCode != want {
@@ -153,6 +155,27 @@ func TestHostAPI(t *testing.T) {
 	if res.StatusCode != 400 || !strings.Contains(string(b), "line 1") {
 		t.Errorf("a log line without time = %d %s; want 400 naming line 1", res.StatusCode, b)
 	}
+}
+
+// TestHostCostBounds: a host timeline (or comm shares) whose columns ×
+// CPUs pass the server's cell limit is refused before any summary is read,
+// naming bucket and a width that fits; without a bucket, the columns are
+// chosen to fit.
+func TestHostCostBounds(t *testing.T) {
+	e := newEnv(t, Config{MaxCells: 200})
+	importNightgen(t, e)
+	// 3 one-minute captures of 4 CPUs from 03:00:00: 180.02 s.
+	for _, path := range []string{"/api/hosts/node-1/timeline?bucket=1", "/api/hosts/node-1/comms?bucket=1s"} {
+		res, b := e.do("GET", path, nil)
+		wantError(t, res, b, http.StatusBadRequest, "bucket: 1 s makes 181 columns × 4 CPUs = 724 cells, more than this server's limit of 200; use bucket ≥ 3.7 s")
+	}
+	var g timeline.Grid
+	e.getJSON("/api/hosts/node-1/timeline", &g)
+	if g.Buckets*len(g.CPUs) > 200 || g.Bucket%int64(time.Second) != 0 || g.Buckets < 40 {
+		t.Errorf("timeline without a bucket: %d columns of %v × %d CPUs; want whole seconds making at most 200 cells, and not far fewer",
+			g.Buckets, time.Duration(g.Bucket), len(g.CPUs))
+	}
+	e.getJSON("/api/hosts/node-1/timeline?bucket=3.7", &g)
 }
 
 // TestWallClockRangeInURLs: a realtime capture's flame graph for a range

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/url"
-	"strconv"
 
 	"github.com/subsecond/subsecond"
 )
@@ -34,19 +33,4 @@ func flatten(v url.Values) map[string]string {
 		}
 	}
 	return m
-}
-
-// intParam reads the whole number parameter name from v (def when absent),
-// refusing values outside lo..hi. It serves the host routes' own
-// parameters, not yet in the table.
-func intParam(v url.Values, name string, def, lo, hi int) (int, error) {
-	s := v.Get(name)
-	if s == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		return 0, subsecond.Invalidf(name, "%q is not a whole number from %d to %d", s, lo, hi)
-	}
-	return n, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/heatmap"
 )
 
 // memSource is a night of summaries in memory: captures two minutes long,
@@ -60,21 +61,21 @@ func BenchmarkNight12h(b *testing.B) {
 	ctx := context.Background()
 	b.Run("timeline", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Timeline(ctx, src, "node-1", 0, 0, 0); err != nil {
+			if _, err := Timeline(ctx, src, "node-1", Span{}); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("hotspots", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Hotspots(ctx, src, "node-1", HotOptions{System: true}); err == nil {
+			if _, err := Hotspots(ctx, src, "node-1", HotOptions{Measure: heatmap.MeasureSystem}); err == nil {
 				b.Fatal("describe should have failed without samples")
 			}
 		}
 	})
 	b.Run("comms", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Comms(ctx, src, "node-1", 0, 0, 0, "kubelet", 10); err != nil {
+			if _, err := Comms(ctx, src, "node-1", Span{}, "kubelet", 10); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -5,9 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"time"
-
-	"github.com/subsecond/subsecond"
 )
 
 // CommReport is the host's CPU share by command over [From, To) in buckets
@@ -26,6 +23,9 @@ type CommReport struct {
 	Series   []*float64 `json:"series,omitempty"`
 	Baseline float64    `json:"baseline"`
 	Jumps    []Jump     `json:"jumps"`
+	// Unfollowed counts the commands seen after Comms followed as many as
+	// it may; they are neither ranked nor drawn.
+	Unfollowed int `json:"unfollowed,omitempty"`
 }
 
 // Jump is one command's peak against its baseline: Baseline is its median
@@ -42,21 +42,22 @@ type Jump struct {
 	Score    float64 `json:"score"`
 }
 
-// Comms returns host's command shares over [from, to) in buckets of
-// bucket ns (zeros as for Timeline): comm's series (when comm is empty,
-// that of the command that jumps furthest) and the limit commands that
-// jump furthest (0: 10).
-func Comms(ctx context.Context, src Source, host string, from, to, bucket int64, comm string, limit int) (*CommReport, error) {
-	caps, _, from, to, bucket, nb, err := hostSpan(ctx, src, host, from, to, bucket)
+// Comms returns host's command shares over the span asked for (see
+// Span): comm's series (when comm is empty, that of the command that jumps
+// furthest) and the limit commands that jump furthest (0: all). It follows
+// at most maxComms commands, and no more than maxCommCells over all
+// buckets; Unfollowed counts those seen after that.
+func Comms(ctx context.Context, src Source, host string, span Span, comm string, limit int) (*CommReport, error) {
+	sp, err := plan(ctx, src, host, span)
 	if err != nil {
 		return nil, err
 	}
-	if limit <= 0 {
-		limit = 10
-	}
+	from, to, bucket, nb := sp.from, sp.to, sp.bucket, sp.buckets
+	follow := max(1, min(maxComms, maxCommCells/nb))
 	total := make([]int64, nb)
 	busy := map[string][]int64{}
-	err = eachSecond(ctx, src, caps, from, to, bucket, nil, func(s *Summary, b int64) error {
+	unfollowed := map[string]bool{}
+	err = eachSecond(ctx, src, sp, nil, func(s *Summary, b int64) error {
 		for _, cc := range s.Comms {
 			total[b] += cc.Samples
 			if cc.Busy == 0 {
@@ -64,7 +65,10 @@ func Comms(ctx context.Context, src Source, host string, from, to, bucket int64,
 			}
 			row := busy[cc.Comm]
 			if row == nil {
-				if len(busy) >= maxComms {
+				if int64(len(busy)) >= follow {
+					if len(unfollowed) < maxComms {
+						unfollowed[cc.Comm] = true
+					}
 					continue
 				}
 				row = make([]int64, nb)
@@ -77,7 +81,7 @@ func Comms(ctx context.Context, src Source, host string, from, to, bucket int64,
 	if err != nil {
 		return nil, err
 	}
-	rep := &CommReport{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Comm: comm, Jumps: []Jump{}}
+	rep := &CommReport{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Comm: comm, Jumps: []Jump{}, Unfollowed: len(unfollowed)}
 	shares := func(row []int64) []float64 {
 		var out []float64
 		for b, n := range total {
@@ -125,14 +129,18 @@ func Comms(ctx context.Context, src Source, host string, from, to, bucket int64,
 		}
 		rep.Baseline = median(shares(row))
 	}
-	if len(rep.Jumps) > limit {
+	if limit > 0 && len(rep.Jumps) > limit {
 		rep.Jumps = rep.Jumps[:limit]
 	}
 	return rep, nil
 }
 
-// maxComms bounds how many commands Comms follows.
-const maxComms = 10000
+// Bounds of Comms: the most commands it follows, and the most command ×
+// bucket counts it keeps (32 MB).
+const (
+	maxComms     = 10000
+	maxCommCells = 4 << 20
+)
 
 func median(v []float64) float64 {
 	if len(v) == 0 {
@@ -141,35 +149,4 @@ func median(v []float64) float64 {
 	v = slices.Clone(v)
 	slices.Sort(v)
 	return v[len(v)/2]
-}
-
-// span resolves a host view's range and bucket: zero from and to mean the
-// captures' start and end, a zero bucket the whole second that gives at
-// most 1,000 columns. It returns the number of buckets. Buckets finer than
-// the summaries' second and more than MaxBuckets are refused.
-func span(caps []Capture, from, to, bucket int64) (int64, int64, int64, int64, error) {
-	if from == 0 {
-		from = subsecond.FloorSecond(caps[0].Start)
-	}
-	if to == 0 {
-		for _, c := range caps {
-			to = max(to, c.End)
-		}
-	}
-	if to <= from {
-		return 0, 0, 0, 0, subsecond.Invalidf("to", "must be after from")
-	}
-	const second = int64(time.Second)
-	if bucket == 0 {
-		bucket = max(second, ((to-from)/1000+second-1)/second*second)
-	}
-	if bucket < second {
-		return 0, 0, 0, 0, subsecond.Invalidf("bucket", "%s s is finer than the host timeline's one-second summaries; open the capture for finer views",
-			subsecond.DisplaySeconds(bucket))
-	}
-	nb := (to - from + bucket - 1) / bucket
-	if nb > MaxBuckets {
-		return 0, 0, 0, 0, subsecond.Invalidf("bucket", "%d buckets of %s s exceed %d; use wider buckets", nb, subsecond.DisplaySeconds(bucket), MaxBuckets)
-	}
-	return from, to, bucket, nb, nil
 }

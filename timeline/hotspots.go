@@ -2,8 +2,10 @@ package timeline
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"time"
 
@@ -11,18 +13,29 @@ import (
 	"github.com/subsecond/subsecond/heatmap"
 )
 
-// HotOptions tune Hotspots. Zero fields take the defaults.
+// HotOptions tune Hotspots, as the query parameters of the same names do
+// (HotOptionsOf). Zero fields take the defaults.
 type HotOptions struct {
-	// System measures episodes by system time (the busy samples in the
-	// kernel) instead of busy time: a core pegged mostly in the kernel.
-	System    bool
-	Threshold float64 // fraction of a second's samples that counts as hot, (0, 1]; default subsecond.DefaultThreshold, DefaultSystemThreshold for System
-	Min       int64   // shortest episode, ns; default subsecond.DefaultMin, at least 1 s
-	Limit     int     // episodes to return, best first; default 20
-	// Markers, when given, rank first the episodes that end within Near
-	// before a marker (default 60 s).
+	// Measure is what must stay at or above Threshold: busy time
+	// (heatmap.MeasureBusy, the default) or system time, the busy samples
+	// in the kernel (heatmap.MeasureSystem): a core pegged mostly in the
+	// kernel.
+	Measure   heatmap.Measure
+	Threshold float64 // fraction of a second's samples that counts as hot, (0, 1]; default subsecond.DefaultThreshold
+	Min       int64   // shortest episode, ns, at least 1 s; default subsecond.DefaultMin
+	// Limit is how many episodes to return, best first; 0 for all (at
+	// most maxSpots, the table's largest limit).
+	Limit int
+	// Markers, when given, rank first the episodes that end within Near ns
+	// before a marker (default subsecond.DefaultNear).
 	Markers []subsecond.Marker
-	Near    time.Duration
+	Near    int64
+}
+
+// HotOptionsOf returns the options q asks for (measure, threshold, min,
+// limit and near), with the host's markers ms.
+func HotOptionsOf(q *subsecond.Query, ms []subsecond.Marker) HotOptions {
+	return HotOptions{Measure: heatmap.Measure(q.Measure), Threshold: q.Threshold, Min: q.Min, Limit: q.Limit, Near: q.Near, Markers: ms}
 }
 
 // Spot is one episode of one CPU across a host's night: [Start, End) in
@@ -56,21 +69,33 @@ type Spot struct {
 	// and Before how long before it (ns).
 	Marker *subsecond.Marker `json:"marker,omitempty"`
 	Before int64             `json:"before_marker_ns,omitempty"`
+	// URL is the capture's page zoomed to the episode on its CPU, FlameURL
+	// the episode's flame graph, and CompareURL the differential flame
+	// graph from the same CPU and place in the previous capture to the
+	// episode ("" in the host's first capture).
+	URL        string `json:"url"`
+	FlameURL   string `json:"flame_url"`
+	CompareURL string `json:"compare_url,omitempty"`
 }
 
 // Report is the night's hot spots, best first; Found counts them all.
+// Measure, Threshold, Min and Near (ns) are what they were found and
+// ranked with. The API's /api/hosts/{host}/hotspots and the CLI's
+// `hotspots --host H --format json` write it alike.
 type Report struct {
-	Host    string `json:"host"`
-	Measure string `json:"measure"`
-	Found   int    `json:"found"`
-	Spots   []Spot `json:"hotspots"`
+	Host      string  `json:"host"`
+	Measure   string  `json:"measure"`
+	Threshold float64 `json:"threshold"`
+	Min       int64   `json:"min_ns"`
+	Near      int64   `json:"near_ns"`
+	Found     int     `json:"found"`
+	Spots     []Spot  `json:"hotspots"`
 }
 
-// DefaultSystemThreshold is the system share that makes a second hot when
-// episodes are measured by system time: a core pegged in the kernel for
-// 80% of its time, the rest in the same process's user code (the memcg walk
-// of the motivating case), is an episode.
-const DefaultSystemThreshold = 0.75
+// maxSpots bounds the episodes Hotspots keeps while it ranks them (the
+// best ones; Found still counts all), so that its memory is bounded
+// whatever the night holds.
+const maxSpots = 100000
 
 // usualBins is the resolution of a CPU's usual share: per mille.
 const usualBins = 1001
@@ -109,41 +134,40 @@ const described = 10
 // samples with the capture's own hot-spot detection on that CPU, whose
 // finer (0.1 s) edges then replace the whole seconds.
 func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Report, error) {
-	if opt.Threshold == 0 {
-		opt.Threshold = subsecond.DefaultThreshold
-		if opt.System {
-			opt.Threshold = DefaultSystemThreshold
-		}
+	opt.Measure = cmp.Or(opt.Measure, heatmap.MeasureBusy)
+	opt.Threshold = cmp.Or(opt.Threshold, subsecond.DefaultThreshold)
+	opt.Min = cmp.Or(opt.Min, subsecond.DefaultMin)
+	opt.Near = cmp.Or(opt.Near, subsecond.DefaultNear)
+	switch {
+	case opt.Measure != heatmap.MeasureBusy && opt.Measure != heatmap.MeasureSystem:
+		return nil, subsecond.Invalidf("measure", "%q is not busy or system", opt.Measure)
+	case !(opt.Threshold > 0 && opt.Threshold <= 1):
+		return nil, subsecond.Invalidf("threshold", "%v is not a fraction in (0, 1], such as 0.9", opt.Threshold)
+	case opt.Min < int64(time.Second):
+		return nil, subsecond.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", subsecond.DisplaySeconds(opt.Min))
+	case opt.Limit < 0 || opt.Near < 0:
+		return nil, subsecond.Invalidf(map[bool]string{true: "limit", false: "near"}[opt.Limit < 0], "negative")
 	}
-	if opt.Min == 0 {
-		opt.Min = subsecond.DefaultMin
-	}
-	if opt.Limit == 0 {
-		opt.Limit = 20
-	}
-	if opt.Near == 0 {
-		opt.Near = time.Minute
-	}
-	if !(opt.Threshold > 0 && opt.Threshold <= 1) {
-		return nil, subsecond.Invalidf("threshold", "%v is not a fraction in (0, 1]", opt.Threshold)
-	}
-	if opt.Min < 0 {
-		return nil, subsecond.Invalidf("min", "negative")
+	keep := opt.Limit
+	if keep == 0 || keep > maxSpots {
+		keep = maxSpots
 	}
 	caps, _, err := HostCaptures(ctx, src, host)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Host: host, Measure: "busy", Spots: []Spot{}}
-	if opt.System {
-		rep.Measure = "system"
-	}
+	rep := &Report{Host: host, Measure: string(opt.Measure), Threshold: opt.Threshold, Min: opt.Min, Near: opt.Near, Spots: []Spot{}}
+	system := opt.Measure == heatmap.MeasureSystem
 	measure := func(c Counts) int64 {
-		if opt.System {
+		if system {
 			return c.System
 		}
 		return c.Busy
 	}
+	// Markers in time order: an episode's is the first at or after its end.
+	marks := slices.Clone(opt.Markers)
+	slices.SortStableFunc(marks, func(a, b subsecond.Marker) int { return cmp.Compare(a.Time, b.Time) })
+	best := spotHeap{}
 	// Pass 1: each CPU's usual share, the median over the night's seconds,
 	// from a histogram of per-mille shares (the summaries are in memory or
 	// cheap to read twice; sorting 43,200 seconds × 96 CPUs is not).
@@ -209,14 +233,19 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 			ru := &runs[r]
 			if ru.open && ru.secs >= minSecs {
 				v := ru.busy
-				if opt.System {
+				if system {
 					v = ru.sy
 				}
 				u := usual[r]
-				rep.Spots = append(rep.Spots, Spot{CPU: cpu, Start: ru.start, End: ru.last + second,
+				sp := Spot{CPU: cpu, Start: ru.start, End: ru.last + second,
 					Capture: c.ID, CaptureName: c.Name, Offset: c.Offset, T0: c.T0, Approximate: c.Approximate,
 					Busy: float64(ru.busy) / float64(ru.n), System: float64(ru.sy) / float64(ru.n), Samples: v, Usual: u,
-					Score: float64(v) * (1 - u)})
+					Score: float64(v) * (1 - u)}
+				if k, _ := slices.BinarySearchFunc(marks, sp.End, func(m subsecond.Marker, t int64) int { return cmp.Compare(m.Time, t) }); k < len(marks) && marks[k].Time-sp.End <= opt.Near {
+					sp.Marker, sp.Before = &marks[k], marks[k].Time-sp.End
+				}
+				rep.Found++
+				best.offer(sp, keep)
 			}
 			ru.open = false
 		}
@@ -246,34 +275,83 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 			return nil, err
 		}
 	}
-	for i := range rep.Spots {
-		s := &rep.Spots[i]
-		for k := range opt.Markers {
-			m := &opt.Markers[k]
-			if before := m.Time - s.End; before >= 0 && before <= int64(opt.Near) && (s.Marker == nil || before < s.Before) {
-				s.Marker, s.Before = m, before
-			}
-		}
-	}
-	slices.SortStableFunc(rep.Spots, func(a, b Spot) int {
-		if (a.Marker != nil) != (b.Marker != nil) {
-			if a.Marker != nil {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Start, b.Start), cmp.Compare(a.CPU, b.CPU))
-	})
-	rep.Found = len(rep.Spots)
-	if opt.Limit > 0 && len(rep.Spots) > opt.Limit {
-		rep.Spots = rep.Spots[:opt.Limit]
-	}
+	rep.Spots = best.sorted()
 	for i := range rep.Spots[:min(len(rep.Spots), described)] {
 		if err := describe(ctx, src, &rep.Spots[i], opt); err != nil {
 			return nil, err
 		}
 	}
+	link(rep.Spots, caps)
 	return rep, nil
+}
+
+// link sets each spot's links to its capture's views (see Spot).
+func link(spots []Spot, caps []Capture) {
+	prev := map[string]string{} // capture → the one before it
+	for i := 1; i < len(caps); i++ {
+		prev[caps[i].ID] = caps[i-1].ID
+	}
+	for i := range spots {
+		sp := &spots[i]
+		lo, hi := subsecond.FormatSeconds(sp.Start-sp.Offset-sp.T0), subsecond.FormatSeconds(sp.End-sp.Offset-sp.T0)
+		id := url.PathEscape(sp.Capture)
+		qs := fmt.Sprintf("cpu=%d&start=%s&end=%s", sp.CPU, lo, hi)
+		sp.URL = "/p/" + id + "?" + qs
+		sp.FlameURL = "/p/" + id + "/flame?" + qs
+		if base, ok := prev[sp.Capture]; ok {
+			sp.CompareURL = fmt.Sprintf("/p/%s/diff?%s&base=%s&start2=%s&end2=%s", id, qs, url.QueryEscape(base), lo, hi)
+		}
+	}
+}
+
+// better reports whether a ranks before b: an episode just before a
+// marker first, then by score, start and CPU.
+func better(a, b *Spot) bool {
+	if (a.Marker != nil) != (b.Marker != nil) {
+		return a.Marker != nil
+	}
+	return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Start, b.Start), cmp.Compare(a.CPU, b.CPU)) < 0
+}
+
+// spotHeap keeps the best episodes offered, the worst of them on top.
+type spotHeap []Spot
+
+func (h spotHeap) Len() int           { return len(h) }
+func (h spotHeap) Less(i, j int) bool { return better(&h[j], &h[i]) }
+func (h spotHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *spotHeap) Push(x any)        { *h = append(*h, x.(Spot)) }
+func (h *spotHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// offer keeps s if it is among the best n offered so far.
+func (h *spotHeap) offer(s Spot, n int) {
+	if h.Len() < n {
+		heap.Push(h, s)
+		return
+	}
+	if better(&s, &(*h)[0]) {
+		(*h)[0] = s
+		heap.Fix(h, 0)
+	}
+}
+
+// sorted returns the episodes kept, best first.
+func (h spotHeap) sorted() []Spot {
+	out := slices.Clone([]Spot(h))
+	slices.SortFunc(out, func(a, b Spot) int {
+		if better(&a, &b) {
+			return -1
+		}
+		if better(&b, &a) {
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 // describe names what ran in s from its capture's samples: the capture's
@@ -284,11 +362,7 @@ func describe(ctx context.Context, src Source, s *Spot, opt HotOptions) error {
 	if err != nil {
 		return err
 	}
-	measure := heatmap.MeasureBusy
-	if opt.System {
-		measure = heatmap.MeasureSystem
-	}
-	rep, err := heatmap.Hotspots(c, subsecond.Filter{CPUs: []int32{s.CPU}}, heatmap.HotOptions{Measure: measure,
+	rep, err := heatmap.Hotspots(c, subsecond.Filter{CPUs: []int32{s.CPU}}, heatmap.HotOptions{Measure: opt.Measure,
 		Threshold: min(opt.Threshold, subsecond.DefaultThreshold), Min: int64(time.Second), Limit: -1, Cells: 1})
 	if err != nil {
 		return nil // nothing finer to say: keep the summaries' episode

@@ -148,23 +148,38 @@ const (
 	MaxCPUs    = 4096
 )
 
-// Timeline returns host's cores × time map over [from, to) in buckets of
-// bucket nanoseconds, from the captures' per-second summaries. A zero from
-// or to means the start or end of the host's captures; a zero bucket picks
-// the whole second that gives at most 1,000 columns. Each second's counts
-// go to the bucket holding its wall-clock start, so buckets finer than a
-// second are refused (ErrInvalid): the capture's own views are the place
-// for them.
-func Timeline(ctx context.Context, src Source, host string, from, to, bucket int64) (*Grid, error) {
-	caps, un, from, to, bucket, nb, err := hostSpan(ctx, src, host, from, to, bucket)
+// Span asks a host view for the wall-clock range [From, To) in Unix
+// nanoseconds (a zero From or To: the start or end of the host's
+// captures) in columns of Bucket nanoseconds (0: the whole seconds that
+// make at most 1,000 columns). MaxCells, when not 0, bounds the view's
+// columns × CPUs (the server's --max-cells): a zero Bucket then picks
+// columns that fit, and a Bucket making more is refused before any summary
+// is read. Buckets finer than a second, the summaries' resolution, are
+// refused too: the capture's own views are the place for them.
+type Span struct {
+	From, To, Bucket int64
+	MaxCells         int64
+}
+
+// SpanOf returns the span a query asks for: its from, to and bucket.
+func SpanOf(q *subsecond.Query) Span {
+	return Span{From: q.From.NS, To: q.To.NS, Bucket: q.Bucket}
+}
+
+// Timeline returns host's cores × time map over span, from the captures'
+// per-second summaries. Each second's counts go to the bucket holding its
+// wall-clock start.
+func Timeline(ctx context.Context, src Source, host string, span Span) (*Grid, error) {
+	sp, err := plan(ctx, src, host, span)
 	if err != nil {
 		return nil, err
 	}
+	from, to, bucket, nb := sp.from, sp.to, sp.bucket, sp.buckets
 	const second = int64(time.Second)
-	g := &Grid{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Covered: make([]float64, nb), Unplaced: un, Resolution: second}
+	g := &Grid{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Covered: make([]float64, nb), Unplaced: sp.unplaced, Resolution: second}
 	var rows cpuRows
 	var busy, sys [][]int64
-	err = eachSecond(ctx, src, caps, from, to, bucket, func(c *Capture) {
+	err = eachSecond(ctx, src, sp, func(c *Capture) {
 		g.Captures = append(g.Captures, *c)
 		// Coverage: the part of each bucket inside [c.Start, c.End).
 		for b := max(0, (c.Start-from)/bucket); b < nb; b++ {
@@ -252,14 +267,14 @@ func Locate(caps []Capture, from, to int64) (Window, bool) {
 	return Window{Capture: best.ID, Start: lo - best.Offset - best.T0, End: hi - best.Offset - best.T0}, true
 }
 
-// eachSecond calls capture for each capture of caps overlapping [from, to)
+// eachSecond calls capture for each capture of sp overlapping its range
 // and second for each of its summaries whose wall-clock second starts in
-// that range, with the bucket of bucket ns it falls in.
-func eachSecond(ctx context.Context, src Source, caps []Capture, from, to, bucket int64,
+// that range, with the bucket it falls in.
+func eachSecond(ctx context.Context, src Source, sp *span,
 	capture func(c *Capture), second func(s *Summary, b int64) error) error {
-	for i := range caps {
-		c := &caps[i]
-		if c.End <= from || c.Start >= to {
+	for i := range sp.caps {
+		c := &sp.caps[i]
+		if c.End <= sp.from || c.Start >= sp.to {
 			continue
 		}
 		if capture != nil {
@@ -271,10 +286,10 @@ func eachSecond(ctx context.Context, src Source, caps []Capture, from, to, bucke
 		}
 		for k := range sums {
 			w := sums[k].Start + c.Offset
-			if w < from || w >= to {
+			if w < sp.from || w >= sp.to {
 				continue
 			}
-			if err := second(&sums[k], (w-from)/bucket); err != nil {
+			if err := second(&sums[k], (w-sp.from)/sp.bucket); err != nil {
 				return err
 			}
 		}
@@ -285,17 +300,75 @@ func eachSecond(ctx context.Context, src Source, caps []Capture, from, to, bucke
 	return nil
 }
 
-// hostSpan returns host's placed captures, how many it has without a wall
-// clock, and the range and buckets of a view (see span). A host none of
-// whose captures has a wall clock is an ErrEmptyRange.
-func hostSpan(ctx context.Context, src Source, host string, from, to, bucket int64) (caps []Capture, un int, _, _, _, nb int64, err error) {
-	caps, un, err = HostCaptures(ctx, src, host)
+// span is a host view's range resolved: [from, to) in buckets columns of
+// bucket ns, over the host's placed captures, unplaced more having no wall
+// clock.
+type span struct {
+	caps                      []Capture
+	unplaced                  int
+	from, to, bucket, buckets int64
+}
+
+// plan resolves the span a host view asks for from the list of profiles
+// alone (see Span). A host none of whose captures has a wall clock is an
+// ErrEmptyRange; a bad range or bucket a *subsecond.ParamError.
+func plan(ctx context.Context, src Source, host string, want Span) (*span, error) {
+	caps, un, err := HostCaptures(ctx, src, host)
 	if err != nil {
-		return nil, 0, 0, 0, 0, 0, err
+		return nil, err
 	}
 	if len(caps) == 0 {
-		return nil, 0, 0, 0, 0, 0, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
+		return nil, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
 	}
-	from, to, bucket, nb, err = span(caps, from, to, bucket)
-	return caps, un, from, to, bucket, nb, err
+	sp := &span{caps: caps, unplaced: un, from: want.From, to: want.To, bucket: want.Bucket}
+	if sp.from == 0 {
+		sp.from = subsecond.FloorSecond(caps[0].Start)
+	}
+	if sp.to == 0 {
+		for _, c := range caps {
+			sp.to = max(sp.to, c.End)
+		}
+	}
+	if sp.to <= sp.from {
+		name := "to"
+		if want.To == 0 {
+			name = "from" // the default end is before the given start
+		}
+		return nil, subsecond.Invalidf(name, "the range %s to %s is empty; to must be after from",
+			time.Unix(0, sp.from).UTC().Format(time.RFC3339Nano), time.Unix(0, sp.to).UTC().Format(time.RFC3339Nano))
+	}
+	// The most CPUs of a capture in the range: the grid's rows.
+	cpus := 1
+	for _, c := range caps {
+		if c.End > sp.from && c.Start < sp.to {
+			cpus = max(cpus, c.CPUs)
+		}
+	}
+	const second = int64(time.Second)
+	if sp.bucket == 0 {
+		cols := int64(autoColumns)
+		if want.MaxCells > 0 {
+			// One column fewer than fit: CheckCells counts span/bucket + 1.
+			cols = max(1, min(cols, want.MaxCells/int64(cpus)-1))
+		}
+		sp.bucket = max(second, ((sp.to-sp.from)/cols+second-1)/second*second)
+	}
+	if sp.bucket < second {
+		return nil, subsecond.Invalidf("bucket", "%s s is finer than the host timeline's one-second summaries; open the capture for finer views",
+			subsecond.DisplaySeconds(sp.bucket))
+	}
+	sp.buckets = (sp.to - sp.from + sp.bucket - 1) / sp.bucket
+	if sp.buckets > MaxBuckets {
+		return nil, subsecond.Invalidf("bucket", "%d buckets of %s s exceed %d; use wider buckets", sp.buckets, subsecond.DisplaySeconds(sp.bucket), MaxBuckets)
+	}
+	if want.MaxCells > 0 {
+		if err := subsecond.CheckCells("bucket", "CPUs", sp.bucket, sp.to-sp.from, cpus, want.MaxCells); err != nil {
+			return nil, err
+		}
+	}
+	return sp, nil
 }
+
+// autoColumns is how many columns a host view has at most when no bucket
+// is given.
+const autoColumns = 1000

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/internal/nightgen"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/sqlite"
@@ -71,7 +72,7 @@ func TestTimelineCountsEqualTheGenerator(t *testing.T) {
 	n := testNight()
 	src, counts, ids := importNight(t, n)
 	ctx := context.Background()
-	g, err := Timeline(ctx, src, "node-1", 0, 0, int64(time.Second))
+	g, err := Timeline(ctx, src, "node-1", Span{Bucket: int64(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestTimelineCountsEqualTheGenerator(t *testing.T) {
 	}
 
 	// Wider buckets sum the same samples.
-	g10, err := Timeline(ctx, src, "node-1", 0, 0, int64(10*time.Second))
+	g10, err := Timeline(ctx, src, "node-1", Span{Bucket: int64(10 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +137,10 @@ func TestTimelineCountsEqualTheGenerator(t *testing.T) {
 	if total10 != total {
 		t.Errorf("10 s buckets hold %d samples; 1 s buckets %d", total10, total)
 	}
-	if _, err := Timeline(ctx, src, "node-1", 0, 0, int64(time.Second/10)); err == nil {
+	if _, err := Timeline(ctx, src, "node-1", Span{Bucket: int64(time.Second / 10)}); err == nil {
 		t.Error("a 0.1 s bucket: no error; want one sending the user to the capture's views")
 	}
-	if _, err := Timeline(ctx, src, "nobody", 0, 0, 0); err == nil {
+	if _, err := Timeline(ctx, src, "nobody", Span{}); err == nil {
 		t.Error("unknown host: no error")
 	}
 }
@@ -148,8 +149,9 @@ func TestHotspotsAcrossTheNight(t *testing.T) {
 	n := testNight()
 	src, _, ids := importNight(t, n)
 	ctx := context.Background()
-	for _, system := range []bool{false, true} {
-		rep, err := Hotspots(ctx, src, "node-1", HotOptions{System: system})
+	for _, measure := range []heatmap.Measure{heatmap.MeasureBusy, heatmap.MeasureSystem} {
+		system := measure == heatmap.MeasureSystem
+		rep, err := Hotspots(ctx, src, "node-1", HotOptions{Measure: measure})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,6 +176,11 @@ func TestHotspotsAcrossTheNight(t *testing.T) {
 		}
 		if rep.Spots[0].Score <= rep.Spots[1].Score {
 			t.Errorf("scores %v, %v; want the longer burst first", rep.Spots[0].Score, rep.Spots[1].Score)
+		}
+		// A limit keeps the best and still counts them all.
+		one, err := Hotspots(ctx, src, "node-1", HotOptions{Measure: measure, Limit: 1})
+		if err != nil || one.Found != 2 || len(one.Spots) != 1 || one.Spots[0].Start != rep.Spots[0].Start || one.Spots[0].CPU != rep.Spots[0].CPU {
+			t.Errorf("system %v, limit 1: %v, %+v; want found 2 and the first of %+v", system, err, one, rep.Spots[0])
 		}
 	}
 	// A marker 8 s after the shorter burst ranks it first.
@@ -224,7 +231,7 @@ func TestMarkerWindowsAndComms(t *testing.T) {
 		t.Error("a window in the pause between captures was located in a capture")
 	}
 
-	rep, err := Comms(ctx, src, "node-1", 0, 0, int64(10*time.Second), "kubelet", 3)
+	rep, err := Comms(ctx, src, "node-1", Span{Bucket: int64(10 * time.Second)}, "kubelet", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +247,7 @@ func TestMarkerWindowsAndComms(t *testing.T) {
 		t.Errorf("kubelet's share in the burst's bucket = %v; want about 7.5%%", v)
 	}
 	// Without a command, the series follows the one that jumps furthest.
-	top, err := Comms(ctx, src, "node-1", 0, 0, int64(10*time.Second), "", 3)
+	top, err := Comms(ctx, src, "node-1", Span{Bucket: int64(10 * time.Second)}, "", 3)
 	if err != nil || top.Comm != "kubelet" || len(top.Series) != top.Buckets || *top.Series[b] != *rep.Series[b] {
 		t.Errorf("comms without a command: %v, comm %q; want kubelet's series", err, top.Comm)
 	}
@@ -269,7 +276,7 @@ func TestSmallNight(t *testing.T) {
 	}
 	src, counts, _ := importNight(t, n)
 	ctx := context.Background()
-	g, err := Timeline(ctx, src, "node-1", 0, 0, 0)
+	g, err := Timeline(ctx, src, "node-1", Span{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +298,7 @@ func TestSmallNight(t *testing.T) {
 	for _, b := range n.Bursts {
 		ms = append(ms, subsecond.Marker{Time: b.End.Add(6 * time.Second).UnixNano(), Text: "eth0: reset"})
 	}
-	rep, err := Hotspots(ctx, src, "node-1", HotOptions{System: true, Markers: ms})
+	rep, err := Hotspots(ctx, src, "node-1", HotOptions{Measure: heatmap.MeasureSystem, Markers: ms})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,10 +17,12 @@ import (
 // the API serves for the same stored profile and parameters, byte for
 // byte: the hot-spot report (with each episode's link), the list of
 // profiles, a profile, the heatmap, the cores map, a flame graph and a
-// differential one, as JSON and folded.
+// differential one, as JSON and folded; and of a host's night, the hosts,
+// the timeline, the hot spots across the night and the markers.
 func TestCLIMatchesAPI(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "s.db")
+	importNight(t, db)
 	file := viewCapture(t)
 	out, _, err := runStoreCmd(t, "", "import", "--db", db, file)
 	if err != nil {
@@ -49,8 +52,21 @@ func TestCLIMatchesAPI(t *testing.T) {
 		{[]string{"flamegraph", id, "--start", "3s", "--end", "7"}, "/api/profiles/" + id + "/flamegraph?start=3&end=7000ms&format=json"},
 		{[]string{"flamegraph", id, "--start2", "0", "--end2", "3", "--start", "3s", "--end", "7"}, "/api/profiles/" + id + "/diff?start2=0&end2=3&start=3&end=7"},
 		{[]string{"flamegraph", id, "--start2", "0", "--end2", "3", "--format", "folded"}, "/api/profiles/" + id + "/diff?start2=0&end2=3&format=folded"},
+		{[]string{"hosts"}, "/api/hosts"},
+		{[]string{"timeline", "--host", "node-1"}, "/api/hosts/node-1/timeline"},
+		{[]string{"timeline", "--host", "node-1", "--from", "2026-11-30T03:01:00Z", "--to", "1796007780", "--bucket", "5s"},
+			"/api/hosts/node-1/timeline?from=1796007660&to=2026-11-30T03:03:00Z&bucket=5000ms"},
+		{[]string{"hotspots", "--host", "node-1"}, "/api/hosts/node-1/hotspots"},
+		{[]string{"hotspots", "--host", "node-1", "--measure", "system", "--threshold", "0.8", "--min", "2s", "--limit", "1", "--near", "5"},
+			"/api/hosts/node-1/hotspots?measure=system&threshold=0.8&min=2&limit=1&near=5s"},
+		{[]string{"markers", "list", "--host", "node-1"}, "/api/hosts/node-1/markers"},
+		{[]string{"markers", "list", "--host", "node-1", "--from", "2026-11-30T03:05:00Z"}, "/api/hosts/node-1/markers?from=2026-11-30T03:05:00Z"},
 	} {
-		args := append([]string{tc.cli[0], "--db", db, "--format", "json"}, tc.cli[1:]...)
+		cmd := 1 // the command's words: "markers list" takes two
+		if tc.cli[0] == "markers" {
+			cmd = 2
+		}
+		args := slices.Concat(tc.cli[:cmd], []string{"--db", db, "--format", "json"}, tc.cli[cmd:])
 		cli, _, err := runStoreCmd(t, "", args...)
 		if err != nil {
 			t.Errorf("subsecond %s: %v", strings.Join(args, " "), err)

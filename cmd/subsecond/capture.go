@@ -61,6 +61,61 @@ func newViewFlags(name string, e env, view subsecond.View) *viewFlags {
 	return v
 }
 
+// newHostFlags returns a flag set for the host command name: --host, a
+// flag for each query parameter that view reads, and --db.
+func newHostFlags(name string, e env, view subsecond.View) *viewFlags {
+	v := newViewFlags(name, e, view)
+	v.host = v.fs.String("host", "", "the host (see 'subsecond hosts')")
+	return v
+}
+
+// add adds flags for the query parameters named, beside those of the view.
+func (v *viewFlags) add(names ...string) {
+	for _, name := range names {
+		p, ok := subsecond.LookupParam(name)
+		if !ok {
+			panic("add: no query parameter " + name)
+		}
+		pv := &paramValue{p: p}
+		v.params[p.Name] = pv
+		v.fs.Var(pv, p.Name, p.Usage())
+	}
+}
+
+// only refuses the flags set that view does not read: what they would do
+// has no meaning with how the command was asked (why).
+func (v *viewFlags) only(view subsecond.View, why string) error {
+	for _, p := range subsecond.Params() {
+		if pv := v.params[p.Name]; pv != nil && pv.val != "" && p.Views&view == 0 {
+			return fmt.Errorf("%s: --%s is not used %s", v.fs.Name(), p.Name, why)
+		}
+	}
+	return nil
+}
+
+// parseHost parses args for a command about a host, which takes --host and
+// no argument, and returns the query the flags give.
+func (v *viewFlags) parseHost(args []string) (*subsecond.Query, error) {
+	if err := parseFlags(v.fs, v.e, args); err != nil {
+		return nil, err
+	}
+	if *v.host == "" {
+		v.fs.Usage()
+		return nil, fmt.Errorf("%s: --host is required", v.fs.Name())
+	}
+	if err := subsecond.CheckHost(*v.host); err != nil {
+		return nil, fmt.Errorf("%s: %w", v.fs.Name(), err)
+	}
+	if err := checkArgs(v.fs, 0, 0, ""); err != nil {
+		return nil, err
+	}
+	q, err := subsecond.ParseQuery(v.values())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.fs.Name(), err)
+	}
+	return q, nil
+}
+
 // values returns the flags that were set as URL query values.
 func (v *viewFlags) values() url.Values {
 	q := url.Values{}

@@ -99,7 +99,7 @@ func runHosts(ctx context.Context, e env) error {
 	}
 	hosts := timeline.Hosts(list)
 	if *format == "json" {
-		return json.NewEncoder(e.stdout).Encode(map[string]any{"hosts": hosts})
+		return json.NewEncoder(e.stdout).Encode(timeline.HostList{Hosts: hosts}) // as the API sends it
 	}
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tCAPTURES\tSAMPLES\tFROM (UTC)\tTO (UTC)\tWITHOUT WALL CLOCK")
@@ -113,105 +113,46 @@ func runHosts(ctx context.Context, e env) error {
 	return tw.Flush()
 }
 
-// hostFlags are the flags of the host views: --db, --host, --from, --to,
-// --bucket.
-type hostFlags struct {
-	fs                    *flag.FlagSet
-	db, host, from, to    *string
-	bucket                *string
-	fromNS, toNS, bucket_ int64
-}
-
-func newHostFlags(name string) *hostFlags {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	return &hostFlags{fs: fs, db: dbFlag(fs),
-		host:   fs.String("host", "", "the host (see 'subsecond hosts')"),
-		from:   fs.String("from", "", "start of the range: RFC 3339 (2026-11-30T03:00:00Z) or Unix seconds (default: the first capture)"),
-		to:     fs.String("to", "", "end of the range, exclusive (default: the last capture's end)"),
-		bucket: fs.String("bucket", "", "column width: seconds or a duration such as 1m (default: about 1,000 columns, at least 1 s)"),
-	}
-}
-
-// parse reads the flags and checks the range.
-func (h *hostFlags) parse(e env, cmd string) error {
-	if err := parseFlags(h.fs, e, e.args); err != nil {
-		return err
-	}
-	if err := checkArgs(h.fs, 0, 0, ""); err != nil {
-		return err
-	}
-	if *h.host == "" {
-		h.fs.Usage()
-		return fmt.Errorf("%s: --host is required", cmd)
-	}
-	var err error
-	for _, p := range []struct {
-		v   string
-		dst *int64
-		n   string
-	}{{*h.from, &h.fromNS, "from"}, {*h.to, &h.toNS, "to"}} {
-		if p.v != "" {
-			if *p.dst, err = subsecond.ParseWallTime(p.n, p.v); err != nil {
-				return fmt.Errorf("%s: %w", cmd, err)
-			}
-		}
-	}
-	if *h.bucket != "" {
-		d, err := time.ParseDuration(*h.bucket)
-		if err != nil {
-			f, ferr := strconv.ParseFloat(*h.bucket, 64)
-			if ferr != nil || f <= 0 {
-				return fmt.Errorf("%s: --bucket %q: want seconds or a duration such as 1m", cmd, *h.bucket)
-			}
-			d = time.Duration(f * 1e9)
-		}
-		h.bucket_ = int64(d)
-	}
-	return nil
-}
-
 // runTimeline implements `subsecond timeline --host H [--from T] [--to T]
 // [--bucket B] [--width W] [--measure busy|system] [--format text|json]`:
 // the host's cores × time map across its captures.
 func runTimeline(ctx context.Context, e env) error {
-	h := newHostFlags("timeline")
-	width := h.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
-	measure := h.fs.String("measure", "busy", "text: shade by busy or system fraction")
-	format := h.fs.String("format", "text", "output format: text or json")
-	h.fs.Usage = func() {
-		fmt.Fprintln(h.fs.Output(), "Usage: subsecond timeline --host HOST [--from T] [--to T] [--bucket B] [--measure busy|system] [--format text|json]\n\n"+
+	v := newHostFlags("timeline", e, subsecond.ViewTimeline)
+	v.add("measure")
+	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
+	format := v.fs.String("format", "text", "output format: text or json (the API's /api/hosts/HOST/timeline)")
+	v.fs.Usage = func() {
+		fmt.Fprintln(v.fs.Output(), "Usage: subsecond timeline --host HOST [--from T] [--to T] [--bucket B] [--measure busy|system] [--format text|json]\n\n"+
 			"Prints the host's night: one row per CPU across all its captures in wall-clock\ntime, shaded by busy (or system) fraction, with the gaps between captures\ndrawn as ·, and the captures and markers listed below.\n\nFlags:")
-		h.fs.PrintDefaults()
+		v.fs.PrintDefaults()
 	}
-	if err := h.parse(e, "timeline"); err != nil {
+	q, err := v.parseHost(e.args)
+	if err != nil {
 		return err
 	}
 	if err := checkFormat("timeline", *format, "text", "json"); err != nil {
 		return err
 	}
-	if *measure != "busy" && *measure != "system" {
-		return fmt.Errorf("timeline: --measure %q: want busy or system", *measure)
-	}
 	if *width < 10 {
 		return fmt.Errorf("timeline: --width %d: want at least 10", *width)
 	}
-	s, err := openExisting(ctx, e, *h.db)
+	s, err := openExisting(ctx, e, *v.db)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	g, err := timeline.Timeline(ctx, newNight(s), *h.host, h.fromNS, h.toNS, h.bucket_)
+	g, err := timeline.Timeline(ctx, newNight(s), *v.host, timeline.SpanOf(q))
 	if err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
 	if *format == "json" {
-		return json.NewEncoder(e.stdout).Encode(g)
+		return json.NewEncoder(e.stdout).Encode(g) // as the API sends it
 	}
-	ms, err := s.Markers(ctx, *h.host, g.From, g.To)
+	ms, err := s.Markers(ctx, *v.host, g.From, g.To)
 	if err != nil {
 		return err
 	}
-	return writeTimelineText(termWriter(e.stdout), g, ms, *measure == "system", *width)
+	return writeTimelineText(termWriter(e.stdout), g, ms, q.Measure == "system", *width)
 }
 
 // writeTimelineText renders g with one character per group of buckets:
@@ -287,31 +228,31 @@ func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, s
 }
 
 // hostHotspots is `subsecond hotspots --host H`: the night's episodes.
-func hostHotspots(ctx context.Context, e env, db, host string, opt timeline.HotOptions, format string) error {
+func hostHotspots(ctx context.Context, e env, db, host string, q *subsecond.Query, format string) error {
 	s, err := openExisting(ctx, e, db)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if opt.Markers, err = s.Markers(ctx, host, 0, 1<<62); err != nil {
+	ms, err := s.Markers(ctx, host, 0, 1<<62)
+	if err != nil {
 		return err
 	}
-	rep, err := timeline.Hotspots(ctx, newNight(s), host, opt)
+	rep, err := timeline.Hotspots(ctx, newNight(s), host, timeline.HotOptionsOf(q, ms))
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
 	}
 	if format == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return json.NewEncoder(e.stdout).Encode(rep) // as the API sends it
 	}
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
+	what := subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min)
 	if len(rep.Spots) == 0 {
-		fmt.Fprintf(tw, "No CPU of %s stayed %s long enough.\n", host, rep.Measure)
+		fmt.Fprintf(tw, "No CPU of %s stayed %s.\n", host, what)
 		return tw.Flush()
 	}
-	fmt.Fprintf(tw, "%d %s episodes on %s, the %d most unusual first (score = samples × (1 − the CPU's usual share over the night)%s):\n",
-		rep.Found, rep.Measure, host, len(rep.Spots), map[bool]string{true: "; those just before a marker first", false: ""}[len(opt.Markers) > 0])
+	fmt.Fprintf(tw, "%d episodes on %s %s, the %d most unusual first (score = samples × (1 − the CPU's usual share over the night)%s):\n",
+		rep.Found, host, what, len(rep.Spots), map[bool]string{true: "; those just before a marker first", false: ""}[len(ms) > 0])
 	fmt.Fprintln(tw, "#\tCPU\tSTART (UTC)\tEND\tBUSY\tSYS\tSCORE\tCOMM\tTOP FUNCTION\tCAPTURE\tSTART s\tMARKER")
 	for i, sp := range rep.Spots {
 		mark := ""
@@ -326,9 +267,77 @@ func hostHotspots(ctx context.Context, e env, db, host string, opt timeline.HotO
 }
 
 // runMarkers implements `subsecond markers import --host H [--match REGEX]
-// [--tz ZONE] [--year Y] FILE…` and `subsecond markers list --host H`.
+// [--tz ZONE] [--year Y] FILE…` and `subsecond markers list --host H
+// [--from T] [--to T] [--format text|json]`.
 func runMarkers(ctx context.Context, e env) error {
-	sub := argAt(e.args, 0)
+	switch argAt(e.args, 0) {
+	case "import":
+		return importMarkers(ctx, e, e.args[1:])
+	case "list":
+		return listMarkers(ctx, e, e.args[1:])
+	}
+	fs := flag.NewFlagSet("markers", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), markersUsage+"\n\n'subsecond markers import --help' and 'subsecond markers list --help' list their flags.")
+	}
+	if err := parseFlags(fs, e, e.args); err != nil {
+		return err
+	}
+	return usageError(fs, "want 'markers import' or 'markers list'")
+}
+
+const markersUsage = "Usage: subsecond markers import --host HOST [--match REGEX] [--tz ZONE] FILE…\n" +
+	"       subsecond markers list --host HOST [--from T] [--to T] [--format text|json]\n\n" +
+	"import reads kernel logs (dmesg -T, journalctl -k -o short-iso, or any text with\n" +
+	"ISO or syslog timestamps; - for standard input) and stores each line matching\n" +
+	"--match as a marker of HOST, drawn on its timeline; the hot spots just before\n" +
+	"a marker rank first. list prints them with the capture range 10 s before each."
+
+// listMarkers implements `subsecond markers list`.
+func listMarkers(ctx context.Context, e env, args []string) error {
+	v := newHostFlags("markers", e, subsecond.ViewMarkers)
+	format := v.fs.String("format", "text", "output format: text or json (the API's /api/hosts/HOST/markers)")
+	v.fs.Usage = func() {
+		fmt.Fprintln(v.fs.Output(), markersUsage+"\n\nFlags:")
+		v.fs.PrintDefaults()
+	}
+	q, err := v.parseHost(args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat("markers", *format, "text", "json"); err != nil {
+		return err
+	}
+	s, err := openExisting(ctx, e, *v.db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	from, to := timeline.MarkerRange(q)
+	ms, err := s.Markers(ctx, *v.host, from, to)
+	if err != nil {
+		return err
+	}
+	list, err := timeline.Markers(ctx, newNight(s), *v.host, ms)
+	if err != nil {
+		return fmt.Errorf("markers: %w", err)
+	}
+	if *format == "json" {
+		return json.NewEncoder(e.stdout).Encode(list) // as the API sends it
+	}
+	w := bufio.NewWriter(termWriter(e.stdout))
+	for _, m := range list.Markers {
+		where := "no capture holds the 10 s before it"
+		if b := m.Before; b != nil {
+			where = fmt.Sprintf("10 s before: %s --start %s --end %s", b.Capture, subsecond.FormatSeconds(b.Start), subsecond.FormatSeconds(b.End))
+		}
+		fmt.Fprintf(w, "%s  %s\n    %s\n", wallTime(m.Time), clip(m.Text, stackWidth), where)
+	}
+	return w.Flush()
+}
+
+// importMarkers implements `subsecond markers import`.
+func importMarkers(ctx context.Context, e env, args []string) error {
 	fs := flag.NewFlagSet("markers", flag.ContinueOnError)
 	db := dbFlag(fs)
 	host := fs.String("host", "", "the host the log is from (required)")
@@ -336,53 +345,17 @@ func runMarkers(ctx context.Context, e env) error {
 	tz := fs.String("tz", "UTC", "time zone of timestamps that carry none (dmesg -T, syslog), e.g. Europe/Berlin")
 	year := fs.Int("year", 0, "year of syslog timestamps, which carry none (default: this year)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond markers import --host HOST [--match REGEX] [--tz ZONE] FILE…\n"+
-			"       subsecond markers list --host HOST\n\n"+
-			"import reads kernel logs (dmesg -T, journalctl -k -o short-iso, or any text with\n"+
-			"ISO or syslog timestamps; - for standard input) and stores each line matching\n"+
-			"--match as a marker of HOST, drawn on its timeline; the hot spots just before\n"+
-			"a marker rank first. list prints them with the capture range 10 s before each.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), markersUsage+"\n\nFlags:")
 		fs.PrintDefaults()
-	}
-	args := e.args
-	if sub == "import" || sub == "list" {
-		args = args[1:]
 	}
 	if err := parseFlags(fs, e, args); err != nil {
 		return err
 	}
-	if sub != "import" && sub != "list" {
-		return usageError(fs, "want 'markers import' or 'markers list'")
-	}
-	if sub == "list" {
-		if err := checkArgs(fs, 0, 0, ""); err != nil {
-			return err
-		}
-	}
 	if err := subsecond.CheckHost(*host); err != nil {
 		return fmt.Errorf("markers: %w", err)
 	}
-	s, err := openStore(ctx, e, *db, store.Options{})
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if sub == "list" {
-		ms, err := s.Markers(ctx, *host, 0, 1<<62)
-		if err != nil {
-			return err
-		}
-		caps, _, _ := timeline.HostCaptures(ctx, newNight(s), *host)
-		for _, m := range ms {
-			where := "no capture holds the 10 s before it"
-			if w, ok := timeline.Locate(caps, m.Time-int64(10*time.Second), m.Time); ok {
-				where = fmt.Sprintf("10 s before: %s --start %s --end %s", w.Capture, subsecond.FormatSeconds(w.Start), subsecond.FormatSeconds(w.End))
-			}
-			fmt.Fprintf(termWriter(e.stdout), "%s  %s\n    %s\n", wallTime(m.Time), clip(m.Text, stackWidth), where)
-		}
-		return nil
-	}
 	opt := markers.Options{Year: *year}
+	var err error
 	if opt.Location, err = time.LoadLocation(*tz); err != nil {
 		return fmt.Errorf("markers: --tz %q: %v", *tz, err)
 	}
@@ -394,6 +367,11 @@ func runMarkers(ctx context.Context, e env) error {
 	if err := checkArgs(fs, 1, -1, "one or more log files (- for standard input)"); err != nil {
 		return err
 	}
+	s, err := openStore(ctx, e, *db, store.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
 	for _, name := range fs.Args() {
 		var r io.Reader = e.stdin
 		if name != "-" {

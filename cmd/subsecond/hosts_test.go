@@ -14,36 +14,9 @@ import (
 // then reads the night back with hosts, timeline and hotspots --host.
 func TestNightCommands(t *testing.T) {
 	dir := t.TempDir()
-	caps := filepath.Join(dir, "caps")
-	os.Mkdir(caps, 0o755)
-	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
-	n := &nightgen.Night{Host: "node-1", CPUs: 4, Hz: 49, Start: start, Captures: 4, Length: time.Minute,
-		Gaps: map[int]time.Duration{2: 2 * time.Minute}, Unanchored: -1, Seed: 5}
-	n.Bursts = []nightgen.Burst{{CPU: 1, Start: n.CaptureStart(2).Add(20 * time.Second), End: n.CaptureStart(2).Add(25 * time.Second)}}
-	for i := range n.Captures {
-		f, err := os.Create(filepath.Join(caps, time.Unix(0, n.CaptureStart(i).UnixNano()).UTC().Format("perf-150405.txt")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := n.Write(f, i, nil); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-	}
 	db := filepath.Join(dir, "n.db")
-	if _, _, err := runStoreCmd(t, "", "import", "--db", db, caps); err != nil {
-		t.Fatal(err)
-	}
-	reset := n.Bursts[0].End.Add(4 * time.Second)
-	log := filepath.Join(dir, "dmesg.txt")
-	os.WriteFile(log, []byte("["+reset.Format(time.ANSIC)+"] mlx5_core 0000:3b:00.0 eth0: NETDEV WATCHDOG: transmit queue 3 timed out\n"+
-		"["+reset.Format(time.ANSIC)+"] eth0: carrier on\n"), 0o644)
-	out, _, err := runStoreCmd(t, "", "markers", "import", "--db", db, "--host", "node-1", "--match", "NETDEV WATCHDOG|reset", log)
-	if err != nil || !strings.Contains(out, "1 markers of node-1, 1 new") {
-		t.Fatalf("markers import: %v\n%s", err, out)
-	}
-
-	out, _, err = runStoreCmd(t, "", "hosts", "--db", db)
+	importNight(t, db)
+	out, _, err := runStoreCmd(t, "", "hosts", "--db", db)
 	if err != nil || !strings.Contains(out, "node-1") || !strings.Contains(out, "2026-11-30T03:00:00.") || !strings.Contains(out, "2026-11-30T03:06:00.") {
 		t.Errorf("hosts: %v\n%s; want node-1 from 03:00 to 03:06", err, out)
 	}
@@ -72,7 +45,7 @@ func TestNightCommands(t *testing.T) {
 		t.Errorf("timeline without the marker:\n%s", out)
 	}
 
-	out, _, err = runStoreCmd(t, "", "hotspots", "--db", db, "--host", "node-1", "--system")
+	out, _, err = runStoreCmd(t, "", "hotspots", "--db", db, "--host", "node-1", "--measure", "system")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,4 +61,63 @@ func TestNightCommands(t *testing.T) {
 	if _, _, err := runStoreCmd(t, "", "timeline", "--db", db); err == nil {
 		t.Error("timeline without --host: no error")
 	}
+	// The host commands' flags are the query table's, with its errors.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"timeline", "--host", "node-1", "--bucket", "0.5"}, "timeline: --bucket: 0.5 s is finer than the host timeline's one-second summaries"},
+		{[]string{"timeline", "--host", "node-1", "--bucket", "x"}, `timeline: --bucket: "x" is not a duration such as 2, 2s or 1500ms`},
+		{[]string{"timeline", "--host", "node-1", "--measure", "idle"}, `timeline: --measure: "idle" is not busy or system`},
+		{[]string{"hotspots", "--host", "node-1", "--min", "0.5"}, "hotspots: --min: 0.5 s is less than 1 s, the resolution of a host's night"},
+		{[]string{"hotspots", "--host", "node-1", "--near", "0"}, "hotspots: --near: 0 s is outside 1 s to 86400 s"},
+		{[]string{"hotspots", "--host", "node-1", "--cpu", "1"}, "hotspots: --cpu is not used with --host"},
+		{[]string{"hotspots", "--host", "node-1", "--system", "--measure", "busy"}, "hotspots: give --system or --measure busy, not both"},
+		{[]string{"markers", "list", "--host", "node-1", "--from", "soon"}, `markers: --from: "soon" is neither an RFC 3339 time`},
+		{[]string{"timeline", "--host", "node-1", "extra"}, `timeline: unexpected argument "extra"`},
+		{[]string{"markers", "list", "--host", "node-1", "extra"}, `markers: unexpected argument "extra"`},
+	} {
+		_, _, err := runStoreCmd(t, "", append(tc.args, "--db", db)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("subsecond %s: %v; want an error with %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
+// importNight imports into db a night of host node-1: four one-minute
+// captures of 4 CPUs from 2026-11-30 03:00 UTC, two minutes of pause after
+// the second, a system-time burst on CPU 1 20 s into the third, and a
+// kernel log whose NETDEV WATCHDOG line 4 s after the burst becomes a
+// marker.
+func importNight(t *testing.T, db string) *nightgen.Night {
+	t.Helper()
+	dir := t.TempDir()
+	caps := filepath.Join(dir, "caps")
+	os.Mkdir(caps, 0o755)
+	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	n := &nightgen.Night{Host: "node-1", CPUs: 4, Hz: 49, Start: start, Captures: 4, Length: time.Minute,
+		Gaps: map[int]time.Duration{2: 2 * time.Minute}, Unanchored: -1, Seed: 5}
+	n.Bursts = []nightgen.Burst{{CPU: 1, Start: n.CaptureStart(2).Add(20 * time.Second), End: n.CaptureStart(2).Add(25 * time.Second)}}
+	for i := range n.Captures {
+		f, err := os.Create(filepath.Join(caps, time.Unix(0, n.CaptureStart(i).UnixNano()).UTC().Format("perf-150405.txt")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Write(f, i, nil); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if _, _, err := runStoreCmd(t, "", "import", "--db", db, caps); err != nil {
+		t.Fatal(err)
+	}
+	reset := n.Bursts[0].End.Add(4 * time.Second)
+	log := filepath.Join(dir, "dmesg.txt")
+	os.WriteFile(log, []byte("["+reset.Format(time.ANSIC)+"] mlx5_core 0000:3b:00.0 eth0: NETDEV WATCHDOG: transmit queue 3 timed out\n"+
+		"["+reset.Format(time.ANSIC)+"] eth0: carrier on\n"), 0o644)
+	out, _, err := runStoreCmd(t, "", "markers", "import", "--db", db, "--host", "node-1", "--match", "NETDEV WATCHDOG|reset", log)
+	if err != nil || !strings.Contains(out, "1 markers of node-1, 1 new") {
+		t.Fatalf("markers import: %v\n%s", err, out)
+	}
+	return n
 }

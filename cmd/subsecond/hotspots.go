@@ -5,28 +5,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"text/tabwriter"
-	"time"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/engine"
-	"github.com/subsecond/subsecond/timeline"
 )
 
 // runHotspots implements `subsecond hotspots [--measure busy|system]
 // [--threshold 0.7] [--min 1s] [--bucket B] [filters] [--format text|json]
 // FILE|ID`: busy (or system) episodes per CPU and the hottest heatmap cells.
 func runHotspots(ctx context.Context, e env) error {
-	v := newViewFlags("hotspots", e, subsecond.ViewHotspots)
-	format := v.fs.String("format", "text", "output format: text or json")
+	v := newViewFlags("hotspots", e, subsecond.ViewHotspots|subsecond.ViewHostHotspots)
+	format := v.fs.String("format", "text", "output format: text or json (what the API sends)")
 	v.host = v.fs.String("host", "", "instead of FILE|ID: the episodes across every capture of this host, on one score scale")
-	nightSystem := v.fs.Bool("system", false, "episodes of system time (a core pegged in the kernel) instead of busy time: --measure system; with --host, --threshold then defaults to 0.75")
-	v.usage("hotspots [--measure busy|system] [--threshold 0.7] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--system] [--threshold 0.7] [--min 1s] [--limit N]",
-		"Lists, per CPU, the windows where the busy fraction (or with --measure system\nthe system fraction) stays at or above the threshold for at least --min, with\nwhat ran there, most unusual first; then the hottest heatmap cells. With --host,\nthe episodes of the host's whole night, with their capture. docs/hotspots.md\nexplains the score.")
+	system := v.fs.Bool("system", false, "the same as --measure system")
+	v.usage("hotspots [--measure busy|system] [--threshold 0.7] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--measure busy|system] [--threshold 0.7] [--min 1s] [--limit N] [--near 60s] [--format text|json]",
+		"Lists, per CPU, the windows where the busy fraction (or with --measure system\nthe system fraction) stays at or above the threshold for at least --min, with\nwhat ran there, most unusual first; then the hottest heatmap cells. With --host,\nthe episodes of the host's whole night, with their capture, those ending\nwithin --near before a marker first. docs/hotspots.md explains the score.")
 	q, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
-	if *nightSystem {
+	if *system {
+		if v.params["measure"].val == "busy" {
+			return fmt.Errorf("hotspots: give --system or --measure busy, not both")
+		}
 		q.Measure = "system"
 	}
 	if err := checkFormat("hotspots", *format, "text", "json"); err != nil {
@@ -36,14 +37,16 @@ func runHotspots(ctx context.Context, e env) error {
 		if v.fs.NArg() > 0 {
 			return fmt.Errorf("hotspots: give --host or a FILE|ID, not both")
 		}
-		if q.Min < int64(time.Second) {
-			return fmt.Errorf("hotspots: %w", subsecond.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", subsecond.DisplaySeconds(q.Min)))
+		if err := subsecond.CheckHost(*v.host); err != nil {
+			return fmt.Errorf("hotspots: %w", err)
 		}
-		opt := timeline.HotOptions{System: q.Measure == "system", Limit: q.Limit, Threshold: q.Threshold, Min: q.Min}
-		if q.Limit == 0 {
-			opt.Limit = -1
+		if err := v.only(subsecond.ViewHostHotspots, "with --host: a host's hot spots take --measure, --threshold, --min, --limit and --near"); err != nil {
+			return err
 		}
-		return hostHotspots(ctx, e, *v.db, *v.host, opt, *format)
+		return hostHotspots(ctx, e, *v.db, *v.host, q, *format)
+	}
+	if err := v.only(subsecond.ViewHotspots, "without --host"); err != nil {
+		return err
 	}
 	c, err := v.load(ctx, q)
 	if err != nil {
