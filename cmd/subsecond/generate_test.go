@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/subsecond/subsecond/decompress"
 	sampledata "github.com/subsecond/subsecond/sample-data"
@@ -90,5 +92,96 @@ func TestGenerateErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("generate %v: error %v; want one containing %q", tt.args, err, tt.want)
 		}
+	}
+}
+
+// TestGenerateBundledFlags holds the command that made the bundled incident
+// capture, as sample-data/README.md gives it, to the configuration its
+// truth file records (which TestIncidentRegenerates holds to its bytes).
+func TestGenerateBundledFlags(t *testing.T) {
+	readme, err := os.ReadFile("../../sample-data/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if _, cmd, ok := strings.Cut(line, "go run ./cmd/subsecond generate "); ok {
+			if args, err = shellWords(cmd); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if args == nil {
+		t.Fatal("sample-data/README.md gives no 'go run ./cmd/subsecond generate' command")
+	}
+	g := newGenerateFlags()
+	if err := g.fs.Parse(args); err != nil || g.fs.NArg() > 0 {
+		t.Fatalf("generate %s: %v, arguments %q", strings.Join(args, " "), err, g.fs.Args())
+	}
+	cfg, err := g.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, err := sampledata.IncidentTruth()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := truth.Config
+	// The truth records the NIC cores the default (CPUs/3 up to CPUs/2) chose.
+	if !reflect.DeepEqual(want.NICCPUs, []int{32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47}) {
+		t.Fatalf("bundled NIC cores %v; want the default 32-47", want.NICCPUs)
+	}
+	want.NICCPUs = nil
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("generate %s gives\n%+v\nthe bundled capture was made with\n%+v", strings.Join(args, " "), cfg, want)
+	}
+}
+
+// TestGenerateHostAndTime checks that generated captures carry a host and
+// a time of their own, away from the bundled incident's gpu-node-17 in
+// March 2025, and that consecutive --start-times make consecutive captures
+// of one host on its timeline.
+func TestGenerateHostAndTime(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "gen.db")
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	if _, _, err := runCmd(t, nil, "generate", "--cpus", "4", "--seconds", "4", "-o", a); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, nil, "generate", "--cpus", "4", "--seconds", "4", "--seed", "2", "--start-time", "2026-01-01T02:00:04Z", "-o", b); err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# captured on    : Thu Jan  1 02:00:04 2026\n", "# hostname : synthetic-gpu-node\n", "\n# ========\n#\n"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("generated header lacks %q:\n%.600s", want, text)
+		}
+	}
+	if _, _, err := runStoreCmd(t, "", "import", "--db", db, a, b); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runStoreCmd(t, "", "timeline", "--db", db, "--host", "synthetic-gpu-node", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Captures []struct {
+			Start int64 `json:"start_ns"`
+			End   int64 `json:"end_ns"`
+		} `json:"captures"`
+	}
+	if err := json.Unmarshal([]byte(out), &g); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC).UnixNano()
+	near := func(got, want int64) bool { return got > want-int64(time.Second) && got < want+int64(time.Second) }
+	// A capture's end is a sampling period (20 ms) after its last sample;
+	// the next one's first sample may come a little before that.
+	if len(g.Captures) != 2 || !near(g.Captures[0].Start, start) || !near(g.Captures[1].Start, start+4e9) ||
+		g.Captures[1].Start < g.Captures[0].End-int64(50*time.Millisecond) || !near(g.Captures[1].End, start+8e9) {
+		t.Errorf("synthetic-gpu-node's captures: %+v; want two, one after the other from 2026-01-01T02:00:00Z, 4 s each", g.Captures)
 	}
 }
