@@ -250,7 +250,8 @@ func (r *recorder) cycle(ctx context.Context) error {
 }
 
 // convert runs perf script --header on the finished capture raw, writes its
-// output zstd-compressed to pending/ and deletes raw.
+// output zstd-compressed to pending/ and deletes raw. A capture perf script
+// prints nothing for is left as it is, to be converted in a later cycle.
 func (r *recorder) convert(ctx context.Context, raw string) error {
 	out := filepath.Join(r.o.Dir, "pending", filepath.Base(raw)+".perf.txt.zst")
 	tmp := out + ".tmp"
@@ -271,10 +272,17 @@ func (r *recorder) convert(ctx context.Context, raw string) error {
 	// perf prints "# captured on" in local time; UTC keeps it unambiguous.
 	cmd.Env = append(os.Environ(), "TZ=UTC")
 	var stderr tail
-	cmd.Stdout, cmd.Stderr = zw, &stderr
+	text := &counter{w: zw}
+	cmd.Stdout, cmd.Stderr = text, &stderr
 	if err := cmd.Run(); err != nil {
 		zw.Close()
 		return fmt.Errorf("perf script: %v: %s", err, stderr.String())
+	}
+	if text.n == 0 {
+		// perf script --header prints a header for any whole perf.data,
+		// even one without samples: this file is not written yet.
+		zw.Close()
+		return errors.New("perf script printed nothing: the file is not written yet; kept, retried next cycle")
 	}
 	if err := zw.Close(); err != nil {
 		return err
@@ -371,6 +379,18 @@ func CheckPermission(procRoot string, euid int) error {
 	return fmt.Errorf("%w: kernel.perf_event_paranoid is %d and this process has neither CAP_PERFMON nor CAP_SYS_ADMIN; "+
 		"run as root, or `sudo sysctl kernel.perf_event_paranoid=0`, or `sudo setcap cap_perfmon,cap_sys_ptrace+ep` on perf and subsecond",
 		ErrPermission, paranoid)
+}
+
+// counter counts the bytes written through it to w.
+type counter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // tail keeps the last 2 KB written to it: perf's last words.

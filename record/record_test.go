@@ -153,6 +153,48 @@ func TestRunConvertsSendsAndDeletes(t *testing.T) {
 	}
 }
 
+// TestRunWaitsForAWholeCapture: a finished capture's file that is still
+// empty when the recorder looks (its writer not yet done) is neither sent
+// empty nor deleted, but converted once written. The record test once sent
+// an empty capture under load, its fake perf having been caught between
+// creating a file and writing it.
+func TestRunWaitsForAWholeCapture(t *testing.T) {
+	fakePerf(t, "capture 2\n", "capture 1\n")
+	hold := filepath.Join(t.TempDir(), "hold")
+	t.Setenv("FAKE_PERF_HOLD", hold)
+	dir := t.TempDir()
+	c := &collector{}
+	var log bytes.Buffer
+	var logMu sync.Mutex
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Dir: dir, Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1,
+			Log: writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return log.Write(p) })})
+	}()
+	// Some cycles pass over the empty file before its writer finishes.
+	waitFor(t, "a cycle over the empty capture", func() bool {
+		logMu.Lock()
+		defer logMu.Unlock()
+		n, _ := c.got()
+		return len(n) > 0 || strings.Count(log.String(), "convert perf.data.20261130000011: perf script printed nothing") >= 2
+	})
+	if n, _ := c.got(); len(n) != 0 {
+		t.Fatalf("sent %q before the capture was written", n)
+	}
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the capture sent", func() bool { n, _ := c.got(); return len(n) == 1 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, texts := c.got(); !slices.Equal(texts, []string{"capture 1\n", "capture 2\n"}) {
+		t.Errorf("sink got %q; want the held capture whole, then the last", texts)
+	}
+}
+
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
