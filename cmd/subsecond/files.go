@@ -3,19 +3,22 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/decompress"
+	"github.com/subsecond/subsecond/parser"
 )
 
 // expandFiles turns the capture arguments of import and serve into files: a directory stands for
 // the regular files in it (not its subdirectories or hidden files), and a
 // pattern the shell left alone ("captures/*.zst", quoted) for the files it
 // matches. The files of one directory or pattern come in the order they
-// were written (modification time, then name), which for rolling captures
-// is the order they were recorded. "-" and plain files pass as they are.
+// were recorded (see byTime). "-" and plain files pass as they are.
 func expandFiles(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
@@ -56,19 +59,64 @@ func expandFiles(args []string) ([]string, error) {
 	return out, nil
 }
 
-// byTime sorts files by modification time, then name.
+// byTime sorts files in the order they were recorded: by the wall-clock
+// time of each capture's first sample, as its header gives it (realtime
+// timestamps, perf's reference time or tod field, else "# captured on"; see
+// subsecond.Anchor), then by name. The captures whose time their first
+// peekBytes do not give (perf.data files, captures without a wall clock)
+// follow, by name: perf's own names (perf.data.<YYYYMMDDhhmmss…>) sort in
+// time order. A file's modification time is not used: a copy (cp, scp,
+// rsync without -t) rewrites it.
 func byTime(files []string) []string {
-	mod := make(map[string]time.Time, len(files))
+	start := make(map[string]int64, len(files))
 	for _, f := range files {
-		if fi, err := os.Stat(f); err == nil {
-			mod[f] = fi.ModTime()
+		if t, ok := recordedAt(f); ok {
+			start[f] = t
 		}
 	}
 	slices.SortStableFunc(files, func(a, b string) int {
-		if c := mod[a].Compare(mod[b]); c != 0 {
-			return c
+		ta, oka := start[a]
+		tb, okb := start[b]
+		switch {
+		case oka && okb:
+			return cmp.Or(cmp.Compare(ta, tb), cmp.Compare(a, b))
+		case oka != okb: // a capture with a time comes first
+			if oka {
+				return -1
+			}
+			return 1
 		}
 		return cmp.Compare(a, b)
 	})
 	return files
+}
+
+// peekBytes bounds how much of a capture's text recordedAt reads to find
+// its first sample: perf script's header is a few kilobytes.
+const peekBytes = 1 << 20
+
+// recordedAt returns the wall-clock time, in Unix nanoseconds, of the first
+// sample of the capture in file (plain or compressed perf script text),
+// when its first peekBytes tell it.
+func recordedAt(file string) (int64, bool) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	rc, err := decompress.NewReader(f)
+	if err != nil {
+		return 0, false
+	}
+	defer rc.Close()
+	sc := parser.NewScanner(io.LimitReader(rc, peekBytes), parser.Options{})
+	if !sc.Scan() {
+		return 0, false
+	}
+	t := sc.Sample().Time
+	w := subsecond.Anchor(sc.Metadata(), t)
+	if !w.Known() {
+		return 0, false
+	}
+	return w.Wall(t), true
 }

@@ -19,7 +19,7 @@ import (
 // runImport implements `subsecond import [--db PATH] [--name NAME]
 // [--host HOST] [--strict] FILE…`: each FILE (plain, gzip or zstd perf
 // script text; "-" for standard input; a directory or a pattern for the
-// files in it, oldest first) becomes a stored profile, or is recognised as
+// files in it, in the order recorded) becomes a stored profile, or is recognised as
 // one stored before. A failed file does not stop the others.
 func runImport(ctx context.Context, e env) error {
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
@@ -28,7 +28,7 @@ func runImport(ctx context.Context, e env) error {
 	host := fs.String("host", "", "the host the captures were recorded on (default: their '# hostname', else unknown)")
 	strict := fs.Bool("strict", false, "fail on the first malformed record instead of skipping it")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--host HOST] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input;\na directory or a quoted pattern for its files, oldest first) as a profile\nand prints its ID; a file stored before is recognised by its SHA-256 and\nnot stored twice.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--host HOST] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input;\na directory or a quoted pattern for its files) as a profile and prints its\nID; a file stored before is recognised by its SHA-256 and not stored twice.\nThe files of a directory or pattern are imported in the order they were\nrecorded: by the wall-clock time of their first sample, from the capture's\nheader (realtime timestamps, or else perf's \"# captured on\"), then by name;\nthose without one follow by name (perf's own names sort by time). File\nmodification times are not used: copying rewrites them.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, e, e.args); err != nil {

@@ -8,21 +8,27 @@ import (
 	"time"
 )
 
-// TestImportDirectoryAndPrune imports a folder of rolling captures, oldest
-// first, with --host; then prunes by their wall-clock time.
+// TestImportDirectoryAndPrune imports a folder of rolling captures in the
+// order they were recorded, with --host; then prunes by their wall-clock
+// time.
 func TestImportDirectoryAndPrune(t *testing.T) {
 	dir := t.TempDir()
 	caps := filepath.Join(dir, "caps")
 	os.Mkdir(caps, 0o755)
 	now := time.Now()
-	// Written in the order c, a, b; c's samples are 100 h old, a's and b's
-	// recent.
+	// Recorded c, a, b (c's samples are 100 h old, a's and b's recent),
+	// copied in the order b, c, a, which gave them their modification times;
+	// d has no wall-clock time.
 	for i, f := range []struct {
 		name string
 		sec  int64
-	}{{"c.txt", now.Add(-100 * time.Hour).Unix()}, {"a.txt", now.Add(-2 * time.Hour).Unix()}, {"b.txt", now.Add(-time.Hour).Unix()}} {
+	}{{"b.txt", now.Add(-time.Hour).Unix()}, {"c.txt", now.Add(-100 * time.Hour).Unix()}, {"a.txt", now.Add(-2 * time.Hour).Unix()}, {"d.txt", 0}} {
 		p := filepath.Join(caps, f.name)
-		if err := os.WriteFile(p, []byte(nightCapture("node-1", int(f.sec))), 0o644); err != nil {
+		text := nightCapture("node-1", int(f.sec))
+		if f.sec == 0 {
+			text = "kubelet 300/301 [000] 5.000100: 20408163 cpu-clock:pppH: \n\tffffffff81001100 mem_cgroup_nr_lru_pages+0x1a ([kernel.kallsyms])\n\n"
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		mt := now.Add(time.Duration(i-10) * time.Minute)
@@ -35,8 +41,8 @@ func TestImportDirectoryAndPrune(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 3 || !strings.Contains(lines[0], "c.txt") || !strings.Contains(lines[1], "a.txt") || !strings.Contains(lines[2], "b.txt") {
-		t.Errorf("import of the folder printed:\n%s\nwant c.txt, a.txt, b.txt: oldest written first, no hidden file", out)
+	if len(lines) != 4 || !strings.Contains(lines[0], "c.txt") || !strings.Contains(lines[1], "a.txt") || !strings.Contains(lines[2], "b.txt") || !strings.Contains(lines[3], "d.txt") {
+		t.Errorf("import of the folder printed:\n%s\nwant c.txt, a.txt, b.txt in the order recorded, then d.txt without a time; no hidden file", out)
 	}
 	if _, _, err := runStoreCmd(t, "", "import", "--db", db, filepath.Join(caps, "*.zst")); err == nil || !strings.Contains(err.Error(), "no files match") {
 		t.Errorf("pattern matching nothing: %v; want 'no files match'", err)
