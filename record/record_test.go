@@ -105,17 +105,9 @@ func TestRunConvertsSendsAndDeletes(t *testing.T) {
 	args := fakePerf(t, "capture 3\n", "capture 1\n", "fail: not perf data\n", "capture 2\n")
 	dir := t.TempDir()
 	c := &collector{refuse: 1} // the first offer fails, as when the server is down
-	var log bytes.Buffer
-	var logMu sync.Mutex
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{Dir: dir, Sink: c.sink, Poll: 20 * time.Millisecond, MinFree: 1,
-			Log: writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return log.Write(p) })})
-	}()
+	r := startRun(t, Options{Dir: dir, Sink: c.sink, Poll: 20 * time.Millisecond, MinFree: 1})
 	waitFor(t, "two captures sent", func() bool { n, _ := c.got(); return len(n) == 2 })
-	cancel()
-	if err := <-done; err != nil {
+	if err := r.stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 
@@ -144,11 +136,9 @@ func TestRunConvertsSendsAndDeletes(t *testing.T) {
 	if len(sent) != 3 || len(pending) != 0 {
 		t.Errorf("sent/ holds %d, pending/ %d; want 3 and 0", len(sent), len(pending))
 	}
-	logMu.Lock()
-	defer logMu.Unlock()
 	for _, want := range []string{"not a perf.data file", "server unavailable (kept in pending/, retried next cycle)"} {
-		if !strings.Contains(log.String(), want) {
-			t.Errorf("log does not say %q:\n%s", want, log.String())
+		if !strings.Contains(r.log(), want) {
+			t.Errorf("log does not say %q:\n%s", want, r.log())
 		}
 	}
 }
@@ -164,20 +154,11 @@ func TestRunWaitsForAWholeCapture(t *testing.T) {
 	t.Setenv("FAKE_PERF_HOLD", hold)
 	dir := t.TempDir()
 	c := &collector{}
-	var log bytes.Buffer
-	var logMu sync.Mutex
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(ctx, Options{Dir: dir, Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1,
-			Log: writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return log.Write(p) })})
-	}()
+	r := startRun(t, Options{Dir: dir, Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1})
 	// Some cycles pass over the empty file before its writer finishes.
 	waitFor(t, "a cycle over the empty capture", func() bool {
-		logMu.Lock()
-		defer logMu.Unlock()
 		n, _ := c.got()
-		return len(n) > 0 || strings.Count(log.String(), "convert perf.data.20261130000011: perf script printed nothing") >= 2
+		return len(n) > 0 || strings.Count(r.log(), "convert perf.data.20261130000011: perf script printed nothing") >= 2
 	})
 	if n, _ := c.got(); len(n) != 0 {
 		t.Fatalf("sent %q before the capture was written", n)
@@ -186,8 +167,7 @@ func TestRunWaitsForAWholeCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the capture sent", func() bool { n, _ := c.got(); return len(n) == 1 })
-	cancel()
-	if err := <-done; err != nil {
+	if err := r.stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	if _, texts := c.got(); !slices.Equal(texts, []string{"capture 1\n", "capture 2\n"}) {
@@ -195,9 +175,45 @@ func TestRunWaitsForAWholeCapture(t *testing.T) {
 	}
 }
 
-type writerFunc func([]byte) (int, error)
+// running is a Run started by startRun.
+type running struct {
+	cancel context.CancelFunc
+	done   chan error
+	mu     sync.Mutex
+	buf    bytes.Buffer
+}
 
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+// startRun starts Run with opt in the background, its log kept.
+func startRun(t *testing.T, opt Options) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{cancel: cancel, done: make(chan error, 1)}
+	opt.Log = r
+	go func() { r.done <- Run(ctx, opt) }()
+	t.Cleanup(func() { cancel(); <-r.done })
+	return r
+}
+
+func (r *running) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.Write(p)
+}
+
+// log returns what Run has logged so far.
+func (r *running) log() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.String()
+}
+
+// stop ends Run as an interrupt does and returns its error.
+func (r *running) stop() error {
+	r.cancel()
+	err := <-r.done
+	r.done <- err // for the cleanup
+	return err
+}
 
 func TestPrune(t *testing.T) {
 	dir := t.TempDir()
