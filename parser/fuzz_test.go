@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
@@ -15,7 +16,10 @@ import (
 // FuzzScanner feeds arbitrary text to the Scanner in both modes. It must
 // never panic, and what it yields must be consistent: header line numbers
 // increase and lie within the lines read, frame IDs match frames, and a
-// strict scan fails only with a SyntaxError.
+// strict scan fails only with a SyntaxError. The text read in place
+// (ResetBytes) yields exactly what it yields through a reader, and a
+// Scanner Reset after reading other text yields the same samples, its
+// frame IDs still standing each for one text.
 func FuzzScanner(f *testing.F) {
 	// Seeds: the conformance corpus's inputs (folded/testdata/corpus) and
 	// one real capture per perf script form (testdata/perf).
@@ -45,6 +49,7 @@ func FuzzScanner(f *testing.F) {
 	}
 	f.Add([]byte("a 1 [000] 1.0: cycles:\n\t1 f (x)\n\n"))
 	f.Add([]byte("       c 3 [001] 1.000004: 7 cycles:      4 h+0x2 (/bin/c)\r\n"))
+	f.Add([]byte(fuzzPrelude))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, strict := range []bool{false, true} {
 			sc := NewScanner(bytes.NewReader(data), Options{Strict: strict, MaxWarnings: 5})
@@ -82,6 +87,31 @@ func FuzzScanner(f *testing.F) {
 			if err == nil && sc.Bytes() != int64(len(data)) {
 				t.Fatalf("read %d of %d bytes", sc.Bytes(), len(data))
 			}
+
+			opt := Options{Strict: strict, MaxWarnings: 5}
+			want := scanWith(NewScanner(bytes.NewReader(data), opt))
+			inPlace := NewScanner(nil, opt)
+			inPlace.ResetBytes(data, opt)
+			sameScan(t, "ResetBytes", scanWith(inPlace), want, true)
+			reused := NewScanner(strings.NewReader(fuzzPrelude), Options{})
+			seen := map[uint32]frameText{}
+			checkIDs(t, "prelude", scanWith(reused), seen)
+			reused.Reset(bytes.NewReader(data), opt)
+			got := scanWith(reused)
+			sameScan(t, "Reset", got, want, false)
+			checkIDs(t, "Reset", got, seen)
 		}
 	})
 }
+
+// fuzzPrelude is what FuzzScanner's reused Scanner reads before the fuzzed
+// text: frames the text may repeat at other addresses, an inlined one and
+// a source line.
+const fuzzPrelude = `a 1 [000] 1.0: cycles:
+	1 f (x)
+	ffffffff81000000 g+0x2 ([kernel.kallsyms])
+	5 h (inlined)
+	7 k (/bin/c)
+  c.c:12
+
+`

@@ -112,7 +112,9 @@ type span struct{ start, end int }
 
 // Scanner streams samples out of perf script text.
 type Scanner struct {
-	r    *bufio.Reader
+	r    *bufio.Reader // the input, unless it is text held in memory
+	text []byte        // the input held in memory (ResetBytes), when r is nil
+	pos  int           // how much of text has been read
 	opt  Options
 	long []byte // a line longer than the read buffer
 	line int    // lines read
@@ -130,18 +132,10 @@ type Scanner struct {
 	evented        bool     // a header with an event was seen: headers without one are not tried
 	samples        int64
 
-	strs   map[string]string
-	frames map[string]*frameInfo
-	recent []recentFrame // direct-mapped by address, in front of frames
-	toks   []span
-	meta   subsecond.Metadata
-
-	lastComm, lastEvent string // the latest interned command and event names
-	lastDSO             string // the DSO of the latest new stack-line text
-	lastDSOSet          bool
-	lastDSOKind         subsecond.FrameKind
-	lastFrame           *frameInfo  // the text of the latest stack line parsed
-	slab                []frameInfo // frameInfo allocated in blocks
+	texts     // kept by Reset
+	toks      []span
+	meta      subsecond.Metadata
+	lastFrame *frameInfo // the text of the latest stack line parsed
 
 	prior     bool         // samples came before the input (Options.After)
 	firstHost string       // the first capture's "# hostname"
@@ -153,25 +147,97 @@ type Scanner struct {
 	err   error
 }
 
+// texts is what a Scanner has learnt of the names and stack-line texts it
+// has read, which Reset keeps.
+type texts struct {
+	strs   map[string]string
+	frames map[string]*frameInfo
+	recent []recentFrame // direct-mapped by address, in front of frames
+
+	lastComm, lastEvent string // the latest interned command and event names
+	lastDSO             string // the DSO of the latest new stack-line text
+	lastDSOSet          bool
+	lastDSOKind         subsecond.FrameKind
+	slab                []frameInfo // frameInfo allocated in blocks
+}
+
+// maxKeptFrames is how many distinct stack-line texts (and how many
+// distinct names) Reset keeps; past it Reset forgets them, so that a Scanner reused for many inputs holds no
+// more than one input's worth of them.
+const maxKeptFrames = 1 << 18
+
 // NewScanner returns a Scanner reading r.
 func NewScanner(r io.Reader, opt Options) *Scanner {
+	s := &Scanner{}
+	s.Reset(r, opt)
+	return s
+}
+
+// Reset makes s read r from its start with options opt, as a Scanner
+// returned by NewScanner(r, opt) would, with one difference: s keeps the
+// stack-line texts it has met, so that a text read again keeps its frame
+// ID (see FrameIDs) and is not parsed again. Reset reports whether it kept
+// them: it forgets them, and IDs start again from 0, when there are more
+// than 262,144. Samples, metadata, warnings and errors of the previous
+// input are not carried over, and strings handed out before stay valid.
+func (s *Scanner) Reset(r io.Reader, opt Options) bool {
+	br := s.r
+	if br == nil {
+		br = bufio.NewReaderSize(r, bufSize)
+	} else {
+		br.Reset(r)
+	}
+	kept := s.reset(opt)
+	s.r = br
+	return kept
+}
+
+// ResetBytes is Reset for text held in memory: s reads text in place,
+// without copying it into a buffer of its own, and text must not change
+// until the scan ends. Nothing s hands out refers to text.
+func (s *Scanner) ResetBytes(text []byte, opt Options) bool {
+	kept := s.reset(opt)
+	s.text = text
+	if s.text == nil {
+		s.text = []byte{}
+	}
+	return kept
+}
+
+// reset clears s for a new input, keeping s.texts (unless they grew past
+// maxKeptFrames) and the buffers it can reuse, and reports whether it kept
+// the texts.
+func (s *Scanner) reset(opt Options) bool {
 	if opt.MaxWarnings <= 0 {
 		opt.MaxWarnings = 20
 	}
-	s := &Scanner{
-		r:      bufio.NewReaderSize(r, bufSize),
+	t := s.texts
+	kept := t.frames != nil && len(t.frames) <= maxKeptFrames && len(t.strs) <= maxKeptFrames
+	if !kept {
+		t = texts{strs: make(map[string]string, 64), frames: make(map[string]*frameInfo, 1<<10)}
+	}
+	cur, out := s.cur, s.out
+	if cur == nil {
+		cur, out = &subsecond.Sample{}, &subsecond.Sample{}
+	}
+	*s = Scanner{
 		opt:    opt,
-		cur:    &subsecond.Sample{},
-		out:    &subsecond.Sample{},
-		strs:   make(map[string]string, 64),
-		frames: make(map[string]*frameInfo, 1<<10),
-		toks:   make([]span, 0, 32),
+		long:   s.long[:0],
+		cur:    cur,
+		out:    out,
+		curIDs: s.curIDs[:0],
+		outIDs: s.outIDs[:0],
+		texts:  t,
+		toks:   s.toks[:0],
+	}
+	if s.toks == nil {
+		s.toks = make([]span, 0, 32)
 	}
 	if st := opt.After; st != nil {
 		s.firstHost, s.firstRate, s.prior = st.host, st.rate, st.samples
 		s.meta.Hostname = st.host
 	}
-	return s
+	return kept
 }
 
 // Scan advances to the next sample and reports whether there is one.
@@ -228,37 +294,15 @@ func (s *Scanner) readLine() ([]byte, bool) {
 		if s.eof {
 			return nil, false
 		}
-		line, err := s.r.ReadSlice('\n')
-		s.n += int64(len(line))
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: gather it, up to MaxLine.
-			s.long = append(s.long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = s.r.ReadSlice('\n')
-				s.n += int64(len(line))
-				if len(s.long) <= MaxLine {
-					s.long = append(s.long, line...)
-				}
-			}
-			line = s.long
+		var line []byte
+		var ok bool
+		if s.r == nil {
+			line, ok = s.textLine()
+		} else {
+			line, ok = s.readerLine()
 		}
-		switch {
-		case err == nil:
-		case errors.Is(err, io.EOF):
-			s.eof = true
-			if len(line) == 0 {
-				return nil, false
-			}
-		default:
-			s.err = fmt.Errorf("read line %d: %w", s.line+1, err)
+		if !ok {
 			return nil, false
-		}
-		s.line++
-		if n := len(line); n > 0 && line[n-1] == '\n' {
-			line = line[:n-1]
-		}
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
 		}
 		if len(line) > MaxLine {
 			s.malformed(fmt.Sprintf("line longer than %d bytes", MaxLine), nil)
@@ -269,6 +313,68 @@ func (s *Scanner) readLine() ([]byte, bool) {
 		}
 		return line, true
 	}
+}
+
+// readerLine returns the next line of the reader without its line ending.
+func (s *Scanner) readerLine() ([]byte, bool) {
+	line, err := s.r.ReadSlice('\n')
+	s.n += int64(len(line))
+	if errors.Is(err, bufio.ErrBufferFull) {
+		// A line longer than the buffer: gather it, up to MaxLine.
+		s.long = append(s.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = s.r.ReadSlice('\n')
+			s.n += int64(len(line))
+			if len(s.long) <= MaxLine {
+				s.long = append(s.long, line...)
+			}
+		}
+		line = s.long
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF):
+		s.eof = true
+		if len(line) == 0 {
+			return nil, false
+		}
+	default:
+		s.err = fmt.Errorf("read line %d: %w", s.line+1, err)
+		return nil, false
+	}
+	s.line++
+	return trimEOL(line), true
+}
+
+// textLine returns the next line of text held in memory without its line
+// ending, as readLine does for a reader.
+func (s *Scanner) textLine() ([]byte, bool) {
+	rest := s.text[s.pos:]
+	if len(rest) == 0 {
+		s.eof = true
+		return nil, false
+	}
+	line := rest
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		line = rest[:i+1]
+	} else {
+		s.eof = true
+	}
+	s.pos += len(line)
+	s.n += int64(len(line))
+	s.line++
+	return trimEOL(line), true
+}
+
+// trimEOL returns line without its "\n" or "\r\n" ending.
+func trimEOL(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line
 }
 
 // handle consumes one line and reports whether a sample became ready.

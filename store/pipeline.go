@@ -171,6 +171,7 @@ type part struct {
 // the profile's tables once.
 type worker struct {
 	in     *subsecond.Interner
+	sc     *parser.Scanner // reused from block to block, keeping its frame IDs
 	stacks *stackCache
 	free   chan *part // parts the merger is done with, for reuse
 	events map[string]uint16
@@ -202,12 +203,20 @@ const partsPerWorker = 3
 // parser's state at the end of the first block, for the later ones. It
 // returns the parser's state at the end of b.
 func (w *worker) parseBlock(ctx context.Context, b *block, strict bool, after *parser.State, out chan<- *part) (parser.State, bool) {
-	var r io.Reader = b.rest
-	if r == nil {
-		r = bytes.NewReader(b.data)
+	opt := parser.Options{Strict: strict, After: after}
+	if w.sc == nil {
+		w.sc = parser.NewScanner(nil, opt)
 	}
-	sc := parser.NewScanner(r, parser.Options{Strict: strict, After: after})
-	w.stacks.newScanner()
+	sc := w.sc
+	var kept bool
+	if b.rest != nil {
+		kept = sc.Reset(b.rest, opt)
+	} else {
+		kept = sc.ResetBytes(b.data, opt)
+	}
+	if !kept {
+		w.stacks.forgetIDs()
+	}
 	p := w.newPart(ctx, b.seq)
 	if p == nil {
 		return sc.State(), false

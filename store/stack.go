@@ -34,9 +34,10 @@ func newStackCache(in *subsecond.Interner) *stackCache {
 	return &stackCache{in: in, stacks: map[string]int32{}}
 }
 
-// newScanner forgets the frames found by parser frame ID, which are
-// private to one Scanner; the stacks found by interned frames stay.
-func (c *stackCache) newScanner() {
+// forgetIDs forgets the frames found by parser frame ID, for a Scanner
+// that numbers its frame texts from 0 again (see parser.Scanner.Reset);
+// the stacks found by interned frames stay.
+func (c *stackCache) forgetIDs() {
 	clear(c.byID)
 	c.byID = c.byID[:0]
 }
