@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -32,26 +34,42 @@ const recentBits = 14
 // frameLine parses a stack line ("address symbol+0xoff (dso)") into the open
 // record and reports whether the line was one.
 func (s *Scanner) frameLine(line []byte) bool {
+	addr, rest, ok := splitFrame(line)
+	if ok {
+		s.addFrame(addr, rest)
+	}
+	return ok
+}
+
+// addFrame adds the frame at addr whose text after the address is rest to
+// the open record.
+func (s *Scanner) addFrame(addr uint64, rest []byte) {
 	// Parse straight into the next slot of the frame slice; the length
-	// grows only if the line is a frame of a record being kept.
+	// grows only if the record is being kept.
 	fr := s.cur.Frames
 	if len(fr) == cap(fr) {
 		fr = append(fr, subsecond.Frame{})[:len(fr)]
 	}
-	id, ok := s.parseFrame(line, &fr[:len(fr)+1][len(fr)])
-	if !ok {
-		return false
-	}
+	id := s.textFrame(addr, rest, &fr[:len(fr)+1][len(fr)])
 	s.last = true
 	if !s.bad {
 		s.cur.Frames = fr[:len(fr)+1]
 		s.curIDs = append(s.curIDs, id)
 	}
-	return true
 }
 
 // parseFrame parses a stack line into *f and returns the ID of its text.
 func (s *Scanner) parseFrame(line []byte, f *subsecond.Frame) (uint32, bool) {
+	addr, rest, ok := splitFrame(line)
+	if !ok {
+		return 0, false
+	}
+	return s.textFrame(addr, rest, f), true
+}
+
+// splitFrame splits a stack line into its hexadecimal address and the
+// text after it, both trimmed.
+func splitFrame(line []byte) (uint64, []byte, bool) {
 	i := 0
 	for i < len(line) && isSpace(line[i]) {
 		i++
@@ -64,14 +82,69 @@ func (s *Scanner) parseFrame(line []byte, f *subsecond.Frame) (uint32, bool) {
 			break
 		}
 		if j-i == 16 {
-			return 0, false
+			return 0, nil, false
 		}
 		addr = addr<<4 | uint64(d)
 	}
 	if j == i || (j < len(line) && !isSpace(line[j])) {
+		return 0, nil, false
+	}
+	return addr, trimSpace(line[j:]), true
+}
+
+// paddedAddr parses the address field of a stack line as perf script
+// prints it, right-aligned in 16 columns: spaces, then 1 to 16 hexadecimal
+// digits. It reads the field eight bytes at a time.
+func paddedAddr(field []byte) (uint64, bool) {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	w0, w1 := binary.LittleEndian.Uint64(field[:8]), binary.LittleEndian.Uint64(field[8:16])
+	// The leading spaces become '0' digits; at least one digit must follow.
+	if z := w0 ^ ones*' '; z != 0 {
+		w0 |= (uint64(1)<<(bits.TrailingZeros64(z)&^7) - 1) & (ones * 0x10)
+	} else {
+		z = w1 ^ ones*' '
+		if z>>56 == 0 {
+			return 0, false // no digit at all
+		}
+		w0 = ones * '0'
+		w1 |= (uint64(1)<<(bits.TrailingZeros64(z)&^7) - 1) & (ones * 0x10)
+	}
+	if (w0|w1)&high != 0 || hexDigits(w0)&hexDigits(w1) != high {
 		return 0, false
 	}
-	rest := trimSpace(line[j:])
+	return uint64(nibbles(w0))<<32 | uint64(nibbles(w1)), true
+}
+
+// hexDigits returns w with the high bit of each byte set that holds a
+// hexadecimal digit, the others clear. No byte of w may have its high bit
+// set: then no sum below carries from one byte into the next.
+func hexDigits(w uint64) uint64 {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	// A byte b lies in [lo, hi] when b+0x80-lo has its high bit set and
+	// b+0x7f-hi has not. Setting bit 5 maps 'A'-'F' onto 'a'-'f', and
+	// nothing else onto them.
+	digit := (w + ones*(0x80-'0')) &^ (w + ones*(0x7f-'9'))
+	l := w | ones*0x20
+	letter := (l + ones*(0x80-'a')) &^ (l + ones*(0x7f-'f'))
+	return (digit | letter) & high
+}
+
+// nibbles returns the value of the eight hexadecimal digits in w, the
+// first (most significant) in its lowest byte.
+func nibbles(w uint64) uint32 {
+	const ones = 0x0101010101010101
+	// '0'-'9' are 0x30-0x39; 'a'-'f' and 'A'-'F' have bit 6 set and 1-6
+	// in their low nibble.
+	w = w&(ones*0x0f) + (w>>6)&ones*9
+	w = bits.ReverseBytes64(w)
+	w = (w | w>>4) & 0x00ff00ff00ff00ff
+	w = (w | w>>8) & 0x0000ffff0000ffff
+	return uint32(w | w>>16)
+}
+
+// textFrame fills *f for the frame at addr whose text after the address is
+// rest, and returns the ID of that text.
+func (s *Scanner) textFrame(addr uint64, rest []byte, f *subsecond.Frame) uint32 {
 	if s.recent == nil {
 		s.recent = make([]recentFrame, 1<<recentBits)
 	}
@@ -86,8 +159,11 @@ func (s *Scanner) parseFrame(line []byte, f *subsecond.Frame) (uint32, bool) {
 		rc.text = fi.text
 	}
 	s.lastFrame = fi
-	*f = subsecond.Frame{Addr: addr, Symbol: fi.sym, Offset: fi.off, DSO: fi.dso, Inline: fi.inline, Kind: frameKind(fi, addr)}
-	return fi.id, true
+	// Field by field: a composite literal is built on the stack and
+	// copied, and the copy's wide loads stall on its narrow stores.
+	f.Addr, f.Symbol, f.Offset, f.DSO, f.SrcLine = addr, fi.sym, fi.off, fi.dso, ""
+	f.Inline, f.Kind = fi.inline, frameKind(fi, addr)
+	return fi.id
 }
 
 // frameKind returns the kind of a frame with text fi at addr: any frame at

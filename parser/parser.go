@@ -379,6 +379,15 @@ func trimEOL(line []byte) []byte {
 
 // handle consumes one line and reports whether a sample became ready.
 func (s *Scanner) handle(line []byte) bool {
+	inChain := s.open && !s.single
+	if inChain && len(line) > 17 && line[0] == '\t' && line[17] == ' ' && !(s.payload && len(s.cur.Frames) == 0) {
+		// A stack line as perf script prints it: the fast path of the
+		// frameLine call below.
+		if addr, ok := paddedAddr(line[1:17]); ok {
+			s.addFrame(addr, trimSpace(line[18:]))
+			return false
+		}
+	}
 	i := 0 // first non-blank byte
 	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
 		i++
@@ -391,7 +400,6 @@ func (s *Scanner) handle(line []byte) bool {
 		return false
 	}
 	indented := line[0] == ' ' || line[0] == '\t'
-	inChain := s.open && !s.single
 	if inChain && indented && !(s.payload && len(s.cur.Frames) == 0) {
 		if s.frameLine(line[i:]) {
 			return false
