@@ -31,6 +31,24 @@ type recentFrame struct {
 
 const recentBits = 14
 
+// fieldFrame caches, by the address field of a stack line as perf prints
+// it (16 columns, read as two words), the address it holds and the
+// frameInfo last seen there, for text read in place: a line found there
+// again needs its address neither checked nor converted.
+type fieldFrame struct {
+	w0, w1 uint64
+	addr   uint64
+	fi     *frameInfo
+}
+
+// fieldAt returns the slot of the field cache for the field (w0, w1).
+func (s *Scanner) fieldAt(w0, w1 uint64) *fieldFrame {
+	if s.fields == nil {
+		s.fields = make([]fieldFrame, 1<<recentBits)
+	}
+	return &s.fields[((w0^w1*0x9E3779B97F4A7C15)*0xC2B2AE3D27D4EB4F)>>(64-recentBits)]
+}
+
 // frameLine parses a stack line ("address symbol+0xoff (dso)") into the open
 // record and reports whether the line was one.
 func (s *Scanner) frameLine(line []byte) bool {
@@ -44,17 +62,21 @@ func (s *Scanner) frameLine(line []byte) bool {
 // addFrame adds the frame at addr whose text after the address is rest to
 // the open record.
 func (s *Scanner) addFrame(addr uint64, rest []byte) {
-	// Parse straight into the next slot of the frame slice; the length
-	// grows only if the record is being kept.
+	s.putFrame(addr, s.frameInfo(addr, rest))
+}
+
+// putFrame adds the frame at addr with text fi to the open record.
+func (s *Scanner) putFrame(addr uint64, fi *frameInfo) {
 	fr := s.cur.Frames
 	if len(fr) == cap(fr) {
 		fr = append(fr, subsecond.Frame{})[:len(fr)]
 	}
-	id := s.textFrame(addr, rest, &fr[:len(fr)+1][len(fr)])
-	s.last = true
+	fillFrame(&fr[:len(fr)+1][len(fr)], addr, fi)
+	s.lastFrame, s.last = fi, true
 	if !s.bad {
+		// The length grows only if the record is being kept.
 		s.cur.Frames = fr[:len(fr)+1]
-		s.curIDs = append(s.curIDs, id)
+		s.curIDs = append(s.curIDs, fi.id)
 	}
 }
 
@@ -64,7 +86,10 @@ func (s *Scanner) parseFrame(line []byte, f *subsecond.Frame) (uint32, bool) {
 	if !ok {
 		return 0, false
 	}
-	return s.textFrame(addr, rest, f), true
+	fi := s.frameInfo(addr, rest)
+	s.lastFrame = fi
+	fillFrame(f, addr, fi)
+	return fi.id, true
 }
 
 // splitFrame splits a stack line into its hexadecimal address and the
@@ -142,13 +167,10 @@ func nibbles(w uint64) uint32 {
 	return uint32(w | w>>16)
 }
 
-// textFrame fills *f for the frame at addr whose text after the address is
-// rest, and returns the ID of that text.
-func (s *Scanner) textFrame(addr uint64, rest []byte, f *subsecond.Frame) uint32 {
-	if s.recent == nil {
-		s.recent = make([]recentFrame, 1<<recentBits)
-	}
-	rc := &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-recentBits)]
+// frameInfo returns the parsed text of the frame at addr whose text after
+// the address is rest.
+func (s *Scanner) frameInfo(addr uint64, rest []byte) *frameInfo {
+	rc := s.recentAt(addr)
 	fi := rc.fi
 	if fi == nil || rc.text != string(rest) {
 		fi = s.frames[string(rest)]
@@ -158,12 +180,75 @@ func (s *Scanner) textFrame(addr uint64, rest []byte, f *subsecond.Frame) uint32
 		rc.fi = fi
 		rc.text = fi.text
 	}
-	s.lastFrame = fi
-	// Field by field: a composite literal is built on the stack and
-	// copied, and the copy's wide loads stall on its narrow stores.
+	return fi
+}
+
+// recentAt returns the slot of the recent-frame cache for addr.
+func (s *Scanner) recentAt(addr uint64) *recentFrame {
+	if s.recent == nil {
+		s.recent = make([]recentFrame, 1<<recentBits)
+	}
+	return &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-recentBits)]
+}
+
+// fillFrame sets *f to the frame at addr with text fi. Field by field: a
+// composite literal is built on the stack and copied, and the copy's wide
+// loads stall on its narrow stores.
+func fillFrame(f *subsecond.Frame, addr uint64, fi *frameInfo) {
 	f.Addr, f.Symbol, f.Offset, f.DSO, f.SrcLine = addr, fi.sym, fi.off, fi.dso, ""
 	f.Inline, f.Kind = fi.inline, frameKind(fi, addr)
-	return fi.id
+}
+
+// paddedFrame adds the frame of a stack line as perf prints it, a tab, the
+// address in 16 columns (see paddedAddr), a space and the text, to the
+// open record, and reports whether the line was one.
+func (s *Scanner) paddedFrame(line []byte) bool {
+	field := line[1:17]
+	addr, ok := paddedAddr(field)
+	if !ok {
+		return false
+	}
+	fi := s.frameInfo(addr, trimSpace(line[18:]))
+	s.putFrame(addr, fi)
+	if s.r == nil {
+		w0, w1 := binary.LittleEndian.Uint64(field[:8]), binary.LittleEndian.Uint64(field[8:])
+		*s.fieldAt(w0, w1) = fieldFrame{w0: w0, w1: w1, addr: addr, fi: fi}
+	}
+	return true
+}
+
+// stackLineInPlace consumes the next line of text held in memory (see
+// ResetBytes) when it is a stack line of the open record as perf prints
+// it, with the address field and the text last met together. It compares
+// the field and the text where they lie, and so finds the end of the line
+// without searching for it; any other line is left to readLine and
+// handle, which would read this one the same way (paddedFrame).
+func (s *Scanner) stackLineInPlace() bool {
+	if !s.open || s.single || (s.payload && len(s.cur.Frames) == 0) || s.fields == nil {
+		return false
+	}
+	rest := s.text[s.pos:]
+	if len(rest) < 19 || rest[0] != '\t' || rest[17] != ' ' {
+		return false
+	}
+	w0, w1 := binary.LittleEndian.Uint64(rest[1:9]), binary.LittleEndian.Uint64(rest[9:17])
+	e := s.fieldAt(w0, w1)
+	if e.w0 != w0 || e.w1 != w1 || e.fi == nil {
+		return false
+	}
+	// The text is trimmed and holds no line ending, so the line is this
+	// one when the text is followed by its '\n'. A text ending in '\r' is
+	// left to readLine, which takes "\r\n" for the line ending.
+	fi := e.fi
+	end := 18 + len(fi.text)
+	if end >= len(rest) || end > MaxLine || rest[end] != '\n' || rest[end-1] == '\r' || string(rest[18:end]) != fi.text {
+		return false
+	}
+	s.pos += end + 1
+	s.n += int64(end + 1)
+	s.line++
+	s.putFrame(e.addr, fi)
+	return true
 }
 
 // frameKind returns the kind of a frame with text fi at addr: any frame at

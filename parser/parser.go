@@ -153,6 +153,7 @@ type texts struct {
 	strs   map[string]string
 	frames map[string]*frameInfo
 	recent []recentFrame // direct-mapped by address, in front of frames
+	fields []fieldFrame  // direct-mapped by address field, in front of recent
 
 	lastComm, lastEvent string // the latest interned command and event names
 	lastDSO             string // the DSO of the latest new stack-line text
@@ -243,6 +244,9 @@ func (s *Scanner) reset(opt Options) bool {
 // Scan advances to the next sample and reports whether there is one.
 func (s *Scanner) Scan() bool {
 	for s.err == nil {
+		if s.r == nil && s.stackLineInPlace() {
+			continue
+		}
 		line, ok := s.readLine()
 		if !ok {
 			if s.err == nil && s.end() {
@@ -383,8 +387,7 @@ func (s *Scanner) handle(line []byte) bool {
 	if inChain && len(line) > 17 && line[0] == '\t' && line[17] == ' ' && !(s.payload && len(s.cur.Frames) == 0) {
 		// A stack line as perf script prints it: the fast path of the
 		// frameLine call below.
-		if addr, ok := paddedAddr(line[1:17]); ok {
-			s.addFrame(addr, trimSpace(line[18:]))
+		if s.paddedFrame(line) {
 			return false
 		}
 	}

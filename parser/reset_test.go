@@ -223,3 +223,38 @@ func TestPaddedAddr(t *testing.T) {
 		check(string(b))
 	}
 }
+
+// TestInPlaceEdges reads stack lines whose text repeats at one address,
+// with the line endings and blanks that make the in-place reading of
+// ResetBytes decline, in place and through a reader: both must yield the
+// same samples and frame IDs.
+func TestInPlaceEdges(t *testing.T) {
+	const head = "a 1 [000] 1.0: cycles:\n"
+	for _, text := range []string{
+		"\t    ab f (x)\n\t    ab f (x)\n\n",
+		"\t    ab f (x)\r\n\t    ab f (x)\r\n\r\n",
+		"\t    ab f (x)\r\r\n\t    ab f (x)\r\r\n\t    ab f (x)\r\n\n",
+		"\t    ab f (x)\r\n\t    ab f (x)\r\r\n\t    ab f (x)\n\n",
+		"\t    ab f (x) \n\t    ab f (x)\n\t    ab f (x)  \n\n",
+		"\t    ab f (x)\n\t    ab  f (x)\n\t    ab\tf (x)\n\n",
+		"\t    ab f (x)\n\t    ab f (x)",
+		"\t    ab f (x)\n\t    ab f (x)\n",
+		"\t    ab \n\t    ab \n\t    ab\n\n",
+		"\t    ab f (x)\n\t    ab f (x)y\n\t    ab f (x\n\n",
+		"\t    ab f (x)\n    ab f (x)\n\t   ab f (x)\n\t     ab f (x)\n\n",
+		"\t    ab f (x)\n\t    ab f (x)\n    c.c:3\n\t    ab f (x)\n  c.c:4 (inlined)\n\n",
+	} {
+		// perf's address field: 16 columns.
+		text = strings.NewReplacer("\t    ab", "\t              ab", "\t   ab", "\t             ab",
+			"\t     ab", "\t               ab").Replace(text)
+		for _, in := range []string{head + text, head + text + head + text} {
+			for _, strict := range []bool{false, true} {
+				opt := Options{Strict: strict}
+				want := scanWith(NewScanner(strings.NewReader(in), opt))
+				sc := NewScanner(nil, opt)
+				sc.ResetBytes([]byte(in), opt)
+				sameScan(t, fmt.Sprintf("%q strict=%v", in, strict), scanWith(sc), want, true)
+			}
+		}
+	}
+}
