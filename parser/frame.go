@@ -29,7 +29,20 @@ type recentFrame struct {
 	fi   *frameInfo
 }
 
+// recentBits is the size of the recent-frame and field caches, as a power
+// of two; text held in memory gets smaller ones when it is short (see
+// cacheBits).
 const recentBits = 14
+
+// cacheBits returns the size of the caches, as a power of two, for an
+// input of n bytes, or of unknown size when n < 0: one slot per 32 bytes,
+// at least 256 and at most 1<<recentBits.
+func cacheBits(n int) uint8 {
+	if n < 0 {
+		return recentBits
+	}
+	return uint8(min(max(bits.Len(uint(n)/32), 8), recentBits))
+}
 
 // fieldFrame caches, by the address field of a stack line as perf prints
 // it (16 columns, read as two words), the address it holds and the
@@ -44,9 +57,9 @@ type fieldFrame struct {
 // fieldAt returns the slot of the field cache for the field (w0, w1).
 func (s *Scanner) fieldAt(w0, w1 uint64) *fieldFrame {
 	if s.fields == nil {
-		s.fields = make([]fieldFrame, 1<<recentBits)
+		s.fields = make([]fieldFrame, 1<<s.cacheBits)
 	}
-	return &s.fields[((w0^w1*0x9E3779B97F4A7C15)*0xC2B2AE3D27D4EB4F)>>(64-recentBits)]
+	return &s.fields[((w0^w1*0x9E3779B97F4A7C15)*0xC2B2AE3D27D4EB4F)>>(64-s.cacheBits)]
 }
 
 // frameLine parses a stack line ("address symbol+0xoff (dso)") into the open
@@ -186,9 +199,9 @@ func (s *Scanner) frameInfo(addr uint64, rest []byte) *frameInfo {
 // recentAt returns the slot of the recent-frame cache for addr.
 func (s *Scanner) recentAt(addr uint64) *recentFrame {
 	if s.recent == nil {
-		s.recent = make([]recentFrame, 1<<recentBits)
+		s.recent = make([]recentFrame, 1<<s.cacheBits)
 	}
-	return &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-recentBits)]
+	return &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-s.cacheBits)]
 }
 
 // fillFrame sets *f to the frame at addr with text fi. Field by field: a

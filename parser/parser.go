@@ -150,10 +150,11 @@ type Scanner struct {
 // texts is what a Scanner has learnt of the names and stack-line texts it
 // has read, which Reset keeps.
 type texts struct {
-	strs   map[string]string
-	frames map[string]*frameInfo
-	recent []recentFrame // direct-mapped by address, in front of frames
-	fields []fieldFrame  // direct-mapped by address field, in front of recent
+	strs      map[string]string
+	frames    map[string]*frameInfo
+	recent    []recentFrame // direct-mapped by address, in front of frames
+	fields    []fieldFrame  // direct-mapped by address field, in front of recent
+	cacheBits uint8         // the size of recent and fields, as a power of two
 
 	lastComm, lastEvent string // the latest interned command and event names
 	lastDSO             string // the DSO of the latest new stack-line text
@@ -188,7 +189,7 @@ func (s *Scanner) Reset(r io.Reader, opt Options) bool {
 	} else {
 		br.Reset(r)
 	}
-	kept := s.reset(opt)
+	kept := s.reset(opt, -1)
 	s.r = br
 	return kept
 }
@@ -197,7 +198,7 @@ func (s *Scanner) Reset(r io.Reader, opt Options) bool {
 // without copying it into a buffer of its own, and text must not change
 // until the scan ends. Nothing s hands out refers to text.
 func (s *Scanner) ResetBytes(text []byte, opt Options) bool {
-	kept := s.reset(opt)
+	kept := s.reset(opt, len(text))
 	s.text = text
 	if s.text == nil {
 		s.text = []byte{}
@@ -205,10 +206,10 @@ func (s *Scanner) ResetBytes(text []byte, opt Options) bool {
 	return kept
 }
 
-// reset clears s for a new input, keeping s.texts (unless they grew past
-// maxKeptFrames) and the buffers it can reuse, and reports whether it kept
-// the texts.
-func (s *Scanner) reset(opt Options) bool {
+// reset clears s for a new input of n bytes (n < 0: unknown), keeping
+// s.texts (unless they grew past maxKeptFrames) and the buffers it can
+// reuse, and reports whether it kept the texts.
+func (s *Scanner) reset(opt Options, n int) bool {
 	if opt.MaxWarnings <= 0 {
 		opt.MaxWarnings = 20
 	}
@@ -216,6 +217,10 @@ func (s *Scanner) reset(opt Options) bool {
 	kept := t.frames != nil && len(t.frames) <= maxKeptFrames && len(t.strs) <= maxKeptFrames
 	if !kept {
 		t = texts{strs: make(map[string]string, 64), frames: make(map[string]*frameInfo, 1<<10)}
+	}
+	if b := cacheBits(n); b > t.cacheBits {
+		// Caches sized for the input, made when first used.
+		t.recent, t.fields, t.cacheBits = nil, nil, b
 	}
 	cur, out := s.cur, s.out
 	if cur == nil {
