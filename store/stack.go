@@ -59,7 +59,12 @@ func (c *stackCache) stack(frames []subsecond.Frame, ids []uint32) int32 {
 	if n, ok := c.stacks[string(key)]; ok {
 		return n
 	}
-	n := c.in.Stack(frames)
+	// The frames are interned already, root-first as Interner.Stack would
+	// intern them; what is left is its walk down the nodes.
+	n := int32(0)
+	for k := 0; k < len(key); k += 4 {
+		n = c.in.Node(n, int32(binary.LittleEndian.Uint32(key[k:])))
+	}
 	c.stacks[string(key)] = n
 	return n
 }
