@@ -346,6 +346,13 @@ func TestRealCapture(t *testing.T) {
 // gzip or zstd), closed when the test ends.
 func strictScanner(t *testing.T, path string) *Scanner {
 	t.Helper()
+	return NewScanner(openCapture(t, path), Options{Strict: true})
+}
+
+// openCapture returns the text of the capture at path (plain, gzip or
+// zstd), closed when the test ends.
+func openCapture(t *testing.T, path string) io.Reader {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -355,7 +362,7 @@ func strictScanner(t *testing.T, path string) *Scanner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewScanner(r, Options{Strict: true})
+	return r
 }
 
 func checkRealCapture(t *testing.T, c realCapture) {

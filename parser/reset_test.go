@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/decompress"
 )
 
 // scanned is everything a Scanner reports of one input.
@@ -97,16 +95,7 @@ func checkIDs(t testing.TB, what string, r scanned, seen map[uint32]frameText) {
 // All three report the same samples, lines, warnings and metadata; the
 // reused Scanners keep each frame text's ID from piece to piece.
 func TestReset(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "sample-data", "real-mixed-2cpu-5s.perf.txt.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := decompress.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := io.ReadAll(r)
+	text, err := io.ReadAll(openCapture(t, filepath.Join("..", "sample-data", "real-mixed-2cpu-5s.perf.txt.gz")))
 	if err != nil {
 		t.Fatal(err)
 	}
