@@ -126,3 +126,38 @@ func openStore(ctx context.Context, e env, dsn string, opt store.Options) (*stor
 	}
 	return store.New(b, opt), nil
 }
+
+// readFlags are the flags of the commands that read the database and print
+// text or JSON (list, info, hosts): --db and --format.
+type readFlags struct {
+	fs     *flag.FlagSet
+	db     *string
+	format *string
+}
+
+// newReadFlags returns command name's flags; usage is the synopsis and the
+// description that --help prints above them.
+func newReadFlags(name, usage string) *readFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	r := &readFlags{fs: fs, db: dbFlag(fs), format: fs.String("format", "text", "output format: text or json")}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "%s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return r
+}
+
+// open parses e's arguments, wanting min to max of them (see checkArgs),
+// checks --format and opens the database, which must exist.
+func (r *readFlags) open(ctx context.Context, e env, min, max int, want string) (*store.Store, error) {
+	if err := parseFlags(r.fs, e, e.args); err != nil {
+		return nil, err
+	}
+	if err := checkArgs(r.fs, min, max, want); err != nil {
+		return nil, err
+	}
+	if err := checkFormat(r.fs.Name(), *r.format, "text", "json"); err != nil {
+		return nil, err
+	}
+	return openExisting(ctx, e, *r.db)
+}

@@ -27,6 +27,8 @@ func TestErrorsReadAsSentences(t *testing.T) {
 		{"markers list --host a/b", `subsecond: markers: --host: "a/b" holds a space, a control character or '/'` + "\n"},
 		{"cpus --cpu 96 " + file, "subsecond: cpus: --cpu: the capture has no CPU 96; its CPUs are 0-1\n"},
 		{"list --format xml", `subsecond: list: --format: "xml" is not one of text, json` + "\n"},
+		{"info --format xml ID", `subsecond: info: --format: "xml" is not one of text, json` + "\n"},
+		{"hosts --format xml", `subsecond: hosts: --format: "xml" is not one of text, json` + "\n"},
 	} {
 		_, stderr, code := runMain(t, strings.Fields(tc.args)...)
 		if code == 0 || !strings.HasPrefix(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, ": invalid") {

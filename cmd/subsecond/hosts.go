@@ -72,23 +72,8 @@ func approx(a bool) string {
 
 // runHosts implements `subsecond hosts [--db PATH] [--format text|json]`.
 func runHosts(ctx context.Context, e env) error {
-	fs := flag.NewFlagSet("hosts", flag.ContinueOnError)
-	db := dbFlag(fs)
-	format := fs.String("format", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond hosts [--db PATH] [--format text|json]\n\nLists the hosts of the stored captures: how many captures, samples, and the\nwall-clock span they cover (≈ when some capture's time is an estimate).\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, e, e.args); err != nil {
-		return err
-	}
-	if err := checkArgs(fs, 0, 0, ""); err != nil {
-		return err
-	}
-	if err := checkFormat("hosts", *format, "text", "json"); err != nil {
-		return err
-	}
-	s, err := openExisting(ctx, e, *db)
+	r := newReadFlags("hosts", "Usage: subsecond hosts [--db PATH] [--format text|json]\n\nLists the hosts of the stored captures: how many captures, samples, and the\nwall-clock span they cover (≈ when some capture's time is an estimate).")
+	s, err := r.open(ctx, e, 0, 0, "")
 	if err != nil {
 		return err
 	}
@@ -98,7 +83,7 @@ func runHosts(ctx context.Context, e env) error {
 		return err
 	}
 	hosts := timeline.Hosts(list)
-	if *format == "json" {
+	if *r.format == "json" {
 		return json.NewEncoder(e.stdout).Encode(timeline.HostList{Hosts: hosts}) // as the API sends it
 	}
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -14,32 +13,17 @@ import (
 // runInfo implements `subsecond info [--db PATH] [--format text|json] ID`:
 // a stored profile's metadata, events and warnings.
 func runInfo(ctx context.Context, e env) error {
-	fs := flag.NewFlagSet("info", flag.ContinueOnError)
-	db := dbFlag(fs)
-	format := fs.String("format", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond info [--db PATH] [--format text|json] ID\n\nShows one stored profile: file, size, SHA-256, time span, CPUs, sampling\nfrequency, the perf header (host, kernel, perf version, command line), events\nand parse warnings.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, e, e.args); err != nil {
-		return err
-	}
-	if err := checkArgs(fs, 1, 1, "one profile ID (see 'subsecond list')"); err != nil {
-		return err
-	}
-	if *format != "text" && *format != "json" {
-		return fmt.Errorf("info: --format %q: want text or json", *format)
-	}
-	s, err := openExisting(ctx, e, *db)
+	r := newReadFlags("info", "Usage: subsecond info [--db PATH] [--format text|json] ID\n\nShows one stored profile: file, size, SHA-256, time span, CPUs, sampling\nfrequency, the perf header (host, kernel, perf version, command line), events\nand parse warnings.")
+	s, err := r.open(ctx, e, 1, 1, "one profile ID (see 'subsecond list')")
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	p, err := s.Profile(ctx, fs.Arg(0))
+	p, err := s.Profile(ctx, r.fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if *r.format == "json" {
 		return json.NewEncoder(e.stdout).Encode(p) // as the API sends it
 	}
 	printInfo(e, p)
@@ -127,7 +111,7 @@ func wallSpan(p *subsecond.Profile) string {
 	if !w.Known() {
 		return "unknown (record with perf record -k CLOCK_REALTIME, or keep perf script's --header)"
 	}
-	at := func(t int64) string { return time.Unix(0, w.Wall(t)).UTC().Format("2006-01-02T15:04:05.000Z") }
+	at := func(t int64) string { return wallTime(w.Wall(t)) }
 	s := fmt.Sprintf("%s to %s (%s)", at(p.Start), at(p.End), w.Source)
 	if w.Approximate {
 		s = "≈ " + s + ", approximate"

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -14,23 +13,8 @@ import (
 // runList implements `subsecond list [--db PATH] [--format text|json]`:
 // every stored profile, most recently imported first.
 func runList(ctx context.Context, e env) error {
-	fs := flag.NewFlagSet("list", flag.ContinueOnError)
-	db := dbFlag(fs)
-	format := fs.String("format", "text", "output format: text or json")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond list [--db PATH] [--format text|json]\n\nLists the stored profiles, most recently imported first: ID, name, samples,\nduration, CPUs, parse warnings and import time.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, e, e.args); err != nil {
-		return err
-	}
-	if err := checkArgs(fs, 0, 0, ""); err != nil {
-		return err
-	}
-	if *format != "text" && *format != "json" {
-		return checkFormat("list", *format, "text", "json")
-	}
-	s, err := openExisting(ctx, e, *db)
+	r := newReadFlags("list", "Usage: subsecond list [--db PATH] [--format text|json]\n\nLists the stored profiles, most recently imported first: ID, name, samples,\nduration, CPUs, parse warnings and import time.")
+	s, err := r.open(ctx, e, 0, 0, "")
 	if err != nil {
 		return err
 	}
@@ -39,7 +23,7 @@ func runList(ctx context.Context, e env) error {
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if *r.format == "json" {
 		if list == nil {
 			list = []subsecond.Profile{}
 		}
