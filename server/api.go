@@ -181,29 +181,26 @@ func (s *Server) baseProfile(ctx context.Context, q *Query, v url.Values) (*subs
 // heatmap handles GET /api/profiles/{id}/heatmap?rows=&col=&<filters>: the
 // offset heatmap.
 func (s *Server) heatmap(w http.ResponseWriter, r *http.Request) {
-	c, q, release, err := s.load(r, s.checkHeatmapCost)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	defer release()
-	v, err := s.engine.Heatmap(c, q)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	s.json(w, http.StatusOK, v)
+	s.view(w, r, s.checkHeatmapCost, s.engine.Heatmap)
 }
 
 // cores handles GET /api/profiles/{id}/cpus?bucket=&<filters>: the cores map.
 func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
-	c, q, release, err := s.load(r, s.checkCoresCost)
+	s.view(w, r, s.checkCoresCost, s.engine.Cores)
+}
+
+// view answers with the JSON of a view of the request's capture: the
+// profile and query are loaded, check bounds the view's cost before the
+// samples are, and compute draws it.
+func (s *Server) view(w http.ResponseWriter, r *http.Request, check func(*subsecond.Profile, *Query) error,
+	compute func(*subsecond.Capture, *Query) (any, error)) {
+	c, q, release, err := s.load(r, check)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
 	defer release()
-	v, err := s.engine.Cores(c, q)
+	v, err := compute(c, q)
 	if err != nil {
 		s.error(w, r, err)
 		return
