@@ -8,7 +8,7 @@
 
 import { coreColor, emptyCell, systemColor, userColor } from "./colors";
 import { clear, fmtInt, fmtPct, h, Tooltip } from "./dom";
-import { type Cell, CellSelect, Grid, keyHandler, legend } from "./grid";
+import { type Cell, CellSelect, Grid, legend, mapHandlers } from "./grid";
 import { cpuList, fmtDuration, fmtSeconds, fmtTick, updateURL } from "./state";
 import type { CoresJSON } from "./types";
 
@@ -104,16 +104,9 @@ export class CoresView {
     });
     this.status = h("span", { class: "selection-label hint", attrs: { "data-testid": "cores-selection", "aria-live": "polite" } });
     this.load = h("span", { class: "selection-load", attrs: { "data-testid": "cores-selection-load" } });
-    this.grid = new Grid("cores-canvas", {
-      down: (c) => {
-        if (this.data) this.sel.down(c);
-      },
-      move: (c, ev) => this.move(c, ev),
-      up: (c) => {
-        if (this.data) this.sel.up(c);
-      },
-      leave: () => this.tip.hide(),
-      key: keyHandler({
+    this.grid = new Grid(
+      "cores-canvas",
+      mapHandlers({
         ready: () => !!this.data,
         sel: this.sel,
         status: this.status,
@@ -122,8 +115,10 @@ export class CoresView {
           return this.describe(c);
         },
         redraw: () => this.drawOverlay(),
+        move: (c, ev) => this.move(c, ev),
+        leave: () => this.tip.hide(),
       }),
-    });
+    );
     this.grid.overlay.setAttribute("aria-label", "Cores map, one row per CPU: arrows move a cursor cell, Shift+arrows select CPUs and times, Enter opens their flame graph");
     this.legendEl = h("span", { class: "cores-legend", attrs: { "data-testid": "cores-legend" } });
     this.measureEl = h(

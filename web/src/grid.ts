@@ -391,23 +391,37 @@ export class CellSelect {
   }
 }
 
-// keyHandler is the key handler of a map's grid: the selection follows
-// the keys, and an arrow without Shift reads out the cursor's cell (from
-// describe) in the map's status line before the overlay is redrawn.
-export function keyHandler(view: {
+// mapHandlers are the handlers of a map's grid (the heatmap's, the cores
+// map's) once its data is ready: the pointer and the keys drive the
+// selection; the pointer's moves and leaving go to the map (its tooltip);
+// an arrow without Shift reads out the cursor's cell (from describe) in the
+// map's status line before the overlay is redrawn.
+export function mapHandlers(view: {
   ready(): boolean;
   sel: CellSelect;
   status: HTMLElement;
   describe(c: Cell): string[];
   redraw(): void;
-}): GridHandlers["key"] {
-  return (action, c, from) => {
-    if (!view.ready()) return;
-    view.sel.key(action, c, from);
-    if (action === "move") {
-      view.status.classList.remove("hint");
-      view.status.textContent = view.describe(c).join(" · ");
-    }
-    view.redraw();
+  move(c: Cell, ev: PointerEvent): void;
+  leave(): void;
+}): GridHandlers {
+  return {
+    down: (c) => {
+      if (view.ready()) view.sel.down(c);
+    },
+    move: (c, ev) => view.move(c, ev),
+    up: (c) => {
+      if (view.ready()) view.sel.up(c);
+    },
+    leave: () => view.leave(),
+    key: (action, c, from) => {
+      if (!view.ready()) return;
+      view.sel.key(action, c, from);
+      if (action === "move") {
+        view.status.classList.remove("hint");
+        view.status.textContent = view.describe(c).join(" · ");
+      }
+      view.redraw();
+    },
   };
 }

@@ -6,7 +6,7 @@
 
 import { emptyCell, heatColor, type Scale, scaleValue } from "./colors";
 import { clear, fmtInt, h, Tooltip } from "./dom";
-import { type Cell, CellSelect, Grid, keyHandler, legend } from "./grid";
+import { type Cell, CellSelect, Grid, legend, mapHandlers } from "./grid";
 import { fmtDuration, fmtSeconds, fmtTick } from "./state";
 import type { HeatmapJSON } from "./types";
 
@@ -70,23 +70,18 @@ export class HeatmapView {
       },
     });
     this.status = h("span", { class: "selection-label", attrs: { "data-testid": "selection", "aria-live": "polite" } });
-    this.grid = new Grid("heatmap-canvas", {
-      down: (c) => {
-        if (this.data) this.sel.down(c);
-      },
-      move: (c, ev) => this.move(c, ev),
-      up: (c) => {
-        if (this.data) this.sel.up(c);
-      },
-      leave: () => this.tip.hide(),
-      key: keyHandler({
+    this.grid = new Grid(
+      "heatmap-canvas",
+      mapHandlers({
         ready: () => !!this.data,
         sel: this.sel,
         status: this.status,
         describe: (c) => this.describe(c),
         redraw: () => this.drawOverlay(),
+        move: (c, ev) => this.move(c, ev),
+        leave: () => this.tip.hide(),
       }),
-    });
+    );
     this.grid.overlay.setAttribute("aria-label", "Offset heatmap: arrows move a cursor cell, Shift+arrows select cells, Enter opens the flame graph of the cell or selection");
     this.sparse = h("p", { class: "sparse-note", attrs: { "data-testid": "sparse-note", role: "status" } });
     this.sparse.hidden = true;
