@@ -1,13 +1,10 @@
 package heatmap_test
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
-	"github.com/subsecond/subsecond/parser"
-	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
 // TestSystemLeafKinds checks System on hand-made stacks: only a kernel leaf
@@ -97,22 +94,7 @@ func TestSystemUnknownRateAndClamp(t *testing.T) {
 // core's system fraction is ≥ 90% through its planted windows, and no other
 // core comes near that, while busy fraction alone does not single it out.
 func TestSystemSinglesOutPeggedCore(t *testing.T) {
-	cfg := sampledata.DefaultConfig()
-	cfg.CPUs, cfg.Seconds, cfg.IncidentCPU = 16, 40, 5
-	var text bytes.Buffer
-	truth, err := sampledata.Generate(&text, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := parser.NewScanner(&text, parser.Options{Strict: true})
-	b := subsecond.NewBuilder()
-	for sc.Scan() {
-		b.Add(sc.Sample())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	c := b.Capture(subsecond.Profile{ID: "incident"})
+	c, truth := generatedIncident(t, 16)
 	k, err := heatmap.PerCore(c, subsecond.Filter{}, 1e9)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +122,7 @@ func TestSystemSinglesOutPeggedCore(t *testing.T) {
 	}
 	busyRivals := 0
 	for r, cpu := range k.CPUs {
-		if int(cpu) == cfg.IncidentCPU {
+		if int(cpu) == truth.Config.IncidentCPU {
 			for s := range inWindow {
 				if v := k.System[r][s]; v < 0.9 {
 					t.Errorf("pegged CPU %d second %d: system %.2f; want ≥ 0.9", cpu, s, v)
@@ -155,7 +137,7 @@ func TestSystemSinglesOutPeggedCore(t *testing.T) {
 			busyRivals++
 		}
 	}
-	t.Logf("pegged CPU %d: %d planted seconds; %d other CPUs ≥ 90%% busy as long", cfg.IncidentCPU, planted, busyRivals)
+	t.Logf("pegged CPU %d: %d planted seconds; %d other CPUs ≥ 90%% busy as long", truth.Config.IncidentCPU, planted, busyRivals)
 	// Without this, busy fraction alone would do and the test would prove
 	// nothing about System.
 	if busyRivals == 0 {

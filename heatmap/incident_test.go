@@ -11,20 +11,16 @@ import (
 	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
-// TestHotspotsOnGeneratedIncident generates a small incident capture
-// (8 CPUs × 40 s), parses it as perf script text, and checks that hot spots
-// report the pegged CPU and every planted window within one bucket, with
-// the memory-cgroup walker as top function.
-func TestHotspotsOnGeneratedIncident(t *testing.T) {
+// generatedIncident generates an incident capture of cpus CPUs × 40 s with
+// CPU 5 pegged, and reads its perf script text with the strict parser.
+func generatedIncident(t *testing.T, cpus int) (*subsecond.Capture, sampledata.Truth) {
+	t.Helper()
 	cfg := sampledata.DefaultConfig()
-	cfg.CPUs, cfg.Seconds, cfg.IncidentCPU = 8, 40, 5
+	cfg.CPUs, cfg.Seconds, cfg.IncidentCPU = cpus, 40, 5
 	var text bytes.Buffer
 	truth, err := sampledata.Generate(&text, cfg)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(truth.Incidents) == 0 {
-		t.Fatal("the generator planted no incident")
 	}
 	sc := parser.NewScanner(&text, parser.Options{Strict: true})
 	b := subsecond.NewBuilder()
@@ -34,7 +30,18 @@ func TestHotspotsOnGeneratedIncident(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	c := b.Capture(subsecond.Profile{ID: "incident"})
+	return b.Capture(subsecond.Profile{ID: "incident"}), truth
+}
+
+// TestHotspotsOnGeneratedIncident generates a small incident capture
+// (8 CPUs × 40 s), parses it as perf script text, and checks that hot spots
+// report the pegged CPU and every planted window within one bucket, with
+// the memory-cgroup walker as top function.
+func TestHotspotsOnGeneratedIncident(t *testing.T) {
+	c, truth := generatedIncident(t, 8)
+	if len(truth.Incidents) == 0 {
+		t.Fatal("the generator planted no incident")
+	}
 	if c.Profile.T0() != truth.T0NS {
 		t.Fatalf("T0 = %d; truth says %d", c.Profile.T0(), truth.T0NS)
 	}
