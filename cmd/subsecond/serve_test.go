@@ -119,6 +119,16 @@ func startServeLog(t *testing.T, stderr io.Writer, args ...string) (string, *syn
 	return "", nil, nil
 }
 
+// countProfiles returns how many profiles the server at base lists.
+func countProfiles(t *testing.T, base string) int {
+	t.Helper()
+	var list struct {
+		Profiles []json.RawMessage `json:"profiles"`
+	}
+	getJSON(t, base+"/api/profiles", &list)
+	return len(list.Profiles)
+}
+
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
 	res, err := http.Get(url)
@@ -365,12 +375,8 @@ func TestServeEnvironment(t *testing.T) {
 	if code := post(base, "Authorization", "Bearer s3cret"); code != http.StatusForbidden {
 		t.Errorf("upload to a server with $SUBSECOND_READ_ONLY=1 = %d; want 403", code)
 	}
-	var list struct {
-		Profiles []json.RawMessage `json:"profiles"`
-	}
-	getJSON(t, base+"/api/profiles", &list)
-	if len(list.Profiles) != 1 {
-		t.Errorf("read-only server lists %d profiles; want the 1 stored before", len(list.Profiles))
+	if n := countProfiles(t, base); n != 1 {
+		t.Errorf("read-only server lists %d profiles; want the 1 stored before", n)
 	}
 }
 
@@ -554,12 +560,8 @@ func TestServeDiskFull(t *testing.T) {
 	if res.StatusCode != http.StatusInsufficientStorage || !strings.Contains(string(b), "disk is full") {
 		t.Errorf("upload to a full disk = %d %s; want 507 saying the disk is full", res.StatusCode, b)
 	}
-	var list struct {
-		Profiles []json.RawMessage `json:"profiles"`
-	}
-	getJSON(t, base+"/api/profiles", &list)
-	if len(list.Profiles) != 0 {
-		t.Errorf("%d profiles listed after the failed upload; want none", len(list.Profiles))
+	if n := countProfiles(t, base); n != 0 {
+		t.Errorf("%d profiles listed after the failed upload; want none", n)
 	}
 }
 
@@ -597,12 +599,8 @@ func TestServeLimits(t *testing.T) {
 	if code, b := post(amplified); code != http.StatusRequestEntityTooLarge || !strings.Contains(b, "100000 samples") {
 		t.Errorf("upload of 150,000 samples under --max-samples 100000 = %d %s; want 413 naming the cap", code, b)
 	}
-	var list struct {
-		Profiles []json.RawMessage `json:"profiles"`
-	}
-	getJSON(t, base+"/api/profiles", &list)
-	if len(list.Profiles) != 0 {
-		t.Errorf("%d profiles stored after refused uploads; want none", len(list.Profiles))
+	if n := countProfiles(t, base); n != 0 {
+		t.Errorf("%d profiles stored after refused uploads; want none", n)
 	}
 	if code, b := post(zstdOf(bytes.Repeat([]byte(one), 100_000))); code != http.StatusCreated {
 		t.Errorf("upload at the sample cap = %d %s; want 201", code, b)
