@@ -24,10 +24,11 @@ import (
 // encoded chunks without touching the database; Store.Import then writes
 // them in one short transaction. Its stages:
 //
-//	read      one goroutine: decompress once (the format recognised by
-//	          content; a compressed stream inside is refused), count the
-//	          text against MaxText, hash it, and cut it into blocks that end
-//	          at a record boundary (a blank line)
+//	inflate   compressed input only, one goroutine: decompress once (the
+//	          format recognised by content; a compressed stream inside is
+//	          refused), ahead of the reader (readAhead)
+//	read      one goroutine: count the text against MaxText, hash it, and
+//	          cut it into blocks that end at a record boundary (a blank line)
 //	parse     one goroutine per core: each parses whole blocks into columns
 //	          and a worker-local Interner, in parallel
 //	merge     Import's goroutine, block by block in input order: maps each
@@ -90,6 +91,9 @@ func openSource(r io.Reader, max int64) (*source, []byte, error) {
 	rc, f, err := decompress.Open(cr)
 	if err != nil {
 		return nil, nil, err
+	}
+	if f != decompress.Plain {
+		rc = newReadAhead(rc)
 	}
 	br := bufio.NewReaderSize(rc, 64<<10)
 	head, err := br.Peek(sniffLen)
