@@ -1,7 +1,9 @@
 package parser
 
 import (
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -33,9 +35,7 @@ func (s *Scanner) parseHeader(line []byte, h *header) bool {
 			break
 		}
 		start := i
-		for i < len(line) && !isSpace(line[i]) {
-			i++
-		}
+		i = nextSpace(line, i)
 		toks = append(toks, span{start, i})
 	}
 	s.toks = toks
@@ -46,6 +46,9 @@ func (s *Scanner) parseHeader(line []byte, h *header) bool {
 			break
 		}
 		for a := 0; a < len(toks) && a <= maxCommTokens; a++ {
+			if !fieldStart(line[toks[a].start]) {
+				continue // headerTail would find no pid, CPU or time there
+			}
 			if s.headerTail(line, toks, a, h, bare) {
 				if a > 0 {
 					comm := line[toks[0].start:toks[a-1].end]
@@ -61,6 +64,31 @@ func (s *Scanner) parseHeader(line []byte, h *header) bool {
 		}
 	}
 	return false
+}
+
+// fieldStart reports whether a token beginning with c may be the pid/tid,
+// the [cpu], the date of the tod field or the time, one of which must open
+// the fields after the command name.
+func fieldStart(c byte) bool { return c >= '0' && c <= '9' || c == '-' || c == '[' }
+
+// nextSpace returns the index of the first space or tab in b at i or after
+// it, or len(b); it reads eight bytes at a time.
+func nextSpace(b []byte, i int) int {
+	const ones, low7 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		// A byte of x is zero when its high bit in ^((x&low7 + low7) | x | low7)
+		// is set; no sum carries from one byte into the next.
+		sp, tab := w^ones*' ', w^ones*'\t'
+		m := ^((sp&low7 + low7) | sp | low7) | ^((tab&low7 + low7) | tab | low7)
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(b) && !isSpace(b[i]) {
+		i++
+	}
+	return i
 }
 
 // headerTail parses the fields from token a on; bare reads a header without

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -164,52 +162,6 @@ func TestResetForgets(t *testing.T) {
 	}
 	if !sc.Scan() || sc.Sample().Frames[0].Symbol != "g" || sc.FrameIDs()[0] != 0 {
 		t.Errorf("after Reset: %+v, IDs %v; want frame g with ID 0", sc.Sample().Frames, sc.FrameIDs())
-	}
-}
-
-// TestPaddedAddr compares paddedAddr, which reads eight bytes at a time,
-// with strconv on address fields as perf prints them and on random fields
-// of the bytes around the hexadecimal digits' ranges.
-func TestPaddedAddr(t *testing.T) {
-	ref := func(field string) (uint64, bool) {
-		digits := strings.TrimLeft(field, " ")
-		if digits == "" {
-			return 0, false
-		}
-		v, err := strconv.ParseUint(digits, 16, 64)
-		return v, err == nil && !strings.ContainsAny(digits, "+-_xX")
-	}
-	check := func(field string) {
-		t.Helper()
-		got, gotOK := paddedAddr([]byte(field))
-		want, wantOK := ref(field)
-		if got != want || gotOK != wantOK {
-			t.Fatalf("paddedAddr(%q) = %#x, %v; want %#x, %v", field, got, gotOK, want, wantOK)
-		}
-	}
-	for _, f := range []string{
-		"ffffffff819e9c13", "          4d6291", "               0", "               F", "0000000000000000",
-		"FfFfFfFf00000001", "                ", " ", "       1 1234567", "1234567 12345678", "123456789abcdefg",
-		"          4d629g", "          4d629:", "          4d629/", "          4d629`", "          4d629@",
-		"          4d629G", "\t         4d6291", "         4d6291 ", "7fffffffffffffff", "       abcdef012",
-	} {
-		check(fmt.Sprintf("%16s", f)[:16])
-	}
-	rnd := rand.New(rand.NewPCG(1, 2))
-	alphabet := []byte(" 0123456789abcdefABCDEF/:@`gG\x00\x80\xff\t+x-")
-	for range 200000 {
-		b := make([]byte, 16)
-		spaces := rnd.IntN(17)
-		for k := range b {
-			if k < spaces {
-				b[k] = ' '
-			} else if rnd.IntN(20) == 0 {
-				b[k] = alphabet[rnd.IntN(len(alphabet))]
-			} else {
-				b[k] = "0123456789abcdefABCDEF"[rnd.IntN(22)]
-			}
-		}
-		check(string(b))
 	}
 }
 
