@@ -201,7 +201,7 @@ func (st *Stats) Fill(p *Profile) {
 	if p.Host == "" {
 		p.Host = hostOf(p.Meta)
 	}
-	p.Wall = Anchor(p.Meta, p.End)
+	p.Wall = p.Anchor()
 	// CPUs counts the CPUs of every event; the rate is the default
 	// event's (DefaultEvent), as tracepoints fire at no rate.
 	def := uint16(DefaultEvent(st.list))

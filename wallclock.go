@@ -53,10 +53,14 @@ func (w WallClock) Wall(t int64) int64 { return t + w.Offset }
 // with last the time of its last sample: realtime timestamps, perf's
 // reference time, the tod field of the first sample, or else an estimate
 // from "# captured on". It returns the zero WallClock when none of them is
-// there. Captures of one host that share a boot clock can be anchored more
-// closely together than one by one; the timeline package does that.
+// there, and when last is NoTime: samples without timestamps were taken at
+// no known time, whatever clock perf recorded them with. Captures of one
+// host that share a boot clock can be anchored more closely together than
+// one by one; the timeline package does that.
 func Anchor(m Metadata, last int64) WallClock {
 	switch {
+	case last == NoTime:
+		return WallClock{}
 	case m.Clock == "realtime":
 		return WallClock{Source: WallRealtime}
 	case m.RefClockNS != 0 || m.RefTODNS != 0:
@@ -71,6 +75,17 @@ func Anchor(m Metadata, last int64) WallClock {
 		return WallClock{Offset: t + int64(time.Second)/2 - last, Source: WallCapturedOn, Approximate: true}
 	}
 	return WallClock{}
+}
+
+// Anchor returns the wall-clock anchor of p's own metadata (the function
+// Anchor with p's last sample); the zero WallClock when p has no
+// timestamps.
+func (p *Profile) Anchor() WallClock {
+	last := p.End
+	if !p.Timed() {
+		last = NoTime
+	}
+	return Anchor(p.Meta, last)
 }
 
 // ParseCapturedOn parses the value of perf's "# captured on" header line

@@ -29,6 +29,11 @@ func TestAnchor(t *testing.T) {
 		if got := Anchor(tt.meta, last); got != tt.want {
 			t.Errorf("%s: Anchor(%+v) = %+v; want %+v", tt.name, tt.meta, got, tt.want)
 		}
+		// Samples without timestamps were taken at no known time, on
+		// whatever clock perf recorded them.
+		if got := Anchor(tt.meta, NoTime); got != (WallClock{}) {
+			t.Errorf("%s, no timestamps: Anchor(%+v, NoTime) = %+v; want none", tt.name, tt.meta, got)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,5 +68,43 @@ func TestNoTimeCLI(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "no timestamps") || strings.HasSuffix(err.Error(), "invalid") {
 			t.Errorf("%v: error %v; want one saying the capture has no timestamps", args, err)
 		}
+	}
+}
+
+// TestNoTimeHasNoWallClock imports, beside a realtime capture of the same
+// host, a capture recorded on the realtime clock whose perf script -F list
+// left out time: its samples have no time, so it has no wall-clock time
+// either. It must not stretch the host's night back to 1970, come first in
+// a folder's import order, or look old enough to prune.
+func TestNoTimeHasNoWallClock(t *testing.T) {
+	dir := t.TempDir()
+	for src, dst := range map[string]string{"no-time-realtime.perf.txt.gz": "a-untimed.txt.gz", "realtime-2cpu-1s.perf.txt.gz": "b-timed.txt.gz"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wallclock", src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, dst), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "cli.db")
+	out, _, err := runStoreCmd(t, "", "import", "--db", db, dir)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) != 2 || !strings.Contains(lines[0], "b-timed") || !strings.Contains(lines[1], "a-untimed.txt.gz: 45 samples, no time,") {
+		t.Fatalf("import DIR = %v:\n%s\nwant the timed capture first, then the untimed one", err, out)
+	}
+	untimed := idRE.FindString(lines[1])
+
+	out, _, err = runStoreCmd(t, "", "info", "--db", db, untimed)
+	if err != nil || !strings.Contains(out, "Wall clock:   none (no timestamps)\n") || !strings.Contains(out, "Frequency:    unknown (no timestamps)\n") {
+		t.Errorf("info = %v:\n%s\nwant no wall clock and no frequency, for want of timestamps", err, out)
+	}
+	out, _, err = runStoreCmd(t, "", "hosts", "--db", db)
+	if want := "vm    2         143      2026-11-30T17:11:05.039Z  2026-11-30T17:11:06.039Z  1"; err != nil || !strings.Contains(out, want) {
+		t.Errorf("hosts = %v:\n%s\nwant the night of the timed capture alone, one capture without a wall clock:\n%s", err, out, want)
+	}
+	out, _, err = runStoreCmd(t, "", "prune", "--db", db, "--older-than", "1h", "--dry-run")
+	if err != nil || strings.Contains(out, untimed) {
+		t.Errorf("prune --dry-run = %v:\n%s\nwant the untimed capture %s kept", err, out, untimed)
 	}
 }

@@ -61,9 +61,12 @@ func printInfo(e env, p *subsecond.Profile) {
 	row("Host", p.Host)
 	row("Wall clock", wallSpan(p))
 	row("CPUs", p.CPUs)
-	if p.FrequencyHz > 0 {
+	switch {
+	case p.FrequencyHz > 0:
 		row("Frequency", fmt.Sprintf("%.1f Hz per CPU", p.FrequencyHz))
-	} else {
+	case !p.Timed():
+		row("Frequency", "unknown (no timestamps)")
+	default:
 		row("Frequency", "unknown (too few samples per CPU)")
 	}
 	m := p.Meta
@@ -108,6 +111,9 @@ func printInfo(e env, p *subsecond.Profile) {
 // known.
 func wallSpan(p *subsecond.Profile) string {
 	w := p.Wall
+	if !p.Timed() {
+		return "none (no timestamps)"
+	}
 	if !w.Known() {
 		return "unknown (record with perf record -k CLOCK_REALTIME, or keep perf script's --header)"
 	}

@@ -111,7 +111,7 @@ func scanProfile(r rowScanner) (pk int64, p *subsecond.Profile, comms []byte, er
 	if err := json.Unmarshal([]byte(meta), &p.Meta); err != nil {
 		return 0, nil, nil, fmt.Errorf("profile %s metadata: %w", p.ID, err)
 	}
-	p.Wall = subsecond.Anchor(p.Meta, p.End)
+	p.Wall = p.Anchor()
 	return pk, p, comms, nil
 }
 
