@@ -58,7 +58,7 @@ func runImport(ctx context.Context, e env) error {
 			if ctx.Err() != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "subsecond: %v\n", err)
+			fmt.Fprintln(termWriter(e.stderr), "subsecond:", subsecond.Message(err))
 			failed++
 		}
 	}

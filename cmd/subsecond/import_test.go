@@ -143,14 +143,24 @@ func TestImportRefusesNonPerfAndContinues(t *testing.T) {
 	good := filepath.Join(dir, "good.perf")
 	os.WriteFile(good, []byte(cliCapture), 0o644)
 	missing := filepath.Join(dir, "missing.perf")
+	// A truncated gzip file whose name would recolour a terminal.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(cliCapture, 50)))
+	zw.Close()
+	truncated := filepath.Join(dir, "cut\x1b[31m.gz")
+	os.WriteFile(truncated, gz.Bytes()[:gz.Len()/2], 0o644)
 
-	out, errOut, err := runStoreCmd(t, "", "import", "--db", db, page, good, missing)
-	if err == nil || !strings.Contains(err.Error(), "2 of 3 files failed") {
-		t.Errorf("import error = %v; want \"2 of 3 files failed\"", err)
+	out, errOut, err := runStoreCmd(t, "", "import", "--db", db, page, good, missing, truncated)
+	if err == nil || !strings.Contains(err.Error(), "3 of 4 files failed") {
+		t.Errorf("import error = %v; want \"3 of 4 files failed\"", err)
 	}
 	if !strings.Contains(errOut, "login.html") || !strings.Contains(errOut, "looks like HTML") ||
-		!strings.Contains(errOut, "missing.perf") {
-		t.Errorf("import stderr = %q; want the HTML file refused and the missing file named", errOut)
+		!strings.Contains(errOut, "missing.perf") || !strings.Contains(errOut, `cut\x1b[31m.gz: truncated gzip input: the compressed stream ends early`+"\n") {
+		t.Errorf("import stderr = %q; want the HTML file refused, the missing file named and the truncated one said to be so", errOut)
+	}
+	if strings.Contains(errOut, ": invalid\n") || strings.Contains(errOut, "\x1b") {
+		t.Errorf("import stderr = %q; want no sentinel word at a line's end and no terminal escape", errOut)
 	}
 	if !strings.Contains(out, "good.perf: 3 samples") {
 		t.Errorf("import stdout = %q; want the good file imported", out)
