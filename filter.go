@@ -117,7 +117,7 @@ func ParseSeconds(name, s string) (int64, error) {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" && frac == "" || len(whole) > 10 || len(frac) > 9 {
+	if whole == "" && frac == "" || len(frac) > 9 {
 		return 0, bad
 	}
 	for _, r := range whole + frac {
@@ -125,15 +125,16 @@ func ParseSeconds(name, s string) (int64, error) {
 			return 0, bad
 		}
 	}
+	whole = strings.TrimLeft(whole, "0")
 	var w, f int64
-	if whole != "" {
+	if whole != "" && len(whole) <= 10 {
 		w, _ = strconv.ParseInt(whole, 10, 64)
 	}
 	if frac != "" {
 		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
 	}
 	// Check the range before multiplying: ten whole digits can overflow.
-	if w > (math.MaxInt64-f)/1e9 {
+	if len(whole) > 10 || w > (math.MaxInt64-f)/1e9 {
 		return 0, Invalidf(name, "%q is out of range: seconds must lie within ±%s", in, FormatSeconds(math.MaxInt64))
 	}
 	ns := w*1e9 + f

@@ -103,6 +103,20 @@ func TestParseSeconds(t *testing.T) {
 			}
 		}
 	}
+	// A number too large says so, however many digits it has; only what is
+	// not a number is called one.
+	for _, in := range []string{"9999999999", "-9999999999", "99999999999", "-99999999999999", "00000000000000000001.5"} {
+		_, err := subsecond.ParseSeconds("start", in)
+		if in == "00000000000000000001.5" {
+			if err != nil {
+				t.Errorf("ParseSeconds(%q) = %v; want 1.5 s", in, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "is out of range") {
+			t.Errorf("ParseSeconds(%q) error = %v; want one saying it is out of range", in, err)
+		}
+	}
 }
 
 // TestDisplaySeconds checks the seconds written for people: rounded to the
