@@ -19,7 +19,7 @@
 // compressed segments) and its samples as chunks: one row per second of
 // the capture holding that second's samples column by column, each column
 // encoded for its shape and the whole compressed (see encodeChunk), about
-// 5 bytes a sample. A second is the chunk span because it is the widest
+// 3.4 bytes a sample. A second is the chunk span because it is the widest
 // column the views draw and the smallest a night's timeline needs: a 10 s
 // window reads 10 or 11 chunks, a whole capture 120, and at 96 CPUs × 49 Hz
 // a chunk holds ~4,700 samples, enough for its columns to compress well.
