@@ -31,8 +31,12 @@ type Samples struct {
 // StackSamples returns the stack-chart samples of c in r that pass f, or,
 // when more than limit samples pass, nil and their number alone, so that a
 // caller can refuse the range before anything is built for it. Errors are
-// those of Build.
+// those of Build, and subsecond.ErrNoTime for a capture without timestamps,
+// whose samples have no order in time to chart.
 func StackSamples(c *subsecond.Capture, f subsecond.Filter, r subsecond.Range, limit int) (*Samples, int, error) {
+	if !c.Profile.Timed() {
+		return nil, 0, subsecond.ErrNoTime
+	}
 	m, ix, err := prepare(c, f)
 	if err != nil {
 		return nil, 0, err

@@ -76,7 +76,7 @@ func TestNoTimeCapture(t *testing.T) {
 			t.Errorf("flame graph as %s: %d %.200s", format, res.StatusCode, body)
 		}
 	}
-	for _, path := range []string{"/heatmap", "/cpus", "/hotspots", "/flamegraph?start=1", "/flamegraph?end=2", "/diff?start2=0&end2=1"} {
+	for _, path := range []string{"/heatmap", "/cpus", "/hotspots", "/flamegraph?start=1", "/flamegraph?end=2", "/diff?start2=0&end2=1", "/samples"} {
 		res, body := e.do("GET", api+path, nil)
 		if res.StatusCode != 400 || !strings.Contains(string(body), "no timestamps") || !strings.Contains(string(body), "-F comm,pid,tid,cpu,time") || strings.Contains(string(body), "invalid") {
 			t.Errorf("GET %s = %d %s; want 400 saying the capture has no timestamps and how to record them", path, res.StatusCode, body)
