@@ -112,8 +112,8 @@ func runServe(ctx context.Context, e env) error {
 		if existed {
 			how = "already stored"
 		}
-		fmt.Fprintf(e.stdout, "%s %s: %d samples, %d CPUs, %s → %s/p/%s\n", how, name, p.Samples, p.CPUs,
-			time.Duration(p.End-p.T0()).Round(time.Millisecond), base, p.ID)
+		fmt.Fprintf(termWriter(e.stdout), "%s %s: %d samples, %d CPUs, %s → %s/p/%s\n", how, name, p.Samples, p.CPUs,
+			duration(p), base, p.ID)
 	}
 	if e.implicit && fs.NArg() == 0 && !*noSample && !*readOnly {
 		if err := importSample(ctx, st, e.stdout, base); err != nil {

@@ -151,9 +151,10 @@ func TestServeFiles(t *testing.T) {
 	writeCapture(t, file)
 	base, out, stop := startServe(t, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db"), file)
 
-	link := regexp.MustCompile(`imported .*web-1.perf.txt.gz: 600 samples, 2 CPUs, .* → (http://\S+/p/(\S+))`).FindStringSubmatch(out.String())
+	// The duration is the capture's, first sample to last, as import prints it.
+	link := regexp.MustCompile(`imported .*web-1.perf.txt.gz: 600 samples, 2 CPUs, 2.990 s → (http://\S+/p/(\S+))`).FindStringSubmatch(out.String())
 	if link == nil {
-		t.Fatalf("serve did not print the imported profile's link:\n%s", out.String())
+		t.Fatalf("serve did not print the imported profile's duration and link:\n%s", out.String())
 	}
 	if !strings.HasPrefix(link[1], base+"/p/") {
 		t.Errorf("profile link %s is not under %s", link[1], base)
