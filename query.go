@@ -32,7 +32,10 @@ type Query struct {
 	Base string
 	// From and To give the flame graph's range as wall-clock times instead
 	// of Start and End; Resolve converts them with the profile's anchor.
-	From, To WallTime
+	// From2 and To2 give the base range so instead of Start2 and End2,
+	// converted with the base profile's anchor by ResolveBase.
+	From, To   WallTime
+	From2, To2 WallTime
 
 	Rows int   // rows per heatmap column
 	Col  int64 // heatmap column width, ns
@@ -57,7 +60,7 @@ type Query struct {
 	View   string // page: "flame" or "icicle"
 	Shape  string // page: a differential graph drawn with the "target" or the "base" widths
 	Lanes  string // page: the stack chart's lanes, "cpu" or "thread"
-	TZ     string // page: wall-clock times in "utc" or the browser's zone, "local"
+	TZ     string // page: times of day in "utc" or the browser's zone, "local"; or "offset", seconds from a capture's start
 
 	MatchCase bool // page: the search tells upper from lower case (it ignores case by default)
 
@@ -231,10 +234,14 @@ var params = []Param{
 	{Name: "end2", Type: TypeOffset, Unit: "s", Help: "differential graph: base range end, seconds from T0, exclusive", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.End2 }},
 
-	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds: in a capture's views instead of start; a host's views start by default where its first capture does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewTimeline | ViewComms | ViewMarkers,
+	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds: in a capture's views instead of start; a host's views start by default where its first capture does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewTimeline | ViewComms | ViewMarkers,
 		field: func(q *Query) any { return &q.From }},
-	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where its last capture does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewTimeline | ViewComms | ViewMarkers,
+	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where its last capture does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewTimeline | ViewComms | ViewMarkers,
 		field: func(q *Query) any { return &q.To }},
+	{Name: "from2", Type: TypeWallTime, Help: "differential graph: base range start as wall-clock time, instead of start2; read on the base profile's clock", Group: GroupRange, Views: ViewDiff,
+		field: func(q *Query) any { return &q.From2 }},
+	{Name: "to2", Type: TypeWallTime, Help: "differential graph: base range end as wall-clock time, exclusive, instead of end2", Group: GroupRange, Views: ViewDiff,
+		field: func(q *Query) any { return &q.To2 }},
 	{Name: "base", Type: TypeString, Help: "differential graph: the profile (in the CLI, a FILE or ID) whose start2, end2 is the base (default: the same profile)", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.Base }},
 
@@ -276,7 +283,7 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Shape }},
 	{Name: "lanes", Type: TypeChoice, Choices: []string{"cpu", "thread"}, Default: "cpu", Help: "the stack chart's lanes: one per CPU or one per thread", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Lanes }},
-	{Name: "tz", Type: TypeChoice, Choices: []string{"utc", "local"}, Default: "utc", Help: "wall-clock times on pages: in UTC or in the browser's time zone (local)", Group: GroupPage, Views: ViewPage,
+	{Name: "tz", Type: TypeChoice, Choices: []string{"utc", "local", "offset"}, Default: "utc", Help: "how pages show times: times of day in UTC or in the browser's time zone (local), each beside seconds from the capture's start; or (offset) a capture's views in seconds from its start alone, a host's night in UTC", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.TZ }},
 }
 
@@ -434,9 +441,11 @@ func (f Filter) Values() url.Values {
 	return pickGroup(q.Values(), GroupFilter)
 }
 
-// HasBase reports whether the query names a base (start2, end2 or base):
-// it asks for a differential graph.
-func (q *Query) HasBase() bool { return q.Start2.Set || q.End2.Set || q.Base != "" }
+// HasBase reports whether the query names a base (start2, end2, from2, to2
+// or base): it asks for a differential graph.
+func (q *Query) HasBase() bool {
+	return q.Start2.Set || q.End2.Set || q.From2.Set || q.To2.Set || q.Base != ""
+}
 
 // Resolve sets Range and Range2 for profile p from the bounds given; a
 // missing bound is the profile's: T0, or the instant after its last sample.
@@ -447,7 +456,7 @@ func (q *Query) HasBase() bool { return q.Start2.Set || q.End2.Set || q.Base != 
 // Base names another profile, Range2 is left for ResolveBase; a Base naming
 // p itself is cleared.
 func (q *Query) Resolve(p *Profile) error {
-	if err := q.resolveWall(p); err != nil {
+	if err := resolveWall(p, q.From, q.To, &q.Start, &q.End, ""); err != nil {
 		return err
 	}
 	var err error
@@ -463,21 +472,23 @@ func (q *Query) Resolve(p *Profile) error {
 	return q.ResolveBase(p)
 }
 
-// resolveWall turns From and To into Start and End with p's wall-clock
-// anchor (Profile.Wall).
-func (q *Query) resolveWall(p *Profile) error {
-	if !q.From.Set && !q.To.Set {
+// resolveWall turns from and to into start and end with p's wall-clock
+// anchor (Profile.Wall): the range's bounds, or with suffix "2" the base
+// range's, whose parameters the errors name (from2, start2, …).
+func resolveWall(p *Profile, from, to WallTime, start, end *Bound, suffix string) error {
+	if !from.Set && !to.Set {
 		return nil
 	}
-	name := "from"
-	if !q.From.Set {
-		name = "to"
+	fromName, toName := "from"+suffix, "to"+suffix
+	name := fromName
+	if !from.Set {
+		name = toName
 	}
-	if q.Start.Set || q.End.Set {
-		return Invalidf(name, "give the range as from and to, or as start and end, not both")
+	if start.Set || end.Set {
+		return Invalidf(name, "give the range as %s and %s, or as start%s and end%s, not both", fromName, toName, suffix, suffix)
 	}
 	if !p.Wall.Known() {
-		return Invalidf(name, "this capture has no wall-clock time (record with perf record -k CLOCK_REALTIME, or keep perf script's --header); give start and end, seconds from T0")
+		return Invalidf(name, "this capture has no wall-clock time (record with perf record -k CLOCK_REALTIME, or keep perf script's --header); give start%s and end%s, seconds from T0", suffix, suffix)
 	}
 	// The range is checked here, on the wall clock, so that an error names
 	// from or to and reads in the times they were given in. A range that
@@ -491,19 +502,19 @@ func (q *Query) resolveWall(p *Profile) error {
 		return fmt.Sprintf("the capture, which ran from %s%s to %s%s", a, DisplayWallTime(first), a, DisplayWallTime(last))
 	}
 	switch {
-	case q.From.Set && q.From.NS > last:
-		return Invalidf("from", "%s is after %s", DisplayWallTime(q.From.NS), ran())
-	case q.To.Set && q.To.NS <= first:
-		return Invalidf("to", "%s is before %s", DisplayWallTime(q.To.NS), ran())
-	case q.From.Set && q.To.Set && q.To.NS <= q.From.NS:
-		return Invalidf("to", "the range [%s, %s) is empty; to must be after from", DisplayWallTime(q.From.NS), DisplayWallTime(q.To.NS))
+	case from.Set && from.NS > last:
+		return Invalidf(fromName, "%s is after %s", DisplayWallTime(from.NS), ran())
+	case to.Set && to.NS <= first:
+		return Invalidf(toName, "%s is before %s", DisplayWallTime(to.NS), ran())
+	case from.Set && to.Set && to.NS <= from.NS:
+		return Invalidf(toName, "the range [%s, %s) is empty; %s must be after %s", DisplayWallTime(from.NS), DisplayWallTime(to.NS), toName, fromName)
 	}
 	// Times far outside the capture are clamped to it here, as resolve
 	// would, before they become offsets that could overflow.
 	for _, w := range []struct {
 		t   WallTime
 		dst *Bound
-	}{{q.From, &q.Start}, {q.To, &q.End}} {
+	}{{from, start}, {to, end}} {
 		if w.t.Set {
 			off := min(max(w.t.NS, p.Wall.Wall(p.T0())), last+1) - p.Wall.Offset - p.T0()
 			*w.dst = Bound{NS: off, Set: true}
@@ -534,6 +545,9 @@ func ParseWallTime(name, s string) (int64, error) {
 // ResolveBase sets Range2 from Start2 and End2 against base, the profile
 // Base names, as Resolve does for the query's own profile.
 func (q *Query) ResolveBase(base *Profile) error {
+	if err := resolveWall(base, q.From2, q.To2, &q.Start2, &q.End2, "2"); err != nil {
+		return err
+	}
 	var err error
 	q.Range2, err = resolve(wholeOf(base), q.Start2, q.End2, "start2", "end2")
 	return err

@@ -148,7 +148,7 @@ func TestParseQueryErrors(t *testing.T) {
 		{"col", "50ms", `col: 0.05 s is outside 0.1 s to 10 s`},
 		{"bucket", "0", `bucket: 0 s is outside 0.001 s to 86400 s`},
 		{"near", "0.5", `near: 0.5 s is outside 1 s to 86400 s`},
-		{"tz", "CET", `tz: "CET" is not utc or local`},
+		{"tz", "CET", `tz: "CET" is not utc, local or offset`},
 		{"measure", "sys", `measure: "sys" is not busy or system`},
 		{"threshold", "1.5", `threshold: "1.5" is not a fraction in (0, 1], such as 0.9`},
 		{"min", "0", `min: 0 s is outside 0.001 s to 86400 s`},

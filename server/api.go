@@ -135,9 +135,10 @@ func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) er
 }
 
 // namesBase reports whether a request names the base of a differential
-// graph: a range (start2, end2) or another profile (base).
+// graph: a range (start2, end2, or on the wall clock from2, to2) or another
+// profile (base).
 func namesBase(v url.Values) bool {
-	return v.Has("start2") || v.Has("end2") || v.Get("base") != ""
+	return v.Has("start2") || v.Has("end2") || v.Has("from2") || v.Has("to2") || v.Get("base") != ""
 }
 
 // needBase checks that a differential request names its base.

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -241,7 +240,7 @@ func (s *Server) hostsPage(w http.ResponseWriter, r *http.Request) {
 	page := web.HostsPage{Layout: s.layout("Hosts", web.ViewData{Page: "hosts"}, r)}
 	for _, h := range timeline.Hosts(list) {
 		row := web.HostRow{Host: h.Host, Href: "/hosts/" + url.PathEscape(h.Host), Captures: h.Captures, Samples: h.Samples, Without: h.Unanchored}
-		row.From, row.To = wallSpan(h.Start, h.End, h.Approximate)
+		row.Wall = hostWall(h)
 		page.Hosts = append(page.Hosts, row)
 	}
 	s.render(w, r, web.Hosts(page))
@@ -272,20 +271,15 @@ func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
 	}
 	page := web.HostPage{Layout: s.layout(host, web.ViewData{Page: "host", Host: host, API: "/api/hosts/" + url.PathEscape(host)}, r),
 		Host: host, Captures: h.Captures, Without: h.Unanchored}
-	page.From, page.To = wallSpan(h.Start, h.End, h.Approximate)
+	page.Wall = hostWall(*h)
 	s.render(w, r, web.Host(page))
 }
 
-// wallSpan formats a wall-clock span in UTC, "≈" first when approximate,
-// or "unknown" when end is 0.
-func wallSpan(start, end int64, approx bool) (string, string) {
-	if end == 0 {
-		return "unknown", "unknown"
+// hostWall returns the wall-clock span of h's captures, with dates; nil
+// when none has a wall clock.
+func hostWall(h timeline.Host) *web.WallRange {
+	if h.End == 0 {
+		return nil
 	}
-	mark := ""
-	if approx {
-		mark = "≈ "
-	}
-	f := func(t int64) string { return mark + time.Unix(0, t).UTC().Format("2006-01-02 15:04:05") }
-	return f(start), f(end)
+	return &web.WallRange{From: h.Start, To: h.End, Approximate: h.Approximate, Date: true}
 }

@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/nightgen"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
@@ -196,20 +198,49 @@ func TestWallClockRangeInURLs(t *testing.T) {
 	if byWall.Total == 0 || byWall.Total != byOffset.Total {
 		t.Errorf("flame graph by wall clock holds %d samples, by offsets %d; want equal and not 0", byWall.Total, byOffset.Total)
 	}
-	if res, _ := e.do("GET", "/p/"+id+"/flame?from="+from+"&to="+to, nil); res.StatusCode != 200 {
-		t.Errorf("the flame page by wall clock = %d", res.StatusCode)
-	}
 	res, b := e.do("GET", "/api/profiles/"+id+"/flamegraph?format=json&from="+from+"&start=3", nil)
 	wantError(t, res, b, 400, "from: give the range as from and to")
+}
+
+// elementText returns the text of the element that opens with start in
+// page (up to the element's end tag, tags removed, entities decoded,
+// spaces collapsed).
+func elementText(page, start string) string {
+	i := strings.Index(page, start)
+	if i < 0 {
+		return ""
+	}
+	rest := page[i+len(start):]
+	tag := start[1:strings.IndexAny(start, " >")]
+	depth, j := 1, 0
+	for depth > 0 && j < len(rest) {
+		k := strings.Index(rest[j:], "<")
+		if k < 0 {
+			break
+		}
+		j += k
+		switch {
+		case strings.HasPrefix(rest[j:], "</"+tag+">"):
+			depth--
+		case strings.HasPrefix(rest[j:], "<"+tag+">") || strings.HasPrefix(rest[j:], "<"+tag+" "):
+			depth++
+		}
+		if depth > 0 {
+			j++
+		}
+	}
+	text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(rest[:j], "")
+	return strings.Join(strings.Fields(html.UnescapeString(text)), " ")
 }
 
 // TestProfilePageWallClock: a profile's page names its host, linked to the
 // host's night, and says when its samples were taken, marking an estimate.
 func TestProfilePageWallClock(t *testing.T) {
 	e := newEnv(t, Config{})
-	for _, tt := range []struct{ file, want string }{
-		{"realtime-2cpu-1s.perf.txt.gz", "2026-11-30 17:11:05.039 – 2026-11-30 17:11:06.018 UTC (realtime)"},
-		{"boot-a-2cpu-1s.perf.txt.gz", "≈ 2026-11-30 17:11:07.511 – 2026-11-30 17:11:08.500 UTC (captured-on), approximate"},
+	var ids []string
+	for _, tt := range []struct{ file, want, datetime string }{
+		{"realtime-2cpu-1s.perf.txt.gz", "2026-11-30 17:11:05.039–17:11:06.019 UTC (realtime)", "2026-11-30T17:11:05.039Z"},
+		{"boot-a-2cpu-1s.perf.txt.gz", "≈ 2026-11-30 17:11:07.511–17:11:08.5 UTC (captured-on, approximate)", "2026-11-30T17:11:07.511Z"},
 	} {
 		b, err := os.ReadFile(filepath.Join("..", "testdata", "wallclock", tt.file))
 		if err != nil {
@@ -221,9 +252,85 @@ func TestProfilePageWallClock(t *testing.T) {
 			t.Fatalf("upload %s: %d %s", tt.file, res.StatusCode, body)
 		}
 		_, page := e.do("GET", "/p/"+up.Profile.ID, nil)
-		if !strings.Contains(string(page), `<dd data-testid="profile-wall">`+html.EscapeString(tt.want)+`</dd>`) ||
-			!strings.Contains(string(page), `href="/hosts/vm"`) {
-			t.Errorf("%s: the page lacks its wall clock %q or its host link", tt.file, tt.want)
+		if got := elementText(string(page), `<dd data-testid="profile-wall">`); got != tt.want || !strings.Contains(string(page), `href="/hosts/vm"`) {
+			t.Errorf("%s: the page's wall clock reads %q; want %q, and its host link", tt.file, got, tt.want)
+		}
+		// Its times are <time> elements that the script can show in the
+		// browser's zone.
+		if !strings.Contains(string(page), `<time datetime="`+tt.datetime+`" data-clock="date">`) {
+			t.Errorf("%s: no <time datetime=%q> on the page", tt.file, tt.datetime)
+		}
+		if !strings.Contains(string(page), `<select data-testid="tz"`) {
+			t.Errorf("%s: the page has no Times toggle", tt.file)
+		}
+		ids = append(ids, up.Profile.ID)
+	}
+	// A flame graph's heading gives its range on the wall clock too; a
+	// differential one its base's, on the base profile's clock.
+	_, page := e.do("GET", "/p/"+ids[0]+"/flame?start=0.2&end=0.7", nil)
+	if got := elementText(string(page), `<span class="wall" data-testid="range-wall">`); got != "17:11:05.2–17:11:05.7 UTC" {
+		t.Errorf("flame heading's wall clock = %q; want 17:11:05.2–17:11:05.7 UTC", got)
+	}
+	_, page = e.do("GET", "/p/"+ids[0]+"/diff?start=0.2&end=0.7&base="+ids[1]+"&start2=0&end2=0.5", nil)
+	// boot-a's T0, 308 s on its clock, is ≈ 17:11:06.693 on the wall.
+	if got := elementText(string(page), `<span class="wall" data-testid="range2-wall">`); got != "≈ 17:11:06.693–17:11:07.193 UTC" {
+		t.Errorf("diff heading's base wall clock = %q; want ≈ 17:11:06.693–17:11:07.193 UTC", got)
+	}
+}
+
+// TestWallClockRangeInPages: a capture's page given its range on the wall
+// clock (from, to; a differential graph's base range from2, to2, on the
+// base profile's clock) is sent to the same page with the range as offsets
+// from T0, which its script, links and exports read; the API reads from2
+// and to2 as it reads start2 and end2.
+func TestWallClockRangeInPages(t *testing.T) {
+	e := newEnv(t, Config{})
+	n := importNightgen(t, e)
+	var list subsecond.ProfileList
+	e.getJSON("/api/profiles", &list)
+	c0, c1 := list.Profiles[len(list.Profiles)-1], list.Profiles[len(list.Profiles)-2] // the first two captures
+	wall := func(i int, d time.Duration) string { return n.CaptureStart(i).Add(d).Format(time.RFC3339Nano) }
+	// off is the offset from p's T0 of d after capture i's start.
+	off := func(p subsecond.Profile, i int, d time.Duration) string {
+		return subsecond.FormatSeconds(n.CaptureStart(i).Add(d).UnixNano() - p.Wall.Offset - p.T0())
+	}
+	from, to := wall(1, 10*time.Second), wall(1, 12500*time.Millisecond)
+	start, end := off(c1, 1, 10*time.Second), off(c1, 1, 12500*time.Millisecond)
+	from2, to2 := wall(0, 10*time.Second), wall(0, 12500*time.Millisecond)
+	start2, end2 := off(c0, 0, 10*time.Second), off(c0, 0, 12500*time.Millisecond)
+	esc := url.QueryEscape
+	for _, tt := range []struct{ path, want string }{
+		{"/p/" + c1.ID + "?cpu=3&from=" + esc(from) + "&to=" + esc(to) + "&tz=local",
+			"/p/" + c1.ID + "?cpu=3&end=" + end + "&start=" + start + "&tz=local"},
+		{"/p/" + c1.ID + "/flame?from=" + esc(from) + "&to=" + esc(to) + "&search=mem",
+			"/p/" + c1.ID + "/flame?end=" + end + "&search=mem&start=" + start},
+		{"/p/" + c1.ID + "/stacks?from=" + esc(from),
+			"/p/" + c1.ID + "/stacks?start=" + start},
+		{"/p/" + c1.ID + "/diff?from=" + esc(from) + "&to=" + esc(to) + "&base=" + c0.ID + "&from2=" + esc(from2) + "&to2=" + esc(to2),
+			"/p/" + c1.ID + "/diff?base=" + c0.ID + "&end=" + end + "&end2=" + end2 + "&start=" + start + "&start2=" + start2},
+	} {
+		res, b := e.do("GET", tt.path, nil)
+		if got := res.Header.Get("Location"); res.StatusCode != http.StatusFound || got != tt.want {
+			t.Errorf("GET %s = %d, Location %q (%s); want 302 to %s", tt.path, res.StatusCode, got, b, tt.want)
+			continue
+		}
+		if res, b := e.do("GET", tt.want, nil); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d %s", tt.want, res.StatusCode, b)
 		}
 	}
+
+	// The API: the base range on the wall clock is the one by offsets.
+	var byWall, byOffset struct {
+		Total     int64
+		BaseTotal int64 `json:"base_total"`
+	}
+	e.getJSON("/api/profiles/"+c1.ID+"/flamegraph?format=json&idle=1&from="+esc(from)+"&to="+esc(to)+"&base="+c0.ID+"&from2="+esc(from2)+"&to2="+esc(to2), &byWall)
+	e.getJSON("/api/profiles/"+c1.ID+"/diff?format=json&idle=1&start="+start+"&end="+end+"&base="+c0.ID+"&start2="+start2+"&end2="+end2, &byOffset)
+	if byWall.BaseTotal == 0 || byWall != byOffset {
+		t.Errorf("differential graph by wall clock holds %+v samples, by offsets %+v; want equal and not 0", byWall, byOffset)
+	}
+	res, b := e.do("GET", "/api/profiles/"+c1.ID+"/diff?format=json&base="+c0.ID+"&from2="+esc(from2)+"&start2=1", nil)
+	wantError(t, res, b, 400, "from2: give the range as from2 and to2, or as start2 and end2, not both")
+	res, b = e.do("GET", "/api/profiles/"+c1.ID+"/diff?base="+c0.ID+"&from2="+esc(wall(1, 30*time.Second)), nil)
+	wantError(t, res, b, 400, "from2: "+subsecond.DisplayWallTime(n.CaptureStart(1).Add(30*time.Second).UnixNano())+" is after the capture")
 }

@@ -23,11 +23,20 @@ func (s *Server) layout(title string, data web.ViewData, r *http.Request) web.La
 	}
 	data.ReadOnly = s.readOnly
 	data.TokenRequired = s.token != ""
+	tz := r.URL.Query().Get("tz")
+	if tz != "local" && tz != "offset" {
+		tz = "utc"
+	}
 	return web.Layout{
 		Title:     title,
 		Data:      data,
 		CSSURL:    s.assets.url("app.css"),
 		ScriptURL: s.assets.url("app.js"),
+		// Pages that show times of day offer the Times toggle; a capture's
+		// views offer seconds from its start too.
+		Clock:   data.Profile != nil && data.Profile.Wall != nil || data.Page == "host" || data.Page == "hosts",
+		Offsets: data.Profile != nil,
+		TZ:      tz,
 	}
 }
 
@@ -92,6 +101,9 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	p, q, err := s.pageProfile(r.Context(), r)
 	if err != nil {
 		s.error(w, r, err)
+		return
+	}
+	if offsetsRedirect(w, r, q) {
 		return
 	}
 	page := web.ProfilePage{
@@ -180,7 +192,9 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 	}
 	v := r.URL.Query()
 	range2, short2 := rangeLabel(q.Range2, p.T0()), shortRange(q.Range2, p.T0())
+	var wall2 *web.WallRange
 	if isDiff {
+		wall2 = web.WallOf(p, q.Range2.Start, q.Range2.End)
 		if err := needBase(v); err != nil {
 			s.error(w, r, err)
 			return
@@ -193,7 +207,11 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 			}
 			range2 = displayName(bp) + " " + rangeLabel(q.Range2, bp.T0())
 			short2 = displayName(bp) + " " + shortRange(q.Range2, bp.T0())
+			wall2 = web.WallOf(bp, q.Range2.Start, q.Range2.End)
 		}
+	}
+	if offsetsRedirect(w, r, q) {
+		return
 	}
 	api := "/api/profiles/" + p.ID + "/flamegraph"
 	if isDiff {
@@ -220,6 +238,8 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		Stacks:  kind == "stacks",
 		Range:   rangeLabel(q.Range, t0),
 		Range2:  range2,
+		Wall:    web.WallOf(p, q.Range.Start, q.Range.End),
+		Wall2:   wall2,
 		Filters: filters,
 		Back:    "/p/" + p.ID + query(profileParams(v)),
 		Search:  v.Get("search"),
@@ -246,6 +266,33 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		page.FlameURL = "/p/" + p.ID + "/flame" + query(other)
 	}
 	s.render(w, r, web.Flame(page))
+}
+
+// offsetsRedirect sends a page asked for with a range on the wall clock
+// (from, to; a differential graph's base range from2, to2) to the same page
+// with the range as offsets from T0 (start, end; start2, end2 from the base
+// profile's), which its script, its links and its exports read; q is the
+// request's query, resolved. It reports whether it did.
+func offsetsRedirect(w http.ResponseWriter, r *http.Request, q *Query) bool {
+	v := r.URL.Query()
+	moved := false
+	for _, b := range []struct {
+		wall, offset string
+		bound        subsecond.Bound
+	}{{"from", "start", q.Start}, {"to", "end", q.End}, {"from2", "start2", q.Start2}, {"to2", "end2", q.End2}} {
+		if !v.Has(b.wall) {
+			continue
+		}
+		v.Del(b.wall)
+		if b.bound.Set {
+			v.Set(b.offset, subsecond.FormatSeconds(b.bound.NS))
+		}
+		moved = true
+	}
+	if moved {
+		http.Redirect(w, r, r.URL.Path+query(v), http.StatusFound)
+	}
+	return moved
 }
 
 // rangeLabel describes rg for reading, as offsets from t0 rounded to the

@@ -1,19 +1,13 @@
 package web
 
-import (
-	"time"
-
-	"github.com/subsecond/subsecond"
-)
-
 // HostRow is one host of the hosts page, ready to show.
 type HostRow struct {
 	Host     string
 	Href     string
 	Captures int
 	Samples  int64
-	From, To string // wall-clock span in UTC, "≈" first when approximate; "" when unknown
-	Without  int    // captures without wall clock
+	Wall     *WallRange // the wall-clock span of its captures; nil when none has one
+	Without  int        // captures without wall clock
 }
 
 // HostsPage lists the hosts of the stored captures.
@@ -28,21 +22,6 @@ type HostPage struct {
 	Layout
 	Host     string
 	Captures int
-	From, To string
+	Wall     *WallRange // the wall-clock span of its captures; nil when none has one
 	Without  int
-}
-
-// WallSpan describes when p's samples were taken, in UTC, and how that is
-// known; "≈" marks an estimate.
-func WallSpan(p subsecond.Profile) string {
-	w := p.Wall
-	if !w.Known() {
-		return "unknown (record with perf record -k CLOCK_REALTIME, or keep perf script's --header)"
-	}
-	at := func(t int64) string { return time.Unix(0, w.Wall(t)).UTC().Format("2006-01-02 15:04:05.000") }
-	s := at(p.Start) + " – " + at(p.End) + " UTC (" + w.Source + ")"
-	if w.Approximate {
-		s = "≈ " + s + ", approximate"
-	}
-	return s
 }

@@ -43,6 +43,8 @@ type ProfileSummary struct {
 	CPUs        int                    `json:"cpus"`
 	FrequencyHz float64                `json:"frequency_hz"`
 	Events      []subsecond.EventCount `json:"events"`
+	// Wall is the profile's wall-clock anchor; absent when unknown.
+	Wall *subsecond.WallClock `json:"wall,omitempty"`
 }
 
 // Summarize returns p's summary.
@@ -51,10 +53,15 @@ func Summarize(p *subsecond.Profile) *ProfileSummary {
 	if ev == nil {
 		ev = []subsecond.EventCount{}
 	}
-	return &ProfileSummary{
+	s := &ProfileSummary{
 		ID: p.ID, Name: p.Name, T0: p.T0(), Start: p.Start, End: p.End,
 		Samples: p.Samples, CPUs: p.CPUs, FrequencyHz: p.FrequencyHz, Events: ev,
 	}
+	if p.Wall.Known() {
+		w := p.Wall
+		s.Wall = &w
+	}
+	return s
 }
 
 // ViewData is the JSON every page carries in its "view-data" script element:
@@ -77,6 +84,12 @@ type Layout struct {
 	Data      ViewData
 	CSSURL    string
 	ScriptURL string
+	// Clock shows the Times toggle (UTC or the browser's zone) of a page
+	// that shows times of day, and Offsets its third choice, seconds from
+	// the capture's start; TZ is what the URL asks for, "utc", "local" or
+	// "offset".
+	Clock, Offsets bool
+	TZ             string
 }
 
 // IndexPage lists the stored profiles and offers the upload form.
@@ -139,16 +152,19 @@ type FlamePage struct {
 	Layout
 	Profile   subsecond.Profile
 	Diff      bool
-	Stacks    bool     // the stack chart above the flame graph
-	StacksURL string   // the stack chart of this view ("" on a differential page)
-	FlameURL  string   // the flame graph of this view ("" on a differential page)
-	Range     string   // "12.3 s – 14.5 s"
-	Range2    string   // the base range of a differential graph
-	Filters   string   // the active filters, "CPU 5 · comm gc"; "" when none
-	Back      string   // the profile page with the same filters
-	Hidden    []Option // other view parameters kept when the search form is submitted
-	Search    string
-	Exports   []Export // the graph's exports, as links
+	Stacks    bool   // the stack chart above the flame graph
+	StacksURL string // the stack chart of this view ("" on a differential page)
+	FlameURL  string // the flame graph of this view ("" on a differential page)
+	Range     string // "12.3 s – 14.5 s"
+	Range2    string // the base range of a differential graph
+	// Wall and Wall2 are Range and Range2 on the wall clock (Range2's on
+	// the base profile's); nil when unknown.
+	Wall, Wall2 *WallRange
+	Filters     string   // the active filters, "CPU 5 · comm gc"; "" when none
+	Back        string   // the profile page with the same filters
+	Hidden      []Option // other view parameters kept when the search form is submitted
+	Search      string
+	Exports     []Export // the graph's exports, as links
 }
 
 // Export is a link to the flame graph written in one export format

@@ -45,12 +45,12 @@ test('ranges are clamped to the capture and rounded for reading; the baseline co
   const range = () => page.$eval('[data-testid=range]', (p) => p.textContent.replace('← heatmaps', '').replace(/\s+/g, ' ').trim());
   // The last sample is at 19.989969 s: the whole capture ends 1 ns later.
   await open(page, `/p/${id}/flame?start=-5`);
-  assert.equal(await range(), '0 s – 19.989969 s (19.99s)');
+  assert.equal(await range(), '0 s – 19.989969 s (19.99s) ≈ 07:59:40.51–08:00:00.5 UTC');
   assert.equal(new URL(page.url()).searchParams.get('start'), '-5', 'the URL keeps what was asked');
   const total = count(records, 0, 20);
   assert.ok((await page.textContent('[data-testid=flame-summary]')).startsWith(`${total.toLocaleString('en-US')} samples`));
   await open(page, `/p/${id}/flame?start=19&end=99`);
-  assert.equal(await range(), '19 s – 19.989969 s (990ms)');
+  assert.equal(await range(), '19 s – 19.989969 s (990ms) ≈ 07:59:59.51–08:00:00.5 UTC');
 
   // The proposed baseline: the same length just before the target; what
   // fits before it when the target starts early; else just after it.

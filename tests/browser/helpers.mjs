@@ -125,15 +125,17 @@ export async function upload(url, path, name) {
   return j;
 }
 
-// launch starts chromium with a fresh user-data directory. The context
-// grants clipboard access so the copy-link button can be read back.
-export async function launch() {
+// launch starts chromium with a fresh user-data directory, and the
+// context options opts (such as timezoneId). The context grants clipboard
+// access so the copy-link button can be read back.
+export async function launch(opts = {}) {
   const ctx = await chromium.launchPersistentContext(tempDir('subsecond-chromium-'), {
     executablePath: CHROMIUM,
     headless: true,
     args: ARGS,
     viewport: { width: 1440, height: 900 },
     deviceScaleFactor: 1,
+    ...opts,
   });
   const origins = new Set();
   return {

@@ -39,7 +39,7 @@ test('hovering an offset-heatmap cell shows what it holds', async () => {
   const a = await cellCentre(page, '#heatmap .grid-overlay', 12, 3);
   await page.mouse.move(a.x, a.y);
   const lines = await tooltip(page);
-  assert.deepEqual(lines, ['12.060–12.080 s', 'column 12, +60 ms', `${count(records, 12.06, 12.08)} samples`]);
+  assert.deepEqual(lines, ['12.060–12.080 s · ≈ 07:59:52.57–07:59:52.59 UTC', 'column 12, +60 ms', `${count(records, 12.06, 12.08)} samples`]);
   assert.deepEqual(w.errors, []);
   await page.close();
 });
@@ -132,7 +132,7 @@ test('both maps select alike: click, then click; Esc restores the hint', async (
   const c2 = await gridPoint(page, '#cores .grid-overlay', 79, PEGGED.cpu - 1);
   const want = count(records, PEGGED.start, PEGGED.end, (r) => (r.cpu === 4 || r.cpu === 5) && r.kind !== 'idle');
   await page.mouse.move(c2.x, c2.y);
-  assert.equal(await label('[data-testid=cores-selection]'), `CPU 4-5 · 4.000–8.000 s (4 s) · ${want.toLocaleString('en-US')} samples — click the last cell`);
+  assert.equal(await label('[data-testid=cores-selection]'), `CPU 4-5 · 4.000–8.000 s (4 s) · ≈ 07:59:44.51–07:59:48.51 UTC · ${want.toLocaleString('en-US')} samples — click the last cell`);
   const nav = page.waitForURL(/\/flame\?/);
   await page.mouse.click(c2.x, c2.y);
   await nav;
@@ -181,19 +181,23 @@ test('axis labels are whole at every width; the hot spots are in the first scree
   const w = watch(page);
   for (const [width, height] of [[800, 800], [1280, 800], [1440, 900], [1920, 1080]]) {
     await page.setViewportSize({ width, height });
-    // No bucket in the URL: the cores map fits itself to the width.
-    await openProfile(page);
-    for (const g of await axisLabels(page)) {
-      const at = `${g.sel} at ${width} px`;
-      assert.ok(g.labels.length >= 2, `${at}: x labels ${JSON.stringify(g.labels)}`);
-      assert.ok(g.ys.length >= 2, `${at}: y labels ${JSON.stringify(g.ys)}`);
-      assert.equal(g.labels[0].text, '0', at);
-      let prev = -Infinity;
-      for (const l of g.labels) {
-        assert.match(l.text, /^\d+(\.\d+)?$/, at);
-        assert.ok(l.right <= g.right + 0.5, `${at}: label ${l.text} ends at ${l.right}, past the cells' edge ${g.right}`);
-        assert.ok(l.left >= prev, `${at}: label ${l.text} overlaps the one before`);
-        prev = l.right;
+    // Times of day (the capture's clock is estimated from its header, its
+    // T0 ≈ 07:59:40.51 UTC), and seconds from the start with tz=offset.
+    for (const [query, first, shape] of [['', '07:59:40.51', /^\d\d:\d\d:\d\d(\.\d+)?$/], ['?tz=offset', '0', /^\d+(\.\d+)?$/]]) {
+      // No bucket in the URL: the cores map fits itself to the width.
+      await openProfile(page, query);
+      for (const g of await axisLabels(page)) {
+        const at = `${g.sel} at ${width} px ${query}`;
+        assert.ok(g.labels.length >= 2, `${at}: x labels ${JSON.stringify(g.labels)}`);
+        assert.ok(g.ys.length >= 2, `${at}: y labels ${JSON.stringify(g.ys)}`);
+        assert.equal(g.labels[0].text, first, at);
+        let prev = -Infinity;
+        for (const l of g.labels) {
+          assert.match(l.text, shape, at);
+          assert.ok(l.right <= g.right + 0.5, `${at}: label ${l.text} ends at ${l.right}, past the cells' edge ${g.right}`);
+          assert.ok(l.left >= prev, `${at}: label ${l.text} overlaps the one before`);
+          prev = l.right;
+        }
       }
     }
     if (width === 1280) {

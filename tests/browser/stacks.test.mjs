@@ -72,7 +72,7 @@ test('the stack chart shows what ran on a CPU in time order, linked to the flame
   await page.mouse.move(canvas.x + gc[0].x + gc[0].w / 2, canvas.y + gc[0].y + 5);
   const tip = await page.$$eval('[data-testid=tooltip]:not([hidden]) div', (ds) => ds.map((d) => d.textContent));
   assert.equal(tip[0], 'mark_object');
-  assert.match(tip[2], /^7\.5\d\d–8\.0\d\d s \(.*\) on CPU 5$/, tip[2]);
+  assert.match(tip[2], /^7\.5\d\d–8\.0\d\d s \(.*\) · ≈ 07:59:48\.0\d+–07:59:48\.5\d+ UTC on CPU 5$/, tip[2]);
   const frame = await page.evaluate(() => window.__flame.locate('mark_object'));
   const ring = (r) => ({ x: r.x, y: r.y, w: r.w, h: r.h });
   assert.ok((await inked(page, '.flame-overlay', ring(frame), HIGHLIGHT, 10)) > 20, 'the flame graph outlines the hovered frame');

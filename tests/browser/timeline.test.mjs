@@ -46,7 +46,7 @@ test('the brush moves and resizes the flame graph\'s range in place', async () =
   const page = await browser.ctx.newPage();
   const w = watch(page);
   await open(page, `/p/${id}/flame?start=4&end=6&search=mark`);
-  assert.equal(await page.textContent('[data-testid=timeline-label]'), '4–6 s (2 s) of 19.99 s');
+  assert.equal(await page.textContent('[data-testid=timeline-label]'), '4–6 s (2 s) of 19.99 s · ≈ 07:59:44.51–07:59:46.51 UTC');
   await page.waitForFunction(() => document.querySelector('[data-testid=timeline-canvas]').dataset.start === '4000000000');
   const s = await strip(page);
   const y = s.y + s.height / 2;
@@ -75,9 +75,9 @@ test('the brush moves and resizes the flame graph\'s range in place', async () =
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('Shift+ArrowRight');
-  assert.equal(await page.textContent('[data-testid=timeline-label]'), '10.4–12.6 s (2.2 s) of 19.99 s');
+  assert.equal(await page.textContent('[data-testid=timeline-label]'), '10.4–12.6 s (2.2 s) of 19.99 s · ≈ 07:59:50.91–07:59:53.11 UTC');
   await page.keyboard.press('Escape');
-  assert.equal(await page.textContent('[data-testid=timeline-label]'), '10–12 s (2 s) of 19.99 s');
+  assert.equal(await page.textContent('[data-testid=timeline-label]'), '10–12 s (2 s) of 19.99 s · ≈ 07:59:50.51–07:59:52.51 UTC');
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('Enter');
   await rendered(page, '9.8', '11.8');

@@ -11,12 +11,14 @@ import { profilePage } from "./profile";
 import { profileList } from "./profiles";
 import { viewData } from "./state";
 import { setupUpload } from "./upload";
+import { followTZ, keepTZOnLinks, setupTZ } from "./wallclock";
 
 // boot fills the current page; it runs again after an in-place navigation.
 function boot(): void {
   const vd = viewData();
   const page = document.body.dataset.page || vd.page;
   setupCopyLink();
+  setupTZ();
   switch (page) {
     case "index":
       setupUpload();
@@ -37,7 +39,9 @@ function boot(): void {
 }
 
 function main(): void {
+  followTZ();
   watchHistory();
+  keepTZOnLinks();
   boot();
 }
 

@@ -9,8 +9,9 @@
 import { coreColor, emptyCell, systemColor, userColor } from "./colors";
 import { clear, fmtInt, fmtPct, h, Tooltip } from "./dom";
 import { type Cell, CellSelect, Grid, legend, mapHandlers } from "./grid";
-import { cpuList, fmtDuration, fmtSeconds, fmtTick, updateURL } from "./state";
+import { cpuList, fmtDuration, fmtSeconds, updateURL } from "./state";
 import type { CoresJSON } from "./types";
+import { axis, type Clock } from "./wallclock";
 
 // busyScale spends most of the colour ramp on the top of the range: on a busy
 // host most cores sit at 60–90%, and a core pegged at 100% must still stand
@@ -57,6 +58,7 @@ export interface CoresSelection {
 
 export interface CoresOptions {
   originNs: number;
+  clock?: Clock; // the profile's wall clock, for times of day
   onSelect(sel: CoresSelection): void;
   // onMeasure is told when the user switches the measure (the URL already
   // holds it): the hot spots beside the map measure the same.
@@ -234,10 +236,11 @@ export class CoresView {
       }
     }
     const shift = d.t0_ns - this.opt.originNs;
-    g.drawXLabels(base, (b) => fmtTick(shift + b * d.bucket_ns, d.bucket_ns), 40);
+    const x = axis(this.opt.clock, d.bucket_ns, 40);
+    g.drawXLabels(base, (b) => x.label(shift + b * d.bucket_ns), x.gap);
     g.drawYLabels(
       d.cpus.map((cpu, r) => ({ row: r + 0.5, text: String(cpu) })),
-      "CPU",
+      `CPU \u2191  ${x.unit} \u2192`,
     );
   }
 
@@ -294,7 +297,7 @@ export class CoresView {
     const s = d.t0_ns - this.opt.originNs + c.col * d.bucket_ns;
     return [
       `CPU ${d.cpus[c.row]}`,
-      `${fmtSeconds(s, 1e8)}–${fmtSeconds(s + d.bucket_ns, 1e8)} s`,
+      `${fmtSeconds(s, 1e8)}–${fmtSeconds(s + d.bucket_ns, 1e8)} s${this.opt.clock?.suffix(s, s + d.bucket_ns) ?? ""}`,
       `busy ${fmtPct((d.busy[c.row] || [])[c.col] || 0)} · sys ${fmtPct(((d.system || [])[c.row] || [])[c.col] || 0)} · ${fmtInt((d.samples[c.row] || [])[c.col] || 0)} samples`,
     ];
   }
@@ -310,7 +313,7 @@ export class CoresView {
     if (!s) return;
     this.status.classList.remove("hint");
     const suffix = this.sel.waiting() ? " — click the last cell" : "";
-    this.status.textContent = `CPU ${cpuList(s.cpus)} · ${fmtSeconds(s.startNs, 1e8)}–${fmtSeconds(s.endNs, 1e8)} s (${fmtDuration(s.endNs - s.startNs)}) · ${fmtInt(s.samples)} samples${suffix}`;
+    this.status.textContent = `CPU ${cpuList(s.cpus)} · ${fmtSeconds(s.startNs, 1e8)}–${fmtSeconds(s.endNs, 1e8)} s (${fmtDuration(s.endNs - s.startNs)})${this.opt.clock?.suffix(s.startNs, s.endNs) ?? ""} · ${fmtInt(s.samples)} samples${suffix}`;
     this.load.textContent = `busy ${fmtPct(s.busy)} · sys ${fmtPct(s.system)}`;
   }
 

@@ -29,6 +29,7 @@ import {
 } from "./state";
 import { type LaneGroup, StackChart } from "./stackchart";
 import type { FlameJSON, FunctionTable, HeatmapJSON, ProfileSummary, SamplesJSON, ViewData } from "./types";
+import { Clock, TZ_EVENT, withTZ } from "./wallclock";
 
 // PageMode is which page is shown: a flame graph, a differential flame
 // graph, or the stack chart above the range's flame graph.
@@ -269,6 +270,7 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
     startNs: start,
     endNs: end,
     base,
+    clock: new Clock(prof.t0_ns, prof.wall),
     onChange: (s, e) => {
       const q = currentParams();
       q.set("start", fmtOffset(s));
@@ -290,6 +292,9 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
   q.set("rows", "1");
   q.set("col", String(col));
   onSchemeChange(() => tl.draw());
+  window.addEventListener(TZ_EVENT, () => {
+    if (holder.isConnected) tl.describe();
+  });
   return () =>
     void getJSON<HeatmapJSON>(`${api}/heatmap?${q}`).then(
       (d) => tl.setData(d, prof.t0_ns),
@@ -340,11 +345,15 @@ async function stackChart(
   const chart = new StackChart(tree, d, {
     group,
     originNs: prof.t0_ns,
+    clock: new Clock(prof.t0_ns, prof.wall),
     periodNs: prof.frequency_hz > 0 ? 1e9 / prof.frequency_hz : medianGap(d),
     onHover: (i) => graph.highlight(i),
     onClick: (i) => zoom(i),
   });
   graph.onHover = (i) => chart.highlight(i);
+  window.addEventListener(TZ_EVENT, () => {
+    if (chart.el.isConnected) chart.invalidate();
+  });
   const select = h(
     "select",
     { attrs: { "data-testid": "stacks-group", "aria-label": "stack chart lanes" } },
@@ -466,7 +475,7 @@ function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchPar
     const target = `/p/${encodeURIComponent(id)}/diff?${q}`;
     const back = $<HTMLAnchorElement>("[data-testid=range] a");
     if (back) rememberBack(target, back.href);
-    location.assign(target);
+    location.assign(withTZ(target));
   });
   toolbar.append(form);
 }

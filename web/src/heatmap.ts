@@ -7,8 +7,9 @@
 import { emptyCell, heatColor, type Scale, scaleValue } from "./colors";
 import { clear, fmtInt, h, Tooltip } from "./dom";
 import { type Cell, CellSelect, Grid, legend, mapHandlers } from "./grid";
-import { fmtDuration, fmtSeconds, fmtTick } from "./state";
+import { fmtDuration, fmtSeconds } from "./state";
 import type { HeatmapJSON } from "./types";
+import { axis, type Clock } from "./wallclock";
 
 // Selection is a time range as offsets from the profile's T0, half-open.
 export interface Selection {
@@ -19,6 +20,7 @@ export interface Selection {
 
 export interface HeatmapOptions {
   originNs: number; // the profile's T0; offsets are relative to it
+  clock?: Clock; // the profile's wall clock, for times of day
   scale: Scale;
   onSelect(sel: Selection): void;
   onRows(rows: number): void; // the user took the offer of fewer rows
@@ -162,7 +164,8 @@ export class HeatmapView {
       }
     }
     const shift = d.t0_ns - this.opt.originNs;
-    g.drawXLabels(base, (c) => fmtTick(shift + c * d.col_ns, d.col_ns));
+    const x = axis(this.opt.clock, d.col_ns);
+    g.drawXLabels(base, (c) => x.label(shift + c * d.col_ns), x.gap);
     const marks: { row: number; text: string }[] = [];
     const unit = 1e6;
     for (let r = d.rows; r >= 0; r--) {
@@ -170,7 +173,7 @@ export class HeatmapView {
       const v = ns / unit;
       marks.push({ row: d.rows - r, text: Number.isInteger(v) ? String(v) : v.toFixed(1) });
     }
-    g.drawYLabels(marks.reverse(), "ms \u2191  s \u2192");
+    g.drawYLabels(marks.reverse(), `ms \u2191  ${x.unit} \u2192`);
     clear(this.legendBox);
     this.legendBox.append(
       legend((t) => heatColor(t), "0", fmtInt(d.max), this.opt.scale === "log" ? "samples (enhanced)" : "samples"),
@@ -211,7 +214,7 @@ export class HeatmapView {
     const i = this.index(c);
     const [s, e] = this.cellRange(i, i);
     const n = (d.counts[c.col] || [])[r] || 0;
-    return [`${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s`, `column ${c.col}, +${fmtDuration((r * d.col_ns) / d.rows)}`, `${fmtInt(n)} samples`];
+    return [`${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s${this.opt.clock?.suffix(s, e) ?? ""}`, `column ${c.col}, +${fmtDuration((r * d.col_ns) / d.rows)}`, `${fmtInt(n)} samples`];
   }
 
   // cellRange returns [start, end) offsets from T0 of cells a..b inclusive.
@@ -249,7 +252,7 @@ export class HeatmapView {
     const waiting = this.sel.waiting();
     const prefix = waiting && a === b ? "Start " : "";
     const suffix = waiting ? " — click the last cell" : "";
-    this.status.textContent = `${prefix}${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s (${fmtDuration(e - s)}) · ${fmtInt(this.sum(a, b))} samples${suffix}`;
+    this.status.textContent = `${prefix}${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s (${fmtDuration(e - s)})${this.opt.clock?.suffix(s, e) ?? ""} · ${fmtInt(this.sum(a, b))} samples${suffix}`;
   }
 
   private drawOverlay(): void {

@@ -11,6 +11,7 @@ import { emptyCell, coreColor, systemColor } from "./colors";
 import { $, clear, fmtPct, h, setupCanvas, Tooltip } from "./dom";
 import { currentParams, updateURL } from "./state";
 import type { ViewData } from "./types";
+import { fmtClock, TZ_EVENT, withTZ, zone, zoneName } from "./wallclock";
 
 interface NightCapture {
   id: string;
@@ -76,20 +77,11 @@ const LABEL_W = 56; // px left of the map for CPU labels
 const MARK_H = 14; // px above the map for markers and capture boundaries
 const MIN_SPAN = 10e9; // the finest host range: 10 s, one-second buckets
 
-// Times in the page's zone: UTC, or the browser's with tz=local.
+// fmtWall writes a time of day in the page's zone (UTC, or the browser's
+// with tz=local; see wallclock.ts), with the date and the zone's name when
+// withDate.
 function fmtWall(ns: number, withDate = true): string {
-  const d = new Date(ns / 1e6);
-  const local = currentParams().get("tz") === "local";
-  const p = (n: number, w = 2) => String(n).padStart(w, "0");
-  const Y = local ? d.getFullYear() : d.getUTCFullYear();
-  const M = local ? d.getMonth() + 1 : d.getUTCMonth() + 1;
-  const D = local ? d.getDate() : d.getUTCDate();
-  const hh = local ? d.getHours() : d.getUTCHours();
-  const mm = local ? d.getMinutes() : d.getUTCMinutes();
-  const ss = local ? d.getSeconds() : d.getUTCSeconds();
-  const ms = local ? d.getMilliseconds() : d.getUTCMilliseconds();
-  const time = `${p(hh)}:${p(mm)}:${p(ss)}.${p(ms, 3).slice(0, 1)}`;
-  return (withDate ? `${Y}-${p(M)}-${p(D)} ` : "") + time + (local ? "" : "Z");
+  return withDate ? `${fmtClock(ns, true)} ${zoneName(zone(), ns)}` : fmtClock(ns);
 }
 
 function iso(ns: number): string {
@@ -111,10 +103,8 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     if (errBox) errBox.textContent = errorMessage(e);
   };
   const measureSel = $<HTMLSelectElement>("#night-measure");
-  const tzSel = $<HTMLSelectElement>("#night-tz");
   const params = currentParams();
   if (measureSel) measureSel.value = params.get("measure") === "system" ? "system" : "busy";
-  if (tzSel) tzSel.value = params.get("tz") === "local" ? "local" : "utc";
 
   let grid: NightGrid | null = null;
   let markers: Marker[] = [];
@@ -296,7 +286,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
       // A click: hand over to the capture's own views.
       const cell = cellAt(ev);
       const link = cell && cellLink(cell.r, cell.b, cell.t);
-      if (link) location.href = link;
+      if (link) location.href = withTZ(link);
       return;
     }
     const a = timeAt(g, Math.max(LABEL_W, Math.min(d.x0, d.x1)));
@@ -329,8 +319,9 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     draw();
     void loadHotspots();
   });
-  tzSel?.addEventListener("change", () => {
-    updateURL({ tz: tzSel.value === "local" ? "local" : null }, false);
+  // The header's Times toggle (wallclock.ts) has put the zone in the URL.
+  window.addEventListener(TZ_EVENT, () => {
+    if (!map.isConnected) return;
     draw();
     showRange();
     void loadHotspots();
@@ -422,7 +413,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
         const li = h(
           "li",
           { attrs: { "data-testid": "night-hotspot" } },
-          h("a", { text: `cpu ${s.cpu} · ${s.approximate ? "≈ " : ""}${fmtWall(s.start_ns)} – ${fmtWall(s.end_ns, false)}`, attrs: { href: s.flame_url } }),
+          h("a", { text: `cpu ${s.cpu} · ${s.approximate ? "≈ " : ""}${fmtClock(s.start_ns, true)}–${fmtClock(s.end_ns)} ${zoneName(zone(), s.start_ns)}`, attrs: { href: s.flame_url } }),
           h("span", { text: ` busy ${fmtPct(s.busy)}, system ${fmtPct(s.system)}, score ${Math.round(s.score)} ` }),
           what ? h("span", { class: "what", text: what }) : null,
           h("span", { class: "capture", text: ` · capture ${s.capture_name || s.capture} ` }),

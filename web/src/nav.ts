@@ -7,6 +7,7 @@
 // Anything unexpected falls back to a normal navigation.
 
 import { getJSON } from "./api";
+import { withTZ } from "./wallclock";
 
 const prefetched = new Map<string, Promise<unknown>>();
 
@@ -26,6 +27,7 @@ export function fetchJSON<T>(url: string): Promise<T> {
 
 // navigate shows url's page in place and boots it.
 export async function navigate(url: string, boot: () => void): Promise<void> {
+  url = withTZ(url);
   try {
     const res = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });
     if (!res.ok || !(res.headers.get("Content-Type") || "").startsWith("text/html")) throw new Error("not a page");

@@ -22,6 +22,7 @@ import {
   updateURL,
 } from "./state";
 import type { CoresJSON, HeatmapJSON, HotspotReport, ViewData } from "./types";
+import { Clock, TZ_EVENT } from "./wallclock";
 
 // HOT_PARAMS are the URL parameters the hot spots read: the filters and
 // what they measure (docs/hotspots.md). The cores map's bucket is left out:
@@ -34,6 +35,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
   const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
   if (!prof || !api) return;
   const origin = prof.t0_ns;
+  const clock = new Clock(origin, prof.wall);
   const flameBase = `/p/${encodeURIComponent(prof.id)}/flame`;
   const uploadMark = takeHandOff("upload");
   const sentMark = takeHandOff("upload-sent");
@@ -62,6 +64,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
   const heat = heatEl
     ? new HeatmapView(heatEl, {
         originNs: origin,
+        clock,
         scale: scaleOf(currentParams()),
         onSelect: (s) => open({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs) }),
         onRows: (rows) => {
@@ -84,6 +87,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
   const cores = coresEl
     ? new CoresView(coresEl, {
         originNs: origin,
+        clock,
         onSelect: (s) => open({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs), cpu: cpuList(s.cpus) }),
         onMeasure: () => void refreshHotspots(currentParams(), false),
       })
@@ -194,6 +198,12 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     if (heatEl && !heatEl.isConnected) return;
     heat?.render();
     cores?.restyle();
+  });
+  // The Times toggle redraws the axes in the zone asked for.
+  window.addEventListener(TZ_EVENT, () => {
+    if (heatEl && !heatEl.isConnected) return;
+    heat?.render();
+    cores?.render();
   });
   let resizeTimer = 0;
   window.addEventListener("resize", () => {

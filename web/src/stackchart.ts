@@ -15,6 +15,7 @@ import { clear, fmtInt, h, onNextFrame, type Pointer, setupCanvas, Tooltip } fro
 import type { Tree } from "./flame";
 import { fmtDuration, fmtTick } from "./state";
 import type { SamplesJSON } from "./types";
+import type { Clock } from "./wallclock";
 
 export type LaneGroup = "cpu" | "thread";
 
@@ -45,6 +46,7 @@ interface Lane {
 export interface StackChartOptions {
   group: LaneGroup;
   originNs: number; // the profile's T0: axis labels are offsets from it
+  clock?: Clock; // the profile's wall clock: axis labels are then times of day
   periodNs: number; // the sampling period: how long a sample stands for
   onHover(node: number): void; // -1 when the pointer leaves the boxes
   onClick(node: number): void;
@@ -325,7 +327,7 @@ export class StackChart {
   private drawAxis(ctx: CanvasRenderingContext2D, W: number, ink: string): void {
     const span = this.spanNs;
     const steps = [1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10, 2e10, 6e10, 3e11, 6e11, 3.6e12];
-    const step = steps.find((s) => (s / span) * W >= 80) ?? span;
+    const step = steps.find((s) => (s / span) * W >= (this.opt.clock?.shown ? 110 : 80)) ?? span;
     const start = this.data.start_ns - this.opt.originNs;
     ctx.fillStyle = ink;
     ctx.font = "10px system-ui, sans-serif";
@@ -334,7 +336,7 @@ export class StackChart {
     for (let t = Math.ceil(start / step) * step; t <= start + span; t += step) {
       const x = Math.round(this.x(t - start));
       ctx.fillRect(x, AXIS_H - 5, 1, 4);
-      const label = fmtTick(t, step) + " s";
+      const label = this.opt.clock?.shown ? this.opt.clock.mark + this.opt.clock.tick(t, step) : fmtTick(t, step) + " s";
       const w = ctx.measureText(label).width;
       ctx.fillText(label, Math.min(Math.max(0, x + 2), W - w - 1), AXIS_H / 2 - 1);
     }
@@ -448,7 +450,7 @@ export class StackChart {
     return [
       t.name(node) || "(unnamed)",
       `${t.kind(node)}${dso ? " · " + dso : ""}`,
-      `${((start + x0) / 1e9).toFixed(3)}–${((start + x1) / 1e9).toFixed(3)} s (${fmtDuration(x1 - x0)}) on ${lane.label}`,
+      `${((start + x0) / 1e9).toFixed(3)}–${((start + x1) / 1e9).toFixed(3)} s (${fmtDuration(x1 - x0)})${this.opt.clock?.suffix(start + x0, start + x1) ?? ""} on ${lane.label}`,
       "click to zoom the flame graph to this frame",
     ];
   }

@@ -8,12 +8,14 @@
 import { clear, h, setupCanvas } from "./dom";
 import { fmtDuration } from "./state";
 import type { HeatmapJSON } from "./types";
+import type { Clock } from "./wallclock";
 
 export interface TimelineOptions {
   durNs: number; // the capture's span from T0 (offsets run 0..durNs)
   startNs: number; // the page's range, offsets from T0
   endNs: number;
   base?: [number, number] | null; // a differential page's base range, shown alone
+  clock?: Clock; // the capture's wall clock, for times of day
   onChange(startNs: number, endNs: number): void;
 }
 
@@ -140,9 +142,11 @@ export class MiniTimeline {
     ctx.fillRect(bx1 - 3, H / 2 - 8, 3, 16);
   }
 
-  private describe(): void {
+  // describe says what the brush holds, in seconds from T0 and, when the
+  // capture has a wall clock and the URL asks for it, in time of day.
+  describe(): void {
     const s = (ns: number) => (ns / 1e9).toFixed(ns % 1e9 === 0 ? 0 : 3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
-    const text = `${s(this.start)}–${s(this.end)} s (${fmtDuration(this.end - this.start)}) of ${s(this.opt.durNs)} s`;
+    const text = `${s(this.start)}–${s(this.end)} s (${fmtDuration(this.end - this.start)}) of ${s(this.opt.durNs)} s${this.opt.clock?.suffix(this.start, this.end) ?? ""}`;
     this.label.textContent = text;
     this.canvas.setAttribute("aria-valuenow", String(this.start / 1e9));
     this.canvas.setAttribute("aria-valuetext", text);

@@ -2,6 +2,8 @@
 // the JSON API responses (docs/contracts.md). Times are integer nanoseconds;
 // every range is half-open [start, end).
 
+import type { WallJSON } from "./wallclock";
+
 export interface EventCount {
   name: string;
   samples: number;
@@ -17,6 +19,7 @@ export interface ProfileSummary {
   cpus: number;
   frequency_hz: number;
   events?: EventCount[] | string[] | null;
+  wall?: WallJSON; // the wall-clock anchor, when known
 }
 
 export interface ViewData {
