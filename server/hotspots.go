@@ -90,6 +90,14 @@ func (hc *hotCache) join(key string, compute func(ctx context.Context) (*subseco
 	return e
 }
 
+// computed reports whether the list of key has been computed and kept.
+func (hc *hotCache) computed(key string) bool {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	e, ok := hc.m[key]
+	return ok && isDone(e) && e.err == nil
+}
+
 // leave counts a waiter of e out; the last one's leaving cancels e after
 // the linger unless another joins meanwhile.
 func (hc *hotCache) leave(e *hotEntry) {
@@ -128,7 +136,9 @@ var errPending = errors.New("hot spots are still being computed")
 
 // hotspotList returns the hot spots of the request's profile for q: every
 // episode, each linked to its flame graph, waiting at most wait (0: until
-// done or the request ends). The report is the caller's to cut to a limit.
+// done or the request ends; negative: only a list computed before, else
+// errPending without starting a computation). The report is the caller's
+// to cut to a limit.
 func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) (*subsecond.HotspotReport, error) {
 	id := chi.URLParam(r, "id")
 	p, err := s.store.Profile(r.Context(), id)
@@ -137,6 +147,9 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) (*su
 	}
 	if err := s.checkCoresCost(p, q); err != nil {
 		return nil, err
+	}
+	if wait < 0 && !s.hot.computed(hotKey(id, q)) {
+		return nil, errPending
 	}
 	all := *q
 	all.Limit = 0 // the cache keeps every episode; requests cut the list

@@ -68,6 +68,34 @@ func TestHotspotsPending(t *testing.T) {
 	}
 }
 
+// TestHotspotsPageLarge: the page of a capture above the page's size for
+// waiting does not compute its hot spots, so that they never hold back the
+// heatmaps its script draws; it marks the list pending for the script, and
+// lists it once the API has computed it.
+func TestHotspotsPageLarge(t *testing.T) {
+	eng := gatedEngine{release: make(chan struct{}), calls: new(atomic.Int32)}
+	e := newEnv(t, Config{Engine: eng})
+	p := e.upload(perfText(2, 100, 3), "x")
+	e.server().pageHotSamples = p.Samples - 1
+
+	res, b := e.do("GET", "/p/"+p.ID+"?comm=kubelet", nil)
+	if res.StatusCode != 200 || !strings.Contains(string(b), `data-testid="hotspots" data-pending`) {
+		t.Fatalf("page of a large capture = %d; want the list marked pending:\n%s", res.StatusCode, b)
+	}
+	if n := eng.calls.Load(); n != 0 {
+		t.Errorf("the page of a large capture computed hot spots %d times; want none, left to its script", n)
+	}
+	close(eng.release)
+	e.do("GET", "/api/profiles/"+p.ID+"/hotspots?comm=kubelet", nil)
+	_, b = e.do("GET", "/p/"+p.ID+"?comm=kubelet", nil)
+	if strings.Contains(string(b), "data-pending") || !strings.Contains(string(b), `<span class="comm">kubelet</span>`) {
+		t.Errorf("page of a large capture after the API computed its hot spots does not list them:\n%s", b)
+	}
+	if n := eng.calls.Load(); n != 1 {
+		t.Errorf("hot spots computed %d times; want once", n)
+	}
+}
+
 func TestHotspotsLimit(t *testing.T) {
 	eng := gatedEngine{release: make(chan struct{}), calls: new(atomic.Int32), spots: 250}
 	close(eng.release)

@@ -147,6 +147,9 @@ type Server struct {
 	maxCells  int64
 	maxNodes  int
 	hot       hotCache
+	// pageHotSamples is the largest capture, in samples, whose profile
+	// page waits for its hot spots (pageHotspotSamples).
+	pageHotSamples int64
 
 	minRate    int64
 	rateWindow time.Duration
@@ -177,6 +180,8 @@ func New(cfg Config) *Server {
 		heavy:     newGate(cfg.MaxHeavy, cfg.HeavyQueue, cfg.HeavyWait),
 		maxCells:  cfg.MaxCells,
 		maxNodes:  cfg.MaxNodes,
+
+		pageHotSamples: pageHotspotSamples,
 	}
 	if s.maxCells <= 0 {
 		s.maxCells = DefaultMaxCells
