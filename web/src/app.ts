@@ -21,7 +21,7 @@ function boot(): void {
   setupTZ();
   switch (page) {
     case "index":
-      setupUpload();
+      setupUpload(boot);
       profileList(vd);
       break;
     case "profile":

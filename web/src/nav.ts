@@ -18,11 +18,12 @@ export function prefetchJSON(url: string): void {
   prefetched.set(url, p);
 }
 
-// fetchJSON returns the prefetched answer for url, or fetches it.
-export function fetchJSON<T>(url: string): Promise<T> {
+// fetchJSON returns the prefetched answer for url, or fetches it (with
+// signal, when given: a prefetched answer cannot be aborted).
+export function fetchJSON<T>(url: string, signal?: AbortSignal): Promise<T> {
   const p = prefetched.get(url);
   prefetched.delete(url);
-  return (p as Promise<T>) || getJSON<T>(url);
+  return (p as Promise<T>) || getJSON<T>(url, signal);
 }
 
 // navigate shows url's page in place and boots it.

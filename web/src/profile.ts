@@ -6,7 +6,7 @@ import { onSchemeChange, type Scale } from "./colors";
 import { autoBucket, CoresView, measureOf } from "./cores";
 import { $, clear, fmtPct, h } from "./dom";
 import { HeatmapView } from "./heatmap";
-import { navigate, prefetchJSON } from "./nav";
+import { fetchJSON, navigate, prefetchJSON } from "./nav";
 import {
   cpuList,
   currentParams,
@@ -14,6 +14,7 @@ import {
   flameAPI,
   fmtOffset,
   handOff,
+  heatmapAPI,
   now,
   pick,
   recordTiming,
@@ -112,15 +113,16 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     const signal = ctl.signal;
     const t0 = performance.now();
     document.body.dataset.rendered = "0";
-    const hq = pick(p, [...FILTER_PARAMS, "rows", "col"]);
     const cq = pick(p, [...FILTER_PARAMS, "bucket"]);
     const jobs: Promise<void>[] = [];
     cores?.setMeasure(measureOf(p));
     if (heat) {
       heat.setScale(scaleOf(p));
       jobs.push(
-        getJSON<HeatmapJSON>(`${api}/heatmap?${hq}`, signal).then(
+        // After an upload, the upload page has fetched it already.
+        fetchJSON<HeatmapJSON>(heatmapAPI(api, p), signal).then(
           (d) => {
+            if (signal.aborted) return;
             if (d.total === 0) heat.showMessage(noSamples(p), "empty");
             else heat.setData(d);
             recordTiming("heatmap", performance.now() - t0);

@@ -63,6 +63,12 @@ export function updateURL(changes: Record<string, string | null>, push: boolean)
   return p;
 }
 
+// heatmapAPI returns the JSON API URL of the offset heatmap that a profile
+// page with query p shows.
+export function heatmapAPI(api: string, p: URLSearchParams): string {
+  return `${api}/heatmap?${pick(p, [...FILTER_PARAMS, "rows", "col"])}`;
+}
+
 // flameAPI returns the JSON API URL of the flame graph (or, for diff, the
 // differential graph, in format, json by default) that a flame page with
 // query p shows.

@@ -3,7 +3,8 @@
 // server answers, a clear error, or straight on to the new profile.
 
 import { $, h } from "./dom";
-import { handOff } from "./state";
+import { navigate, prefetchJSON } from "./nav";
+import { handOff, heatmapAPI } from "./state";
 
 interface UploadResponse {
   profile?: { id: string };
@@ -12,7 +13,9 @@ interface UploadResponse {
   error?: string;
 }
 
-export function setupUpload(): void {
+// setupUpload wires the index page's upload form; boot fills the profile
+// page that a finished upload opens in place.
+export function setupUpload(boot: () => void): void {
   const form = $<HTMLFormElement>("#upload-form");
   const input = $<HTMLInputElement>("#upload-file");
   const drop = $("#upload-drop");
@@ -101,7 +104,10 @@ export function setupUpload(): void {
       if (!dest) return fail("Upload failed: the server's answer named no profile.");
       if (progress) progress.value = 100;
       statusEl.textContent = body.existed ? "Already stored — opening…" : "Done — opening…";
-      location.assign(dest);
+      // Open the profile page in place, its heatmap's data fetched beside
+      // its HTML: a full load would fetch and run the script again first.
+      if (id) prefetchJSON(heatmapAPI(`/api/profiles/${encodeURIComponent(id)}`, new URLSearchParams(dest.split("?")[1] || "")));
+      void navigate(dest, boot);
     });
     handOff("upload");
     xhr.send(file);
