@@ -12,6 +12,7 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/pressly/goose/v3 v3.30.0
 	github.com/schollz/progressbar/v3 v3.19.1
+	google.golang.org/protobuf v1.36.12
 )
 
 require (

@@ -400,7 +400,11 @@ func TestPprof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := g.Pprof()
+	var buf bytes.Buffer
+	if err := g.WritePprof(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,10 @@ const (
 	DefaultMaxCells = 1_000_000
 	// DefaultMaxNodes bounds the nodes of one flame graph sent or
 	// exported: 250,000 nodes take about 30 MB to write as JSON. A pprof
-	// export costs PprofNodeCost times as much per node (1.3 KB), so its
-	// bound is a PprofNodeCost-th of the limit.
+	// export holds more per node (a sample per node, command, CPU, pid and
+	// tid, and gzip's state: about 160 bytes a node on the deep real
+	// capture, 2.5 times its JSON), so its bound is a PprofNodeCost-th of
+	// the limit.
 	DefaultMaxNodes = 250_000
 	// PprofNodeCost is how many times a node of a pprof export costs what
 	// a node of the other formats does.
