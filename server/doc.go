@@ -38,6 +38,7 @@
 // # Hosts (a host's captures as one wall-clock night)
 //
 //	GET    /api/hosts                    {"hosts": [...]}: captures, samples, span of each host
+//	GET    /api/hosts/{host}/captures    {"captures": [...]}: the host's captures placed on its night, in time order
 //	GET    /api/hosts/{host}/timeline    cores × time grid: from, to (RFC 3339 or Unix s), bucket (≥ 1 s; columns × CPUs ≤ max cells)
 //	GET    /api/hosts/{host}/hotspots    episodes across the night, with links: measure=busy|system, threshold, min (≥ 1 s), limit, near
 //	GET    /api/hosts/{host}/comms       comm's share and the comms that jump: comm, from, to, bucket, limit

@@ -73,6 +73,23 @@ func (s *Server) listHosts(w http.ResponseWriter, r *http.Request) {
 	s.json(w, http.StatusOK, timeline.HostList{Hosts: timeline.Hosts(list)})
 }
 
+// hostCaptures handles GET /api/hosts/{host}/captures: the host's
+// captures placed on its night, in time order (timeline.CaptureList), from
+// the profiles' metadata alone.
+func (s *Server) hostCaptures(w http.ResponseWriter, r *http.Request) {
+	host, err := hostParam(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	list, err := timeline.Captures(r.Context(), s.source(), host)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.json(w, http.StatusOK, list)
+}
+
 // hostTimeline handles GET /api/hosts/{host}/timeline?from=&to=&bucket=:
 // the cores × time grid of the host's night (timeline.Grid), from the
 // captures' summaries, its columns × CPUs bounded by the server's cell

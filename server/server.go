@@ -252,6 +252,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get("/api/profiles/{id}/samples", s.samples)
 
 		r.Get("/api/hosts", s.listHosts)
+		r.Get("/api/hosts/{host}/captures", s.hostCaptures)
 		r.Get("/api/hosts/{host}/timeline", s.hostTimeline)
 		r.Get("/api/hosts/{host}/hotspots", s.hostHotspots)
 		r.Get("/api/hosts/{host}/comms", s.hostComms)

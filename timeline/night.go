@@ -120,6 +120,28 @@ func HostCaptures(ctx context.Context, src Source, host string) ([]Capture, int,
 	return caps, un, nil
 }
 
+// CaptureList is a host's captures placed on its night, in time order, as
+// the API's /api/hosts/{host}/captures and `subsecond hosts HOST --format
+// json` write it; Unanchored counts those without a wall clock, which are
+// not listed.
+type CaptureList struct {
+	Host       string    `json:"host"`
+	Captures   []Capture `json:"captures"`
+	Unanchored int       `json:"unanchored"`
+}
+
+// Captures returns host's CaptureList (see HostCaptures).
+func Captures(ctx context.Context, src Source, host string) (*CaptureList, error) {
+	caps, un, err := HostCaptures(ctx, src, host)
+	if err != nil {
+		return nil, err
+	}
+	if caps == nil {
+		caps = []Capture{}
+	}
+	return &CaptureList{Host: host, Captures: caps, Unanchored: un}, nil
+}
+
 // Grid is a host's cores × time map over [From, To) in wall-clock Unix
 // nanoseconds, Buckets columns of Bucket nanoseconds. Samples, Busy and
 // System are indexed [cpu row][bucket]; Busy and System are fractions of

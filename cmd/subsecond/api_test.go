@@ -53,6 +53,7 @@ func TestCLIMatchesAPI(t *testing.T) {
 		{[]string{"flamegraph", id, "--start2", "0", "--end2", "3", "--start", "3s", "--end", "7"}, "/api/profiles/" + id + "/diff?start2=0&end2=3&start=3&end=7"},
 		{[]string{"flamegraph", id, "--start2", "0", "--end2", "3", "--format", "folded"}, "/api/profiles/" + id + "/diff?start2=0&end2=3&format=folded"},
 		{[]string{"hosts"}, "/api/hosts"},
+		{[]string{"hosts", "node-1"}, "/api/hosts/node-1/captures"},
 		{[]string{"timeline", "--host", "node-1"}, "/api/hosts/node-1/timeline"},
 		{[]string{"timeline", "--host", "node-1", "--from", "2026-11-30T03:01:00Z", "--to", "1796007780", "--bucket", "5s"},
 			"/api/hosts/node-1/timeline?from=1796007660&to=2026-11-30T03:03:00Z&bucket=5000ms"},

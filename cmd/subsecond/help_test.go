@@ -208,7 +208,7 @@ func firstLine(s string) string {
 func TestExtraArguments(t *testing.T) {
 	extra := map[string][]string{
 		"list":       {"extra"},
-		"hosts":      {"extra"},
+		"hosts":      {"HOST", "extra"},
 		"info":       {"ID", "extra"},
 		"prune":      {"--older-than", "72h", "extra"},
 		"timeline":   {"--host", "h", "extra"},

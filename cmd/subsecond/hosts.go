@@ -70,14 +70,18 @@ func approx(a bool) string {
 	return ""
 }
 
-// runHosts implements `subsecond hosts [--db PATH] [--format text|json]`.
+// runHosts implements `subsecond hosts [--db PATH] [--format text|json]
+// [HOST]`.
 func runHosts(ctx context.Context, e env) error {
-	r := newReadFlags("hosts", "Usage: subsecond hosts [--db PATH] [--format text|json]\n\nLists the hosts of the stored captures: how many captures, samples, and the\nwall-clock span they cover (≈ when some capture's time is an estimate).")
-	s, err := r.open(ctx, e, 0, 0, "")
+	r := newReadFlags("hosts", "Usage: subsecond hosts [--db PATH] [--format text|json] [HOST]\n\nLists the hosts of the stored captures: how many captures, samples, and the\nwall-clock span they cover (≈ when some capture's time is an estimate).\nWith HOST, lists that host's captures in time order, where each lies on its\nnight.")
+	s, err := r.open(ctx, e, 0, 1, "HOST")
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if host := r.fs.Arg(0); host != "" {
+		return hostCaptures(ctx, e, s, host, *r.format)
+	}
 	list, err := s.List(ctx)
 	if err != nil {
 		return err
@@ -94,6 +98,28 @@ func runHosts(ctx context.Context, e env) error {
 			from, to = approx(h.Approximate)+wallTime(h.Start), approx(h.Approximate)+wallTime(h.End)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d\n", h.Host, h.Captures, h.Samples, from, to, h.Unanchored)
+	}
+	return tw.Flush()
+}
+
+// hostCaptures prints host's captures placed on its night
+// (timeline.Captures), as a table or as the API's JSON.
+func hostCaptures(ctx context.Context, e env, s *store.Store, host, format string) error {
+	list, err := timeline.Captures(ctx, newNight(s), host)
+	if err != nil {
+		return fmt.Errorf("hosts: %w", err)
+	}
+	if format == "json" {
+		return json.NewEncoder(e.stdout).Encode(list) // as the API sends it
+	}
+	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tFROM (UTC)\tTO (UTC)\tSAMPLES\tCLOCK")
+	for _, c := range list.Captures {
+		a := approx(c.Approximate)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.ID, c.Name, a+wallTime(c.Start), a+wallTime(c.End), c.Samples, c.Source)
+	}
+	if list.Unanchored > 0 {
+		fmt.Fprintf(tw, "(%d more without wall-clock time)\n", list.Unanchored)
 	}
 	return tw.Flush()
 }

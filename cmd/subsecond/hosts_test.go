@@ -20,6 +20,19 @@ func TestNightCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "node-1") || !strings.Contains(out, "2026-11-30T03:00:00.") || !strings.Contains(out, "2026-11-30T03:06:00.") {
 		t.Errorf("hosts: %v\n%s; want node-1 from 03:00 to 03:06", err, out)
 	}
+	// A host's captures, in time order: two back to back, the pause, two
+	// more.
+	out, _, err = runStoreCmd(t, "", "hosts", "--db", db, "node-1")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) != 5 || !strings.HasPrefix(lines[0], "ID ") ||
+		!strings.Contains(lines[1], "2026-11-30T03:00:00.") || !strings.Contains(lines[2], "2026-11-30T03:01:00.") ||
+		!strings.Contains(lines[3], "2026-11-30T03:04:00.") || !strings.Contains(lines[4], "2026-11-30T03:05:00.") ||
+		!strings.HasSuffix(lines[1], "realtime") {
+		t.Errorf("hosts node-1: %v\n%s; want its 4 captures from 03:00, 03:01, 03:04 and 03:05, on the realtime clock", err, out)
+	}
+	if _, _, err := runStoreCmd(t, "", "hosts", "--db", db, "node-9"); err == nil || !strings.Contains(err.Error(), `host "node-9"`) {
+		t.Errorf("hosts node-9 = %v; want an error naming the unknown host", err)
+	}
 
 	out, _, err = runStoreCmd(t, "", "timeline", "--db", db, "--host", "node-1", "--bucket", "10s", "--measure", "system")
 	if err != nil {
@@ -49,7 +62,7 @@ func TestNightCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(out, "\n")
+	lines = strings.Split(out, "\n")
 	if len(lines) < 3 || !strings.HasPrefix(lines[2], "1  1    2026-11-30T03:04:20.") || !strings.Contains(lines[2], "kubelet") ||
 		!strings.Contains(lines[2], "before \"mlx5_core") {
 		t.Errorf("hotspots --host:\n%s\nwant CPU 1's burst at 03:04:20 first, before the watchdog marker", out)
