@@ -264,8 +264,12 @@ func TestDiffAcrossProfiles(t *testing.T) {
 		t.Errorf("diff with a base range past the base's end = %d %s; want 400 measuring start2 against the base", res.StatusCode, b)
 	}
 	res, b = e.do("GET", "/p/"+target.ID+"/diff?base="+base.ID+"&start2=0&end2=1&start=1&end=3", nil)
-	if res.StatusCode != 200 || !bytes.Contains(b, []byte("web-1cpu 0 s – 1 s")) {
-		t.Errorf("diff page across profiles = %d; want it to name the base profile and range", res.StatusCode)
+	// Its sides: host, capture and range of each.
+	if got := elementText(string(b), `<tr data-testid="diff-base">`); res.StatusCode != 200 || !strings.HasPrefix(got, "Baseline "+base.Host+" web-1cpu 0 s – 1 s (1s)") {
+		t.Errorf("diff page across profiles = %d, its baseline %q; want the base's host, name and range", res.StatusCode, got)
+	}
+	if got := elementText(string(b), `<tr data-testid="diff-target">`); !strings.HasPrefix(got, "Target "+target.Host+" "+target.Name+" 1 s – 3 s (2s)") {
+		t.Errorf("diff page across profiles: its target %q; want the target's host, name and range", got)
 	}
 }
 

@@ -203,8 +203,8 @@ func TestWallClockRangeInURLs(t *testing.T) {
 }
 
 // elementText returns the text of the element that opens with start in
-// page (up to the element's end tag, tags removed, entities decoded,
-// spaces collapsed).
+// page (up to the element's end tag, tags removed, table cells apart,
+// entities decoded, spaces collapsed).
 func elementText(page, start string) string {
 	i := strings.Index(page, start)
 	if i < 0 {
@@ -229,7 +229,8 @@ func elementText(page, start string) string {
 			j++
 		}
 	}
-	text := regexp.MustCompile(`<[^>]*>`).ReplaceAllString(rest[:j], "")
+	text := regexp.MustCompile(`</t[dh]>`).ReplaceAllString(rest[:j], " ")
+	text = regexp.MustCompile(`<[^>]*>`).ReplaceAllString(text, "")
 	return strings.Join(strings.Fields(html.UnescapeString(text)), " ")
 }
 
@@ -273,8 +274,8 @@ func TestProfilePageWallClock(t *testing.T) {
 	}
 	_, page = e.do("GET", "/p/"+ids[0]+"/diff?start=0.2&end=0.7&base="+ids[1]+"&start2=0&end2=0.5", nil)
 	// boot-a's T0, 308 s on its clock, is ≈ 17:11:06.693 on the wall.
-	if got := elementText(string(page), `<span class="wall" data-testid="range2-wall">`); got != "≈ 17:11:06.693–17:11:07.193 UTC" {
-		t.Errorf("diff heading's base wall clock = %q; want ≈ 17:11:06.693–17:11:07.193 UTC", got)
+	if got := elementText(string(page), `<span class="wall" data-testid="range2-wall">`); got != "≈ 2026-11-30 17:11:06.693–17:11:07.193 UTC" {
+		t.Errorf("diff heading's base wall clock = %q; want ≈ 2026-11-30 17:11:06.693–17:11:07.193 UTC", got)
 	}
 }
 

@@ -201,23 +201,19 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		return
 	}
 	v := r.URL.Query()
-	range2, short2 := rangeLabel(q.Range2, p.T0()), shortRange(q.Range2, p.T0())
-	var wall2 *web.WallRange
+	short2 := shortRange(q.Range2, p.T0())
+	bp := p // the base profile
 	if isDiff {
-		wall2 = web.WallOf(p, q.Range2.Start, q.Range2.End)
 		if err := needBase(v); err != nil {
 			s.error(w, r, err)
 			return
 		}
 		if q.Base != "" {
-			bp, err := s.baseProfile(r.Context(), q, v)
-			if err != nil {
+			if bp, err = s.baseProfile(r.Context(), q, v); err != nil {
 				s.error(w, r, err)
 				return
 			}
-			range2 = displayName(bp) + " " + rangeLabel(q.Range2, bp.T0())
 			short2 = displayName(bp) + " " + shortRange(q.Range2, bp.T0())
-			wall2 = web.WallOf(bp, q.Range2.Start, q.Range2.End)
 		}
 	}
 	if offsetsRedirect(w, r, q) {
@@ -247,9 +243,9 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		Diff:    isDiff,
 		Stacks:  kind == "stacks",
 		Range:   rangeLabel(q.Range, t0),
-		Range2:  range2,
 		Wall:    web.WallOf(p, q.Range.Start, q.Range.End),
-		Wall2:   wall2,
+		Base:    diffSide(bp, q.Range2),
+		Target:  diffSide(p, q.Range),
 		Filters: filters,
 		Back:    "/p/" + p.ID + query(profileParams(v)),
 		Search:  v.Get("search"),
@@ -303,6 +299,19 @@ func offsetsRedirect(w http.ResponseWriter, r *http.Request, q *Query) bool {
 		http.Redirect(w, r, r.URL.Path+query(v), http.StatusFound)
 	}
 	return moved
+}
+
+// diffSide describes range rg of p as a side of a differential graph.
+func diffSide(p *subsecond.Profile, rg subsecond.Range) web.DiffSide {
+	s := web.DiffSide{
+		Host: p.Host, HostHref: "/hosts/" + url.PathEscape(p.Host),
+		Name: displayName(p), Href: "/p/" + p.ID,
+		Range: rangeLabel(rg, p.T0()), Wall: web.WallOf(p, rg.Start, rg.End),
+	}
+	if s.Wall != nil {
+		s.Wall.Date = true // the sides may be days apart
+	}
+	return s
 }
 
 // rangeLabel describes rg for reading, as offsets from t0 rounded to the

@@ -276,13 +276,49 @@ func Host(p HostPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</p><div class=\"night-controls\"><label>Shade by <select id=\"night-measure\" data-testid=\"night-measure\"><option value=\"busy\">busy</option> <option value=\"system\">system</option></select></label> <button type=\"button\" id=\"night-out\" data-testid=\"night-out\">Zoom out</button> <button type=\"button\" id=\"night-all\" data-testid=\"night-all\">Whole night</button> <span id=\"night-range\" data-testid=\"night-range\"></span> <a id=\"night-open\" data-testid=\"night-open\" hidden>Open in the capture</a></div><div id=\"night-map\" data-testid=\"night-map\" class=\"night-map\" tabindex=\"0\" role=\"group\" aria-label=\"cores by time: drag to zoom, click a cell to open its flame graph\"></div><div id=\"night-tip\" class=\"tip\" role=\"status\" hidden></div><div id=\"night-error\" data-testid=\"night-error\" class=\"error\" role=\"alert\"></div><div class=\"night-lower\"><section class=\"night-hotspots\"><h2>Hot spots across the night</h2><ol id=\"night-hotspots\" data-testid=\"night-hotspots\"></ol></section><section class=\"night-markers\"><h2>Markers</h2><ul id=\"night-markers\" data-testid=\"night-markers\"></ul></section></div><section class=\"night-comms\"><h2>CPU share by command</h2><label>Command <input type=\"text\" id=\"night-comm\" data-testid=\"night-comm\" list=\"night-comm-list\"></label> <datalist id=\"night-comm-list\"></datalist><div id=\"night-commline\" data-testid=\"night-commline\" class=\"night-commline\" role=\"img\"></div><p>Furthest above their usual level:</p><ol id=\"night-jumps\" data-testid=\"night-jumps\"></ol></section></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</p><div class=\"night-controls\"><label>Shade by <select id=\"night-measure\" data-testid=\"night-measure\"><option value=\"busy\">busy</option> <option value=\"system\">system</option></select></label> <button type=\"button\" id=\"night-out\" data-testid=\"night-out\">Zoom out</button> <button type=\"button\" id=\"night-all\" data-testid=\"night-all\">Whole night</button> <span id=\"night-range\" data-testid=\"night-range\"></span> <a id=\"night-open\" data-testid=\"night-open\" hidden>Open in the capture</a></div><div id=\"night-map\" data-testid=\"night-map\" class=\"night-map\" tabindex=\"0\" role=\"group\" aria-label=\"cores by time: drag to zoom, Shift+drag to pick a range to compare, click a cell to open its flame graph\"></div><div id=\"night-tip\" class=\"tip\" role=\"status\" hidden></div><div id=\"night-error\" data-testid=\"night-error\" class=\"error\" role=\"alert\"></div>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = nightCompare().Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<div class=\"night-lower\"><section class=\"night-hotspots\"><h2>Hot spots across the night</h2><ol id=\"night-hotspots\" data-testid=\"night-hotspots\"></ol></section><section class=\"night-markers\"><h2>Markers</h2><ul id=\"night-markers\" data-testid=\"night-markers\"></ul></section></div><section class=\"night-comms\"><h2>CPU share by command</h2><label>Command <input type=\"text\" id=\"night-comm\" data-testid=\"night-comm\" list=\"night-comm-list\"></label> <datalist id=\"night-comm-list\"></datalist><div id=\"night-commline\" data-testid=\"night-commline\" class=\"night-commline\" role=\"img\"></div><p>Furthest above their usual level:</p><ol id=\"night-jumps\" data-testid=\"night-jumps\"></ol></section></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			return nil
 		})
 		templ_7745c5c3_Err = page(p.Layout, "host").Render(templ.WithChildren(ctx, templ_7745c5c3_Var10), templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		return nil
+	})
+}
+
+// nightCompare is the host page's Compare panel, which the script fills
+// (nightcompare.ts): a target range and its baseline, possibly in another
+// capture, and the link to their differential flame graph.
+func nightCompare() templ.Component {
+	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
+		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
+			return templ_7745c5c3_CtxErr
+		}
+		templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
+		if !templ_7745c5c3_IsBuffer {
+			defer func() {
+				templ_7745c5c3_BufErr := templruntime.ReleaseBuffer(templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err == nil {
+					templ_7745c5c3_Err = templ_7745c5c3_BufErr
+				}
+			}()
+		}
+		ctx = templ.InitializeContext(ctx)
+		ctx = templ.ClearChildren(ctx)
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<section id=\"night-compare\" class=\"night-compare\" data-testid=\"night-compare\" aria-labelledby=\"compare-heading\"><h2 id=\"compare-heading\">Compare</h2><p id=\"compare-hint\" class=\"hint\" aria-live=\"polite\">Shift+drag across the map to pick a range to compare.</p><div id=\"compare-body\" hidden><table class=\"compare-sides\"><tr><th scope=\"row\">Target</th><td id=\"compare-target\" data-testid=\"compare-target\">none yet</td></tr><tr><th scope=\"row\">Baseline</th><td><select id=\"compare-mode\" data-testid=\"compare-mode\" aria-label=\"baseline\"><option value=\"previous\">the same place in the previous capture</option> <option value=\"earlier\">the same range, earlier by</option> <option value=\"pick\">a range Shift+dragged on the map</option></select> <label id=\"compare-minutes-label\" hidden><input id=\"compare-minutes\" data-testid=\"compare-minutes\" type=\"number\" min=\"0\" step=\"any\" value=\"10\" aria-label=\"minutes earlier\"> min</label> <span id=\"compare-base\" data-testid=\"compare-base\"></span></td></tr><tr><th scope=\"row\">CPUs</th><td><input id=\"compare-cpu\" data-testid=\"compare-cpu\" name=\"cpu\" placeholder=\"all\" aria-label=\"CPUs of both sides\"> <span class=\"hint\">the same on both sides, e.g. 2 or 0-3</span></td></tr></table><p><a id=\"compare-open\" data-testid=\"compare-open\" class=\"btn\" aria-disabled=\"true\">Open the differential flame graph</a> <button type=\"button\" id=\"compare-clear\" data-testid=\"compare-clear\">Clear</button></p></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -310,38 +346,38 @@ func wallTime(ns int64, approx bool) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if approx {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "≈ ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "≈ ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<time datetime=\"")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		var templ_7745c5c3_Var15 string
-		templ_7745c5c3_Var15, templ_7745c5c3_Err = templruntime.NewAttributeExpression(Datetime(ns)).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 100, Col: 30}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var15)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "\" data-clock=\"date\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<time datetime=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var16 string
-		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(Clock(ns, true))
+		templ_7745c5c3_Var16, templ_7745c5c3_Err = templruntime.NewAttributeExpression(Datetime(ns)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 100, Col: 68}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 140, Col: 30}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</time>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" data-clock=\"date\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var17 string
+		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(Clock(ns, true))
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 140, Col: 68}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "</time>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -156,15 +156,25 @@ type FlamePage struct {
 	StacksURL string // the stack chart of this view ("" on a differential page)
 	FlameURL  string // the flame graph of this view ("" on a differential page)
 	Range     string // "12.3 s – 14.5 s"
-	Range2    string // the base range of a differential graph
-	// Wall and Wall2 are Range and Range2 on the wall clock (Range2's on
-	// the base profile's); nil when unknown.
-	Wall, Wall2 *WallRange
-	Filters     string   // the active filters, "CPU 5 · comm gc"; "" when none
-	Back        string   // the profile page with the same filters
-	Hidden      []Option // other view parameters kept when the search form is submitted
-	Search      string
-	Exports     []Export // the graph's exports, as links
+	// Wall is Range on the wall clock; nil when unknown.
+	Wall *WallRange
+	// Base and Target are the two sides of a differential graph, from the
+	// baseline to the target.
+	Base, Target DiffSide
+	Filters      string   // the active filters, "CPU 5 · comm gc"; "" when none
+	Back         string   // the profile page with the same filters
+	Hidden       []Option // other view parameters kept when the search form is submitted
+	Search       string
+	Exports      []Export // the graph's exports, as links
+}
+
+// DiffSide is one side of a differential graph: which host, capture and
+// range it is.
+type DiffSide struct {
+	Host, HostHref string // the capture's host and its night
+	Name, Href     string // the capture and its page
+	Range          string // "12.3 s – 14.5 s (2.2s)", from the capture's T0
+	Wall           *WallRange
 }
 
 // Export is a link to the flame graph written in one export format

@@ -145,3 +145,83 @@ test('a drag zooms the night; the range goes into the URL', async () => {
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+// shiftDrag drags with Shift held from (row a, bucket a) to (row b, bucket
+// b) of the night's map: a range to compare.
+async function shiftDrag(page, [ra, ba], [rb, bb]) {
+  const a = await cellPoint(page, ra, ba);
+  const b = await cellPoint(page, rb, bb);
+  await page.keyboard.down('Shift');
+  await page.mouse.move(a.x, a.y);
+  await page.mouse.down();
+  await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2);
+  await page.mouse.move(b.x, b.y);
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+}
+
+const panel = (page, id) => page.innerText(`[data-testid=${id}]`).then((t) => t.replace(/\s+/g, ' ').trim());
+
+test('compare across captures: a Shift+dragged burst against the previous capture, a hot spot against a picked range', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  const ids = Object.fromEntries((await (await fetch(`${server.url}/api/hosts/${HOST}/captures`)).json()).captures.map((c) => [c.name, c.id]));
+  assert.deepEqual(Object.keys(ids), ['capture-0', 'capture-1', 'capture-2']);
+  await page.goto(`${server.url}/hosts/${HOST}`);
+  await page.waitForSelector('#night-map[data-buckets]');
+  assert.equal(await page.getAttribute('[data-testid=compare-open]', 'aria-disabled'), 'true');
+
+  // The burst's seconds on CPU 2: the target; by default its baseline is
+  // the same place in the capture before.
+  await shiftDrag(page, [BURST.cpu, 70], [BURST.cpu, 79]);
+  await page.waitForFunction(() => document.querySelector('[data-testid=compare-target]').textContent !== 'none yet');
+  assert.equal(await panel(page, 'compare-target'), '2026-11-30 03:01:10–03:01:20 UTC in capture-1 (10–20 s)');
+  await page.waitForFunction(() => /capture-0/.test(document.querySelector('[data-testid=compare-base]').textContent));
+  assert.equal(await panel(page, 'compare-base'), '2026-11-30 03:00:10–03:00:20 UTC in capture-0 (10–20 s)');
+  assert.equal(await page.inputValue('[data-testid=compare-cpu]'), '2');
+  assert.ok(await page.isVisible('[data-testid=pick-target]') && (await page.isVisible('[data-testid=pick-base]')));
+  await shot(page, 'host-compare', { fullPage: true });
+  await page.click('[data-testid=compare-open]');
+  await page.waitForURL(/\/diff\?/);
+  const u = new URL(page.url());
+  assert.equal(u.pathname, `/p/${ids['capture-1']}/diff`);
+  assert.deepEqual(['cpu', 'start', 'end', 'base', 'start2', 'end2'].map((k) => u.searchParams.get(k)), ['2', '10', '20', ids['capture-0'], '10', '20']);
+  await page.waitForSelector('body[data-rendered="1"]');
+
+  // The diff page says which capture and range each side is.
+  assert.equal(await panel(page, 'diff-base'), 'Baseline node-7 capture-0 10 s – 20 s (10s) 2026-11-30 03:00:10–03:00:20 UTC');
+  assert.equal(await panel(page, 'diff-target'), 'Target node-7 capture-1 10 s – 20 s (10s) 2026-11-30 03:01:10–03:01:20 UTC');
+  assert.equal(await page.getAttribute('[data-testid=diff-base] a', 'href'), `/hosts/${HOST}`);
+  await shot(page, 'diff-across-captures');
+  // The burst's function grew: it is new in the target, 0 samples before.
+  await page.waitForSelector('#changes[data-rendered="1"]');
+  const row = await page.$$eval('[data-testid=diff-functions] tbody tr', (trs) =>
+    trs.map((tr) => ({ change: tr.dataset.change, cells: [...tr.querySelectorAll('td')].map((td) => td.textContent.trim()) })).find((r) => r.cells[0].startsWith('mem_cgroup_nr_lru_pages')),
+  );
+  assert.ok(row, 'mem_cgroup_nr_lru_pages is not in the table of changes');
+  assert.equal(row.change, 'new');
+  assert.deepEqual(row.cells.slice(4, 6), ['0', String(10 * HZ)]);
+
+  // Back on the night: the hot spot as the target, against 2 minutes
+  // earlier (a time no capture holds), then against a range picked on the
+  // third capture.
+  await page.goto(`${server.url}/hosts/${HOST}`);
+  await page.waitForSelector('[data-testid=night-hotspot-compare]');
+  await page.click('[data-testid=night-hotspot-compare]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=compare-target]').textContent !== 'none yet');
+  assert.equal(await panel(page, 'compare-target'), '2026-11-30 03:01:10–03:01:20 UTC in capture-1 (10–20 s)');
+  await page.selectOption('[data-testid=compare-mode]', 'earlier');
+  await page.fill('[data-testid=compare-minutes]', '2');
+  await page.waitForFunction(() => /no capture/.test(document.querySelector('[data-testid=compare-base]').textContent));
+  assert.equal(await panel(page, 'compare-base'), 'no capture holds 02:59:10–02:59:20 UTC: choose another baseline');
+  assert.equal(await page.getAttribute('[data-testid=compare-open]', 'href'), null);
+  await page.selectOption('[data-testid=compare-mode]', 'pick');
+  await shiftDrag(page, [0, 200], [CPUS - 1, 209]);
+  await page.waitForFunction(() => /capture-2/.test(document.querySelector('[data-testid=compare-base]').textContent));
+  assert.equal(await panel(page, 'compare-base'), '2026-11-30 03:03:20–03:03:30 UTC in capture-2 (20–30 s)');
+  assert.equal(await panel(page, 'compare-target'), '2026-11-30 03:01:10–03:01:20 UTC in capture-1 (10–20 s)');
+  const href = new URL(await page.getAttribute('[data-testid=compare-open]', 'href'), server.url);
+  assert.deepEqual(['cpu', 'start', 'end', 'base', 'start2', 'end2'].map((k) => href.searchParams.get(k)), ['2', '10', '20', ids['capture-2'], '20', '30']);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

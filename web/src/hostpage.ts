@@ -11,17 +11,8 @@ import { emptyCell, coreColor, systemColor } from "./colors";
 import { $, clear, fmtPct, h, setupCanvas, Tooltip } from "./dom";
 import { currentParams, updateURL } from "./state";
 import type { ViewData } from "./types";
-import { fmtClock, TZ_EVENT, withTZ, zone, zoneName } from "./wallclock";
-
-interface NightCapture {
-  id: string;
-  name: string;
-  start_ns: number;
-  end_ns: number;
-  offset_ns: number;
-  t0_ns: number;
-  approximate: boolean;
-}
+import { NightCompare, type NightCapture } from "./nightcompare";
+import { fmtClock, fmtWallRange, TZ_EVENT, withTZ, zone, zoneName } from "./wallclock";
 
 interface NightGrid {
   host: string;
@@ -113,11 +104,18 @@ export function hostPage(vd: ViewData & { host?: string }): void {
   const canvas = h("canvas", { attrs: { "data-testid": "night-canvas" } });
   clear(map);
   map.append(canvas);
+  const compare = new NightCompare(api, map);
 
   const rowH = (g: NightGrid) => Math.max(2, Math.min(12, Math.floor(480 / Math.max(1, g.cpus.length))));
   const width = () => Math.max(300, map.clientWidth || 1000);
-  const colX = (g: NightGrid, t: number) => LABEL_W + ((t - g.from_ns) / (g.to_ns - g.from_ns)) * (width() - LABEL_W);
-  const timeAt = (g: NightGrid, x: number) => g.from_ns + ((x - LABEL_W) / (width() - LABEL_W)) * (g.to_ns - g.from_ns);
+  // The map's geometry: its columns span buckets × bucket_ns from from_ns
+  // (to_ns may end inside the last), over the width it was drawn at
+  // (drawn), which the pointer's positions are read against until it is
+  // drawn again.
+  let drawn = 0;
+  const span = (g: NightGrid) => g.buckets * g.bucket_ns;
+  const colX = (g: NightGrid, t: number) => LABEL_W + ((t - g.from_ns) / span(g)) * ((drawn || width()) - LABEL_W);
+  const timeAt = (g: NightGrid, x: number) => g.from_ns + ((x - LABEL_W) / ((drawn || width()) - LABEL_W)) * span(g);
 
   function draw(): void {
     const g = grid;
@@ -125,6 +123,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     const system = currentParams().get("measure") === "system";
     const rh = rowH(g);
     const w = width();
+    drawn = w;
     const hgt = MARK_H + rh * g.cpus.length + 18;
     const ctx = setupCanvas(canvas, w, hgt);
     ctx.clearRect(0, 0, w, hgt);
@@ -205,6 +204,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
       const x = colX(g, t);
       ctx.fillText(fmtWall(t, false), Math.min(Math.max(LABEL_W, x - 30), w - 70), MARK_H + rh * g.cpus.length + 4);
     }
+    compare.layout((t) => Math.min(w, Math.max(LABEL_W, colX(g, t))), MARK_H + rh * g.cpus.length + "px");
   }
 
   // cellAt returns the CPU row and bucket under a pointer, or null.
@@ -240,7 +240,8 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     return `/p/${encodeURIComponent(c.id)}/flame?cpu=${g.cpus[r]}&start=${secs(lo - base)}&end=${secs(hi - base)}`;
   }
 
-  let drag: { x0: number; x1: number } | null = null;
+  // A drag zooms; with Shift it picks a range to compare (NightCompare).
+  let drag: { x0: number; x1: number; y0: number; shift: boolean } | null = null;
   const sel = h("div", { class: "night-selection", attrs: { "data-testid": "night-selection" } });
   sel.hidden = true;
   map.append(sel);
@@ -253,6 +254,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
       sel.style.left = a + "px";
       sel.style.width = Math.abs(drag.x1 - drag.x0) + "px";
       sel.style.height = canvas.style.height;
+      sel.classList.toggle("picking", drag.shift);
       sel.hidden = false;
       return;
     }
@@ -273,8 +275,9 @@ export function hostPage(vd: ViewData & { host?: string }): void {
   });
   canvas.addEventListener("mouseleave", () => tip.hide());
   canvas.addEventListener("mousedown", (ev) => {
-    const x = ev.clientX - canvas.getBoundingClientRect().left;
-    drag = { x0: x, x1: x };
+    const r = canvas.getBoundingClientRect();
+    const x = ev.clientX - r.left;
+    drag = { x0: x, x1: x, y0: ev.clientY - r.top, shift: ev.shiftKey };
   });
   window.addEventListener("mouseup", (ev) => {
     const d = drag;
@@ -282,6 +285,10 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     sel.hidden = true;
     const g = grid;
     if (!d || !g) return;
+    if (d.shift) {
+      pick(g, d, ev);
+      return;
+    }
     if (Math.abs(d.x1 - d.x0) < 4) {
       // A click: hand over to the capture's own views.
       const cell = cellAt(ev);
@@ -290,9 +297,24 @@ export function hostPage(vd: ViewData & { host?: string }): void {
       return;
     }
     const a = timeAt(g, Math.max(LABEL_W, Math.min(d.x0, d.x1)));
-    const b = timeAt(g, Math.min(width(), Math.max(d.x0, d.x1)));
+    const b = timeAt(g, Math.min(drawn, Math.max(d.x0, d.x1)));
     zoomTo(a, b);
   });
+
+  // pick hands a Shift+drag to the Compare panel: the buckets it crosses
+  // (a Shift+click, the one under the pointer) and the CPUs of the rows it
+  // crosses, all of them when it crosses every row.
+  function pick(g: NightGrid, d: { x0: number; x1: number; y0: number }, ev: MouseEvent): void {
+    const bucketAt = (x: number) => Math.min(g.buckets - 1, Math.max(0, Math.floor((timeAt(g, x) - g.from_ns) / g.bucket_ns)));
+    const b0 = bucketAt(Math.min(d.x0, d.x1));
+    const b1 = bucketAt(Math.max(d.x0, d.x1));
+    const rh = rowH(g);
+    const rowAt = (y: number) => Math.min(g.cpus.length - 1, Math.max(0, Math.floor((y - MARK_H) / rh)));
+    const r0 = rowAt(Math.min(d.y0, ev.clientY - canvas.getBoundingClientRect().top));
+    const r1 = rowAt(Math.max(d.y0, ev.clientY - canvas.getBoundingClientRect().top));
+    const cpus = r0 === 0 && r1 === g.cpus.length - 1 ? null : g.cpus.slice(r0, r1 + 1);
+    void compare.pick(g.from_ns + b0 * g.bucket_ns, g.from_ns + (b1 + 1) * g.bucket_ns, cpus);
+  }
 
   function zoomTo(from: number, to: number): void {
     if (to - from < MIN_SPAN) {
@@ -328,7 +350,15 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     void loadMarkers();
   });
   window.addEventListener("popstate", () => void load());
-  window.addEventListener("resize", () => draw());
+  // Redrawn when the map's width changes: the window's, or a scroll bar's
+  // coming as the page grows.
+  let lastWidth = 0;
+  new ResizeObserver(() => {
+    if (map.clientWidth !== lastWidth) {
+      lastWidth = map.clientWidth;
+      draw();
+    }
+  }).observe(map);
 
   function showRange(): void {
     const g = grid;
@@ -413,13 +443,15 @@ export function hostPage(vd: ViewData & { host?: string }): void {
         const li = h(
           "li",
           { attrs: { "data-testid": "night-hotspot" } },
-          h("a", { text: `cpu ${s.cpu} · ${s.approximate ? "≈ " : ""}${fmtClock(s.start_ns, true)}–${fmtClock(s.end_ns)} ${zoneName(zone(), s.start_ns)}`, attrs: { href: s.flame_url } }),
+          h("a", { text: `cpu ${s.cpu} · ${fmtWallRange(s.start_ns, s.end_ns, s.approximate, true)}`, attrs: { href: s.flame_url } }),
           h("span", { text: ` busy ${fmtPct(s.busy)}, system ${fmtPct(s.system)}, score ${Math.round(s.score)} ` }),
           what ? h("span", { class: "what", text: what }) : null,
           h("span", { class: "capture", text: ` · capture ${s.capture_name || s.capture} ` }),
           h("a", { text: "open", attrs: { href: s.url } }),
           s.compare_url ? " · " : null,
           s.compare_url ? h("a", { text: "compare with the previous capture", attrs: { href: s.compare_url, "data-testid": "night-compare" } }) : null,
+          " · ",
+          spotCompare(s),
         );
         if (s.marker) li.append(h("div", { class: "near", text: `${secs(s.before_marker_ns || 0)} s before: ${s.marker.text}` }));
         ol.append(li);
@@ -427,6 +459,14 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     } catch (e) {
       showError(e);
     }
+  }
+
+  // spotCompare is a hot spot's button that makes it the Compare panel's
+  // target.
+  function spotCompare(s: NightSpot): HTMLElement {
+    const b = h("button", { class: "btn small", text: "compare…", attrs: { type: "button", "data-testid": "night-hotspot-compare" } });
+    b.addEventListener("click", () => void compare.pickSpot(s.capture, s.cpu, s.start_ns, s.end_ns));
+    return b;
   }
 
   const commInput = $<HTMLInputElement>("#night-comm");

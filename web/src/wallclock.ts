@@ -76,6 +76,13 @@ export function zoneName(z: Zone = zone(), ns = Date.now() * 1e6): string {
   }
 }
 
+// fmtWallRange writes [from, to) (Unix nanoseconds) as times of day with
+// the zone's name, "≈" first when approximate and the date first when
+// asked: "≈ 2026-11-30 00:17:05.5–00:17:07 UTC".
+export function fmtWallRange(from: number, to: number, approximate = false, date = false): string {
+  return `${approximate ? "≈ " : ""}${fmtClock(from, date)}–${fmtClock(to)} ${zoneName(zone(), from)}`;
+}
+
 // Clock ties a profile's offsets from its T0 to the wall clock, when the
 // profile has one.
 export class Clock {
@@ -125,7 +132,7 @@ export class Clock {
   // "≈ 00:17:05.5–00:17:07 UTC"; "" when the wall clock is unknown.
   range(s: number, e: number): string {
     if (!this.known) return "";
-    return `${this.mark}${fmtClock(this.at(s))}–${fmtClock(this.at(e))} ${zoneName(zone(), this.at(s))}`;
+    return fmtWallRange(this.at(s), this.at(e), !!this.wall?.approximate);
   }
 
   // suffix is range(s, e) to follow a range in seconds when times of day

@@ -1,0 +1,263 @@
+// Comparing across a host's night: the host page's Compare panel picks a
+// target (a range Shift+dragged on the night's map, whose rows are its CPUs,
+// or a hot spot) and a baseline (the same place in the previous capture,
+// the same range some minutes earlier, or a second Shift+drag), and opens
+// the differential flame graph from the baseline to the target, across
+// captures when they differ (/p/ID/diff?base=ID2&start2&end2). Each side
+// lies in one capture: a range across captures keeps its part in the
+// capture holding most of it.
+
+import { getJSON } from "./api";
+import { $, h } from "./dom";
+import { cpuList, rememberBack } from "./state";
+import { fmtWallRange, TZ_EVENT, withTZ } from "./wallclock";
+
+// NightCapture is a capture's place on its host's night
+// (timeline.Capture): [start_ns, end_ns) in wall-clock Unix nanoseconds; a
+// sample at wall time w is at w - offset_ns on the capture's clock, whose
+// T0 is t0_ns.
+export interface NightCapture {
+  id: string;
+  name: string;
+  start_ns: number;
+  end_ns: number;
+  offset_ns: number;
+  t0_ns: number;
+  approximate: boolean;
+}
+
+// Side is one side of a comparison: [from, to) in wall-clock Unix
+// nanoseconds, inside capture cap.
+export interface Side {
+  cap: NightCapture;
+  from: number;
+  to: number;
+}
+
+type Mode = "previous" | "earlier" | "pick";
+
+// inCapture returns the part of [from, to) in the capture of caps holding
+// most of it, or null when none holds any.
+export function inCapture(caps: NightCapture[], from: number, to: number): Side | null {
+  let best: Side | null = null;
+  for (const cap of caps) {
+    const lo = Math.max(from, cap.start_ns);
+    const hi = Math.min(to, cap.end_ns);
+    if (hi > lo && (!best || hi - lo > best.to - best.from)) best = { cap, from: lo, to: hi };
+  }
+  return best;
+}
+
+// baselineOf returns the baseline of target by mode, or why there is none:
+// the same offsets from the start of the capture before the target's
+// ("previous"), the same range minutes earlier ("earlier"), or the range
+// picked on the map ("pick").
+export function baselineOf(caps: NightCapture[], target: Side, mode: Mode, minutes: number, picked: Side | null): Side | string {
+  const len = target.to - target.from;
+  switch (mode) {
+    case "previous": {
+      const i = caps.findIndex((c) => c.id === target.cap.id);
+      if (i <= 0) return "the target is in the host's first capture: choose another baseline";
+      const prev = caps[i - 1];
+      const from = prev.start_ns + (target.from - target.cap.start_ns);
+      const side = inCapture([prev], from, from + len);
+      return side || `${prev.name || prev.id} is shorter than the target's place in its capture: choose another baseline`;
+    }
+    case "earlier": {
+      if (!(minutes > 0)) return "give how many minutes earlier";
+      const shift = Math.round(minutes * 60e9);
+      const from = target.from - shift;
+      return inCapture(caps, from, from + len) || `no capture holds ${fmtWallRange(from, from + len)}: choose another baseline`;
+    }
+    case "pick":
+      return picked || "Shift+drag across the map to pick the baseline";
+  }
+}
+
+// secs writes nanoseconds as seconds to the millisecond, as the URLs take
+// them.
+function secs(ns: number): string {
+  return String(Math.round(ns / 1e6) / 1e3);
+}
+
+// diffURL returns the differential flame graph from base to target for
+// the CPUs cpus ("" for all), in seconds from each capture's T0.
+export function diffURL(target: Side, base: Side, cpus: string): string {
+  const at = (s: Side, t: number) => secs(t - s.cap.offset_ns - s.cap.t0_ns);
+  const q = new URLSearchParams();
+  if (cpus) q.set("cpu", cpus);
+  q.set("start", at(target, target.from));
+  q.set("end", at(target, target.to));
+  if (base.cap.id !== target.cap.id) q.set("base", base.cap.id);
+  q.set("start2", at(base, base.from));
+  q.set("end2", at(base, base.to));
+  return `/p/${encodeURIComponent(target.cap.id)}/diff?${q}`;
+}
+
+// describe writes a side for the panel: "03:01:10–03:01:20 UTC in
+// capture-1 (10–20 s)".
+function describe(s: Side): string {
+  const base = s.cap.offset_ns + s.cap.t0_ns;
+  return `${fmtWallRange(s.from, s.to, s.cap.approximate, true)} in ${s.cap.name || s.cap.id} (${secs(s.from - base)}–${secs(s.to - base)} s)`;
+}
+
+// NightCompare is the host page's Compare panel and its marks on the map.
+export class NightCompare {
+  private caps: Promise<NightCapture[]> | null = null;
+  private loaded: NightCapture[] = []; // the captures, once fetched
+  private target: Side | null = null;
+  private picked: Side | null = null;
+  private marks: Record<"target" | "base", HTMLElement>;
+  private place: ((t: number) => number) | null = null;
+  private height = "0px";
+
+  constructor(
+    private api: string,
+    map: HTMLElement,
+  ) {
+    this.marks = {
+      target: h("div", { class: "night-pick target", text: "target", attrs: { "data-testid": "pick-target" } }),
+      base: h("div", { class: "night-pick base", text: "baseline", attrs: { "data-testid": "pick-base" } }),
+    };
+    for (const m of Object.values(this.marks)) {
+      m.hidden = true;
+      map.append(m);
+    }
+    this.mode()?.addEventListener("change", () => this.show());
+    this.minutes()?.addEventListener("input", () => this.show());
+    this.cpus()?.addEventListener("input", () => this.show());
+    $("#compare-clear")?.addEventListener("click", () => {
+      this.target = this.picked = null;
+      const cpus = this.cpus();
+      if (cpus) cpus.value = "";
+      this.show();
+    });
+    $("#compare-open")?.addEventListener("click", (ev) => {
+      const a = ev.currentTarget as HTMLAnchorElement;
+      if (!a.getAttribute("href")) ev.preventDefault();
+      else rememberBack(a.href, location.href);
+    });
+    window.addEventListener(TZ_EVENT, () => {
+      if (map.isConnected) this.render();
+    });
+    this.render();
+  }
+
+  private mode = () => $<HTMLSelectElement>("#compare-mode");
+  private minutes = () => $<HTMLInputElement>("#compare-minutes");
+  private cpus = () => $<HTMLInputElement>("#compare-cpu");
+
+  // captures returns the host's captures, fetched once.
+  private captures(): Promise<NightCapture[]> {
+    this.caps ??= getJSON<{ captures: NightCapture[] }>(`${this.api}/captures`).then((l) => l.captures || []);
+    return this.caps;
+  }
+
+  // pick takes a range Shift+dragged on the map, [from, to) on the wall
+  // clock across CPUs cpus (null: all): the baseline when the panel waits
+  // for one, else the target.
+  async pick(from: number, to: number, cpus: number[] | null): Promise<void> {
+    const side = inCapture(await this.captures(), from, to);
+    if (!side) {
+      this.say("No capture holds that range: pick one on a capture, not in a gap.");
+      return;
+    }
+    if (this.target && this.mode()?.value === "pick") this.picked = side;
+    else this.setTarget(side, cpus);
+    this.show();
+  }
+
+  // pickSpot takes a hot spot as the target: its CPU over [from, to) of
+  // capture id.
+  async pickSpot(id: string, cpu: number, from: number, to: number): Promise<void> {
+    const cap = (await this.captures()).find((c) => c.id === id);
+    if (!cap) return;
+    this.setTarget({ cap, from, to }, [cpu]);
+    this.show();
+    $("#night-compare")?.scrollIntoView({ block: "nearest" });
+  }
+
+  private setTarget(side: Side, cpus: number[] | null): void {
+    this.target = side;
+    this.picked = null;
+    const input = this.cpus();
+    if (input) input.value = cpus ? cpuList(cpus) : "";
+  }
+
+  // layout places the marks: t maps wall-clock time to x in the map, and
+  // height is the map's.
+  layout(t: (ns: number) => number, height: string): void {
+    this.place = t;
+    this.height = height;
+    this.drawMarks();
+  }
+
+  private drawMarks(): void {
+    const base = this.target ? this.baseline() : null;
+    for (const [k, s] of [
+      ["target", this.target],
+      ["base", typeof base === "string" ? null : base],
+    ] as const) {
+      const m = this.marks[k];
+      m.hidden = !s || !this.place;
+      if (!s || !this.place) continue;
+      const a = this.place(s.from);
+      const b = this.place(s.to);
+      m.style.left = a + "px";
+      m.style.width = Math.max(2, b - a) + "px";
+      m.style.height = this.height;
+    }
+  }
+
+  // baseline returns the target's baseline as the panel asks for it, or
+  // why there is none.
+  private baseline(): Side | string {
+    if (!this.target) return "";
+    return baselineOf(this.loaded, this.target, (this.mode()?.value as Mode) || "previous", parseFloat(this.minutes()?.value || ""), this.picked);
+  }
+
+  private say(text: string): void {
+    const el = $("#compare-hint");
+    if (el) el.textContent = text;
+  }
+
+  // show writes the panel: the target, the baseline or why there is none,
+  // and the link to the differential flame graph.
+  private show(): void {
+    void this.captures().then((caps) => {
+      this.loaded = caps;
+      this.render();
+    }, (e) => this.say(String(e)));
+  }
+
+  private render(): void {
+    const mode = (this.mode()?.value as Mode) || "previous";
+    const body = $("#compare-body");
+    if (body) body.hidden = !this.target;
+    const minutes = $("#compare-minutes-label");
+    if (minutes) minutes.hidden = mode !== "earlier";
+    const targetEl = $("#compare-target");
+    const baseEl = $("#compare-base");
+    const open = $<HTMLAnchorElement>("#compare-open");
+    const base = this.baseline();
+    if (targetEl) targetEl.textContent = this.target ? describe(this.target) : "none yet";
+    if (baseEl) baseEl.textContent = typeof base === "string" ? base : describe(base);
+    if (open) {
+      if (this.target && typeof base !== "string") {
+        open.href = withTZ(diffURL(this.target, base, (this.cpus()?.value || "").trim()));
+        open.removeAttribute("aria-disabled");
+      } else {
+        open.removeAttribute("href");
+        open.setAttribute("aria-disabled", "true");
+      }
+    }
+    this.say(
+      !this.target
+        ? "Shift+drag across the map to pick the target range (the rows it crosses are its CPUs), or a hot spot's compare…; then choose its baseline."
+        : mode === "pick"
+          ? "Shift+drag across the map to pick the baseline; Clear to start again."
+          : "The target and its baseline; Clear to start again.",
+    );
+    this.drawMarks();
+  }
+}
