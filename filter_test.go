@@ -402,7 +402,12 @@ func TestFilterCheck(t *testing.T) {
 	}
 	noPID := subsecond.NewBuilder()
 	noPID.Add(&subsecond.Sample{Time: 1e9, CPU: subsecond.Unknown, PID: subsecond.Unknown, TID: 7, Comm: "web", Event: "cpu-clock"})
-	c, c2 := b.Capture(subsecond.Profile{}), noPID.Capture(subsecond.Profile{})
+	// Ids out of order and repeated, one past Linux's pid_max, some unknown.
+	odd := subsecond.NewBuilder()
+	for i, id := range [][2]int32{{5, 5_000_000}, {3, 1}, {70000, 1}, {3, subsecond.Unknown}, {subsecond.Unknown, 4_194_303}} {
+		odd.Add(&subsecond.Sample{Time: 1e9 + int64(i), CPU: id[0], PID: id[1], TID: id[1], Comm: "web", Event: "cpu-clock"})
+	}
+	c, c2, c3 := b.Capture(subsecond.Profile{}), noPID.Capture(subsecond.Profile{}), odd.Capture(subsecond.Profile{})
 	for _, tc := range []struct {
 		c    *subsecond.Capture
 		f    subsecond.Filter
@@ -417,6 +422,9 @@ func TestFilterCheck(t *testing.T) {
 		{c, subsecond.Filter{Comm: "java"}, `comm: the capture has no command named "java" (it has 1 command; comm_regex matches part of a name)`},
 		{c2, subsecond.Filter{CPUs: []int32{0}}, "cpu: the capture records no CPU numbers"},
 		{c2, subsecond.Filter{PIDs: []int32{1}}, "pid: the capture records no process ids (perf script printed thread ids alone; filter with tid)"},
+		{c3, subsecond.Filter{CPUs: []int32{4}}, "cpu: the capture has no CPU 4; its CPUs are 3,5,70000"},
+		{c3, subsecond.Filter{PIDs: []int32{2}}, "pid: the capture has no process 2 (it has 3 processes)"},
+		{c3, subsecond.Filter{PIDs: []int32{5_000_000}, TIDs: []int32{4_194_303}, CPUs: []int32{70000}}, ""},
 	} {
 		err := tc.f.Check(tc.c)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want || !errors.Is(err, subsecond.ErrInvalid)) {

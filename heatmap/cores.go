@@ -102,7 +102,7 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 
 	// Rows: every CPU seen, in the filter's set. Small ids index a slice;
 	// the rare huge id goes through a map, consulted only for such ids.
-	seen := seenCPUs(c)
+	seen := subsecond.SeenCPUs(c)
 	dense := int32(0)
 	if n := len(seen); n > 0 {
 		dense = min(seen[n-1]+1, maxDenseCPU)
@@ -207,37 +207,6 @@ func fractions(counts [][]int64, expected float64) [][]float64 {
 // maxDenseCPU bounds the CPU ids a cores map finds rows for by slice.
 const maxDenseCPU = 1 << 14
 
-type seenCPUsKey struct{}
-
-// seenCPUs returns the distinct CPU ids of c's samples, sorted, computed
-// once per capture.
-func seenCPUs(c *subsecond.Capture) []int32 {
-	return subsecond.Derived(c, seenCPUsKey{}, func() cpuIDs {
-		dense := make([]bool, maxDenseCPU)
-		big := map[int32]bool{}
-		for _, cpu := range c.Samples.CPU {
-			if cpu >= 0 && cpu < maxDenseCPU {
-				dense[cpu] = true
-			} else if cpu >= maxDenseCPU {
-				big[cpu] = true
-			}
-		}
-		var ids []int32
-		for id, ok := range dense {
-			if ok {
-				ids = append(ids, int32(id))
-			}
-		}
-		return append(ids, sortedKeys(big)...)
-	})
-}
-
-// cpuIDs is a capture's CPU ids as seenCPUs keeps them.
-type cpuIDs []int32
-
-// Bytes returns the memory ids hold (subsecond.Sized).
-func (ids cpuIDs) Bytes() int64 { return subsecond.SliceBytes(ids) }
-
 type kernelLeavesKey struct{}
 
 // kernelLeaves reports per stack node whether its leaf frame (the node's
@@ -270,17 +239,4 @@ func grid(rows, cols int) [][]int64 {
 		g[r] = flat[r*cols : (r+1)*cols : (r+1)*cols]
 	}
 	return g
-}
-
-func sortedKeys(m map[int32]bool) []int32 {
-	ks := make([]int32, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
 }
