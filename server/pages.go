@@ -153,6 +153,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 			End:      subsecond.DisplaySeconds(h.End - t0),
 			Comm:     h.Comm,
 			Function: h.Function,
+			Wall:     web.WallOf(p, h.Start, h.End),
 		}
 		if h.CPU != subsecond.Unknown {
 			item.CPU = strconv.Itoa(int(h.CPU))

@@ -107,8 +107,9 @@ type Hotspot struct {
 	CPU      string // "" when the entry spans all CPUs
 	Start    string // seconds from T0
 	End      string
-	Busy     string // e.g. "97%"
-	System   string // the part of it in the kernel, e.g. "82%"
+	Wall     *WallRange // Start and End on the wall clock; nil when unknown
+	Busy     string     // e.g. "97%"
+	System   string     // the part of it in the kernel, e.g. "82%"
 	Comm     string
 	Share    string // the dominant command's share, e.g. "99%"
 	Function string // the hottest self function

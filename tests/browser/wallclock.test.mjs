@@ -24,7 +24,8 @@ function capture(header, host = HOST) {
   for (let k = 0; k < LENGTH * HZ; k++) {
     for (let cpu = 0; cpu < CPUS; cpu++) {
       const t = (header ? START : 5000) + k / HZ + cpu * 1e-5;
-      const busy = (k + cpu) % 2 === 0;
+      // CPU 1 is pegged from 5 s to 10 s: a hot spot.
+      const busy = (k + cpu) % 2 === 0 || (cpu === 1 && k >= 5 * HZ && k < 10 * HZ);
       out += busy
         ? `webapp 300/301 [00${cpu}] ${t.toFixed(6)}: 20408163 cpu-clock:pppH: \n\t55d000001100 parse_json+0x10 (/usr/bin/webapp)\n\t55d000001300 main+0x10 (/usr/bin/webapp)\n\n`
         : `swapper 0/0 [00${cpu}] ${t.toFixed(6)}: 20408163 cpu-clock:pppH: \n\tffffffff81000010 native_safe_halt+0x6 ([kernel.kallsyms])\n\n`;
@@ -99,6 +100,7 @@ test('the profile page shows times of day in UTC, then in the browser\'s zone', 
     assert.match(a.title, /UTC →$/);
   }
   assert.equal(await text(page, '[data-testid=profile-wall]'), '2026-11-30 03:00:00–03:00:19.98 UTC (realtime)');
+  assert.match(await text(page, 'ol[data-testid=hotspots] li'), /^CPU 1, 5–10 s 03:00:05–03:00:10 UTC 100\.0% busy/);
 
   // A cell's tooltip and a selection's label give both clocks.
   const cell = await gridPoint(page, '#heatmap .grid-overlay', 0, 0, true);
@@ -114,6 +116,7 @@ test('the profile page shows times of day in UTC, then in the browser\'s zone', 
     assert.match(a.title, /GMT\+5:30 →$/);
   }
   assert.equal(await text(page, '[data-testid=profile-wall]'), '2026-11-30 08:30:00–08:30:19.98 GMT+5:30 (realtime)');
+  assert.match(await text(page, 'ol[data-testid=hotspots] li'), /^CPU 1, 5–10 s 08:30:05–08:30:10 GMT\+5:30 100\.0% busy/);
   await page.mouse.move(next.x, next.y);
   await page.mouse.move(cell.x, cell.y);
   assert.match(await tooltip(page, /GMT/), /· 08:30:00–08:30:00\.\d+ GMT\+5:30/);
@@ -185,6 +188,7 @@ test('seconds from the start alone, on a capture\'s views; the choice follows ba
     assert.ok(a.x.every((t) => /^\d+$/.test(t)), `x labels ${a.x}`);
     assert.match(a.title, /s →$/);
   }
+  assert.ok(!(await page.isVisible('[data-testid=hotspot-wall]')), 'the hot spots\' times of day are hidden');
   await dragCores(page);
   assert.match(await text(page, '[data-testid=cores-selection]'), /^CPU 0 · 2(\.0+)?–5(\.0+)? s \(3 s\) · [\d,]+ samples$/);
   await page.mouse.up();

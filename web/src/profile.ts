@@ -23,7 +23,7 @@ import {
   updateURL,
 } from "./state";
 import type { CoresJSON, HeatmapJSON, HotspotReport, ViewData } from "./types";
-import { Clock, TZ_EVENT } from "./wallclock";
+import { Clock, TZ_EVENT, wallSpan } from "./wallclock";
 
 // HOT_PARAMS are the URL parameters the hot spots read: the filters and
 // what they measure (docs/hotspots.md). The cores map's bucket is left out:
@@ -83,7 +83,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
   const refreshHotspots = (p: URLSearchParams, initial: boolean): Promise<void> => {
     if (hotCtl) hotCtl.abort();
     hotCtl = new AbortController();
-    return loadHotspots(api, flameBase, origin, p, hotCtl.signal, initial);
+    return loadHotspots(api, flameBase, clock, p, hotCtl.signal, initial);
   };
   const cores = coresEl
     ? new CoresView(coresEl, {
@@ -247,7 +247,8 @@ function syncForm(form: HTMLFormElement, p: URLSearchParams): void {
 // the list pending (the hot spots took longer than it waits); it is fetched
 // again when the filters or the measure change, with the line saying what
 // the episodes are and the note naming the cores a filter hides.
-async function loadHotspots(api: string, flameBase: string, origin: number, p: URLSearchParams, signal: AbortSignal, initial: boolean): Promise<void> {
+async function loadHotspots(api: string, flameBase: string, clock: Clock, p: URLSearchParams, signal: AbortSignal, initial: boolean): Promise<void> {
+  const origin = clock.t0;
   const ol = $("ol[data-testid=hotspots]");
   if (!ol || (initial && !("pending" in ol.dataset))) return;
   delete ol.dataset.pending;
@@ -288,6 +289,7 @@ async function loadHotspots(api: string, flameBase: string, origin: number, p: U
       // Spaced as the server's markup is, so the text reads the same.
       const parts = [
         h("a", { attrs: { href }, text: what }),
+        clock.known ? wallSpan(clock.at(s), clock.at(e), clock.approximate, "hotspot-wall") : null,
         hs.busy > 0 ? h("span", { class: "busy", text: `${fmtPct(hs.busy)} busy` }) : null,
         hs.busy > 0 ? h("span", { class: "sys", text: `(${fmtPct(hs.system)} system)` }) : null,
         hs.comm ? h("span", { class: "comm", text: hs.comm }) : null,

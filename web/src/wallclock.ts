@@ -11,6 +11,7 @@
 // user: links carry it (withTZ), and back and forward bring it to the
 // pages they return to (followTZ).
 
+import { h } from "./dom";
 import { currentParams, fmtTick, updateURL } from "./state";
 
 // WallJSON is a profile's wall-clock anchor (subsecond.WallClock): a sample
@@ -83,11 +84,29 @@ export function fmtWallRange(from: number, to: number, approximate = false, date
   return `${approximate ? "≈ " : ""}${fmtClock(from, date)}–${fmtClock(to)} ${zoneName(zone(), from)}`;
 }
 
+// wallSpan builds what the server's wallRange component writes: [from, to)
+// (Unix nanoseconds) as <time> elements, which localize rewrites, and the
+// zone's name; "≈" first when approximate.
+export function wallSpan(from: number, to: number, approximate: boolean, testid: string): HTMLElement {
+  const time = (ns: number) =>
+    h("time", { text: fmtClock(ns), attrs: { datetime: new Date(Math.round(ns / 1e6)).toISOString(), "data-clock": "time" } });
+  return h(
+    "span",
+    { class: "wall", attrs: { "data-testid": testid } },
+    approximate ? "≈ " : null,
+    time(from),
+    "–",
+    time(to),
+    " ",
+    h("span", { text: zoneName(zone(), from), attrs: { "data-zone": "" } }),
+  );
+}
+
 // Clock ties a profile's offsets from its T0 to the wall clock, when the
 // profile has one.
 export class Clock {
   constructor(
-    private t0: number,
+    readonly t0: number, // the profile's T0, on its own clock
     private wall: WallJSON | null | undefined,
   ) {}
 
@@ -100,6 +119,11 @@ export class Clock {
   // and the URL does not ask for seconds from the start alone.
   get shown(): boolean {
     return this.known && zone() !== "offset";
+  }
+
+  // approximate reports whether the times are estimates.
+  get approximate(): boolean {
+    return !!this.wall?.approximate;
   }
 
   // mark is "≈ " when the times are estimates, else "".
