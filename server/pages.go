@@ -115,6 +115,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	page := web.ProfilePage{
 		Layout:  s.layout(displayName(p), viewData("profile", p, r), r),
 		Profile: *p,
+		Linked:  linkedRange(p, q, r.URL.Query()),
 		Filters: filterFields(p, r.URL.Query()),
 	}
 	var hs []subsecond.Hotspot
@@ -171,6 +172,23 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		page.HotspotsErr = "No CPU stayed " + page.HotspotsWhat + "."
 	}
 	s.render(w, r, web.Profile(page))
+}
+
+// linkedRange returns the range a profile page's link gives (start, end;
+// a host's night links to a capture's page so), with the links to its
+// flame graph and stack chart; nil when the link gives none.
+func linkedRange(p *subsecond.Profile, q *Query, v url.Values) *web.LinkedRange {
+	if !q.Start.Set && !q.End.Set {
+		return nil
+	}
+	g := pick(v, "start", "end")
+	return &web.LinkedRange{
+		Range:      rangeLabel(q.Range, p.T0()),
+		Filters:    strings.Join(web.Filters(q.Filter), " · "),
+		Wall:       web.WallOf(p, q.Range.Start, q.Range.End),
+		FlameHref:  "/p/" + p.ID + "/flame" + query(g),
+		StacksHref: "/p/" + p.ID + "/stacks" + query(g),
+	}
 }
 
 // flamePage handles GET /p/{id}/flame?start=&end=&<filters>&search=&zoom=&view=:

@@ -134,7 +134,10 @@ type Option struct {
 // the filter form and the hot spots.
 type ProfilePage struct {
 	Layout
-	Profile      subsecond.Profile
+	Profile subsecond.Profile
+	// Linked is the range the page's link gives (start, end), which the
+	// maps show whole; nil when it gives none.
+	Linked       *LinkedRange
 	Filters      []Field
 	Hotspots     []Hotspot
 	HotspotsWhat string // what the episodes are: "≥ 70% busy for 1 s or more"
@@ -145,6 +148,16 @@ type ProfilePage struct {
 	HotspotsPending bool
 	HotspotsMore    int    // episodes beyond those listed
 	HotspotsAPI     string // the JSON list of every episode
+}
+
+// LinkedRange is a range a link to a profile's page gives, with the links
+// to its own views.
+type LinkedRange struct {
+	Range      string // "10 s – 20 s (10s)"
+	Filters    string // the active filters, "CPU 5"; "" when none
+	Wall       *WallRange
+	FlameHref  string
+	StacksHref string
 }
 
 // FlamePage shows the flame graph of a range (and, for a differential graph,

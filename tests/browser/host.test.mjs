@@ -142,6 +142,15 @@ test('a drag zooms the night; the range goes into the URL', async () => {
   // Inside one capture at this zoom, the page offers the capture's own views.
   const open = await page.getAttribute('[data-testid=night-open]', 'href');
   assert.match(open, /^\/p\/[a-z2-7]{26}\?start=0&end=31$/);
+  // There, the page says what range the night led to, and opens its views.
+  await page.click('[data-testid=night-open]');
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.equal(
+    (await page.innerText('[data-testid=linked-range]')).replace(/\s+/g, ' ').trim(),
+    "The link's range: 0 s – 31 s (31s) 03:01:00–03:01:31 UTC — its flame graph, its stack chart",
+  );
+  await page.click('[data-testid=linked-flame]');
+  await page.waitForURL(/\/flame\?end=31&start=0$/);
   assert.deepEqual(w.errors, []);
   await page.close();
 });
