@@ -65,10 +65,14 @@ type HotCell struct {
 // before the limit applied. Hidden lists the CPUs that have episodes
 // without the filter's narrowing criteria (anything but cpu, event and
 // idle, such as only=kernel) but none with them, and Note says so in a
-// sentence for the user; both are empty otherwise. The CLI's `hotspots
-// --format json` and the API's hot-spot resource write it alike.
+// sentence for the user; both are empty otherwise. Start and End (ns) are
+// the range searched when it is less than the whole capture (the start
+// and end parameters), else 0. The CLI's `hotspots --format json` and the
+// API's hot-spot resource write it alike.
 type HotspotReport struct {
 	T0        int64     `json:"t0_ns"`
+	Start     int64     `json:"start_ns,omitempty"`
+	End       int64     `json:"end_ns,omitempty"`
 	Measure   string    `json:"measure"`
 	Threshold float64   `json:"threshold"`
 	Min       int64     `json:"min_ns"`
@@ -88,6 +92,16 @@ func HotspotsWhat(measure string, threshold float64, min int64) string {
 		what = "in the kernel (system time)"
 	}
 	return "≥ " + strconv.FormatFloat(100*threshold, 'f', -1, 64) + "% " + what + " for " + DisplaySeconds(min) + " s or more"
+}
+
+// HotspotsWhere describes the range a hot-spot search covered, start and
+// end in ns with origin t0: " in [5, 10) s", or "" for the whole capture
+// (start and end 0, as HotspotReport gives it).
+func HotspotsWhere(t0, start, end int64) string {
+	if start == 0 && end == 0 {
+		return ""
+	}
+	return " in " + DisplayRange(start-t0, end-t0)
 }
 
 // Link sets each spot's URL to the flame graph page of stored profile id

@@ -38,8 +38,9 @@ func (Engine) Cores(c *subsecond.Capture, q *subsecond.Query) (any, error) {
 	return heatmap.PerCore(c, q.Filter, q.Bucket)
 }
 
-// Hotspots returns the hot-spot report: the first q.Limit episodes (0 for
-// all), highest score first, and the q.Cells hottest heatmap cells.
+// Hotspots returns the hot-spot report of q.Range: the first q.Limit
+// episodes (0 for all), highest score first, and the q.Cells hottest
+// heatmap cells.
 func (Engine) Hotspots(c *subsecond.Capture, q *subsecond.Query) (*subsecond.HotspotReport, error) {
 	if err := q.Filter.Check(c); err != nil {
 		return nil, err
@@ -47,9 +48,11 @@ func (Engine) Hotspots(c *subsecond.Capture, q *subsecond.Query) (*subsecond.Hot
 	return heatmap.Hotspots(c, q.Filter, HotOptions(q))
 }
 
-// HotOptions returns the hot-spot options q asks for.
+// HotOptions returns the hot-spot options q asks for, within q.Range (the
+// whole capture unless start or end narrow it; see Query.Resolve).
 func HotOptions(q *subsecond.Query) heatmap.HotOptions {
-	opt := heatmap.HotOptions{Measure: heatmap.Measure(q.Measure), Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket, Cells: q.Cells, Limit: q.Limit}
+	opt := heatmap.HotOptions{Measure: heatmap.Measure(q.Measure), Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket, Cells: q.Cells, Limit: q.Limit,
+		Range: q.Range}
 	if q.Limit == 0 {
 		opt.Limit = -1 // all
 	}

@@ -54,6 +54,12 @@ type Cores struct {
 	sys  [][]int64 // non-idle, kernel-leaf counts behind System
 }
 
+// bucketRange returns the span of bucket b.
+func (k *Cores) bucketRange(b int) subsecond.Range {
+	start := k.T0 + int64(b)*k.Bucket
+	return subsecond.Range{Start: start, End: start + k.Bucket}
+}
+
 // PerCore returns the cores map of c's samples that pass f, in buckets of
 // bucket nanoseconds (0: subsecond.DefaultBucket). Errors wrap subsecond.ErrInvalid
 // or subsecond.ErrEmptyRange (no timed samples).

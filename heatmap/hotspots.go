@@ -23,6 +23,12 @@ type HotOptions struct {
 	Bucket    int64   // cores-map resolution, ns; default 0.1 s
 	Cells     int     // how many hottest heatmap cells to list; default 10
 	Limit     int     // how many episodes to list, best first; default 50, negative for all
+	// Range, when set, is where to look: episodes lie within the cores-map
+	// buckets that lie wholly inside it, and cells within it (the last
+	// bucket and cell count as inside when Range reaches past the last
+	// sample). Each episode's Usual still compares with the whole capture.
+	// The zero Range is the whole capture.
+	Range subsecond.Range
 }
 
 // Spot, Cell and Report are the root package's hot-spot nouns, which the
@@ -51,6 +57,9 @@ const smooth = int64(1e9)
 // core), so an episode starts and ends with the process, not with whatever
 // ran before or after it; the rest of the window, where it still lasts
 // opt.Min, is an episode with a mix of commands.
+//
+// With opt.Range, only episodes and cells within that range are listed
+// (see HotOptions.Range), and the report gives the range.
 //
 // Episodes are scored as subsecond.Hotspot says and listed highest score
 // first. The filter applies as everywhere; idle samples never count as
@@ -95,9 +104,16 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 	if err != nil {
 		return nil, err
 	}
+	_, last, err := Span(c)
+	if err != nil {
+		return nil, err
+	}
 	rep := &Report{T0: k.T0, Measure: string(opt.Measure), Threshold: opt.Threshold, Min: opt.Min, Spots: []Spot{}, Cells: []Cell{}}
+	if opt.Range.Start > k.T0 || opt.Range.End != 0 && opt.Range.End <= last {
+		rep.Start, rep.End = opt.Range.Start, opt.Range.End
+	}
 	if k.Expected > 0 {
-		h := newHunt(c, m, k, rows, opt)
+		h := newHunt(c, m, k, rows, opt, last)
 		h.episodes()
 		if narrow := narrowing(f); narrow != "" {
 			if err := h.hidden(f, opt, rep, narrow); err != nil {
@@ -114,8 +130,7 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 	}
 	for col := range g.Counts {
 		for row, n := range g.Counts[col] {
-			if n > 0 {
-				r := g.CellRange(col, row)
+			if r := g.CellRange(col, row); n > 0 && inside(r, opt.Range, last) {
 				rep.Cells = append(rep.Cells, Cell{Col: col, Row: row, Start: r.Start, End: r.End, Count: n})
 			}
 		}
@@ -123,6 +138,16 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 	sort.SliceStable(rep.Cells, func(i, j int) bool { return rep.Cells[i].Count > rep.Cells[j].Count })
 	rep.Cells = rep.Cells[:min(len(rep.Cells), opt.Cells)]
 	return rep, nil
+}
+
+// inside reports whether span lies within r for a search of r (see
+// HotOptions.Range): the zero r holds everything, and a span reaching past
+// last, the last sample, counts as inside an r that does too.
+func inside(span, r subsecond.Range, last int64) bool {
+	if r == (subsecond.Range{}) {
+		return true
+	}
+	return span.Start >= r.Start && (span.End <= r.End || r.End > last)
 }
 
 // span is a run of buckets [lo, hi) of one cores-map row; comm is the
@@ -162,6 +187,8 @@ type hunt struct {
 
 	win, minLen int
 	need, edge  float64
+	blo, bhi    int   // the buckets where episodes are looked for (HotOptions.Range)
+	last        int64 // the time of the capture's last sample
 
 	eps     []span
 	spots   []span
@@ -171,8 +198,17 @@ type hunt struct {
 	lo, hi  int           // sample window
 }
 
-func newHunt(c *subsecond.Capture, m *subsecond.Match, k *Cores, rows *cpuRows, opt HotOptions) *hunt {
-	h := &hunt{c: c, m: m, k: k, rows: rows, nb: k.Buckets, sys: opt.Measure == MeasureSystem, kern: kernelLeaves(c)}
+// newHunt prepares a search of k for opt; last is the time of c's last
+// sample.
+func newHunt(c *subsecond.Capture, m *subsecond.Match, k *Cores, rows *cpuRows, opt HotOptions, last int64) *hunt {
+	h := &hunt{c: c, m: m, k: k, rows: rows, nb: k.Buckets, sys: opt.Measure == MeasureSystem, kern: kernelLeaves(c), last: last}
+	h.bhi = h.nb
+	for h.blo < h.nb && !inside(k.bucketRange(h.blo), opt.Range, last) {
+		h.blo++
+	}
+	for h.bhi > h.blo && !inside(k.bucketRange(h.bhi-1), opt.Range, last) {
+		h.bhi--
+	}
 	h.win = max(1, int((min(opt.Min, smooth)+opt.Bucket-1)/opt.Bucket))
 	h.minLen = int((opt.Min + opt.Bucket - 1) / opt.Bucket)
 	h.need = opt.Threshold * k.Expected * float64(h.win) // measured samples a window needs
@@ -238,8 +274,8 @@ func (h *hunt) episodes() {
 		counts = h.k.sys
 	}
 	for r := range h.k.CPUs {
-		for _, e := range h.detect(counts[r]) {
-			h.eps = append(h.eps, span{row: r, lo: e[0], hi: e[1], comm: -1})
+		for _, e := range h.detect(counts[r][h.blo:h.bhi]) {
+			h.eps = append(h.eps, span{row: r, lo: h.blo + e[0], hi: h.blo + e[1], comm: -1})
 		}
 	}
 }
@@ -651,7 +687,7 @@ func (h *hunt) hidden(f subsecond.Filter, opt HotOptions, rep *Report, narrow st
 	if err != nil {
 		return err
 	}
-	w := newHunt(h.c, m, k, rows, opt)
+	w := newHunt(h.c, m, k, rows, opt, h.last)
 	w.episodes()
 	found := map[int32]bool{}
 	for _, e := range h.eps {

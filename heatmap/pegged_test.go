@@ -1,6 +1,7 @@
 package heatmap_test
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -149,5 +150,72 @@ func TestHotspotScore(t *testing.T) {
 		if s.Comm != w.comm || float64(s.Start-t0)/1e9 != w.start || math.Abs(s.Score-w.score) > 1e-6 {
 			t.Errorf("spot %d: %s from %v s, score %v (usual %v); want %s from %v s, score %v", i, s.Comm, float64(s.Start-t0)/1e9, s.Score, s.Usual, w.comm, w.start, w.score)
 		}
+	}
+}
+
+// TestHotspotsInRange: a search of a range lists the pegged core's episode
+// cut to the range (at the buckets wholly inside it, for a range that
+// does not fall on them), only cells inside it, and says what it searched;
+// a search of the whole capture by its bounds is the plain search.
+func TestHotspotsInRange(t *testing.T) {
+	c := peggedCapture(t)
+	whole, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := ddSpot(whole)
+	if all == nil {
+		t.Fatal("no episode on CPU 1")
+	}
+	t0 := whole.T0
+	byBounds, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Range: subsecond.Range{Start: t0, End: c.Profile.End + 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(byBounds) != fmt.Sprint(whole) {
+		t.Errorf("search of [T0, end] = %+v; want the whole capture's %+v", byBounds, whole)
+	}
+	for _, tc := range []struct {
+		r          subsecond.Range
+		start, end int64 // the episode's, from T0
+	}{
+		{subsecond.Range{Start: t0 + 3e9, End: t0 + 6e9}, 3e9, 6e9},
+		{subsecond.Range{Start: t0 + 2_950_000_000, End: t0 + 6_040_000_000}, 3e9, 6e9},
+	} {
+		rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Range: tc.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := ddSpot(rep)
+		if s == nil || s.Comm != "dd" || s.Start-t0 != tc.start || s.End-t0 != tc.end {
+			t.Errorf("range [%d, %d) ns: CPU 1's episode %+v; want dd in [%d, %d) ns", tc.r.Start-t0, tc.r.End-t0, s, tc.start, tc.end)
+		}
+		if s != nil && (s.Samples >= all.Samples || s.Samples < 140) {
+			t.Errorf("range [%d, %d) ns: %d samples in 3 s at 49 Hz; the whole episode has %d", tc.r.Start-t0, tc.r.End-t0, s.Samples, all.Samples)
+		}
+		for _, sp := range rep.Spots {
+			if sp.Start < tc.r.Start || sp.End > tc.r.End {
+				t.Errorf("range [%d, %d) ns: episode [%d, %d) ns reaches outside it", tc.r.Start-t0, tc.r.End-t0, sp.Start-t0, sp.End-t0)
+			}
+		}
+		if len(rep.Cells) == 0 {
+			t.Errorf("range [%d, %d) ns: no cells", tc.r.Start-t0, tc.r.End-t0)
+		}
+		for _, cell := range rep.Cells {
+			if cell.Start < tc.r.Start || cell.End > tc.r.End {
+				t.Errorf("range [%d, %d) ns: cell [%d, %d) ns reaches outside it", tc.r.Start-t0, tc.r.End-t0, cell.Start-t0, cell.End-t0)
+			}
+		}
+		if rep.Start != tc.r.Start || rep.End != tc.r.End {
+			t.Errorf("report's range [%d, %d); want [%d, %d)", rep.Start, rep.End, tc.r.Start, tc.r.End)
+		}
+	}
+	// A range shorter than the episode's minimum finds none.
+	rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Range: subsecond.Range{Start: t0 + 3e9, End: t0 + 3_500_000_000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Spots) != 0 || rep.Found != 0 {
+		t.Errorf("half a second: %d episodes %+v; want none shorter than min (1 s)", rep.Found, rep.Spots)
 	}
 }

@@ -45,6 +45,7 @@ func TestCLIMatchesAPI(t *testing.T) {
 		{[]string{"hotspots", id, "--measure", "system", "--only", "kernel", "--threshold", "0.9"},
 			"/api/profiles/" + id + "/hotspots?measure=system&only=kernel&threshold=0.9"},
 		{[]string{"hotspots", id, "--system", "--comm", "node-agent"}, "/api/profiles/" + id + "/hotspots?measure=system&comm=node-agent"},
+		{[]string{"hotspots", id, "--start", "5", "--end", "10", "--cpu", "4"}, "/api/profiles/" + id + "/hotspots?start=5&end=10&cpu=4"},
 		{[]string{"list"}, "/api/profiles"},
 		{[]string{"info", id}, "/api/profiles/" + id},
 		{[]string{"heatmap", id, "--rows", "10", "--col", "500ms"}, "/api/profiles/" + id + "/heatmap?rows=10&col=0.5"},
@@ -93,6 +94,38 @@ func TestCLIMatchesAPI(t *testing.T) {
 	getJSON(t, base+"/api/profiles/"+id+"/hotspots?cpu=4", &rep)
 	if len(rep.Spots) != 1 || !strings.HasPrefix(rep.Spots[0].URL, "/p/"+id+"/flame?cpu=4&end=") {
 		t.Fatalf("hot spots of CPU 4 = %+v; want one with a link to its flame graph", rep.Spots)
+	}
+	// A range narrows the search: CPU 4 is pegged from 3.1 s to 7.1 s.
+	for _, tc := range []struct {
+		query      string
+		start, end int64 // the episode's, from T0; 0 for none
+	}{
+		{"start=5&end=10", 5e9, 7.1e9},
+		{"start=3&end=6", 3.1e9, 6e9},
+		{"start=8&end=12", 0, 0},
+	} {
+		var in subsecond.HotspotReport
+		getJSON(t, base+"/api/profiles/"+id+"/hotspots?cpu=4&"+tc.query, &in)
+		if tc.start == 0 && len(in.Spots) != 0 || tc.start != 0 && (len(in.Spots) != 1 || in.Spots[0].Start-in.T0 != tc.start || in.Spots[0].End-in.T0 != tc.end) {
+			t.Errorf("hot spots of CPU 4 with %s = %+v; want [%d, %d) ns", tc.query, in.Spots, tc.start, tc.end)
+		}
+		if in.Start == 0 || in.End == 0 {
+			t.Errorf("hot spots with %s: the report gives no range (%d, %d)", tc.query, in.Start, in.End)
+		}
+		for _, c := range in.Cells {
+			if c.Start < in.Start || c.End > in.End {
+				t.Errorf("hot spots with %s: cell [%d, %d) outside [%d, %d)", tc.query, c.Start, c.End, in.Start, in.End)
+			}
+		}
+	}
+	res, err := http.Get(base + "/api/profiles/" + id + "/hotspots?start=9&end=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 400 || !strings.Contains(string(body), "end") {
+		t.Errorf("hot spots of an empty range: %d %s; want 400 naming end", res.StatusCode, body)
 	}
 	u, _ := url.Parse(base + rep.Spots[0].URL)
 	if res, err := http.Get(u.String()); err != nil || res.StatusCode != 200 {

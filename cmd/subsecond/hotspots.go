@@ -11,15 +11,16 @@ import (
 )
 
 // runHotspots implements `subsecond hotspots [--measure busy|system]
-// [--threshold 0.7] [--min 1s] [--bucket B] [filters] [--format text|json]
-// FILE|ID`: busy (or system) episodes per CPU and the hottest heatmap cells.
+// [--threshold 0.7] [--min 1s] [--bucket B] [--start S] [--end E] [filters]
+// [--format text|json] FILE|ID`: busy (or system) episodes per CPU and the
+// hottest heatmap cells, of the whole capture or of [S, E).
 func runHotspots(ctx context.Context, e env) error {
 	v := newViewFlags("hotspots", e, subsecond.ViewHotspots|subsecond.ViewHostHotspots)
 	format := v.fs.String("format", "text", "output format: text or json (what the API sends)")
 	v.host = v.fs.String("host", "", "instead of FILE|ID: the episodes across every capture of this host, on one score scale")
 	system := v.fs.Bool("system", false, "the same as --measure system")
-	v.usage("hotspots [--measure busy|system] [--threshold 0.7] [--min 1s] [--bucket B] [--limit N] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--measure busy|system] [--threshold 0.7] [--min 1s] [--limit N] [--near 60s] [--format text|json]",
-		"Lists, per CPU, the windows where the busy fraction (or with --measure system\nthe system fraction) stays at or above the threshold for at least --min, with\nwhat ran there, most unusual first; then the hottest heatmap cells. With --host,\nthe episodes of the host's whole night, with their capture, those ending\nwithin --near before a marker first. docs/hotspots.md explains the score.")
+	v.usage("hotspots [--measure busy|system] [--threshold 0.7] [--min 1s] [--bucket B] [--limit N] [--start S] [--end E] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--measure busy|system] [--threshold 0.7] [--min 1s] [--limit N] [--near 60s] [--format text|json]",
+		"Lists, per CPU, the windows where the busy fraction (or with --measure system\nthe system fraction) stays at or above the threshold for at least --min, with\nwhat ran there, most unusual first; then the hottest heatmap cells. With --start\nand --end, only those within [S, E) seconds from T0. With --host,\nthe episodes of the host's whole night, with their capture, those ending\nwithin --near before a marker first. docs/hotspots.md explains the score.")
 	q, err := v.parse(e.args)
 	if err != nil {
 		return err
@@ -52,6 +53,9 @@ func runHotspots(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
 	}
+	if err := q.Resolve(&c.Profile); err != nil {
+		return fmt.Errorf("hotspots: %w", err)
+	}
 	rep, err := engine.Engine{}.Hotspots(c, q)
 	if err != nil {
 		return fmt.Errorf("hotspots: %w", err)
@@ -65,7 +69,7 @@ func runHotspots(ctx context.Context, e env) error {
 	t0 := rep.T0
 	sec := func(ns int64) string { return subsecond.DisplaySeconds(ns - t0) }
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
-	what := subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min)
+	what := subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min) + subsecond.HotspotsWhere(t0, rep.Start, rep.End)
 	if rep.Note != "" {
 		fmt.Fprintf(tw, "Note: %s.\n", rep.Note)
 	}

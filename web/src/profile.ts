@@ -25,11 +25,11 @@ import {
 import type { CoresJSON, HeatmapJSON, HotspotReport, ViewData } from "./types";
 import { Clock, TZ_EVENT, wallSpan } from "./wallclock";
 
-// HOT_PARAMS are the URL parameters the hot spots read: the filters and
-// what they measure (docs/hotspots.md). The cores map's bucket is left out:
-// the page picks it to fit the screen, and the server's first list used
-// the default.
-const HOT_PARAMS = [...FILTER_PARAMS, "measure", "threshold", "min"];
+// HOT_PARAMS are the URL parameters the hot spots read: the filters, what
+// they measure (docs/hotspots.md) and the range of a page opened on one.
+// The cores map's bucket is left out: the page picks it to fit the screen,
+// and the server's first list used the default.
+const HOT_PARAMS = [...FILTER_PARAMS, "measure", "threshold", "min", "start", "end"];
 
 export function profilePage(vd: ViewData, boot: () => void): void {
   const prof = vd.profile;
@@ -308,9 +308,12 @@ async function loadHotspots(api: string, flameBase: string, clock: Clock, p: URL
   }
 }
 
-// hotspotsWhat says what the report's episodes are, as the server's
-// subsecond.HotspotsWhat does: "≥ 70% busy for 1 s or more".
+// hotspotsWhat says what the report's episodes are, and where they were
+// looked for, as the server's subsecond.HotspotsWhat and HotspotsWhere do:
+// "≥ 70% busy for 1 s or more", " in [5, 10) s".
 function hotspotsWhat(r: HotspotReport): string {
   const what = r.measure === "system" ? "in the kernel (system time)" : "busy";
-  return `≥ ${+(100 * r.threshold).toFixed(6)}% ${what} for ${fmtOffset(r.min_ns)} s or more`;
+  const sec = (ns: number) => fmtOffset(Math.round((ns - r.t0_ns) / 1e3) * 1e3); // to the µs, as the server shows them
+  const where = r.start_ns && r.end_ns ? ` in [${sec(r.start_ns)}, ${sec(r.end_ns)}) s` : "";
+  return `≥ ${+(100 * r.threshold).toFixed(6)}% ${what} for ${fmtOffset(r.min_ns)} s or more${where}`;
 }

@@ -104,6 +104,8 @@ export interface FunctionTable {
 // naming the cores a filter hides.
 export interface HotspotReport {
   t0_ns: number;
+  start_ns?: number; // the range searched, when less than the capture
+  end_ns?: number;
   measure: "busy" | "system";
   threshold: number;
   min_ns: number;
