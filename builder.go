@@ -138,7 +138,7 @@ func (st *Stats) Event(name string) (uint16, error) {
 	ev, ok := st.events[name]
 	if !ok {
 		if len(st.list) >= MaxEvents {
-			return 0, fmt.Errorf("more than %d distinct event names: %w", MaxEvents, ErrTooLarge)
+			return 0, fmt.Errorf("the capture has more than %d distinct event names, the most a profile can hold: %w", MaxEvents, ErrTooLarge)
 		}
 		ev = len(st.list)
 		st.events[name] = ev

@@ -627,13 +627,17 @@ func Invalidf(name, format string, args ...any) error {
 }
 
 // Message returns err's text for a person. An error wrapping ErrInvalid
-// names what is wrong at its start, so the ": invalid" that wrapping with
-// %w appends says nothing more: it is dropped. The CLI prints errors and
-// the server writes 400 answers through it, so they read the same.
+// names what is wrong at its start, and one wrapping ErrTooLarge names the
+// limit it passed (and the flag that sets it, where one does), so the
+// ": invalid" or ": too large" that wrapping with %w appends says nothing
+// more: it is dropped. The CLI prints errors and the server writes its
+// 400 and 413 answers through it, so they read the same.
 func Message(err error) string {
 	msg := err.Error()
-	if errors.Is(err, ErrInvalid) {
-		msg = strings.TrimSuffix(msg, ": "+ErrInvalid.Error())
+	for _, sentinel := range []error{ErrInvalid, ErrTooLarge} {
+		if errors.Is(err, sentinel) {
+			msg = strings.TrimSuffix(msg, ": "+sentinel.Error())
+		}
 	}
 	return msg
 }

@@ -328,3 +328,23 @@ func TestFilterDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestMessage: the words of ErrInvalid and ErrTooLarge that wrapping
+// appends are dropped, as the text names the parameter or the limit; other
+// sentinels keep theirs.
+func TestMessage(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("hotspots: %w", subsecond.Invalidf("cpu", "the capture has no CPU 96")), "hotspots: cpu: the capture has no CPU 96"},
+		{fmt.Errorf("import: the capture has more than 5 samples, the limit per profile (--max-samples): %w", subsecond.ErrTooLarge),
+			"import: the capture has more than 5 samples, the limit per profile (--max-samples)"},
+		{fmt.Errorf("profile %q: %w", "x", subsecond.ErrNotFound), `profile "x": not found`},
+		{errors.New("too large"), "too large"},
+	} {
+		if got := subsecond.Message(tc.err); got != tc.want {
+			t.Errorf("Message(%v) = %q; want %q", tc.err, got, tc.want)
+		}
+	}
+}

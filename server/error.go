@@ -82,8 +82,9 @@ func status(err error) (int, string) {
 	return http.StatusInternalServerError, "internal error"
 }
 
-// userMessage returns err's text for the client. An ErrInvalid error names
-// the parameter at its start, so the trailing ": invalid" that wrapping with
+// userMessage returns err's text for the client (subsecond.Message). An
+// ErrInvalid error names the parameter at its start and an ErrTooLarge one
+// the limit, so the trailing ": invalid" or ": too large" that wrapping with
 // %w appends is dropped; other errors keep their sentinel's words ("not
 // found").
 func userMessage(err, sentinel error) string {

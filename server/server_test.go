@@ -169,6 +169,13 @@ func wantError(t *testing.T, res *http.Response, body []byte, code int, want str
 	if !strings.Contains(e.Error, want) {
 		t.Errorf("error = %q; want it to mention %q", e.Error, want)
 	}
+	// Like a 400's, a 413's text names what is wrong: the sentinel's words
+	// that wrapping appends say nothing more.
+	for _, sentinel := range []error{subsecond.ErrInvalid, subsecond.ErrTooLarge} {
+		if strings.HasSuffix(e.Error, ": "+sentinel.Error()) {
+			t.Errorf("error = %q; want a sentence without the trailing %q", e.Error, sentinel.Error())
+		}
+	}
 }
 
 func TestUploadCurlGzip(t *testing.T) {

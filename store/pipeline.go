@@ -230,7 +230,7 @@ func (w *worker) parseBlock(ctx context.Context, b *block, strict bool, after *p
 		ev, ok := w.events[smp.Event]
 		if !ok {
 			if len(w.evs) >= subsecond.MaxEvents {
-				p.err = fmt.Errorf("line %d: more than %d distinct event names: %w", smp.Line, subsecond.MaxEvents, subsecond.ErrTooLarge)
+				p.err = fmt.Errorf("line %d: the capture has more than %d distinct event names, the most a profile can hold: %w", smp.Line, subsecond.MaxEvents, subsecond.ErrTooLarge)
 				break
 			}
 			ev = uint16(len(w.evs))
@@ -782,7 +782,8 @@ func (pl *pipeline) encodeChunks() {
 func tablesFit(in *subsecond.Interner, strs, frames, nodes int) error {
 	if int64(len(in.Strings))+int64(strs) > math.MaxUint32 || int64(len(in.Frames))+int64(frames) > math.MaxInt32 ||
 		int64(len(in.Nodes))+int64(nodes) > math.MaxInt32 {
-		return fmt.Errorf("the capture has more distinct names, frames or stacks than a profile can index: %w", subsecond.ErrTooLarge)
+		return fmt.Errorf("the capture has more distinct names, frames or stacks than a profile can index (%d names, %d frames, %d stack nodes): %w",
+			uint64(math.MaxUint32), math.MaxInt32, math.MaxInt32, subsecond.ErrTooLarge)
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ type cpuRows struct {
 // [0, MaxCPUs).
 func (c *cpuRows) row(cpu int32) (int, error) {
 	if cpu < 0 || cpu >= MaxCPUs {
-		return 0, fmt.Errorf("CPU %d is outside 0 to %d: %w", cpu, MaxCPUs-1, subsecond.ErrTooLarge)
+		return 0, fmt.Errorf("CPU %d is outside 0 to %d, the CPUs a host's night can hold: %w", cpu, MaxCPUs-1, subsecond.ErrTooLarge)
 	}
 	for int(cpu) >= len(c.index) {
 		c.index = append(c.index, make([]int32, len(c.index)+64)...)

@@ -597,8 +597,8 @@ func TestServeLimits(t *testing.T) {
 		t.Errorf("zstd-of-zstd upload of %d bytes (51 MB of text) = %d %s; want 413", len(nested), code, b)
 	}
 	amplified := zstdOf(bytes.Repeat([]byte(one), 150_000)) // 4.5 MB of text, 150,000 samples
-	if code, b := post(amplified); code != http.StatusRequestEntityTooLarge || !strings.Contains(b, "100000 samples") {
-		t.Errorf("upload of 150,000 samples under --max-samples 100000 = %d %s; want 413 naming the cap", code, b)
+	if code, b := post(amplified); code != http.StatusRequestEntityTooLarge || !strings.Contains(b, `more than 100000 samples, the limit per profile (--max-samples)"`) {
+		t.Errorf("upload of 150,000 samples under --max-samples 100000 = %d %s; want 413 naming the cap and its flag, and nothing after", code, b)
 	}
 	if n := countProfiles(t, base); n != 0 {
 		t.Errorf("%d profiles stored after refused uploads; want none", n)
