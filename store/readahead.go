@@ -7,9 +7,9 @@ import (
 
 // readAhead reads its source in a goroutine of its own, up to aheadBufs
 // pieces of aheadPiece bytes ahead of its reader. The import puts it in
-// front of a decompressor, so that decompressing runs beside the hashing
-// and cutting of the text instead of before them, on the one goroutine
-// that every byte goes through.
+// front of a gzip decompressor, so that decompressing runs beside the
+// hashing and cutting of the text instead of before them, on the one
+// goroutine that every byte goes through.
 type readAhead struct {
 	src  io.ReadCloser
 	full chan *aheadBuf // filled pieces, in order
