@@ -260,8 +260,15 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 	if filters != "" {
 		title += " · " + filters
 	}
+	layout := s.layout(title, viewData(kind, p, r), r)
+	// The head asks for the JSON the script draws, so that it is on its way
+	// while the script loads.
+	layout.Preload = []string{graphJSON(api, v)}
+	if kind == "stacks" {
+		layout.Preload = append(layout.Preload, samplesJSON("/api/profiles/"+p.ID+"/samples", v))
+	}
 	page := web.FlamePage{
-		Layout:  s.layout(title, viewData(kind, p, r), r),
+		Layout:  layout,
 		Profile: *p,
 		Diff:    isDiff,
 		Stacks:  kind == "stacks",
@@ -375,6 +382,28 @@ func query(v url.Values) string {
 // ranges and heatmap shape, without view-only state such as search or zoom.
 func engineParams(v url.Values) url.Values {
 	return pick(v, "start", "end", "start2", "end2", "base")
+}
+
+// graphJSON returns the URL of the JSON graph that a flame or differential
+// page with query v draws: api with v's ranges and filters and format=json.
+// The script builds the same URL (web/src/state.ts's flameAPI) byte for
+// byte, keys in order and escaped as url.Values.Encode does, so that its
+// fetch takes the answer to the page's preload.
+func graphJSON(api string, v url.Values) string {
+	var names []string
+	for _, p := range subsecond.ParamsIn(subsecond.GroupRange) {
+		names = append(names, p.Name)
+	}
+	q := pick(v, names...)
+	q.Set("format", "json")
+	return api + "?" + q.Encode()
+}
+
+// samplesJSON returns the URL of the samples that a stack-chart page with
+// query v draws: api with v's range, filters and max_samples, as the
+// script's samplesAPI (web/src/flamepage.ts) builds it.
+func samplesJSON(api string, v url.Values) string {
+	return api + query(pick(v, "start", "end", "max_samples"))
 }
 
 // profileParams returns the parameters of v that the profile page reads:

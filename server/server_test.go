@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -706,6 +708,54 @@ func TestPages(t *testing.T) {
 	res, b := e.do("GET", "/p/nope", nil)
 	if res.StatusCode != http.StatusNotFound || !bytes.Contains(b, []byte(`data-testid="error"`)) {
 		t.Errorf("unknown profile page = %d; want a 404 page", res.StatusCode)
+	}
+}
+
+// TestPagePreloads checks that the flame, diff and stack-chart pages ask
+// from their heads for the JSON their script draws first, written as the
+// script writes it (web/src/state.ts's apiURL: keys sorted, escaped as
+// url.QueryEscape does) so that the script's fetch takes the answer, and
+// that each such URL answers.
+func TestPagePreloads(t *testing.T) {
+	e := newEnv(t, Config{})
+	p := e.upload(perfText(2, 100, 3), "x")
+	api := "/api/profiles/" + p.ID
+	fn := url.QueryEscape(`^(main|run)[^!' ~*]*$`)
+	const escaped = "%5E%28main%7Crun%29%5B%5E%21%27+~%2A%5D%2A%24"
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"/p/" + p.ID + "/flame?start=1&end=2.5&cpu=1&search=main&zoom=3&function=" + fn,
+			[]string{api + "/flamegraph?cpu=1&end=2.5&format=json&function=" + escaped + "&start=1"}},
+		{"/p/" + p.ID + "/diff?start=1&end=2&start2=0&end2=1&idle=1",
+			[]string{api + "/diff?end=2&end2=1&format=json&idle=1&start=1&start2=0"}},
+		{"/p/" + p.ID + "/stacks?lanes=thread&start=0.5&end=1&max_samples=500&function=" + fn,
+			[]string{api + "/flamegraph?end=1&format=json&function=" + escaped + "&max_samples=500&start=0.5",
+				api + "/samples?end=1&function=" + escaped + "&max_samples=500&start=0.5"}},
+		{"/p/" + p.ID + "/stacks", []string{api + "/flamegraph?format=json", api + "/samples"}},
+		{"/p/" + p.ID, nil},
+		{"/", nil},
+	} {
+		res, b := e.do("GET", c.path, nil)
+		if res.StatusCode != 200 {
+			t.Fatalf("GET %s = %d", c.path, res.StatusCode)
+		}
+		var got []string
+		for _, m := range regexp.MustCompile(`<link rel="preload" as="fetch" crossorigin="anonymous" href="([^"]*)">`).FindAllSubmatch(b, -1) {
+			got = append(got, html.UnescapeString(string(m[1])))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("GET %s preloads\n%q; want\n%q", c.path, got, c.want)
+		}
+		if len(got) > 0 && bytes.Index(b, []byte(`rel="preload"`)) > bytes.Index(b, []byte(`<script type="module"`)) {
+			t.Errorf("GET %s: the preloads come after the script", c.path)
+		}
+		for _, u := range got {
+			if res, body := e.do("GET", u, nil); res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("GET %s (preloaded by %s) = %d %s: %s", u, c.path, res.StatusCode, res.Header.Get("Content-Type"), body)
+			}
+		}
 	}
 }
 

@@ -90,6 +90,11 @@ type Layout struct {
 	// "offset".
 	Clock, Offsets bool
 	TZ             string
+	// Preload lists the JSON URLs the page's script fetches first; the head
+	// asks for them before the script loads, and the script's fetch of each
+	// takes the answer. Each must equal, byte for byte, the URL the script
+	// builds (web/src/state.ts's apiURL), or the browser fetches it twice.
+	Preload []string
 }
 
 // IndexPage lists the stored profiles and offers the upload form.

@@ -117,3 +117,38 @@ test('one lane per thread; the samples API refuses a range past its limit', asyn
   assert.match((await res.json()).error, /^end: the range \[0, .*\) s holds \d+ samples of these filters, more than the stack chart's limit of 100/);
   await page.close();
 });
+
+test('the page asks for its JSON from its head and the script takes those answers: one request each', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  // A function filter whose every odd character the URL must escape: the
+  // script writes the API's URLs as the server does, or the browser fetches
+  // each twice.
+  const fn = "^(mark_object|hot_loop)[^!' ~*]*$";
+  await openStacks(page, `start=7.5&end=12.5&function=${encodeURIComponent(fn)}`);
+  const api = (re) => w.requests.filter((u) => re.test(new URL(u).pathname));
+  const flame = api(/\/flamegraph$/);
+  const samples = api(/\/samples$/);
+  assert.equal(flame.length, 1, `flame graph requests: ${flame.join(' ')}`);
+  assert.equal(samples.length, 1, `samples requests: ${samples.join(' ')}`);
+  const preloads = await page.$$eval('head link[rel=preload][as=fetch]', (ls) => ls.map((l) => [l.href, l.crossOrigin]));
+  assert.deepEqual(preloads, [[flame[0], 'anonymous'], [samples[0], 'anonymous']]);
+  assert.equal(new URL(samples[0]).searchParams.get('function'), fn);
+  const lanes = await page.evaluate(() => window.__stacks.lanes());
+  const total = lanes.reduce((n, l) => n + l.samples, 0);
+  assert.equal(total, count(records, 7.5, 12.5, (r) => r.kind === 'gc' || r.kind === 'hot'));
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('the page passes max_samples on to the samples it asks for; a refusal leaves the flame graph', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/p/${id}/stacks?start=0&end=20&max_samples=100`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.match(await page.textContent('#stacks .flame-status.error'), /holds \d+ samples of these filters, more than the stack chart's limit of 100;/);
+  assert.equal(await page.$('[data-testid=stacks-canvas]'), null);
+  assert.match(await page.textContent('[data-testid=flame-summary]'), /^[\d,]+ samples/);
+  assert.deepEqual(w.errors.map((e) => e.replace(/\?.*/, '')), [`HTTP 400 ${server.url}/api/profiles/${id}/samples`]);
+  await page.close();
+});

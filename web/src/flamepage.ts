@@ -13,6 +13,7 @@ import { swatch, TopTable } from "./toptable";
 import { DiffTable } from "./difftable";
 import { FlameGraph, type Shape, SIGNIFICANT_Z, Tree } from "./flame";
 import {
+  apiURL,
   currentParams,
   FILTER_PARAMS,
   flameAPI,
@@ -304,10 +305,11 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
     );
 }
 
-// samplesAPI returns the URL of the stack chart's samples for the range and
-// filters in p.
+// samplesAPI returns the URL of the stack chart's samples for the range,
+// filters and sample limit in p; the server's page preloads the same URL
+// (server/pages.go's samplesJSON).
 function samplesAPI(api: string, p: URLSearchParams): string {
-  return `${api}/samples?${pick(p, ["start", "end", ...FILTER_PARAMS])}`;
+  return apiURL(`${api}/samples`, pick(p, ["start", "end", "max_samples", ...FILTER_PARAMS]));
 }
 
 // stackChart draws the samples into #stacks when they arrive, linked to the

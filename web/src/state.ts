@@ -71,11 +71,32 @@ export function heatmapAPI(api: string, p: URLSearchParams): string {
 
 // flameAPI returns the JSON API URL of the flame graph (or, for diff, the
 // differential graph, in format, json by default) that a flame page with
-// query p shows.
+// query p shows. The server's page asks for the same URL from its head
+// (server/pages.go's graphJSON).
 export function flameAPI(api: string, p: URLSearchParams, diff: boolean, format = "json"): string {
   const q = pick(p, [...RANGE_PARAMS, ...FILTER_PARAMS]);
   q.set("format", format);
-  return `${api}/${diff ? "diff" : "flamegraph"}?${q}`;
+  return apiURL(`${api}/${diff ? "diff" : "flamegraph"}`, q);
+}
+
+// apiURL returns path with the query q written as the server writes it (Go's
+// url.Values.Encode: keys sorted, each key and value escaped as
+// url.QueryEscape does), so that a URL the script builds equals, byte for
+// byte, the one a page's head preloads, and the fetch takes that answer.
+export function apiURL(path: string, q: URLSearchParams): string {
+  const parts: string[] = [];
+  for (const k of [...new Set(q.keys())].sort()) {
+    for (const v of q.getAll(k)) parts.push(queryEscape(k) + "=" + queryEscape(v));
+  }
+  return parts.length ? path + "?" + parts.join("&") : path;
+}
+
+// queryEscape escapes s as Go's url.QueryEscape: letters, digits and -_.~
+// stay, a space becomes +, and every other byte of its UTF-8 is %XX.
+function queryEscape(s: string): string {
+  return encodeURIComponent(s)
+    .replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%20/g, "+");
 }
 
 // fmtOffset formats an integer nanosecond offset as decimal seconds without
