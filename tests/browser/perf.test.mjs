@@ -164,9 +164,15 @@ test('the stack chart of 10 s on one CPU and on all 96 of the bundled-size sampl
     const samples = lanes.reduce((n, l) => n + l.samples, 0);
     assert.equal(lanes.length, label.includes('96') ? 96 : 1);
     assert.ok(samples > 0 && s.boxes > 0, JSON.stringify({ lanes: lanes.length, samples, s }));
-    runs.push(`${label} (${samples} samples, ${lanes.length} lanes): ${t['stacks-render']} ms from page start to drawn (samples JSON ready at ${t['stacks-fetch']} ms, lanes laid out in ${t['stacks-layout']} ms, first frame ${t['stacks-draw']} ms, ${s.boxes} boxes)`);
+    // Each figure counts from the navigation's start: the page's head asks
+    // for the JSON before its script runs, which a count from the script's
+    // start would leave out.
+    assert.ok(t['stacks-script'] > 0 && t['stacks-fetch'] >= t['stacks-script'] && t['stacks-render'] > t['stacks-fetch'] && t['stacks-shown'] >= t['stacks-render'], JSON.stringify(t));
+    runs.push(`${label} (${samples} samples, ${lanes.length} lanes): drawn ${t['stacks-render']} ms after the navigation started ` +
+      `(${Math.round((t['stacks-render'] - t['stacks-script']) * 10) / 10} ms after the page's script did, at ${t['stacks-script']} ms; samples JSON in hand at ${t['stacks-fetch']} ms, ` +
+      `lanes laid out in ${t['stacks-layout']} ms, first frame ${t['stacks-draw']} ms, ${s.boxes} boxes), on screen at ${t['stacks-shown']} ms`);
   }
-  console.log(`# stack chart, ${runs.join('; ')} (targets: 100 ms for 1 CPU, 300 ms for 96)`);
+  console.log(`# stack chart, ${runs.join('; ')} (targets: drawn within 100 ms for 1 CPU, 300 ms for 96)`);
   await shot(page, 'stacks-incident', { fullPage: true });
   assert.deepEqual(w.errors, []);
   await page.close();

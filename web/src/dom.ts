@@ -53,15 +53,23 @@ export function fmtPct(f: number): string {
 // setupCanvas sizes a canvas to css pixels w×h at the device pixel ratio and
 // returns its 2D context scaled so that drawing uses css pixels.
 export function setupCanvas(c: HTMLCanvasElement, w: number, hgt: number): CanvasRenderingContext2D {
+  const dpr = sizeCanvas(c, w, hgt);
+  const ctx = c.getContext("2d");
+  if (!ctx) throw new Error("canvas 2D context unavailable");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}
+
+// sizeCanvas sizes a canvas to css pixels w×h at the device pixel ratio,
+// which it returns, without asking for its context: a canvas's pixels are
+// allocated when first drawn on, which an overlay may never be.
+export function sizeCanvas(c: HTMLCanvasElement, w: number, hgt: number): number {
   const dpr = window.devicePixelRatio || 1;
   c.width = Math.max(1, Math.round(w * dpr));
   c.height = Math.max(1, Math.round(hgt * dpr));
   c.style.width = w + "px";
   c.style.height = hgt + "px";
-  const ctx = c.getContext("2d");
-  if (!ctx) throw new Error("canvas 2D context unavailable");
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  return ctx;
+  return dpr;
 }
 
 // Pointer is where a pointer event happened, in viewport pixels.
@@ -108,4 +116,10 @@ export function onNextFrame(draw: () => void): () => void {
       draw();
     });
   };
+}
+
+// afterFrame resolves once the browser has rendered its next frame, so that
+// work awaited after it does not hold back what was drawn before it.
+export function afterFrame(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }

@@ -6,7 +6,7 @@ import { errorMessage, getJSON } from "./api";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
 import { MiniTimeline } from "./timeline";
 import { diffColor, KIND_STYLE, frameColor, onSchemeChange } from "./colors";
-import { $, clear, fmtInt, h } from "./dom";
+import { $, afterFrame, clear, fmtInt, h } from "./dom";
 import { FrameTable } from "./frametable";
 import { SearchBar } from "./search";
 import { swatch, TopTable } from "./toptable";
@@ -20,6 +20,7 @@ import {
   fmtOffset,
   handOff,
   now,
+  pageStart,
   parseOffset,
   pick,
   recallBack,
@@ -28,7 +29,7 @@ import {
   takeHandOff,
   updateURL,
 } from "./state";
-import { type LaneGroup, StackChart } from "./stackchart";
+import { type LaneGroup, StackChart, type StackChartOptions } from "./stackchart";
 import type { FlameJSON, FunctionTable, HeatmapJSON, ProfileSummary, SamplesJSON, ViewData } from "./types";
 import { Clock, TZ_EVENT, withTZ } from "./wallclock";
 
@@ -55,19 +56,38 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   clear(box);
   const status = h("p", { class: "flame-status", text: "Loading flame graph…" });
   box.append(status);
-  // The stack chart's samples come in parallel with the tree.
+  // The stack chart's samples come in parallel with the tree (the page's
+  // head asked for both before this script loaded).
   const samples = mode === "stacks" ? fetchJSON<SamplesJSON>(samplesAPI(api, p)) : null;
   samples?.catch(() => {}); // reported where it is awaited
+  const stacksBox = samples ? $("#stacks") : null;
+  if (stacksBox) {
+    clear(stacksBox);
+    stacksBox.append(h("p", { class: "flame-status", text: "Loading samples…" }));
+  }
   let data: FlameJSON;
   try {
     data = await fetchJSON<FlameJSON>(flameAPI(api, p, diff));
   } catch (e) {
     status.textContent = errorMessage(e);
     status.classList.add("error");
+    if (stacksBox) clear(stacksBox);
     return;
   }
   const fetched = performance.now();
   const tree = new Tree(data, shapeOf(diff, p));
+  // The stack chart, the first view of its page, is drawn as soon as its
+  // samples are in and shown before the flame graph below it is built: the
+  // graph, its tables and their layout would otherwise come first.
+  let outline: ((node: number) => void) | null = null; // the graph's, once built
+  const chart =
+    samples && stacksBox && prof
+      ? await stackChart(stacksBox, samples, tree, prof, p, t0, {
+          onHover: (i) => outline?.(i),
+          onClick: (i) => zoomTo(i, true),
+        })
+      : null;
+  if (chart) await afterFrame();
   clear(box);
 
   // Toolbar: reset, flame/icicle, matched %, legend.
@@ -95,15 +115,10 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     diff,
     onZoom: (i) => zoomTo(i, true),
   });
+  outline = (i) => graph.highlight(i);
+  if (chart) graph.onHover = (i) => chart.highlight(i);
   const frames = new FrameTable(tree);
   box.append(toolbar, graph.el, frames.el);
-  let chart: StackChart | null = null;
-  if (samples && prof) {
-    void stackChart(samples, tree, graph, prof, p, t0, (i) => zoomTo(i, true)).then((c) => {
-      chart = c;
-      if (chart) runSearch();
-    });
-  }
   const base = diff && data.base_total !== undefined ? ` vs ${fmtInt(data.base_total)} baseline` : "";
   summary.textContent = `${fmtInt(data.total)} samples${base} · ${fmtInt(tree.n)} nodes`;
 
@@ -285,24 +300,27 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
       void navigate(target, boot);
     },
   });
-  // Columns of at least 2 px, within the heatmap's column widths.
-  const width = Math.max(200, holder.clientWidth);
-  const nice = [0.1, 0.2, 0.5, 1, 2, 5, 10];
-  const col = nice.find((c) => dur / (c * 1e9) <= width / 2) ?? 10;
-  const q = pick(p, FILTER_PARAMS);
-  q.set("rows", "1");
-  q.set("col", String(col));
   onSchemeChange(() => tl.draw());
   window.addEventListener(TZ_EVENT, () => {
     if (holder.isConnected) tl.describe();
   });
-  return () =>
+  return () => {
+    // Columns of at least 2 px, within the heatmap's column widths: the
+    // strip's width as drawn, which costs no layout of the page's markup
+    // (read from the page, it would lay out the views just built).
+    const width = Math.max(200, tl.drawnWidth || holder.clientWidth);
+    const nice = [0.1, 0.2, 0.5, 1, 2, 5, 10];
+    const col = nice.find((c) => dur / (c * 1e9) <= width / 2) ?? 10;
+    const q = pick(p, FILTER_PARAMS);
+    q.set("rows", "1");
+    q.set("col", String(col));
     void getJSON<HeatmapJSON>(`${api}/heatmap?${q}`).then(
       (d) => tl.setData(d, prof.t0_ns),
       () => {
         /* the strip stays empty; the brush still works */
       },
     );
+  };
 }
 
 // samplesAPI returns the URL of the stack chart's samples for the range,
@@ -312,36 +330,33 @@ function samplesAPI(api: string, p: URLSearchParams): string {
   return apiURL(`${api}/samples`, pick(p, ["start", "end", "max_samples", ...FILTER_PARAMS]));
 }
 
-// stackChart draws the samples into #stacks when they arrive, linked to the
-// flame graph: hovering a box outlines its node in the graph and back, and
-// clicking a box zooms the graph to it.
+// stackChart draws the samples into holder as soon as they arrive, linked
+// to the flame graph through on: hovering a box outlines its node in the
+// graph (and the page outlines the graph's hovered node in the chart), and
+// clicking a box zooms the graph to it. It resolves to null, with the reason
+// shown in holder, when there is no chart to draw. booted is when the
+// page's script began, on performance.now()'s clock.
 async function stackChart(
+  holder: HTMLElement,
   samples: Promise<SamplesJSON>,
   tree: Tree,
-  graph: FlameGraph,
   prof: ProfileSummary,
   p: URLSearchParams,
-  t0: number,
-  zoom: (node: number) => void,
+  booted: number,
+  on: Pick<StackChartOptions, "onHover" | "onClick">,
 ): Promise<StackChart | null> {
-  const holder = $("#stacks");
-  if (!holder) return null;
-  const status = h("p", { class: "flame-status", text: "Loading samples…" });
-  clear(holder);
-  holder.append(status);
+  const fail = (msg: string) => {
+    clear(holder);
+    holder.append(h("p", { class: "flame-status error", text: msg }));
+    return null;
+  };
   let d: SamplesJSON;
   try {
     d = await samples;
   } catch (e) {
-    status.textContent = errorMessage(e);
-    status.classList.add("error");
-    return null;
+    return fail(errorMessage(e));
   }
-  if (d.nodes !== tree.n) {
-    status.textContent = "The samples and the flame graph disagree (the capture changed?): reload the page.";
-    status.classList.add("error");
-    return null;
-  }
+  if (d.nodes !== tree.n) return fail("The samples and the flame graph disagree (the capture changed?): reload the page.");
   const fetched = performance.now();
   const group: LaneGroup = p.get("lanes") === "thread" ? "thread" : "cpu";
   const chart = new StackChart(tree, d, {
@@ -349,10 +364,8 @@ async function stackChart(
     originNs: prof.t0_ns,
     clock: new Clock(prof.t0_ns, prof.wall),
     periodNs: prof.frequency_hz > 0 ? 1e9 / prof.frequency_hz : medianGap(d),
-    onHover: (i) => graph.highlight(i),
-    onClick: (i) => zoom(i),
+    ...on,
   });
-  graph.onHover = (i) => chart.highlight(i);
   window.addEventListener(TZ_EVENT, () => {
     if (chart.el.isConnected) chart.invalidate();
   });
@@ -375,16 +388,24 @@ async function stackChart(
   );
   clear(holder);
   holder.append(head, chart.el);
-  chart.onDrawn = () => {
-    chart.onDrawn = null;
-    recordTiming("stacks-fetch", fetched - t0);
-    recordTiming("stacks-layout", chart.layoutMs + chart.boxMs);
-    recordTiming("stacks-draw", chart.drawMs - chart.boxMs);
-    recordTiming("stacks-render", performance.now() - t0);
+  // Drawn now, before the flame graph's markup is added below, so that
+  // sizing the chart lays out only what is on the page so far; the page
+  // builds the graph once the browser has shown the chart.
+  chart.draw();
+  const drawn = performance.now();
+  onSchemeChange(() => chart.restyle());
+  void afterFrame().then(() => {
+    // Timings count from the page's start (its navigation, or the in-place
+    // opening), which the fetches from the page's head already follow.
+    const start = pageStart();
+    recordTiming("stacks-script", booted - start, booted);
+    recordTiming("stacks-fetch", fetched - start, fetched);
+    recordTiming("stacks-layout", chart.layoutMs + chart.boxMs, drawn);
+    recordTiming("stacks-draw", chart.drawMs - chart.boxMs, drawn);
+    recordTiming("stacks-render", drawn - start, drawn);
+    recordTiming("stacks-shown", performance.now() - start);
     holder.dataset.rendered = "1";
-  };
-  chart.invalidate();
-  onSchemeChange(() => chart.invalidate());
+  });
   if (TEST_HOOKS) {
     (window as unknown as { __stacks: unknown }).__stacks = {
       lanes: () => chart.lanesInfo(),

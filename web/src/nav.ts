@@ -7,6 +7,7 @@
 // Anything unexpected falls back to a normal navigation.
 
 import { getJSON } from "./api";
+import { openingPage } from "./state";
 import { withTZ } from "./wallclock";
 
 const prefetched = new Map<string, Promise<unknown>>();
@@ -28,6 +29,7 @@ export function fetchJSON<T>(url: string, signal?: AbortSignal): Promise<T> {
 
 // navigate shows url's page in place and boots it.
 export async function navigate(url: string, boot: () => void): Promise<void> {
+  openingPage();
   url = withTZ(url);
   try {
     const res = await fetch(url, { headers: { Accept: "text/html" }, credentials: "same-origin" });

@@ -11,7 +11,7 @@
 // scroll beneath it.
 
 import { frameColor, HIGHLIGHT_COLOR, MATCH_COLOR } from "./colors";
-import { clear, fmtInt, h, onNextFrame, type Pointer, setupCanvas, Tooltip } from "./dom";
+import { clear, fmtInt, h, onNextFrame, type Pointer, setupCanvas, sizeCanvas, Tooltip } from "./dom";
 import type { Tree } from "./flame";
 import { fmtDuration, fmtTick } from "./state";
 import type { SamplesJSON } from "./types";
@@ -27,11 +27,13 @@ const FONT = "10.5px Menlo, Consolas, 'DejaVu Sans Mono', monospace";
 const LABEL_FONT = "600 11px system-ui, sans-serif";
 
 // Row holds one depth of a lane: its boxes in time order, [x0, x1) in
-// nanoseconds after the range's start, and each box's flame node.
+// nanoseconds after the range's start, and each box's flame node. Plain
+// arrays, which grow in place, where typed arrays would be copied as they
+// grow.
 interface Row {
-  x0: Float64Array;
-  x1: Float64Array;
-  node: Int32Array;
+  x0: number[];
+  x1: number[];
+  node: number[];
   n: number;
 }
 
@@ -62,18 +64,21 @@ export class StackChart {
   private tip = new Tooltip();
   private lanes: Lane[] = [];
   private total = 0; // the lanes' height
+  private avail = 0; // the scroller's inner width, once known
+  private scrollY = 0; // the scroller's scrollTop, as its scroll events tell
   private width = 0;
   private viewH = 0;
+  private ink: { fg: string; axis: string } | null = null;
+  private outlined = false; // whether the overlay holds outlines
   private spanNs: number;
   private hover: { lane: number; row: number; box: number } | null = null;
   private linked = -1;
   private match: Uint8Array | null = null;
-  private colors: (string | undefined)[] = [];
+  private colors: (string | undefined)[];
   layoutMs = 0; // how long grouping the samples into lanes took
   boxMs = 0; // how long building the boxes of the lanes drawn so far took
   drawMs = 0; // how long the last frame took
   drawnBoxes = 0;
-  onDrawn: (() => void) | null = null;
 
   constructor(
     private tree: Tree,
@@ -81,6 +86,7 @@ export class StackChart {
     private opt: StackChartOptions,
   ) {
     this.spanNs = data.end_ns - data.start_ns;
+    this.colors = new Array<string | undefined>(tree.n);
     this.canvas = h("canvas", {
       class: "stacks-canvas",
       attrs: {
@@ -96,7 +102,17 @@ export class StackChart {
     this.scroller = h("div", { class: "stacks-scroll", attrs: { "data-testid": "stacks" } }, stage, this.spacer);
     this.el = h("div", { class: "stacks-wrap" }, this.scroller);
     this.layout();
-    this.scroller.addEventListener("scroll", () => this.invalidate(), { passive: true });
+    // Kept from the scroll events: reading scrollTop in draw would lay out
+    // whatever the page changed since its last frame (the flame graph's
+    // markup, say), there and then.
+    this.scroller.addEventListener(
+      "scroll",
+      () => {
+        this.scrollY = this.scroller.scrollTop;
+        this.invalidate();
+      },
+      { passive: true },
+    );
     this.canvas.addEventListener("keydown", (ev) => {
       const step = { ArrowDown: 40, ArrowUp: -40, PageDown: this.viewH - AXIS_H, PageUp: AXIS_H - this.viewH } as Record<string, number>;
       if (!(ev.key in step)) return;
@@ -109,7 +125,14 @@ export class StackChart {
       const b = this.hit(ev);
       if (b) this.opt.onClick(this.rows(this.lanes[b.lane])[b.row].node[b.box]);
     });
-    new ResizeObserver(() => this.invalidate()).observe(this.el);
+    // Sizes come from the observer, after the browser's own layout: a
+    // frame drawn on scrolling or hovering never forces one.
+    new ResizeObserver((entries) => {
+      const w = Math.round(entries[entries.length - 1].contentRect.width);
+      if (w === this.avail) return;
+      this.avail = w;
+      this.invalidate();
+    }).observe(this.scroller);
   }
 
   // layout groups the samples into lanes and sizes each by its deepest
@@ -163,11 +186,10 @@ export class StackChart {
     const close = () => {
       const dep = open.length - 1;
       let r = rows[dep];
-      if (!r) r = rows[dep] = newRow();
-      if (r.n === r.x0.length) growRow(r);
-      r.x0[r.n] = openAt[dep];
-      r.x1[r.n] = lastEnd;
-      r.node[r.n] = open[dep];
+      if (!r) r = rows[dep] = { x0: [], x1: [], node: [], n: 0 };
+      r.x0.push(openAt[dep]);
+      r.x1.push(lastEnd);
+      r.node.push(open[dep]);
       r.n++;
       open.pop();
       openAt.pop();
@@ -202,6 +224,7 @@ export class StackChart {
 
   // setMatch colours the nodes marked in m (search matches); null clears.
   setMatch(m: Uint8Array | null): void {
+    if (m === this.match) return;
     this.match = m;
     this.invalidate();
   }
@@ -218,7 +241,7 @@ export class StackChart {
   readonly invalidate = onNextFrame(() => this.draw());
 
   private x(ns: number): number {
-    return (ns / this.spanNs) * this.width;
+    return ns * (this.width / this.spanNs);
   }
 
   private color(node: number): string {
@@ -231,7 +254,7 @@ export class StackChart {
   // visible calls f for each lane in the scrolled view with its y offset on
   // the canvas.
   private visible(f: (lane: Lane, li: number, y: number) => void): void {
-    const top = this.scroller.scrollTop;
+    const top = this.scrollY;
     const bottom = top + this.viewH - AXIS_H;
     for (let li = 0; li < this.lanes.length; li++) {
       const l = this.lanes[li];
@@ -241,27 +264,46 @@ export class StackChart {
     }
   }
 
+  // restyle draws the chart again in the page's colours, after a switch
+  // between light and dark.
+  restyle(): void {
+    this.ink = null;
+    this.invalidate();
+  }
+
+  // draw draws the lanes in view. The chart must be on the page; the first
+  // frame reads the scroller's width (a layout of the page so far), later
+  // ones the width the ResizeObserver saw.
   draw(): void {
     const started = performance.now();
-    const W = Math.max(200, this.scroller.clientWidth);
     const H = Math.min(AXIS_H + this.total, Math.max(320, Math.round(window.innerHeight * 0.7)));
+    if (H !== this.viewH) {
+      // The stage stays put (sticky) while the spacer gives the lanes'
+      // height; set before the width is read, which the scroll bar they
+      // bring narrows.
+      this.stage.style.height = H + "px";
+      this.spacer.style.height = Math.max(0, AXIS_H + this.total - H) + "px";
+      this.scroller.style.height = H + 2 + "px";
+    }
+    if (!this.avail) this.avail = this.scroller.clientWidth;
+    const W = Math.max(200, this.avail);
     if (W !== this.width || H !== this.viewH) {
       this.width = W;
       this.viewH = H;
       setupCanvas(this.canvas, W, H);
-      setupCanvas(this.overlay, W, H);
-      // The stage stays put (sticky) while the spacer gives the lanes' height.
-      this.stage.style.height = H + "px";
-      this.spacer.style.height = Math.max(0, AXIS_H + this.total - H) + "px";
-      this.scroller.style.height = H + 2 + "px";
+      sizeCanvas(this.overlay, W, H);
+      this.outlined = false;
     }
     const ctx = this.canvas.getContext("2d")!;
     const dpr = window.devicePixelRatio || 1;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, W, H);
-    const styles = getComputedStyle(this.el);
-    const ink = styles.getPropertyValue("--fg").trim() || "#1d2330";
-    const muted = styles.getPropertyValue("--axis").trim() || "#555b66";
+    if (!this.ink) {
+      const styles = getComputedStyle(this.el);
+      this.ink = { fg: styles.getPropertyValue("--fg").trim() || "#1d2330", axis: styles.getPropertyValue("--axis").trim() || "#555b66" };
+    }
+    const ink = this.ink.fg;
+    const muted = this.ink.axis;
     let boxes = 0;
     ctx.font = FONT;
     ctx.textBaseline = "middle";
@@ -271,6 +313,7 @@ export class StackChart {
     const byColor = new Map<string, number[]>();
     const texts: { text: string; x: number; y: number }[] = [];
     const labels: { text: string; y: number }[] = [];
+    const px = W / this.spanNs; // css pixels a nanosecond
     this.visible((lane, _li, y) => {
       labels.push({ text: `${lane.label} · ${fmtInt(lane.idx.length)} samples`, y: y + HEAD_H / 2 });
       const rows = this.rows(lane);
@@ -281,8 +324,8 @@ export class StackChart {
         if (ry > H || ry + ROW_H < AXIS_H) continue;
         let lastPx = -1;
         for (let b = 0; b < row.n; b++) {
-          const x0 = this.x(row.x0[b]);
-          const x1 = this.x(row.x1[b]);
+          const x0 = row.x0[b] * px;
+          const x1 = row.x1[b] * px;
           // Boxes narrower than a pixel that land on a drawn pixel add nothing.
           if (x1 - x0 < 1 && Math.floor(x0) <= lastPx) continue;
           const w = Math.max(1, x1 - x0);
@@ -320,7 +363,6 @@ export class StackChart {
     this.drawnBoxes = boxes;
     this.drawMs = performance.now() - started;
     this.drawOverlay();
-    if (this.onDrawn) this.onDrawn();
   }
 
   // drawAxis writes the time offsets from T0 across the top.
@@ -345,6 +387,11 @@ export class StackChart {
   // drawOverlay outlines the hovered box and the linked node's boxes.
   private drawOverlay(): void {
     if (!this.width) return;
+    // Until there is something to outline the overlay is left alone, its
+    // pixels never allocated.
+    const outline = this.hover !== null || this.linked >= 0;
+    if (!outline && !this.outlined) return;
+    this.outlined = outline;
     const ctx = this.overlay.getContext("2d")!;
     const dpr = window.devicePixelRatio || 1;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -384,7 +431,7 @@ export class StackChart {
     const px = ev.clientX - rect.left;
     const py = ev.clientY - rect.top;
     if (py < AXIS_H || px < 0 || px > this.width) return null;
-    const y = py - AXIS_H + this.scroller.scrollTop;
+    const y = py - AXIS_H + this.scrollY;
     let lo = 0;
     let hi = this.lanes.length - 1;
     while (lo < hi) {
@@ -482,22 +529,6 @@ export class StackChart {
     this.tip.hide();
     clear(this.el);
   }
-}
-
-function newRow(): Row {
-  return { x0: new Float64Array(64), x1: new Float64Array(64), node: new Int32Array(64), n: 0 };
-}
-
-function growRow(r: Row): void {
-  const x0 = new Float64Array(r.x0.length * 2);
-  const x1 = new Float64Array(r.x0.length * 2);
-  const node = new Int32Array(r.x0.length * 2);
-  x0.set(r.x0);
-  x1.set(r.x1);
-  node.set(r.node);
-  r.x0 = x0;
-  r.x1 = x1;
-  r.node = node;
 }
 
 function threadLabel(d: SamplesJSON, i: number, tid: number): string {

@@ -155,12 +155,13 @@ export function cpuList(ids: number[]): string {
   return parts.join(",");
 }
 
-// recordTiming records that name took ms milliseconds, ending now, as a
-// User Timing measure "subsecond:NAME": the browser's performance tools show
-// it, and the browser tests read it with performance.getEntriesByType.
-export function recordTiming(name: string, ms: number): void {
+// recordTiming records that name took ms milliseconds, ending at end (by
+// default now), as a User Timing measure "subsecond:NAME": the browser's
+// performance tools show it, and the browser tests read it with
+// performance.getEntriesByType.
+export function recordTiming(name: string, ms: number, end = performance.now()): void {
   try {
-    performance.measure("subsecond:" + name, { end: performance.now(), duration: ms });
+    performance.measure("subsecond:" + name, { end, duration: ms });
   } catch {
     /* an old browser without User Timing level 3: no record */
   }
@@ -170,6 +171,23 @@ export function recordTiming(name: string, ms: number): void {
 // a mark taken on one page can be compared on the next.
 export function now(): number {
   return performance.timeOrigin + performance.now();
+}
+
+// opened is when the page shown began to open, on performance.now()'s
+// clock: 0, the start of its navigation, for a page the browser loaded.
+let opened = 0;
+
+// pageStart returns when the page shown began to open, in milliseconds on
+// performance.now()'s clock: 0 (its navigation's start) for a page the
+// browser loaded, or when openingPage was last called for one opened in
+// place.
+export function pageStart(): number {
+  return opened;
+}
+
+// openingPage records that a page begins to open in place, now.
+export function openingPage(): void {
+  opened = performance.now();
 }
 
 // handOff stores a mark for the next page; takeHandOff reads and clears it.

@@ -71,6 +71,12 @@ export class MiniTimeline {
     this.describe();
   }
 
+  // drawnWidth is the strip's width in css pixels as last drawn, 0 before
+  // its first frame.
+  get drawnWidth(): number {
+    return this.width;
+  }
+
   // setData draws the sample counts of a one-row offset heatmap.
   setData(d: HeatmapJSON, originNs: number): void {
     this.counts = d.counts.map((c) => c[0] || 0);
