@@ -36,9 +36,13 @@ export function clear(e: Element): void {
   while (e.firstChild) e.removeChild(e.firstChild);
 }
 
-// fmtInt formats n with thousands separators.
+// fmtInt formats n, rounded, with thousands separators as en-US writes
+// them: 1,234,567. It is written out rather than left to toLocaleString,
+// which costs a locale lookup per call (tables format thousands of cells).
 export function fmtInt(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
+  const r = Math.round(n);
+  if (!Number.isFinite(r)) return String(r);
+  return String(r === 0 ? 0 : r).replace(/\B(?=(\d{3})+$)/g, ",");
 }
 
 // fmtPct formats a fraction 0..1 as a percentage with sensible precision.
@@ -122,4 +126,11 @@ export function onNextFrame(draw: () => void): () => void {
 // work awaited after it does not hold back what was drawn before it.
 export function afterFrame(): Promise<void> {
   return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+}
+
+// whenIdle calls f once the browser is idle (within timeout ms at most), for
+// work that may wait until a page's views are drawn.
+export function whenIdle(f: () => void, timeout = 2000): void {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(() => f(), { timeout });
+  else setTimeout(f, 200);
 }

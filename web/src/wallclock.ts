@@ -11,7 +11,7 @@
 // user: links carry it (withTZ), and back and forward bring it to the
 // pages they return to (followTZ).
 
-import { h } from "./dom";
+import { h, whenIdle } from "./dom";
 import { currentParams, fmtTick, updateURL } from "./state";
 
 // WallJSON is a profile's wall-clock anchor (subsecond.WallClock): a sample
@@ -244,8 +244,19 @@ export function setupTZ(): void {
   localize();
   const sel = document.querySelector<HTMLSelectElement>("select[data-testid=tz]");
   if (!sel) return;
+  // Naming the zone loads the browser's time-zone names (some 10 ms on a
+  // tab's first page), so the local choice is named once the page's views
+  // are drawn, or as soon as the list is reached.
   const local = sel.querySelector<HTMLOptionElement>("option[value=local]");
-  if (local) local.textContent = `local (${zoneName("local")})`;
+  let named = false;
+  const name = () => {
+    if (named || !local) return;
+    named = true;
+    local.textContent = `local (${zoneName("local")})`;
+  };
+  whenIdle(name);
+  sel.addEventListener("focus", name);
+  sel.addEventListener("pointerdown", name);
   sel.value = optionFor(sel, z);
   sel.addEventListener("change", () => setZone(sel.value === "local" || sel.value === "offset" ? sel.value : "utc"));
 }
