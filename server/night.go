@@ -95,14 +95,7 @@ func (s *Server) hostCaptures(w http.ResponseWriter, r *http.Request) {
 // captures' summaries, its columns × CPUs bounded by the server's cell
 // limit before any summary is read.
 func (s *Server) hostTimeline(w http.ResponseWriter, r *http.Request) {
-	host, q, err := hostQuery(r)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	span := timeline.SpanOf(q)
-	span.MaxCells = s.maxCells
-	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
+	s.hostSpanJSON(w, r, func(ctx context.Context, host string, span timeline.Span, _ *Query) (any, error) {
 		return timeline.Timeline(ctx, s.source(), host, span)
 	})
 }
@@ -111,6 +104,14 @@ func (s *Server) hostTimeline(w http.ResponseWriter, r *http.Request) {
 // comm's share of the host's CPU over the night, and the commands that
 // jump furthest above their baseline (timeline.CommReport).
 func (s *Server) hostComms(w http.ResponseWriter, r *http.Request) {
+	s.hostSpanJSON(w, r, func(ctx context.Context, host string, span timeline.Span, q *Query) (any, error) {
+		return timeline.Comms(ctx, s.source(), host, span, q.Filter.Comm, q.Limit)
+	})
+}
+
+// hostSpanJSON answers a heavy host view over the span its query names,
+// bounded by the server's cell limit before any summary is read.
+func (s *Server) hostSpanJSON(w http.ResponseWriter, r *http.Request, view func(ctx context.Context, host string, span timeline.Span, q *Query) (any, error)) {
 	host, q, err := hostQuery(r)
 	if err != nil {
 		s.error(w, r, err)
@@ -119,7 +120,7 @@ func (s *Server) hostComms(w http.ResponseWriter, r *http.Request) {
 	span := timeline.SpanOf(q)
 	span.MaxCells = s.maxCells
 	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
-		return timeline.Comms(ctx, s.source(), host, span, q.Filter.Comm, q.Limit)
+		return view(ctx, host, span, q)
 	})
 }
 
