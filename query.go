@@ -64,6 +64,15 @@ type Query struct {
 
 	MatchCase bool // page: the search tells upper from lower case (it ignores case by default)
 
+	// The host page's Compare panel: the target range and its CPUs, how
+	// its baseline is chosen ("previous", "earlier" or "pick"), how much
+	// earlier, and the picked baseline range.
+	CompareFrom, CompareTo   WallTime
+	CompareCPUs              []int32
+	CompareWith              string
+	CompareEarlier           int64
+	CompareFrom2, CompareTo2 WallTime
+
 	// Range and Range2 are absolute, half-open ranges in nanoseconds, set by
 	// Resolve: [T0+Start, T0+End), a missing bound being the profile's
 	// first sample or the instant after its last.
@@ -285,6 +294,20 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Lanes }},
 	{Name: "tz", Type: TypeChoice, Choices: []string{"utc", "local", "offset"}, Default: "utc", Help: "how pages show times: times of day in UTC or in the browser's time zone (local), each beside seconds from the capture's start; or (offset) a capture's views in seconds from its start alone, a host's night in UTC", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.TZ }},
+	{Name: "compare_from", Type: TypeWallTime, Help: "the host page's Compare panel: the target range's start, wall-clock time", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.CompareFrom }},
+	{Name: "compare_to", Type: TypeWallTime, Help: "the host page's Compare panel: the target range's end, wall-clock time, exclusive", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.CompareTo }},
+	{Name: "compare_cpu", Type: TypeIDList, Help: "the host page's Compare panel: the CPUs of both sides (empty: all)", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.CompareCPUs }},
+	{Name: "compare_with", Type: TypeChoice, Choices: []string{"previous", "earlier", "pick"}, Default: "previous", Help: "the host page's Compare panel: the baseline, the same place in the previous capture, the same range compare_earlier before, or the range compare_from2, compare_to2", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.CompareWith }},
+	{Name: "compare_earlier", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: int64(24 * time.Hour), Default: "600", Help: "the host page's Compare panel: how long before the target its baseline is, with compare_with=earlier", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.CompareEarlier }},
+	{Name: "compare_from2", Type: TypeWallTime, Help: "the host page's Compare panel: the picked baseline's start, wall-clock time, with compare_with=pick", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.CompareFrom2 }},
+	{Name: "compare_to2", Type: TypeWallTime, Help: "the host page's Compare panel: the picked baseline's end, wall-clock time, exclusive", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.CompareTo2 }},
 }
 
 // defaults is the Query of an empty parameter list.

@@ -72,7 +72,8 @@ func TestParseQuery(t *testing.T) {
 	// columns for a host).
 	want := subsecond.Query{Rows: subsecond.DefaultRows, Col: subsecond.DefaultCol,
 		Measure: "busy", Threshold: subsecond.DefaultThreshold, Min: subsecond.DefaultMin, Limit: 50, Cells: 10, Near: subsecond.DefaultNear,
-		MaxSamples: subsecond.DefaultMaxSamples, Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc"}
+		MaxSamples: subsecond.DefaultMaxSamples, Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc",
+		CompareWith: "previous", CompareEarlier: 10 * 60e9}
 	if !reflect.DeepEqual(*q, want) {
 		t.Errorf("ParseQuery() = %+v; want the defaults %+v", *q, want)
 	}
@@ -85,6 +86,8 @@ func TestParseQuery(t *testing.T) {
 		"threshold": {"0.75"}, "min": {"1500ms"}, "limit": {"0"}, "cells": {"3"}, "max_samples": {"5000"},
 		"scale": {"log"}, "search": {"mem_"}, "match_case": {"1"}, "zoom": {"a;b"}, "view": {"icicle"}, "shape": {"base"}, "lanes": {"thread"},
 		"near": {"2m"}, "tz": {"local"}, "from": {"2026-11-30T03:12:05.5Z"}, "to": {"1796008400"},
+		"compare_from": {"2026-11-30T03:01:10.000000001Z"}, "compare_to": {"2026-11-30T03:01:20Z"}, "compare_cpu": {"2"},
+		"compare_with": {"pick"}, "compare_earlier": {"2m"}, "compare_from2": {"1796007800"}, "compare_to2": {"1796007810.5"},
 		"unknown": {"ignored"},
 	}
 	q, err = subsecond.ParseQuery(v)
@@ -100,6 +103,10 @@ func TestParseQuery(t *testing.T) {
 		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, Near: 120e9, MaxSamples: 5000,
 		Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
+		CompareFrom: subsecond.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
+		CompareTo:   subsecond.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 20, 0, time.UTC).UnixNano(), Set: true},
+		CompareCPUs: []int32{2}, CompareWith: "pick", CompareEarlier: 120e9,
+		CompareFrom2: subsecond.WallTime{NS: 1796007800e9, Set: true}, CompareTo2: subsecond.WallTime{NS: 17960078105e8, Set: true},
 	}
 	if !reflect.DeepEqual(*q, want) {
 		t.Errorf("ParseQuery(%v) =\n%+v; want\n%+v", v, *q, want)

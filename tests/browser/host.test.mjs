@@ -190,6 +190,11 @@ test('compare across captures: a Shift+dragged burst against the previous captur
   assert.equal(await page.inputValue('[data-testid=compare-cpu]'), '2');
   assert.ok(await page.isVisible('[data-testid=pick-target]') && (await page.isVisible('[data-testid=pick-base]')));
   await shot(page, 'host-compare', { fullPage: true });
+  // The choices are in the URL: a reload brings back the panel, both
+  // marks in the same places, and the same link.
+  const firstDiff = await page.getAttribute('[data-testid=compare-open]', 'href');
+  assert.equal(new URL(page.url()).search, '?compare_from=2026-11-30T03%3A01%3A10Z&compare_to=2026-11-30T03%3A01%3A20Z&compare_cpu=2');
+  await samePanelAfterReload(page, firstDiff);
   await page.click('[data-testid=compare-open]');
   await page.waitForURL(/\/diff\?/);
   const u = new URL(page.url());
@@ -210,6 +215,12 @@ test('compare across captures: a Shift+dragged burst against the previous captur
   assert.ok(row, 'mem_cgroup_nr_lru_pages is not in the table of changes');
   assert.equal(row.change, 'new');
   assert.deepEqual(row.cells.slice(4, 6), ['0', String(10 * HZ)]);
+  // Back on the night, the comparison is still set up.
+  await page.goBack();
+  await page.waitForSelector('#night-map[data-buckets]');
+  await page.waitForFunction(() => !document.querySelector('[data-testid=pick-base]').hidden);
+  assert.equal(await panel(page, 'compare-target'), '2026-11-30 03:01:10–03:01:20 UTC in capture-1 (10–20 s)');
+  assert.equal(await page.getAttribute('[data-testid=compare-open]', 'href'), firstDiff);
 
   // Back on the night: the hot spot as the target, against 2 minutes
   // earlier (a time no capture holds), then against a range picked on the
@@ -231,6 +242,54 @@ test('compare across captures: a Shift+dragged burst against the previous captur
   assert.equal(await panel(page, 'compare-target'), '2026-11-30 03:01:10–03:01:20 UTC in capture-1 (10–20 s)');
   const href = new URL(await page.getAttribute('[data-testid=compare-open]', 'href'), server.url);
   assert.deepEqual(['cpu', 'start', 'end', 'base', 'start2', 'end2'].map((k) => href.searchParams.get(k)), ['2', '10', '20', ids['capture-2'], '20', '30']);
+  const q = new URL(page.url()).searchParams;
+  assert.deepEqual(
+    ['compare_from', 'compare_to', 'compare_cpu', 'compare_with', 'compare_from2', 'compare_to2'].map((k) => q.get(k)),
+    ['2026-11-30T03:01:10Z', '2026-11-30T03:01:20Z', '2', 'pick', '2026-11-30T03:03:20Z', '2026-11-30T03:03:30Z'],
+  );
+  await samePanelAfterReload(page, href.pathname + href.search);
+
+  // So is a baseline some minutes earlier.
+  await page.selectOption('[data-testid=compare-mode]', 'earlier');
+  await page.fill('[data-testid=compare-minutes]', '0.5');
+  await page.waitForFunction(() => /capture-0/.test(document.querySelector('[data-testid=compare-base]').textContent));
+  assert.equal(await panel(page, 'compare-base'), '2026-11-30 03:00:40–03:00:50 UTC in capture-0 (40–50 s)');
+  assert.equal(new URL(page.url()).searchParams.get('compare_earlier'), '30');
+  assert.equal(new URL(page.url()).searchParams.get('compare_from2'), null);
+  await samePanelAfterReload(page, await page.getAttribute('[data-testid=compare-open]', 'href'));
+  assert.equal(await page.inputValue('[data-testid=compare-minutes]'), '0.5');
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+// samePanelAfterReload reloads the host page and checks that the Compare
+// panel comes back as it was: its sides, CPUs, baseline mode, both marks
+// where they were, and the link to the differential graph, diff.
+async function samePanelAfterReload(page, diff) {
+  const state = () =>
+    page.evaluate(() => {
+      const box = (id) => {
+        const el = document.querySelector(`[data-testid=${id}]`);
+        return el.hidden ? 'hidden' : `${el.style.left} ${el.style.width}`;
+      };
+      const text = (id) => document.querySelector(`[data-testid=${id}]`).textContent.replace(/\s+/g, ' ').trim();
+      return {
+        target: text('compare-target'),
+        base: text('compare-base'),
+        cpu: document.querySelector('[data-testid=compare-cpu]').value,
+        mode: document.querySelector('[data-testid=compare-mode]').value,
+        marks: [box('pick-target'), box('pick-base')],
+        open: document.querySelector('[data-testid=compare-open]').getAttribute('href'),
+      };
+    });
+  const before = await state();
+  assert.equal(before.open, diff);
+  assert.ok(!before.marks.includes('hidden'), `marks ${before.marks}`);
+  const url = page.url();
+  await page.reload();
+  await page.waitForSelector('#night-map[data-buckets]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=compare-open]').getAttribute('href') !== null);
+  await page.waitForFunction(() => !document.querySelector('[data-testid=pick-base]').hidden);
+  assert.deepEqual(await state(), before);
+  assert.equal(page.url(), url);
+}

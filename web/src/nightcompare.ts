@@ -5,12 +5,15 @@
 // the differential flame graph from the baseline to the target, across
 // captures when they differ (/p/ID/diff?base=ID2&start2&end2). Each side
 // lies in one capture: a range across captures keeps its part in the
-// capture holding most of it.
+// capture holding most of it. The panel's choices live in the URL
+// (compare_from, compare_to, compare_cpu, compare_with, compare_earlier,
+// compare_from2, compare_to2: the table's page parameters, query.go), so a
+// reload, Back or a shared link brings them back.
 
 import { getJSON } from "./api";
 import { $, h } from "./dom";
-import { cpuList, rememberBack } from "./state";
-import { fmtWallRange, TZ_EVENT, withTZ } from "./wallclock";
+import { cpuList, currentParams, fmtOffset, parseDuration, rememberBack, updateURL } from "./state";
+import { fmtWallParam, fmtWallRange, parseWallParam, TZ_EVENT, withTZ } from "./wallclock";
 
 // NightCapture is a capture's place on its host's night
 // (timeline.Capture): [start_ns, end_ns) in wall-clock Unix nanoseconds; a
@@ -110,6 +113,9 @@ export class NightCompare {
   private marks: Record<"target" | "base", HTMLElement>;
   private place: ((t: number) => number) | null = null;
   private height = "0px";
+  // ready is false until the panel has read its choices from the URL; it
+  // writes them back only then.
+  private ready = false;
 
   constructor(
     private api: string,
@@ -140,7 +146,64 @@ export class NightCompare {
     window.addEventListener(TZ_EVENT, () => {
       if (map.isConnected) this.render();
     });
+    window.addEventListener("popstate", () => {
+      if (map.isConnected) this.restore();
+    });
     this.render();
+    this.restore();
+  }
+
+  // restore sets the panel's choices from the URL: on load, and when Back
+  // or Forward returns to another of the page's entries.
+  private restore(): void {
+    const p = currentParams();
+    const mode = this.mode();
+    const chosen = p.get("compare_with");
+    if (mode) mode.value = chosen === "earlier" || chosen === "pick" ? chosen : "previous";
+    const minutes = this.minutes();
+    const earlier = parseDuration(p.get("compare_earlier"));
+    if (minutes) minutes.value = earlier > 0 ? String(earlier / 60e9) : minutes.defaultValue;
+    const cpus = this.cpus();
+    if (cpus) cpus.value = p.get("compare_cpu") || "";
+    const from = parseWallParam(p.get("compare_from"));
+    const to = parseWallParam(p.get("compare_to"));
+    const from2 = parseWallParam(p.get("compare_from2"));
+    const to2 = parseWallParam(p.get("compare_to2"));
+    this.ready = false;
+    void this.captures().then(
+      (caps) => {
+        this.loaded = caps;
+        this.target = to > from ? inCapture(caps, from, to) : null;
+        this.picked = this.target && to2 > from2 ? inCapture(caps, from2, to2) : null;
+        this.ready = true;
+        this.render();
+        if (to > from && !this.target) this.say(`No capture holds the link's target range ${fmtWallRange(from, to)}: pick another.`);
+      },
+      (e) => this.say(String(e)),
+    );
+  }
+
+  // save writes the panel's choices into the URL with replaceState: unlike
+  // a zoom, which pushes an entry, they are settings of the view, not steps
+  // that Back should undo.
+  private save(): void {
+    if (!this.ready) return;
+    const t = this.target;
+    const mode = (this.mode()?.value as Mode) || "previous";
+    const minutes = parseFloat(this.minutes()?.value || "");
+    const picked = t && mode === "pick" ? this.picked : null;
+    updateURL(
+      {
+        compare_from: t ? fmtWallParam(t.from) : null,
+        compare_to: t ? fmtWallParam(t.to) : null,
+        compare_cpu: t ? (this.cpus()?.value || "").trim() : null,
+        compare_with: mode === "previous" ? null : mode,
+        compare_earlier: mode === "earlier" && minutes > 0 ? fmtOffset(Math.round(minutes * 60e9)) : null,
+        compare_from2: picked ? fmtWallParam(picked.from) : null,
+        compare_to2: picked ? fmtWallParam(picked.to) : null,
+      },
+      false,
+    );
   }
 
   private mode = () => $<HTMLSelectElement>("#compare-mode");
@@ -259,5 +322,6 @@ export class NightCompare {
           : "The target and its baseline; Clear to start again.",
     );
     this.drawMarks();
+    this.save();
   }
 }

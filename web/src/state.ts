@@ -118,6 +118,24 @@ export function parseOffset(s: string | null): number {
   return Math.round(parseFloat(s) * 1e9);
 }
 
+// parseDuration parses a duration as the URLs write it, seconds ("600",
+// "0.5") or with units as Go writes them ("10m", "1m30s", "1500ms"), into
+// nanoseconds; NaN when bad.
+export function parseDuration(s: string | null): number {
+  const t = (s || "").trim();
+  if (/^\d+(\.\d*)?$/.test(t)) return Math.round(parseFloat(t) * 1e9);
+  const unit: Record<string, number> = { h: 3600e9, m: 60e9, s: 1e9, ms: 1e6, us: 1e3, "µs": 1e3, ns: 1 };
+  let ns = 0;
+  let rest = t;
+  while (rest) {
+    const m = /^(\d+(?:\.\d*)?)(h|ms|m|s|us|µs|ns)/.exec(rest);
+    if (!m) return NaN;
+    ns += parseFloat(m[1]) * unit[m[2]];
+    rest = rest.slice(m[0].length);
+  }
+  return t ? Math.round(ns) : NaN;
+}
+
 // fmtSeconds formats seconds for labels, with precision suited to the span.
 export function fmtSeconds(ns: number, spanNs = ns): string {
   const s = ns / 1e9;

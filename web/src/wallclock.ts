@@ -41,6 +41,28 @@ export function zone(p: URLSearchParams = currentParams()): Zone {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
 
+// fmtWallParam writes Unix nanoseconds as a URL's wall-clock time (the
+// table's walltime, subsecond.ParseWallTime): RFC 3339 in UTC with as many
+// decimals as the time needs ("2026-11-30T03:01:10Z", "…:10.25Z"), so that
+// parseWallParam gives the same number back.
+export function fmtWallParam(ns: number): string {
+  const s = Math.floor(ns / 1e9);
+  const frac = Math.round(ns - s * 1e9);
+  const day = new Date(s * 1000).toISOString().slice(0, 19);
+  return day + (frac > 0 ? "." + pad(frac, 9).replace(/0+$/, "") : "") + "Z";
+}
+
+// parseWallParam reads a URL's wall-clock time, RFC 3339 or Unix seconds,
+// as Unix nanoseconds; NaN when it is neither.
+export function parseWallParam(v: string | null): number {
+  const t = (v || "").trim();
+  if (/^\d+(\.\d*)?$/.test(t)) return Math.round(parseFloat(t) * 1e9);
+  const m = /^(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?([Zz]|[+-]\d\d:\d\d)$/.exec(t);
+  if (!m) return NaN;
+  const ms = Date.parse(m[1].replace(/[t ]/, "T") + (m[3].toUpperCase() === "Z" ? "Z" : m[3]));
+  return Number.isNaN(ms) ? NaN : ms * 1e6 + Number((m[2] || "").padEnd(9, "0"));
+}
+
 // fmtClock writes Unix nanoseconds as a time of day to the millisecond,
 // without trailing zeros ("00:17:05.5", "00:17:07"), with date first when
 // asked ("2026-11-30 00:17:05.5"), in zone z (UTC unless "local"): as the
