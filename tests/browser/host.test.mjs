@@ -149,11 +149,47 @@ test('a drag zooms the night; the range goes into the URL', async () => {
     (await page.innerText('[data-testid=linked-range]')).replace(/\s+/g, ' ').trim(),
     "The link's range: 0 s – 31 s (31s) 03:01:00–03:01:31 UTC — its flame graph, its stack chart",
   );
+  // Both maps show that range as their selection, as if it had been
+  // dragged: the heatmap's first 31 columns, every CPU of the cores map
+  // over the same seconds.
+  await page.waitForFunction(() => !document.querySelector('[data-testid=selection]').classList.contains('hint'));
+  const id = new URL(page.url()).pathname.split('/')[2];
+  const flame = await (await fetch(`${server.url}/api/profiles/${id}/flamegraph?start=0&end=31`)).json();
+  const samples = flame.total.toLocaleString('en-US');
+  assert.equal(await page.innerText('[data-testid=selection]'), `0.000–31.000 s (31 s) · 03:01:00–03:01:31 UTC · ${samples} samples`);
+  await page.waitForFunction(() => !document.querySelector('[data-testid=cores-selection]').classList.contains('hint'));
+  assert.equal(await page.innerText('[data-testid=cores-selection]'), `CPU 0-3 · 0.000–31.000 s (31 s) · 03:01:00–03:01:31 UTC · ${samples} samples`);
+  const heatCols = Number(await page.getAttribute('#heatmap .grid-overlay', 'data-cols'));
+  assert.equal(heatCols, 60);
+  assert.deepEqual(await Promise.all([0, 15, 30, 31, 45].map((c) => overlayInk(page, '#heatmap', c, 25))), [true, true, true, false, false]);
+  const coreCols = Number(await page.getAttribute('#cores .grid-overlay', 'data-cols'));
+  const coreAt = (sec) => Math.floor((sec * coreCols) / LENGTH);
+  assert.deepEqual(
+    await Promise.all([[0, 0], [15, CPUS - 1], [30.5, 1], [31.5, 0], [45, 2]].map(([sec, row]) => overlayInk(page, '#cores', coreAt(sec), row))),
+    [true, true, true, false, false],
+  );
+  await shot(page, 'profile-linked-range');
   await page.click('[data-testid=linked-flame]');
   await page.waitForURL(/\/flame\?end=31&start=0$/);
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+// overlayInk reports whether the selection overlay of a map (#heatmap or
+// #cores) is drawn over the centre of its cell (col, display row).
+function overlayInk(page, map, col, row) {
+  return page.$eval(
+    `${map} .grid-overlay`,
+    (c, [col, row]) => {
+      const g = c.dataset;
+      const dpr = c.width / c.getBoundingClientRect().width;
+      const x = Math.floor((col + 0.5) * Number(g.cellW) * dpr);
+      const y = Math.floor((Number(g.top) + (row + 0.5) * Number(g.cellH)) * dpr);
+      return c.getContext('2d').getImageData(x, y, 1, 1).data[3] > 0;
+    },
+    [col, row],
+  );
+}
 
 // shiftDrag drags with Shift held from (row a, bucket a) to (row b, bucket
 // b) of the night's map: a range to compare.

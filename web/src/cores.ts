@@ -187,6 +187,20 @@ export class CoresView {
     this.render();
   }
 
+  // mark shows every CPU of the map over [startNs, endNs), offsets from T0,
+  // as the selection, as if it had been dragged but without opening it:
+  // the range the page's link gave. A selection in progress is left alone.
+  mark(startNs: number, endNs: number): void {
+    const d = this.data;
+    const shift = d ? d.t0_ns - this.opt.originNs : 0;
+    if (!d || this.sel.active() || !(endNs > startNs) || endNs <= shift || startNs >= shift + d.buckets * d.bucket_ns) return;
+    const col = (t: number) => Math.min(d.buckets - 1, Math.max(0, Math.floor((t - shift) / d.bucket_ns)));
+    this.a = { col: col(startNs), row: 0, inside: true };
+    this.b = { col: col(endNs - 1), row: d.cpus.length - 1, inside: true };
+    this.drawOverlay();
+    this.label();
+  }
+
   // showMessage shows msg in place of the map: an error, or a note that no
   // samples match ("empty").
   showMessage(msg: string, kind: "error" | "empty" = "error"): void {

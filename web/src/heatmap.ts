@@ -113,6 +113,25 @@ export class HeatmapView {
     this.render();
   }
 
+  // mark shows the cells over [startNs, endNs), offsets from T0, as the
+  // selection, as if they had been dragged but without opening them: the
+  // range the page's link gave. A selection in progress is left alone.
+  mark(startNs: number, endNs: number): void {
+    const d = this.data;
+    const shift = d ? d.t0_ns - this.opt.originNs : 0;
+    if (!d || this.sel.active() || !(endNs > startNs) || endNs <= shift || startNs >= shift + d.cols * d.col_ns) return;
+    const last = d.cols * d.rows - 1;
+    const at = (t: number) => {
+      const rel = t - shift;
+      const c = Math.floor(rel / d.col_ns);
+      const r = Math.floor(((rel - c * d.col_ns) * d.rows) / d.col_ns);
+      return Math.min(last, Math.max(0, c * d.rows + r));
+    };
+    this.range = [at(startNs), at(endNs - 1)];
+    this.drawOverlay();
+    this.label();
+  }
+
   // showMessage shows msg in place of the map: an error, or a note that no
   // samples match ("empty").
   // noteSparse says when no cell holds more than one sample (a filter that

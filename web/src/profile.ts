@@ -16,6 +16,8 @@ import {
   handOff,
   heatmapAPI,
   now,
+  parseDuration,
+  parseOffset,
   pick,
   recordTiming,
   rememberBack,
@@ -23,7 +25,7 @@ import {
   updateURL,
 } from "./state";
 import type { CoresJSON, HeatmapJSON, HotspotReport, ViewData } from "./types";
-import { Clock, TZ_EVENT, wallSpan } from "./wallclock";
+import { Clock, parseWallParam, TZ_EVENT, wallSpan } from "./wallclock";
 
 // HOT_PARAMS are the URL parameters the hot spots read: the filters, what
 // they measure (docs/hotspots.md) and the range of a page opened on one.
@@ -105,6 +107,22 @@ export function profilePage(vd: ViewData, boot: () => void): void {
   }
   let ctl: AbortController | null = null;
   let initial = true;
+  // linked returns the range the page's URL gives (start, end, or from, to
+  // on the wall clock; a host's night links here so) as offsets from T0,
+  // which the maps show as their selection; null when it gives none.
+  const linked = (p: URLSearchParams): [number, number] | null => {
+    const wall = (name: string) => (prof.wall ? parseWallParam(p.get(name)) - prof.wall.offset_ns - origin : NaN);
+    const offset = (name: string, wallName: string) => {
+      const v = p.get(name);
+      if (!v) return wall(wallName);
+      const n = parseOffset(v);
+      return Number.isNaN(n) ? parseDuration(v) : n;
+    };
+    const s = offset("start", "from");
+    const e = offset("end", "to");
+    if (Number.isNaN(s) && Number.isNaN(e)) return null;
+    return [Number.isNaN(s) ? 0 : s, Number.isNaN(e) ? prof.end_ns - origin + 1 : e];
+  };
 
   const load = async () => {
     const p = currentParams();
@@ -124,7 +142,11 @@ export function profilePage(vd: ViewData, boot: () => void): void {
           (d) => {
             if (signal.aborted) return;
             if (d.total === 0) heat.showMessage(noSamples(p), "empty");
-            else heat.setData(d);
+            else {
+              heat.setData(d);
+              const r = linked(p);
+              if (r) heat.mark(...r);
+            }
             recordTiming("heatmap", performance.now() - t0);
             if (uploadMark !== null) {
               recordTiming("upload-to-heatmap", now() - uploadMark);
@@ -146,7 +168,11 @@ export function profilePage(vd: ViewData, boot: () => void): void {
           (d) => {
             // A filter that no CPU's samples pass: no rows to draw.
             if (!d.cpus || d.cpus.length === 0) cores.showMessage(noSamples(p), "empty");
-            else cores.setData({ ...d, cpus: d.cpus });
+            else {
+              cores.setData({ ...d, cpus: d.cpus });
+              const r = linked(p);
+              if (r) cores.mark(...r);
+            }
             recordTiming("cores", performance.now() - t0);
           },
           (e) => {
