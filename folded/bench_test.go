@@ -11,20 +11,21 @@ import (
 	"github.com/subsecond/subsecond/parser"
 )
 
-// benchInput names the capture BenchmarkCollapse reads; bench/run points it
-// at other captures through SUBSECOND_BENCH_INPUT.
+// benchInput names the capture BenchmarkCollapse reads: the committed
+// 12-second real capture, or the one SUBSECOND_BENCH_INPUT names (bench/run
+// points it at other captures).
 func benchInput() string {
 	if p := os.Getenv("SUBSECOND_BENCH_INPUT"); p != "" {
 		return p
 	}
-	return filepath.Join("..", "..", "shared", "samples", "mixed-2cpu-27s.perf.txt.gz")
+	return filepath.Join("..", "sample-data", "real-mixed-2cpu-12s.perf.txt.gz")
 }
 
 func loadInput(b *testing.B, path string) []byte {
 	b.Helper()
 	f, err := os.Open(path)
 	if err != nil {
-		b.Skipf("benchmark input: %v", err)
+		b.Fatalf("benchmark input: %v", err)
 	}
 	defer f.Close()
 	r, err := decompress.NewReader(f)
