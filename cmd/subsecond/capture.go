@@ -109,6 +109,11 @@ func (v *viewFlags) parseHost(args []string) (*subsecond.Query, error) {
 	if err := checkArgs(v.fs, 0, 0, ""); err != nil {
 		return nil, err
 	}
+	return v.query()
+}
+
+// query returns the query the flags set give, its error naming the command.
+func (v *viewFlags) query() (*subsecond.Query, error) {
 	q, err := subsecond.ParseQuery(v.values())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.fs.Name(), err)
@@ -138,11 +143,7 @@ func (v *viewFlags) parse(args []string) (*subsecond.Query, error) {
 			return nil, err
 		}
 	}
-	q, err := subsecond.ParseQuery(v.values())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", v.fs.Name(), err)
-	}
-	return q, nil
+	return v.query()
 }
 
 // load returns the capture the command's argument names, refusing a filter
