@@ -145,8 +145,10 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 		return nil, subsecond.Invalidf("threshold", "%v is not a fraction in (0, 1], such as 0.9", opt.Threshold)
 	case opt.Min < int64(time.Second):
 		return nil, subsecond.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", subsecond.DisplaySeconds(opt.Min))
-	case opt.Limit < 0 || opt.Near < 0:
-		return nil, subsecond.Invalidf(map[bool]string{true: "limit", false: "near"}[opt.Limit < 0], "negative")
+	case opt.Limit < 0:
+		return nil, subsecond.Invalidf("limit", "negative")
+	case opt.Near < 0:
+		return nil, subsecond.Invalidf("near", "negative")
 	}
 	keep := opt.Limit
 	if keep == 0 || keep > maxSpots {

@@ -262,8 +262,12 @@ func hostHotspots(ctx context.Context, e env, db, host string, q *subsecond.Quer
 		fmt.Fprintf(tw, "No CPU of %s stayed %s.\n", host, what)
 		return tw.Flush()
 	}
+	first := ""
+	if len(ms) > 0 {
+		first = "; those just before a marker first"
+	}
 	fmt.Fprintf(tw, "%d episodes on %s %s, the %d most unusual first (score = samples × (1 − the CPU's usual share over the night)%s):\n",
-		rep.Found, host, what, len(rep.Spots), map[bool]string{true: "; those just before a marker first", false: ""}[len(ms) > 0])
+		rep.Found, host, what, len(rep.Spots), first)
 	fmt.Fprintln(tw, "#\tCPU\tSTART (UTC)\tEND\tBUSY\tSYS\tSCORE\tCOMM\tTOP FUNCTION\tCAPTURE\tSTART s\tMARKER")
 	for i, sp := range rep.Spots {
 		mark := ""
