@@ -306,14 +306,20 @@ func link(spots []Spot, caps []Capture) {
 	}
 }
 
-// better reports whether a ranks before b: an episode just before a
+// rank orders a before b (-1) or after it (1): an episode just before a
 // marker first, then by score, start and CPU.
-func better(a, b *Spot) bool {
+func rank(a, b *Spot) int {
 	if (a.Marker != nil) != (b.Marker != nil) {
-		return a.Marker != nil
+		if a.Marker != nil {
+			return -1
+		}
+		return 1
 	}
-	return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Start, b.Start), cmp.Compare(a.CPU, b.CPU)) < 0
+	return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Start, b.Start), cmp.Compare(a.CPU, b.CPU))
 }
+
+// better reports whether a ranks before b (see rank).
+func better(a, b *Spot) bool { return rank(a, b) < 0 }
 
 // spotHeap keeps the best episodes offered, the worst of them on top.
 type spotHeap []Spot
@@ -341,19 +347,10 @@ func (h *spotHeap) offer(s Spot, n int) {
 	}
 }
 
-// sorted returns the episodes kept, best first.
+// sorted sorts the episodes kept in place, best first, and returns them.
 func (h spotHeap) sorted() []Spot {
-	out := slices.Clone([]Spot(h))
-	slices.SortFunc(out, func(a, b Spot) int {
-		if better(&a, &b) {
-			return -1
-		}
-		if better(&b, &a) {
-			return 1
-		}
-		return 0
-	})
-	return out
+	slices.SortFunc(h, func(a, b Spot) int { return rank(&a, &b) })
+	return h
 }
 
 // describe names what ran in s from its capture's samples: the capture's
