@@ -135,7 +135,7 @@ func (s *Server) hostHotspots(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
-		ms, err := s.night.Markers(ctx, host, 0, 1<<62)
+		ms, err := s.night.Markers(ctx, host, 0, timeline.EndOfTime)
 		if err != nil {
 			return nil, err
 		}

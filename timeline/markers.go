@@ -48,10 +48,14 @@ func Markers(ctx context.Context, src Source, host string, ms []subsecond.Marker
 	return out, nil
 }
 
+// EndOfTime is a wall-clock time, in Unix ns, after every marker: the
+// end of the range that reads all of a host's markers.
+const EndOfTime int64 = 1 << 62
+
 // MarkerRange returns the range of markers q asks for with from and to:
 // [from, to) in wall-clock Unix ns, all time by default.
 func MarkerRange(q *subsecond.Query) (from, to int64) {
-	to = 1 << 62
+	to = EndOfTime
 	if q.To.Set {
 		to = q.To.NS
 	}

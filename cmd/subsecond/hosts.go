@@ -245,7 +245,7 @@ func hostHotspots(ctx context.Context, e env, db, host string, q *subsecond.Quer
 		return err
 	}
 	defer s.Close()
-	ms, err := s.Markers(ctx, host, 0, 1<<62)
+	ms, err := s.Markers(ctx, host, 0, timeline.EndOfTime)
 	if err != nil {
 		return err
 	}
