@@ -133,11 +133,7 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 		fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = busy up to 25%% 50%% 75%% 100%%; sys = mean system fraction (--measure system shades by it)\n", "")
 	}
 	if len(rep.Spots) > 0 {
-		episodes := "episodes"
-		if rep.Found == 1 {
-			episodes = "episode"
-		}
-		fmt.Fprintf(w, "\nStanding out (of %d %s %s):\n", rep.Found, episodes, subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min))
+		fmt.Fprintf(w, "\nStanding out (of %d %s %s):\n", rep.Found, episodes(rep.Found), subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min))
 	}
 	for i, s := range rep.Spots {
 		fmt.Fprintf(w, "  ◀%d cpu %d %s: %s (%.0f%%) in %s (%.0f%%)\n", i+1, s.CPU,

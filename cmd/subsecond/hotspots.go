@@ -76,12 +76,8 @@ func runHotspots(ctx context.Context, e env) error {
 	if len(rep.Spots) == 0 {
 		fmt.Fprintf(tw, "No CPU stayed %s.\n", what)
 	} else {
-		episodes := "episodes"
-		if rep.Found == 1 {
-			episodes = "episode"
-		}
 		fmt.Fprintf(tw, "%d %s %s, the %d most unusual first (score = %s samples × (the command's share of them − its usual share of the core)):\n",
-			rep.Found, episodes, what, len(rep.Spots), rep.Measure)
+			rep.Found, episodes(rep.Found), what, len(rep.Spots), rep.Measure)
 		fmt.Fprintln(tw, "#\tCPU\tSTART s\tEND s\tBUSY\tSYS\tUSER\tSCORE\tCOMM\tTOP FUNCTION\tTOP STACK")
 	}
 	for i, s := range rep.Spots {
@@ -95,4 +91,12 @@ func runHotspots(ctx context.Context, e env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%d\n", sec(cell.Start), sec(cell.End), cell.Count)
 	}
 	return tw.Flush()
+}
+
+// episodes returns the noun for n episodes: "episode" or "episodes".
+func episodes(n int) string {
+	if n == 1 {
+		return "episode"
+	}
+	return "episodes"
 }
