@@ -216,10 +216,7 @@ func (e *pprofWriter) entry() int64 {
 
 // int writes the top-level int64 field num, unless v is 0 (its default).
 func (e *pprofWriter) int(num protowire.Number, v int64) {
-	if v != 0 {
-		e.out = protowire.AppendTag(e.out, num, protowire.VarintType)
-		e.out = protowire.AppendVarint(e.out, uint64(v))
-	}
+	e.out = appendField(e.out, num, v)
 }
 
 // comment adds s to the profile's comments.
