@@ -413,6 +413,41 @@ func TestPprof(t *testing.T) {
 	}
 }
 
+// TestPprofSampleWithoutCommand checks the export of samples whose header
+// perf script printed without a command name: the empty name is string 0,
+// which a label holds by leaving its field out, and the profile must still
+// read back, with the sample's other labels.
+func TestPprofSampleWithoutCommand(t *testing.T) {
+	text := "   123/124 [001] 100.000000: 1 cpu-clock:\n\tffffffff81000000 do_idle+0x1 ([kernel.kallsyms])\n\n" +
+		"   123/124 [001] 100.100000: 1 cpu-clock:\n\tffffffff81000000 do_idle+0x1 ([kernel.kallsyms])\n\n"
+	c, err := synth.Parse([]byte(text), parser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := flame.Build(c, subsecond.Filter{}, subsecond.Range{Start: c.Profile.T0(), End: c.Profile.End + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := g.WritePprof(&buf); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	if len(p.Sample) != 1 {
+		t.Fatalf("%d samples; want 1", len(p.Sample))
+	}
+	s := p.Sample[0]
+	if s.Value[0] != 2 || len(s.Location) != 1 || s.Location[0].Line[0].Function.Name != "do_idle" {
+		t.Errorf("sample %v at %v; want 2 samples of do_idle", s.Value, s.Location)
+	}
+	if got := s.Label["pid"]; len(got) != 1 || got[0] != "123" {
+		t.Errorf("pid label %q; want 123", got)
+	}
+}
+
 func TestSVG(t *testing.T) {
 	_, c := data(t)
 	t0 := c.Profile.T0()

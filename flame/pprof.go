@@ -242,6 +242,15 @@ func appendField(b []byte, num protowire.Number, v int64) []byte {
 	return protowire.AppendVarint(b, uint64(v))
 }
 
+// sizeField returns the size of the int64 field num with value v as
+// appendField encodes it: 0 when v is 0, which it leaves out.
+func sizeField(num protowire.Number, v int64) int {
+	if v == 0 {
+		return 0
+	}
+	return protowire.SizeTag(num) + protowire.SizeVarint(uint64(v))
+}
+
 // appendPacked appends vs as the packed repeated varint field num.
 func appendPacked(b []byte, num protowire.Number, vs ...uint64) []byte {
 	if len(vs) == 0 {
@@ -357,7 +366,7 @@ func (e *pprofWriter) location(pc *pprofCapture, fr int32, java int) uint64 {
 	m = appendField(m, locationAddress, int64(pc.c.Frames[fr].Addr))
 	for _, fn := range e.lines {
 		m = protowire.AppendTag(m, locationLine, protowire.BytesType)
-		m = protowire.AppendVarint(m, uint64(protowire.SizeTag(lineFunctionID)+protowire.SizeVarint(fn)))
+		m = protowire.AppendVarint(m, uint64(sizeField(lineFunctionID, int64(fn))))
 		m = appendField(m, lineFunctionID, int64(fn))
 	}
 	e.message(profLocation, m)
@@ -365,11 +374,11 @@ func (e *pprofWriter) location(pc *pprofCapture, fr int32, java int) uint64 {
 	return id
 }
 
-// appendLabel appends a Label {key, str} as field sampleLabel.
+// appendLabel appends a Label {key, str} as field sampleLabel. A str of 0,
+// the empty string (a command perf printed no name for), is left out.
 func appendLabel(b []byte, key, str int64) []byte {
 	b = protowire.AppendTag(b, sampleLabel, protowire.BytesType)
-	b = protowire.AppendVarint(b, uint64(protowire.SizeTag(labelKey)+protowire.SizeVarint(uint64(key))+
-		protowire.SizeTag(labelStr)+protowire.SizeVarint(uint64(str))))
+	b = protowire.AppendVarint(b, uint64(sizeField(labelKey, key)+sizeField(labelStr, str)))
 	b = appendField(b, labelKey, key)
 	return appendField(b, labelStr, str)
 }
