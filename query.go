@@ -483,7 +483,7 @@ func (q *Query) Resolve(p *Profile) error {
 		return err
 	}
 	var err error
-	if q.Range, err = resolve(wholeOf(p), q.Start, q.End, "start", "end"); err != nil {
+	if q.Range, err = resolve(WholeOf(p), q.Start, q.End, "start", "end"); err != nil {
 		return err
 	}
 	if q.Base == p.ID {
@@ -572,12 +572,13 @@ func (q *Query) ResolveBase(base *Profile) error {
 		return err
 	}
 	var err error
-	q.Range2, err = resolve(wholeOf(base), q.Start2, q.End2, "start2", "end2")
+	q.Range2, err = resolve(WholeOf(base), q.Start2, q.End2, "start2", "end2")
 	return err
 }
 
-// wholeOf returns the range of all of p's samples, from T0.
-func wholeOf(p *Profile) Range {
+// WholeOf returns the range of all of p's samples, from T0 (UntimedRange
+// when p has no timestamps): the range a query gives when it names none.
+func WholeOf(p *Profile) Range {
 	if !p.Timed() {
 		return UntimedRange
 	}

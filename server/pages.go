@@ -120,7 +120,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	}
 	var hs []subsecond.Hotspot
 	page.HotspotsWhat = subsecond.HotspotsWhat(q.Measure, q.Threshold, q.Min)
-	if whole := (subsecond.Range{Start: p.T0(), End: p.End + 1}); p.Timed() && q.Range != whole {
+	if q.Range != subsecond.WholeOf(p) {
 		// A page opened on a range (from a host's night) lists its hot spots.
 		page.HotspotsWhat += subsecond.HotspotsWhere(p.T0(), q.Range.Start, q.Range.End)
 	}
