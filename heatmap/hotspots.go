@@ -130,7 +130,10 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 	}
 	for col := range g.Counts {
 		for row, n := range g.Counts[col] {
-			if r := g.CellRange(col, row); n > 0 && inside(r, opt.Range, last) {
+			if n == 0 {
+				continue
+			}
+			if r := g.CellRange(col, row); inside(r, opt.Range, last) {
 				rep.Cells = append(rep.Cells, Cell{Col: col, Row: row, Start: r.Start, End: r.End, Count: n})
 			}
 		}
