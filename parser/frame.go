@@ -237,7 +237,7 @@ func (s *Scanner) paddedFrame(line []byte) bool {
 // without searching for it; any other line is left to readLine and
 // handle, which would read this one the same way (paddedFrame).
 func (s *Scanner) stackLineInPlace() bool {
-	if !s.open || s.single || (s.payload && len(s.cur.Frames) == 0) || s.fields == nil {
+	if !s.framesFirst() || s.fields == nil {
 		return false
 	}
 	rest := s.text[s.pos:]

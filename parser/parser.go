@@ -386,10 +386,18 @@ func trimEOL(line []byte) []byte {
 	return line
 }
 
+// framesFirst reports whether an indented line is tried as a stack line of
+// the open record before anything else: the record has a call chain and,
+// when its header carried tracepoint text, a frame of it has been read
+// (until then the line is tried as a header first).
+func (s *Scanner) framesFirst() bool {
+	return s.open && !s.single && !(s.payload && len(s.cur.Frames) == 0)
+}
+
 // handle consumes one line and reports whether a sample became ready.
 func (s *Scanner) handle(line []byte) bool {
-	inChain := s.open && !s.single
-	if inChain && len(line) > 17 && line[0] == '\t' && line[17] == ' ' && !(s.payload && len(s.cur.Frames) == 0) {
+	inChain, framesFirst := s.open && !s.single, s.framesFirst()
+	if framesFirst && len(line) > 17 && line[0] == '\t' && line[17] == ' ' {
 		// A stack line as perf script prints it: the fast path of the
 		// frameLine call below.
 		if s.paddedFrame(line) {
@@ -408,7 +416,7 @@ func (s *Scanner) handle(line []byte) bool {
 		return false
 	}
 	indented := line[0] == ' ' || line[0] == '\t'
-	if inChain && indented && !(s.payload && len(s.cur.Frames) == 0) {
+	if framesFirst && indented {
 		if s.frameLine(line[i:]) {
 			return false
 		}
