@@ -29,12 +29,11 @@ const LABEL_FONT = "600 11px system-ui, sans-serif";
 // Row holds one depth of a lane: its boxes in time order, [x0, x1) in
 // nanoseconds after the range's start, and each box's flame node. Plain
 // arrays, which grow in place, where typed arrays would be copied as they
-// grow.
+// grow; their length is the row's count of boxes.
 interface Row {
   x0: number[];
   x1: number[];
   node: number[];
-  n: number;
 }
 
 interface Lane {
@@ -186,11 +185,10 @@ export class StackChart {
     const close = () => {
       const dep = open.length - 1;
       let r = rows[dep];
-      if (!r) r = rows[dep] = { x0: [], x1: [], node: [], n: 0 };
+      if (!r) r = rows[dep] = { x0: [], x1: [], node: [] };
       r.x0.push(openAt[dep]);
       r.x1.push(lastEnd);
       r.node.push(open[dep]);
-      r.n++;
       open.pop();
       openAt.pop();
     };
@@ -323,7 +321,7 @@ export class StackChart {
         const ry = y + HEAD_H + r * ROW_H;
         if (ry > H || ry + ROW_H < AXIS_H) continue;
         let lastPx = -1;
-        for (let b = 0; b < row.n; b++) {
+        for (let b = 0; b < row.node.length; b++) {
           const x0 = row.x0[b] * px;
           const x1 = row.x1[b] * px;
           // Boxes narrower than a pixel that land on a drawn pixel add nothing.
@@ -413,7 +411,7 @@ export class StackChart {
       this.visible((lane, _li, y) => {
         const row = this.rows(lane)[depth - 1];
         if (!row) return;
-        for (let b = 0; b < row.n; b++) if (row.node[b] === this.linked) box(lane, y, depth - 1, b, HIGHLIGHT_COLOR, 2);
+        for (let b = 0; b < row.node.length; b++) if (row.node[b] === this.linked) box(lane, y, depth - 1, b, HIGHLIGHT_COLOR, 2);
       });
     }
     const hv = this.hover;
@@ -447,7 +445,7 @@ export class StackChart {
     const ns = (px / this.width) * this.spanNs;
     // The last box starting at or before ns.
     let a = 0;
-    let b = row.n - 1;
+    let b = row.node.length - 1;
     if (b < 0 || row.x0[0] > ns) return null;
     while (a < b) {
       const mid = (a + b + 1) >> 1;
@@ -504,7 +502,7 @@ export class StackChart {
 
   // lanesInfo describes each lane for a screen reader's table and tests.
   lanesInfo(): { label: string; samples: number; boxes: number }[] {
-    return this.lanes.map((l) => ({ label: l.label, samples: l.idx.length, boxes: this.rows(l).reduce((n, r) => n + (r ? r.n : 0), 0) }));
+    return this.lanes.map((l) => ({ label: l.label, samples: l.idx.length, boxes: this.rows(l).reduce((n, r) => n + (r ? r.node.length : 0), 0) }));
   }
 
   // boxesOf returns where node i's boxes are drawn in the lane labelled
@@ -516,7 +514,7 @@ export class StackChart {
       const r = this.tree.d.depth[i] - 1;
       const row = this.rows(lane)[r];
       if (!row) return;
-      for (let b = 0; b < row.n; b++) {
+      for (let b = 0; b < row.node.length; b++) {
         if (row.node[b] !== i) continue;
         const x0 = this.x(row.x0[b]);
         out.push({ x: x0, y: y + HEAD_H + r * ROW_H, w: Math.max(1, this.x(row.x1[b]) - x0) });
