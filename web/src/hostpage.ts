@@ -9,7 +9,7 @@
 import { errorMessage, getJSON } from "./api";
 import { emptyCell, coreColor, systemColor } from "./colors";
 import { $, clear, fmtPct, h, setupCanvas, Tooltip } from "./dom";
-import { currentParams, updateURL } from "./state";
+import { currentParams, fmtMillis, updateURL } from "./state";
 import type { ViewData } from "./types";
 import { NightCompare, type NightCapture } from "./nightcompare";
 import { fmtClock, fmtWallRange, TZ_EVENT, withTZ, zone, zoneName } from "./wallclock";
@@ -77,10 +77,6 @@ function fmtWall(ns: number, withDate = true): string {
 
 function iso(ns: number): string {
   return new Date(Math.round(ns / 1e6)).toISOString();
-}
-
-function secs(ns: number): string {
-  return String(Math.round(ns / 1e6) / 1e3);
 }
 
 // hostPage fills the host page.
@@ -237,7 +233,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     const lo = Math.max(g.from_ns + b * g.bucket_ns, c.start_ns);
     const hi = Math.min(g.from_ns + (b + 1) * g.bucket_ns, c.end_ns);
     const base = c.offset_ns + c.t0_ns;
-    return `/p/${encodeURIComponent(c.id)}/flame?cpu=${g.cpus[r]}&start=${secs(lo - base)}&end=${secs(hi - base)}`;
+    return `/p/${encodeURIComponent(c.id)}/flame?cpu=${g.cpus[r]}&start=${fmtMillis(lo - base)}&end=${fmtMillis(hi - base)}`;
   }
 
   // A drag zooms; with Shift it picks a range to compare (NightCompare).
@@ -265,7 +261,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     }
     const start = g.from_ns + cell.b * g.bucket_ns;
     const c = captureAt(cell.t);
-    const lines = [`cpu ${g.cpus[cell.r]} · ${fmtWall(start)} + ${secs(g.bucket_ns)} s`];
+    const lines = [`cpu ${g.cpus[cell.r]} · ${fmtWall(start)} + ${fmtMillis(g.bucket_ns)} s`];
     if (g.covered[cell.b] === 0) lines.push("no capture: not recorded");
     else {
       lines.push(`busy ${fmtPct(g.busy[cell.r][cell.b])}, system ${fmtPct(g.system[cell.r][cell.b])}, ${g.samples[cell.r][cell.b]} samples`);
@@ -365,7 +361,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     const el = $("#night-range");
     const open = $<HTMLAnchorElement>("#night-open");
     if (!g || !el) return;
-    el.textContent = `${fmtWall(g.from_ns)} – ${fmtWall(g.to_ns)} · ${secs(g.bucket_ns)} s per column`;
+    el.textContent = `${fmtWall(g.from_ns)} – ${fmtWall(g.to_ns)} · ${fmtMillis(g.bucket_ns)} s per column`;
     // At fine zoom, inside one capture, offer its own page for the range.
     if (open) {
       const c = g.captures.find((c) => c.start_ns <= g.from_ns + g.bucket_ns && c.end_ns >= g.to_ns - g.bucket_ns);
@@ -373,8 +369,8 @@ export function hostPage(vd: ViewData & { host?: string }): void {
         const base = c.offset_ns + c.t0_ns;
         const lo = Math.max(g.from_ns, c.start_ns) - base;
         const hi = Math.min(g.to_ns, c.end_ns) - base;
-        open.href = `/p/${encodeURIComponent(c.id)}?start=${secs(lo)}&end=${secs(hi)}`;
-        open.textContent = `Open ${secs(hi - lo)} s of ${c.name || c.id} in its own views`;
+        open.href = `/p/${encodeURIComponent(c.id)}?start=${fmtMillis(lo)}&end=${fmtMillis(hi)}`;
+        open.textContent = `Open ${fmtMillis(hi - lo)} s of ${c.name || c.id} in its own views`;
         open.hidden = false;
       } else open.hidden = true;
     }
@@ -453,7 +449,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
           " · ",
           spotCompare(s),
         );
-        if (s.marker) li.append(h("div", { class: "near", text: `${secs(s.before_marker_ns || 0)} s before: ${s.marker.text}` }));
+        if (s.marker) li.append(h("div", { class: "near", text: `${fmtMillis(s.before_marker_ns || 0)} s before: ${s.marker.text}` }));
         ol.append(li);
       }
     } catch (e) {
@@ -480,7 +476,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     const lineBox = $("#night-commline");
     if (!g || !lineBox) return;
     const p = currentParams();
-    const q = new URLSearchParams({ from: iso(g.from_ns), to: iso(g.to_ns), bucket: secs(g.bucket_ns), limit: "10" });
+    const q = new URLSearchParams({ from: iso(g.from_ns), to: iso(g.to_ns), bucket: fmtMillis(g.bucket_ns), limit: "10" });
     const comm = p.get("comm") || "";
     try {
       // Without a command, the answer follows the one that jumps furthest.

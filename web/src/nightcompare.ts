@@ -12,7 +12,7 @@
 
 import { getJSON } from "./api";
 import { $, h } from "./dom";
-import { cpuList, currentParams, fmtOffset, parseDuration, rememberBack, updateURL } from "./state";
+import { cpuList, currentParams, fmtMillis, fmtOffset, parseDuration, rememberBack, updateURL } from "./state";
 import { fmtWallParam, fmtWallRange, parseWallParam, TZ_EVENT, withTZ } from "./wallclock";
 
 // NightCapture is a capture's place on its host's night
@@ -77,16 +77,10 @@ export function baselineOf(caps: NightCapture[], target: Side, mode: Mode, minut
   }
 }
 
-// secs writes nanoseconds as seconds to the millisecond, as the URLs take
-// them.
-function secs(ns: number): string {
-  return String(Math.round(ns / 1e6) / 1e3);
-}
-
 // diffURL returns the differential flame graph from base to target for
 // the CPUs cpus ("" for all), in seconds from each capture's T0.
 export function diffURL(target: Side, base: Side, cpus: string): string {
-  const at = (s: Side, t: number) => secs(t - s.cap.offset_ns - s.cap.t0_ns);
+  const at = (s: Side, t: number) => fmtMillis(t - s.cap.offset_ns - s.cap.t0_ns);
   const q = new URLSearchParams();
   if (cpus) q.set("cpu", cpus);
   q.set("start", at(target, target.from));
@@ -101,7 +95,7 @@ export function diffURL(target: Side, base: Side, cpus: string): string {
 // capture-1 (10–20 s)".
 function describe(s: Side): string {
   const base = s.cap.offset_ns + s.cap.t0_ns;
-  return `${fmtWallRange(s.from, s.to, s.cap.approximate, true)} in ${s.cap.name || s.cap.id} (${secs(s.from - base)}–${secs(s.to - base)} s)`;
+  return `${fmtWallRange(s.from, s.to, s.cap.approximate, true)} in ${s.cap.name || s.cap.id} (${fmtMillis(s.from - base)}–${fmtMillis(s.to - base)} s)`;
 }
 
 // NightCompare is the host page's Compare panel and its marks on the map.

@@ -112,6 +112,13 @@ export function fmtOffset(ns: number): string {
   return (neg ? "-" : "") + out;
 }
 
+// fmtMillis writes nanoseconds as decimal seconds rounded to the
+// millisecond, as the host page's links and labels give them: 1500000000 →
+// "1.5".
+export function fmtMillis(ns: number): string {
+  return String(Math.round(ns / 1e6) / 1e3);
+}
+
 // parseOffset parses decimal seconds into integer nanoseconds; NaN when bad.
 export function parseOffset(s: string | null): number {
   if (s === null || !/^\s*-?\d*(\.\d*)?\s*$/.test(s) || s.trim() === "" || s.trim() === ".") return NaN;
