@@ -183,14 +183,14 @@ export class NightCompare {
   private save(): void {
     if (!this.ready) return;
     const t = this.target;
-    const mode = (this.mode()?.value as Mode) || "previous";
-    const minutes = parseFloat(this.minutes()?.value || "");
+    const mode = this.chosenMode();
+    const minutes = this.chosenMinutes();
     const picked = t && mode === "pick" ? this.picked : null;
     updateURL(
       {
         compare_from: t ? fmtWallParam(t.from) : null,
         compare_to: t ? fmtWallParam(t.to) : null,
-        compare_cpu: t ? (this.cpus()?.value || "").trim() : null,
+        compare_cpu: t ? this.chosenCPUs() : null,
         compare_with: mode === "previous" ? null : mode,
         compare_earlier: mode === "earlier" && minutes > 0 ? fmtOffset(Math.round(minutes * 60e9)) : null,
         compare_from2: picked ? fmtWallParam(picked.from) : null,
@@ -203,6 +203,10 @@ export class NightCompare {
   private mode = () => $<HTMLSelectElement>("#compare-mode");
   private minutes = () => $<HTMLInputElement>("#compare-minutes");
   private cpus = () => $<HTMLInputElement>("#compare-cpu");
+  // chosenMode, chosenMinutes and chosenCPUs read the panel's choices.
+  private chosenMode = (): Mode => (this.mode()?.value as Mode) || "previous";
+  private chosenMinutes = () => parseFloat(this.minutes()?.value || "");
+  private chosenCPUs = () => (this.cpus()?.value || "").trim();
 
   // captures returns the host's captures, fetched once.
   private captures(): Promise<NightCapture[]> {
@@ -219,7 +223,7 @@ export class NightCompare {
       this.say("No capture holds that range: pick one on a capture, not in a gap.");
       return;
     }
-    if (this.target && this.mode()?.value === "pick") this.picked = side;
+    if (this.target && this.chosenMode() === "pick") this.picked = side;
     else this.setTarget(side, cpus);
     this.show();
   }
@@ -249,8 +253,9 @@ export class NightCompare {
     this.drawMarks();
   }
 
-  private drawMarks(): void {
-    const base = this.target ? this.baseline() : null;
+  // drawMarks places the target's mark and its baseline's (base, unless
+  // the caller has it already).
+  private drawMarks(base: Side | string = this.baseline()): void {
     for (const [k, s] of [
       ["target", this.target],
       ["base", typeof base === "string" ? null : base],
@@ -270,7 +275,7 @@ export class NightCompare {
   // why there is none.
   private baseline(): Side | string {
     if (!this.target) return "";
-    return baselineOf(this.loaded, this.target, (this.mode()?.value as Mode) || "previous", parseFloat(this.minutes()?.value || ""), this.picked);
+    return baselineOf(this.loaded, this.target, this.chosenMode(), this.chosenMinutes(), this.picked);
   }
 
   private say(text: string): void {
@@ -288,7 +293,7 @@ export class NightCompare {
   }
 
   private render(): void {
-    const mode = (this.mode()?.value as Mode) || "previous";
+    const mode = this.chosenMode();
     const body = $("#compare-body");
     if (body) body.hidden = !this.target;
     const minutes = $("#compare-minutes-label");
@@ -301,7 +306,7 @@ export class NightCompare {
     if (baseEl) baseEl.textContent = typeof base === "string" ? base : describe(base);
     if (open) {
       if (this.target && typeof base !== "string") {
-        open.href = withTZ(diffURL(this.target, base, (this.cpus()?.value || "").trim()));
+        open.href = withTZ(diffURL(this.target, base, this.chosenCPUs()));
         open.removeAttribute("aria-disabled");
       } else {
         open.removeAttribute("href");
@@ -315,7 +320,7 @@ export class NightCompare {
           ? "Shift+drag across the map to pick the baseline; Clear to start again."
           : "The target and its baseline; Clear to start again.",
     );
-    this.drawMarks();
+    this.drawMarks(base);
     this.save();
   }
 }
