@@ -35,8 +35,19 @@ const TZ_KEY = "subsecond.tz";
 
 // zone returns the zone the URL asks for: tz=local, tz=offset, or UTC.
 export function zone(p: URLSearchParams = currentParams()): Zone {
-  const v = p.get("tz");
-  return v === "local" || v === "offset" ? v : "utc";
+  return asZone(p.get("tz")) || "utc";
+}
+
+// asZone returns v when it names a zone, else null.
+function asZone(v: string | null): Zone | null {
+  return v === "utc" || v === "local" || v === "offset" ? v : null;
+}
+
+// setTZParam puts z into the query p as a URL carries it: tz=local,
+// tz=offset, or nothing for UTC.
+function setTZParam(p: URLSearchParams, z: Zone): void {
+  if (z === "utc") p.delete("tz");
+  else p.set("tz", z);
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
@@ -150,7 +161,7 @@ export class Clock {
 
   // mark is "≈ " when the times are estimates, else "".
   get mark(): string {
-    return this.wall?.approximate ? "≈ " : "";
+    return this.approximate ? "≈ " : "";
   }
 
   // at returns the Unix nanoseconds of offset ns from T0.
@@ -178,7 +189,7 @@ export class Clock {
   // "≈ 00:17:05.5–00:17:07 UTC"; "" when the wall clock is unknown.
   range(s: number, e: number): string {
     if (!this.known) return "";
-    return fmtWallRange(this.at(s), this.at(e), !!this.wall?.approximate);
+    return fmtWallRange(this.at(s), this.at(e), this.approximate);
   }
 
   // suffix is range(s, e) to follow a range in seconds when times of day
@@ -232,8 +243,7 @@ function remember(z: Zone): void {
 
 function remembered(): Zone | null {
   try {
-    const v = sessionStorage.getItem(TZ_KEY);
-    return v === "utc" || v === "local" || v === "offset" ? v : null;
+    return asZone(sessionStorage.getItem(TZ_KEY));
   } catch {
     return null;
   }
@@ -280,7 +290,7 @@ export function setupTZ(): void {
   sel.addEventListener("focus", name);
   sel.addEventListener("pointerdown", name);
   sel.value = optionFor(sel, z);
-  sel.addEventListener("change", () => setZone(sel.value === "local" || sel.value === "offset" ? sel.value : "utc"));
+  sel.addEventListener("change", () => setZone(asZone(sel.value) || "utc"));
 }
 
 // followTZ makes back and forward keep the zone last chosen in the tab:
@@ -293,8 +303,7 @@ export function followTZ(): void {
     const z = remembered();
     if (!z || z === zone()) return;
     const p = currentParams();
-    if (z === "utc") p.delete("tz");
-    else p.set("tz", z);
+    setTZParam(p, z);
     const qs = p.toString();
     history.replaceState(state, "", location.pathname + (qs ? "?" + qs : "") + location.hash);
   };
@@ -316,8 +325,7 @@ export function withTZ(href: string): string {
     if (u.origin !== location.origin || u.pathname.startsWith("/api/")) return href;
     const z = zone();
     const had = u.searchParams.get("tz");
-    if (z === "utc") u.searchParams.delete("tz");
-    else u.searchParams.set("tz", z);
+    setTZParam(u.searchParams, z);
     if (had === u.searchParams.get("tz")) return href;
     return u.pathname + u.search + u.hash;
   } catch {
