@@ -306,8 +306,9 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     const b1 = bucketAt(Math.max(d.x0, d.x1));
     const rh = rowH(g);
     const rowAt = (y: number) => Math.min(g.cpus.length - 1, Math.max(0, Math.floor((y - MARK_H) / rh)));
-    const r0 = rowAt(Math.min(d.y0, ev.clientY - canvas.getBoundingClientRect().top));
-    const r1 = rowAt(Math.max(d.y0, ev.clientY - canvas.getBoundingClientRect().top));
+    const y1 = ev.clientY - canvas.getBoundingClientRect().top;
+    const r0 = rowAt(Math.min(d.y0, y1));
+    const r1 = rowAt(Math.max(d.y0, y1));
     const cpus = r0 === 0 && r1 === g.cpus.length - 1 ? null : g.cpus.slice(r0, r1 + 1);
     void compare.pick(g.from_ns + b0 * g.bucket_ns, g.from_ns + (b1 + 1) * g.bucket_ns, cpus);
   }
