@@ -19,6 +19,7 @@ import {
   flameAPI,
   fmtOffset,
   handOff,
+  heatmapAPI,
   now,
   pageStart,
   parseOffset,
@@ -314,7 +315,7 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
     const q = pick(p, FILTER_PARAMS);
     q.set("rows", "1");
     q.set("col", String(col));
-    void getJSON<HeatmapJSON>(`${api}/heatmap?${q}`).then(
+    void getJSON<HeatmapJSON>(heatmapAPI(api, q)).then(
       (d) => tl.setData(d, prof.t0_ns),
       () => {
         /* the strip stays empty; the brush still works */
