@@ -1,8 +1,6 @@
 package web
 
 import (
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -14,15 +12,13 @@ import (
 // writes the same in the browser's zone when the URL says tz=local
 // (web/src/wallclock.ts, fmtClock).
 func Clock(ns int64, date bool) string {
+	// Rounded to the millisecond, the layout's .999 writes the fraction
+	// without trailing zeros, and nothing when it is zero.
 	t := time.Unix(0, ns).UTC().Round(time.Millisecond)
-	s := t.Format("15:04:05")
-	if ms := t.Nanosecond() / int(time.Millisecond); ms > 0 {
-		s += "." + strings.TrimRight(strconv.Itoa(1000 + ms)[1:], "0")
-	}
 	if date {
-		s = t.Format("2006-01-02") + " " + s
+		return t.Format("2006-01-02 15:04:05.999")
 	}
-	return s
+	return t.Format("15:04:05.999")
 }
 
 // Datetime writes Unix nanoseconds as the datetime attribute of a <time>
