@@ -67,15 +67,9 @@ func (s *Scanner) fieldAt(w0, w1 uint64) *fieldFrame {
 func (s *Scanner) frameLine(line []byte) bool {
 	addr, rest, ok := splitFrame(line)
 	if ok {
-		s.addFrame(addr, rest)
+		s.putFrame(addr, s.frameInfo(addr, rest))
 	}
 	return ok
-}
-
-// addFrame adds the frame at addr whose text after the address is rest to
-// the open record.
-func (s *Scanner) addFrame(addr uint64, rest []byte) {
-	s.putFrame(addr, s.frameInfo(addr, rest))
 }
 
 // putFrame adds the frame at addr with text fi to the open record.
