@@ -200,9 +200,6 @@ func (s *Scanner) Reset(r io.Reader, opt Options) bool {
 func (s *Scanner) ResetBytes(text []byte, opt Options) bool {
 	kept := s.reset(opt, len(text))
 	s.text = text
-	if s.text == nil {
-		s.text = []byte{}
-	}
 	return kept
 }
 
