@@ -52,6 +52,18 @@ after(async () => {
   await server?.stop();
 });
 
+// pageTest is a test run on a new page, which it closes after checking
+// that the page logged no errors.
+function pageTest(name, body) {
+  test(name, async () => {
+    const page = await browser.ctx.newPage();
+    const w = watch(page);
+    await body(page);
+    assert.deepEqual(w.errors, []);
+    await page.close();
+  });
+}
+
 async function open(page, path) {
   await page.goto(server.url + path);
   await page.waitForSelector('body[data-rendered="1"]');
@@ -90,9 +102,7 @@ async function dragCores(page) {
   await page.mouse.move(b.x, b.y);
 }
 
-test('the profile page shows times of day in UTC, then in the browser\'s zone', async () => {
-  const page = await browser.ctx.newPage();
-  const w = watch(page);
+pageTest('the profile page shows times of day in UTC, then in the browser\'s zone', async (page) => {
   await open(page, `/p/${id}?bucket=1`);
   for (const a of await axes(page)) {
     assert.equal(a.x[0], '03:00:00', `x labels ${a.x}`);
@@ -136,13 +146,9 @@ test('the profile page shows times of day in UTC, then in the browser\'s zone', 
   assert.equal(new URL(page.url()).searchParams.get('tz'), null);
   assert.match(await text(page, '[data-testid=night-range]'), /^2026-11-30 03:00:00 UTC/);
   assert.match(await text(page, '[data-testid=host-wall]'), /^2026-11-30 03:00:00–03:00:20(\.\d+)? UTC$/);
-  assert.deepEqual(w.errors, []);
-  await page.close();
 });
 
-test('a selection opens a flame page that gives its range on the wall clock', async () => {
-  const page = await browser.ctx.newPage();
-  const w = watch(page);
+pageTest('a selection opens a flame page that gives its range on the wall clock', async (page) => {
   await open(page, `/p/${id}?bucket=1&tz=local`);
   await dragCores(page);
   assert.match(await text(page, '[data-testid=cores-selection]'), /2(\.0+)?–5(\.0+)? s \(3 s\) · 08:30:02–08:30:05 GMT\+5:30/);
@@ -155,13 +161,9 @@ test('a selection opens a flame page that gives its range on the wall clock', as
   await page.selectOption('[data-testid=tz]', 'utc');
   assert.equal(await text(page, '[data-testid=range-wall]'), '03:00:02–03:00:05 UTC');
   assert.match(await text(page, '[data-testid=timeline-label]'), /· 03:00:02–03:00:05 UTC$/);
-  assert.deepEqual(w.errors, []);
-  await page.close();
 });
 
-test('an estimated wall clock is marked ≈ on every view', async () => {
-  const page = await browser.ctx.newPage();
-  const w = watch(page);
+pageTest('an estimated wall clock is marked ≈ on every view', async (page) => {
   await open(page, `/p/${approxID}?bucket=1`);
   for (const a of await axes(page)) {
     assert.match(a.title, /≈ UTC →$/);
@@ -171,13 +173,9 @@ test('an estimated wall clock is marked ≈ on every view', async () => {
   await open(page, `/p/${approxID}/flame?start=2&end=5`);
   assert.match(await text(page, '[data-testid=range-wall]'), /^≈ 03:00:0\d(\.\d+)?–03:00:0\d(\.\d+)? UTC$/);
   assert.match(await text(page, '[data-testid=timeline-label]'), /· ≈ 03:00:0/);
-  assert.deepEqual(w.errors, []);
-  await page.close();
 });
 
-test('seconds from the start alone, on a capture\'s views; the choice follows back and forward', async () => {
-  const page = await browser.ctx.newPage();
-  const w = watch(page);
+pageTest('seconds from the start alone, on a capture\'s views; the choice follows back and forward', async (page) => {
   await open(page, `/p/${id}?bucket=1&tz=local`);
   assert.equal((await axes(page))[0].x[0], '08:30:00');
   // Seconds from the start: FlameScope's axes, labels without times of day.
@@ -225,6 +223,4 @@ test('seconds from the start alone, on a capture\'s views; the choice follows ba
   assert.equal(await page.$eval('[data-testid=tz]', (s) => s.value), 'utc');
   assert.deepEqual(await page.$$eval('[data-testid=tz] option', (os) => os.map((o) => o.value)), ['utc', 'local']);
   assert.match(await text(page, '[data-testid=night-range]'), /^2026-11-30 03:00:00 UTC/);
-  assert.deepEqual(w.errors, []);
-  await page.close();
 });
