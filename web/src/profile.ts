@@ -132,6 +132,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     const t0 = performance.now();
     document.body.dataset.rendered = "0";
     const cq = pick(p, [...FILTER_PARAMS, "bucket"]);
+    const range = linked(p);
     const jobs: Promise<void>[] = [];
     cores?.setMeasure(measureOf(p));
     if (heat) {
@@ -144,8 +145,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
             if (d.total === 0) heat.showMessage(noSamples(p), "empty");
             else {
               heat.setData(d);
-              const r = linked(p);
-              if (r) heat.mark(...r);
+              if (range) heat.mark(...range);
             }
             recordTiming("heatmap", performance.now() - t0);
             if (uploadMark !== null) {
@@ -170,8 +170,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
             if (!d.cpus || d.cpus.length === 0) cores.showMessage(noSamples(p), "empty");
             else {
               cores.setData({ ...d, cpus: d.cpus });
-              const r = linked(p);
-              if (r) cores.mark(...r);
+              if (range) cores.mark(...range);
             }
             recordTiming("cores", performance.now() - t0);
           },
