@@ -190,7 +190,7 @@ func (st *Stats) Count(ev uint16, t int64, cpu int32) {
 
 // Fill writes the accumulated figures into p, and the figures that follow
 // from them and p.Meta: p.Host when empty (the capture's hostname made
-// valid for CheckHost, else UnknownHost) and p.Wall.
+// valid for HostProblem, else UnknownHost) and p.Wall.
 func (st *Stats) Fill(p *Profile) {
 	p.Events = append([]EventCount(nil), st.list...)
 	p.Samples = st.samples

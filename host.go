@@ -1,6 +1,7 @@
 package subsecond
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,25 +10,26 @@ import (
 // MaxHostLen bounds a host name, in bytes: DNS allows 253.
 const MaxHostLen = 253
 
-// CheckHost reports whether h can name a host: 1 to MaxHostLen bytes of
-// UTF-8 with no spaces, control characters or '/', since a host name is one
-// segment of the /hosts/{host} URLs. The error is a *ParamError for host.
-func CheckHost(h string) error {
+// HostProblem says why h cannot name a host, or returns "" when it can: a
+// host name is 1 to MaxHostLen bytes of UTF-8 with no spaces, control
+// characters or '/', since it is one segment of the /hosts/{host} URLs.
+// query.CheckHost phrases the problem as a parameter error.
+func HostProblem(h string) string {
 	switch {
 	case h == "":
-		return Invalidf("host", "empty")
+		return "empty"
 	case len(h) > MaxHostLen:
-		return Invalidf("host", "longer than %d bytes", MaxHostLen)
+		return "longer than " + strconv.Itoa(MaxHostLen) + " bytes"
 	case !utf8.ValidString(h):
-		return Invalidf("host", "not UTF-8")
+		return "not UTF-8"
 	case strings.ContainsFunc(h, func(r rune) bool { return r == '/' || unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return Invalidf("host", "%q holds a space, a control character or '/'", h)
+		return strconv.Quote(h) + " holds a space, a control character or '/'"
 	}
-	return nil
+	return ""
 }
 
 // hostOf returns the host a capture's "# hostname" names, with the
-// characters CheckHost refuses replaced by '_', or UnknownHost when it
+// characters HostProblem refuses replaced by '_', or UnknownHost when it
 // names none.
 func hostOf(m Metadata) string {
 	h := strings.Map(func(r rune) rune {

@@ -2,8 +2,6 @@ package subsecond
 
 import (
 	"io"
-	"net/url"
-	"strconv"
 )
 
 // Hotspot is one episode of one CPU: [Start, End) in nanoseconds, in which
@@ -81,48 +79,6 @@ type HotspotReport struct {
 	Note      string    `json:"note,omitempty"`
 	Spots     []Hotspot `json:"hotspots"`
 	Cells     []HotCell `json:"cells"`
-}
-
-// HotspotsWhat describes the episodes hot spots look for: "≥ 70% busy for
-// 1 s or more", "≥ 70% in the kernel (system time) for 1 s or more", for
-// measure ("busy" or "system"), threshold and min (ns).
-func HotspotsWhat(measure string, threshold float64, min int64) string {
-	what := "busy"
-	if measure == "system" {
-		what = "in the kernel (system time)"
-	}
-	return "≥ " + strconv.FormatFloat(100*threshold, 'f', -1, 64) + "% " + what + " for " + DisplaySeconds(min) + " s or more"
-}
-
-// HotspotsWhere describes the range a hot-spot search covered, start and
-// end in ns with origin t0: " in [5, 10) s", or "" for the whole capture
-// (start and end 0, as HotspotReport gives it).
-func HotspotsWhere(t0, start, end int64) string {
-	if start == 0 && end == 0 {
-		return ""
-	}
-	return " in " + DisplayRange(start-t0, end-t0)
-}
-
-// Link sets each spot's URL to the flame graph page of stored profile id
-// for its episode: its CPU and range, with the filters of f.
-func (r *HotspotReport) Link(id string, f Filter) {
-	for i := range r.Spots {
-		h := &r.Spots[i]
-		v := f.Values()
-		v.Set("start", FormatSeconds(h.Start-r.T0))
-		v.Set("end", FormatSeconds(h.End-r.T0))
-		if h.CPU != Unknown {
-			v.Set("cpu", strconv.Itoa(int(h.CPU)))
-		}
-		h.URL = FlamePath(id, v)
-	}
-}
-
-// FlamePath returns the path of stored profile id's flame graph page with
-// the query v.
-func FlamePath(id string, v url.Values) string {
-	return "/p/" + url.PathEscape(id) + "/flame?" + v.Encode()
 }
 
 // ProfileList is the list of stored profiles, newest first, as the API's

@@ -1,7 +1,11 @@
-// Package subsecond holds the nouns every Subsecond package shares: samples
-// and frames as the parser yields them, a stored profile's metadata, the
-// columnar capture that the analysis packages read, time ranges, filters and
-// sentinel errors. It imports only the standard library.
+// Package subsecond holds the nouns every Subsecond package shares and their
+// invariants: samples and frames as the parser yields them, a stored
+// profile's metadata, the columnar capture that the analysis packages read,
+// a sample's classes (idle, busy, system, user: Classes), per-second
+// summaries, markers, the wall-clock anchor, time ranges and sentinel
+// errors. It imports only the standard library. The query language (the
+// parameter table, filters, limits) is package query; links are package
+// link; sentences and formats for people are package web.
 //
 // Data flows parser → store → heatmap/flame → server → web:
 //

@@ -100,10 +100,3 @@ func ParseCapturedOn(s string) (int64, bool) {
 	}
 	return t.UnixNano(), true
 }
-
-// DisplayWallTime writes Unix nanoseconds for people as an RFC 3339 time in
-// UTC, rounded to the microsecond, without trailing zeros:
-// "2026-11-30T00:16:59Z", "2025-03-11T02:12:07.501234Z".
-func DisplayWallTime(ns int64) string {
-	return time.Unix(0, ns).UTC().Round(time.Microsecond).Format("2006-01-02T15:04:05.999999Z07:00")
-}

@@ -5,7 +5,7 @@
 // the server's tests use it, and the CLI's commands call it, so that a view
 // is computed, and written as JSON, the same everywhere.
 //
-//	q, _ := subsecond.ParseQuery(r.URL.Query())
+//	q, _ := query.Parse(r.URL.Query())
 //	_ = q.Resolve(&c.Profile)
 //	rep, err := engine.Engine{}.Hotspots(c, q)
 package engine
@@ -14,16 +14,17 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Engine computes views; its zero value is ready and safe for concurrent
 // use. Each view first checks that its filter can match something
-// (subsecond.Filter.Check). Errors about the query wrap
+// (query.Filter.Check). Errors about the query wrap
 // subsecond.ErrInvalid or subsecond.ErrEmptyRange.
 type Engine struct{}
 
 // Heatmap returns the offset heatmap of q.Col by q.Rows (*heatmap.Grid).
-func (Engine) Heatmap(c *subsecond.Capture, q *subsecond.Query) (any, error) {
+func (Engine) Heatmap(c *subsecond.Capture, q *query.Query) (any, error) {
 	if err := q.Filter.Check(c); err != nil {
 		return nil, err
 	}
@@ -31,7 +32,7 @@ func (Engine) Heatmap(c *subsecond.Capture, q *subsecond.Query) (any, error) {
 }
 
 // Cores returns the cores map in buckets of q.Bucket (*heatmap.Cores).
-func (Engine) Cores(c *subsecond.Capture, q *subsecond.Query) (any, error) {
+func (Engine) Cores(c *subsecond.Capture, q *query.Query) (any, error) {
 	if err := q.Filter.Check(c); err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func (Engine) Cores(c *subsecond.Capture, q *subsecond.Query) (any, error) {
 // Hotspots returns the hot-spot report of q.Range: the first q.Limit
 // episodes (0 for all), highest score first, and the q.Cells hottest
 // heatmap cells.
-func (Engine) Hotspots(c *subsecond.Capture, q *subsecond.Query) (*subsecond.HotspotReport, error) {
+func (Engine) Hotspots(c *subsecond.Capture, q *query.Query) (*subsecond.HotspotReport, error) {
 	if err := q.Filter.Check(c); err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func (Engine) Hotspots(c *subsecond.Capture, q *subsecond.Query) (*subsecond.Hot
 
 // HotOptions returns the hot-spot options q asks for, within q.Range (the
 // whole capture unless start or end narrow it; see Query.Resolve).
-func HotOptions(q *subsecond.Query) heatmap.HotOptions {
+func HotOptions(q *query.Query) heatmap.HotOptions {
 	opt := heatmap.HotOptions{Measure: heatmap.Measure(q.Measure), Threshold: q.Threshold, Min: q.Min, Bucket: q.Bucket, Cells: q.Cells, Limit: q.Limit,
 		Range: q.Range}
 	if q.Limit == 0 {
@@ -60,7 +61,7 @@ func HotOptions(q *subsecond.Query) heatmap.HotOptions {
 }
 
 // Flame returns the flame graph of q.Range.
-func (Engine) Flame(c *subsecond.Capture, q *subsecond.Query) (subsecond.Graph, error) {
+func (Engine) Flame(c *subsecond.Capture, q *query.Query) (subsecond.Graph, error) {
 	if err := q.Filter.Check(c); err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (Engine) Flame(c *subsecond.Capture, q *subsecond.Query) (subsecond.Graph, 
 
 // Diff returns the differential flame graph from q.Range2 of base (c itself
 // unless the query names another profile) to q.Range of c.
-func (Engine) Diff(c, base *subsecond.Capture, q *subsecond.Query) (subsecond.Graph, error) {
+func (Engine) Diff(c, base *subsecond.Capture, q *query.Query) (subsecond.Graph, error) {
 	if err := q.Filter.Check(c); err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func (Engine) Diff(c, base *subsecond.Capture, q *subsecond.Query) (subsecond.Gr
 
 // Samples returns the stack chart's samples of q.Range, at most limit of
 // them (*flame.Samples), and how many passed the filter.
-func (Engine) Samples(c *subsecond.Capture, q *subsecond.Query, limit int) (any, int, error) {
+func (Engine) Samples(c *subsecond.Capture, q *query.Query, limit int) (any, int, error) {
 	if err := q.Filter.Check(c); err != nil {
 		return nil, 0, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Targets on the 96-CPU × 120 s × 49 Hz capture: a range flame graph
@@ -18,13 +19,13 @@ func BenchmarkBuild(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		r    subsecond.Range
-		f    subsecond.Filter
+		f    query.Filter
 	}{
-		{"1s", subsecond.Range{Start: t0 + 30e9, End: t0 + 31e9}, subsecond.Filter{}},
-		{"10s", subsecond.Range{Start: t0 + 30e9, End: t0 + 40e9}, subsecond.Filter{}},
-		{"whole", subsecond.Range{Start: t0, End: t0 + 121e9}, subsecond.Filter{}},
-		{"whole_idle", subsecond.Range{Start: t0, End: t0 + 121e9}, subsecond.Filter{Idle: true}},
-		{"10s_kernel_function", subsecond.Range{Start: t0 + 30e9, End: t0 + 40e9}, subsecond.Filter{Only: "kernel", Function: "vfs_"}},
+		{"1s", subsecond.Range{Start: t0 + 30e9, End: t0 + 31e9}, query.Filter{}},
+		{"10s", subsecond.Range{Start: t0 + 30e9, End: t0 + 40e9}, query.Filter{}},
+		{"whole", subsecond.Range{Start: t0, End: t0 + 121e9}, query.Filter{}},
+		{"whole_idle", subsecond.Range{Start: t0, End: t0 + 121e9}, query.Filter{Idle: true}},
+		{"10s_kernel_function", subsecond.Range{Start: t0 + 30e9, End: t0 + 40e9}, query.Filter{Only: "kernel", Function: "vfs_"}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			synth.Latency(b, func() error { _, err := flame.Build(c, tc.f, tc.r); return err })
@@ -35,12 +36,12 @@ func BenchmarkBuild(b *testing.B) {
 func BenchmarkExport(b *testing.B) {
 	c := synth.Bench()
 	t0 := c.Profile.T0()
-	g, err := flame.Build(c, subsecond.Filter{}, subsecond.Range{Start: t0 + 30e9, End: t0 + 40e9})
+	g, err := flame.Build(c, query.Filter{}, subsecond.Range{Start: t0 + 30e9, End: t0 + 40e9})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("10 s graph: %d nodes, %d samples", g.Len(), g.Total)
-	for _, format := range subsecond.ExportFormatNames() {
+	for _, format := range query.ExportFormatNames() {
 		b.Run(format, func(b *testing.B) {
 			synth.Latency(b, func() error { return g.Export(io.Discard, format) })
 		})

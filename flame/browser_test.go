@@ -10,6 +10,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/query"
 )
 
 // TestSVGInBrowser opens a standalone SVG in chromium (driven by
@@ -28,7 +29,7 @@ func TestSVGInBrowser(t *testing.T) {
 	}
 	_, c := data(t)
 	t0 := c.Profile.T0()
-	g, err := flame.Build(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 10e9})
+	g, err := flame.Build(c, query.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 10e9})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 )
 
 // diffFolded joins two folded exports the way flamegraph.pl's
@@ -88,7 +89,7 @@ func newDiffCase(t *testing.T) diffCase {
 
 // graphs returns the differential graph of the case under f, from the one
 // capture (Diff) and from the two halves (DiffProfiles).
-func (dc diffCase) graphs(t *testing.T, f subsecond.Filter) map[string]*flame.Graph {
+func (dc diffCase) graphs(t *testing.T, f query.Filter) map[string]*flame.Graph {
 	t.Helper()
 	same, err := flame.Diff(dc.c, f, dc.base, dc.target)
 	if err != nil {
@@ -104,7 +105,7 @@ func (dc diffCase) graphs(t *testing.T, f subsecond.Filter) map[string]*flame.Gr
 func TestDiffFoldedIsDifffolded(t *testing.T) {
 	dc := newDiffCase(t)
 	c, before, after, base, target := dc.c, dc.before, dc.after, dc.base, dc.target
-	for _, f := range []subsecond.Filter{{}, {Only: "kernel"}, {CPUs: []int32{2}, Idle: true}} {
+	for _, f := range []query.Filter{{}, {Only: "kernel"}, {CPUs: []int32{2}, Idle: true}} {
 		bg, err := flame.Build(c, f, base)
 		if err != nil {
 			t.Fatal(err)
@@ -144,7 +145,7 @@ func TestDiffFoldedIsDifffolded(t *testing.T) {
 			t.Errorf("%v: totals %d, %d across two captures; want %d, %d", f.Values(), two.Total, two.BaseTotal, same.Total, same.BaseTotal)
 		}
 	}
-	if _, err := flame.DiffProfiles(after, before, subsecond.Filter{}, target, target); err == nil || !strings.Contains(err.Error(), "base profile before") {
+	if _, err := flame.DiffProfiles(after, before, query.Filter{}, target, target); err == nil || !strings.Contains(err.Error(), "base profile before") {
 		t.Errorf("DiffProfiles with a base range outside the base capture: error %v; want one naming the base profile", err)
 	}
 }
@@ -178,7 +179,7 @@ func stackValues(p *profile.Profile) map[string][2]int64 {
 func TestDiffPprofIsDiffBase(t *testing.T) {
 	dc := newDiffCase(t)
 	c, base, target := dc.c, dc.base, dc.target
-	f := subsecond.Filter{Only: "kernel"}
+	f := query.Filter{Only: "kernel"}
 	read := func(g *flame.Graph) *profile.Profile {
 		t.Helper()
 		var buf bytes.Buffer

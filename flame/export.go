@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // writers holds the writer of each export format of the root package's
-// registry (subsecond.ExportFormats); TestExportFormats checks that they
+// registry (query.ExportFormats); TestExportFormats checks that they
 // agree.
 var writers = map[string]func(g *Graph, w io.Writer) error{
 	"json":      (*Graph).WriteJSON,
@@ -18,11 +18,11 @@ var writers = map[string]func(g *Graph, w io.Writer) error{
 	"functions": (*Graph).WriteFunctions,
 }
 
-// Export writes g in one of the registered formats (subsecond.ExportFormats:
+// Export writes g in one of the registered formats (query.ExportFormats:
 // "json", the default for "", "svg", "folded", "pprof", "functions"). An
 // unknown format is an error wrapping subsecond.ErrInvalid that lists them.
 func (g *Graph) Export(w io.Writer, format string) error {
-	f, err := subsecond.LookupExportFormat(format)
+	f, err := query.LookupExportFormat(format)
 	if err != nil {
 		return err
 	}

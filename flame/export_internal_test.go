@@ -3,13 +3,13 @@ package flame
 import (
 	"testing"
 
-	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // TestWritersMatchRegistry checks that Export has a writer for each format
 // of the registry and none besides.
 func TestWritersMatchRegistry(t *testing.T) {
-	names := subsecond.ExportFormatNames()
+	names := query.ExportFormatNames()
 	for _, n := range names {
 		if writers[n] == nil {
 			t.Errorf("format %s is registered but Export has no writer for it", n)

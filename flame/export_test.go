@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/query"
 )
 
 // TestExportFormats writes a graph in every format of the registry and
@@ -19,11 +20,11 @@ import (
 func TestExportFormats(t *testing.T) {
 	_, c := data(t)
 	t0 := c.Profile.T0()
-	g, err := flame.Build(c, subsecond.Filter{}, subsecond.Range{Start: t0, End: t0 + 5e9})
+	g, err := flame.Build(c, query.Filter{}, subsecond.Range{Start: t0, End: t0 + 5e9})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range subsecond.ExportFormats() {
+	for _, f := range query.ExportFormats() {
 		var b bytes.Buffer
 		if err := g.Export(&b, f.Name); err != nil {
 			t.Errorf("Export(%s): %v", f.Name, err)
@@ -51,7 +52,7 @@ func TestExportFormats(t *testing.T) {
 		}
 	}
 	err = g.Export(&bytes.Buffer{}, "png")
-	if !errors.Is(err, subsecond.ErrInvalid) || err.Error() != `format: "png" is not one of `+strings.Join(subsecond.ExportFormatNames(), ", ") {
+	if !errors.Is(err, subsecond.ErrInvalid) || err.Error() != `format: "png" is not one of `+strings.Join(query.ExportFormatNames(), ", ") {
 		t.Errorf("Export(png) error = %v; want the list of formats", err)
 	}
 }

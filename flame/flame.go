@@ -37,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Node kinds beyond the frame kinds: a command name and the root.
@@ -79,7 +80,7 @@ type Graph struct {
 	bix       *index // the base capture's index when it is not c
 
 	c *subsecond.Capture
-	f subsecond.Filter
+	f query.Filter
 }
 
 // Len returns the number of nodes.
@@ -106,7 +107,7 @@ func (g *Graph) Path(i int) []string {
 // f is bad, and subsecond.ErrEmptyRange when r holds no samples at all
 // (past the end, or in a gap); a range whose samples the filter all drops
 // yields a graph of the root alone.
-func Build(c *subsecond.Capture, f subsecond.Filter, r subsecond.Range) (*Graph, error) {
+func Build(c *subsecond.Capture, f query.Filter, r subsecond.Range) (*Graph, error) {
 	m, ix, err := prepare(c, f)
 	if err != nil {
 		return nil, err
@@ -126,7 +127,7 @@ func Build(c *subsecond.Capture, f subsecond.Filter, r subsecond.Range) (*Graph,
 // Diff returns the differential flame graph from base to target: the union
 // of both trees, TotalN/SelfN counting target's samples and BaseN/BaseSelfN
 // base's.
-func Diff(c *subsecond.Capture, f subsecond.Filter, base, target subsecond.Range) (*Graph, error) {
+func Diff(c *subsecond.Capture, f query.Filter, base, target subsecond.Range) (*Graph, error) {
 	m, ix, err := prepare(c, f)
 	if err != nil {
 		return nil, err
@@ -154,7 +155,7 @@ func Diff(c *subsecond.Capture, f subsecond.Filter, base, target subsecond.Range
 // c, else the union of the two captures' graphs, frames matched by their
 // path of names and DSOs. Filters mean the same on both sides (an event
 // named in f must exist in both). Errors about the base name it.
-func DiffProfiles(c, bc *subsecond.Capture, f subsecond.Filter, base, target subsecond.Range) (*Graph, error) {
+func DiffProfiles(c, bc *subsecond.Capture, f query.Filter, base, target subsecond.Range) (*Graph, error) {
 	if bc == c {
 		return Diff(c, f, base, target)
 	}
@@ -291,7 +292,7 @@ func (g *Graph) baseIndex() *index {
 }
 
 // prepare compiles f for c and returns c's index under f's Only setting.
-func prepare(c *subsecond.Capture, f subsecond.Filter) (*subsecond.Match, *index, error) {
+func prepare(c *subsecond.Capture, f query.Filter) (*query.Match, *index, error) {
 	m, err := f.Compile(c)
 	if err != nil {
 		return nil, nil, err
@@ -305,7 +306,7 @@ func prepare(c *subsecond.Capture, f subsecond.Filter) (*subsecond.Match, *index
 func CheckRange(c *subsecond.Capture, r subsecond.Range) (lo, hi int, err error) {
 	t0 := c.Profile.T0()
 	span := func(r subsecond.Range) string {
-		return subsecond.DisplayRange(r.Start-t0, r.End-t0)
+		return query.DisplayRange(r.Start-t0, r.End-t0)
 	}
 	if r.Empty() {
 		return 0, 0, fmt.Errorf("range %s is empty: end must be after start: %w", span(r), subsecond.ErrInvalid)
@@ -318,7 +319,7 @@ func CheckRange(c *subsecond.Capture, r subsecond.Range) (lo, hi int, err error)
 			return 0, 0, fmt.Errorf("range %s: the profile has no samples: %w", span(r), subsecond.ErrEmptyRange)
 		case r.Start > c.Samples.Time[n-1]:
 			return 0, 0, fmt.Errorf("range %s is past the end of the profile (last sample at %s s): %w",
-				span(r), subsecond.DisplaySeconds(c.Samples.Time[n-1]-t0), subsecond.ErrEmptyRange)
+				span(r), query.DisplaySeconds(c.Samples.Time[n-1]-t0), subsecond.ErrEmptyRange)
 		default:
 			return 0, 0, fmt.Errorf("range %s: %w", span(r), subsecond.ErrEmptyRange)
 		}
@@ -337,7 +338,7 @@ type tally struct {
 
 // count tallies the samples [lo, hi) of c that m keeps: one array
 // increment per sample, then one pass folding totals up the tree.
-func (ix *index) count(c *subsecond.Capture, m *subsecond.Match, lo, hi int) *tally {
+func (ix *index) count(c *subsecond.Capture, m *query.Match, lo, hi int) *tally {
 	n := ix.Len()
 	t, _ := ix.tallies.Get().(*tally)
 	if t == nil {

@@ -23,12 +23,13 @@ import (
 	"github.com/subsecond/subsecond/folded"
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/symbol"
 )
 
 const evilComm = `evil <b>"]]>'&`
 
-var filters = []subsecond.Filter{
+var filters = []query.Filter{
 	{},
 	{Idle: true},
 	{CPUs: []int32{1, 3}},
@@ -59,7 +60,7 @@ func data(t testing.TB) ([]synth.Labeled, *subsecond.Capture) {
 
 // reference sums the periods of folded lines straight from the generated
 // samples, or counts the samples when count is set.
-func reference(ss []synth.Labeled, f subsecond.Filter, r subsecond.Range, count ...bool) (map[string]int64, int64) {
+func reference(ss []synth.Labeled, f query.Filter, r subsecond.Range, count ...bool) (map[string]int64, int64) {
 	want := map[string]int64{}
 	var total int64
 	for i := range ss {
@@ -178,22 +179,22 @@ func TestRangeErrors(t *testing.T) {
 		{subsecond.Range{Start: t0 - 10e9, End: t0 - 9e9}, subsecond.ErrEmptyRange},
 	}
 	for _, tt := range tests {
-		if _, err := flame.Build(c, subsecond.Filter{}, tt.r); !errors.Is(err, tt.want) {
+		if _, err := flame.Build(c, query.Filter{}, tt.r); !errors.Is(err, tt.want) {
 			t.Errorf("Build(%+v) error = %v; want %v", tt.r, err, tt.want)
 		}
 	}
-	if _, err := flame.Build(c, subsecond.Filter{}, subsecond.Range{Start: t0 + 100e9, End: t0 + 101e9}); err == nil || !strings.Contains(err.Error(), "past the end") {
+	if _, err := flame.Build(c, query.Filter{}, subsecond.Range{Start: t0 + 100e9, End: t0 + 101e9}); err == nil || !strings.Contains(err.Error(), "past the end") {
 		t.Errorf("range past the end: error %v; want it to say so", err)
 	}
 	empty := subsecond.NewBuilder().Capture(subsecond.Profile{})
-	if _, err := flame.Build(empty, subsecond.Filter{}, subsecond.Range{Start: 0, End: 1}); !errors.Is(err, subsecond.ErrEmptyRange) {
+	if _, err := flame.Build(empty, query.Filter{}, subsecond.Range{Start: 0, End: 1}); !errors.Is(err, subsecond.ErrEmptyRange) {
 		t.Errorf("Build(empty profile) error = %v; want ErrEmptyRange", err)
 	}
-	g, err := flame.Build(c, subsecond.Filter{Comm: "nobody"}, subsecond.Range{Start: t0, End: t0 + 10e9})
+	g, err := flame.Build(c, query.Filter{Comm: "nobody"}, subsecond.Range{Start: t0, End: t0 + 10e9})
 	if err != nil || g.Total != 0 || g.Len() != 1 {
 		t.Errorf("Build(filter matching nothing) = %d nodes, total %d, %v; want the root alone", g.Len(), g.Total, err)
 	}
-	if _, err := flame.Build(c, subsecond.Filter{Event: "nope"}, subsecond.Range{Start: t0, End: t0 + 1e9}); !errors.Is(err, subsecond.ErrInvalid) {
+	if _, err := flame.Build(c, query.Filter{Event: "nope"}, subsecond.Range{Start: t0, End: t0 + 1e9}); !errors.Is(err, subsecond.ErrInvalid) {
 		t.Errorf("Build(event=nope) error = %v; want ErrInvalid", err)
 	}
 	var buf bytes.Buffer
@@ -207,7 +208,7 @@ func TestSingleSample(t *testing.T) {
 	b.Add(&subsecond.Sample{Comm: "one", PID: 1, TID: 1, CPU: 0, Time: 3e9, Event: "e",
 		Frames: []subsecond.Frame{{Symbol: "leaf", Kind: subsecond.KindUser}, {Symbol: "main", Kind: subsecond.KindUser}}})
 	c := b.Capture(subsecond.Profile{})
-	g, err := flame.Build(c, subsecond.Filter{}, subsecond.Range{Start: 3e9, End: 3e9 + 1})
+	g, err := flame.Build(c, query.Filter{}, subsecond.Range{Start: 3e9, End: 3e9 + 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestDiff(t *testing.T) {
 		diffMaps(t, "diff target", gotT, wantT)
 	}
 	// The pegged CPU's memcg walk grew between the two ranges.
-	g, _ := flame.Diff(c, subsecond.Filter{}, base, target)
+	g, _ := flame.Diff(c, query.Filter{}, base, target)
 	var now, was int64
 	for i := 0; i < g.Len(); i++ {
 		if g.NameOf(i) == "mem_cgroup_nr_lru_pages" {
@@ -280,14 +281,14 @@ func TestDiff(t *testing.T) {
 	}
 	// A base range whose samples the filter drops: base_total 0 is still written.
 	var buf bytes.Buffer
-	g, err := flame.Diff(c, subsecond.Filter{Comm: "nobody"}, subsecond.Range{Start: t0, End: t0 + 1e9}, target)
+	g, err := flame.Diff(c, query.Filter{Comm: "nobody"}, subsecond.Range{Start: t0, End: t0 + 1e9}, target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := g.WriteJSON(&buf); err != nil || !strings.Contains(buf.String(), `"base_total":0`) {
 		t.Errorf("differential JSON with an empty base lacks base_total 0: %v", err)
 	}
-	if _, err := flame.Diff(c, subsecond.Filter{}, subsecond.Range{Start: t0 + 100e9, End: t0 + 101e9}, target); !errors.Is(err, subsecond.ErrEmptyRange) {
+	if _, err := flame.Diff(c, query.Filter{}, subsecond.Range{Start: t0 + 100e9, End: t0 + 101e9}, target); !errors.Is(err, subsecond.ErrEmptyRange) {
 		t.Errorf("Diff(base past the end) error = %v; want ErrEmptyRange", err)
 	}
 }
@@ -295,7 +296,7 @@ func TestDiff(t *testing.T) {
 func TestJSON(t *testing.T) {
 	_, c := data(t)
 	t0 := c.Profile.T0()
-	g, err := flame.Diff(c, subsecond.Filter{}, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 4e9})
+	g, err := flame.Diff(c, query.Filter{}, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 4e9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +335,7 @@ func TestPprof(t *testing.T) {
 	ss, c := data(t)
 	t0 := c.Profile.T0()
 	r := subsecond.Range{Start: t0 + 1e9, End: t0 + 4e9}
-	for _, f := range []subsecond.Filter{{}, {Only: "kernel"}, {CPUs: []int32{1}}} {
+	for _, f := range []query.Filter{{}, {Only: "kernel"}, {CPUs: []int32{1}}} {
 		g, err := flame.Build(c, f, r)
 		if err != nil {
 			t.Fatal(err)
@@ -396,7 +397,7 @@ func TestPprof(t *testing.T) {
 
 	// With a wall clock, the profile's time is the range's start on it.
 	c.Profile.Wall = subsecond.WallClock{Offset: 1_764_460_800e9, Source: subsecond.WallRealtime}
-	g, err := flame.Build(c, subsecond.Filter{}, r)
+	g, err := flame.Build(c, query.Filter{}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +425,7 @@ func TestPprofSampleWithoutCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := flame.Build(c, subsecond.Filter{}, subsecond.Range{Start: c.Profile.T0(), End: c.Profile.End + 1})
+	g, err := flame.Build(c, query.Filter{}, subsecond.Range{Start: c.Profile.T0(), End: c.Profile.End + 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,9 +456,9 @@ func TestSVG(t *testing.T) {
 		var g *flame.Graph
 		var err error
 		if diff {
-			g, err = flame.Diff(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9})
+			g, err = flame.Diff(c, query.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9})
 		} else {
-			g, err = flame.Build(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 10e9})
+			g, err = flame.Build(c, query.Filter{Idle: true}, subsecond.Range{Start: t0, End: t0 + 10e9})
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -542,7 +543,7 @@ func TestSVG(t *testing.T) {
 		}
 		if diff {
 			// The other way round the memcg walk shrank: the shrink colour.
-			rev, err := flame.Diff(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9}, subsecond.Range{Start: t0, End: t0 + 2e9})
+			rev, err := flame.Diff(c, query.Filter{Idle: true}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9}, subsecond.Range{Start: t0, End: t0 + 2e9})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -572,7 +573,7 @@ func TestFoldedEqualsCollapse(t *testing.T) {
 	if _, err := col.WriteTo(&want); err != nil {
 		t.Fatal(err)
 	}
-	g, err := flame.Build(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: c.Profile.T0(), End: c.Profile.End + 1})
+	g, err := flame.Build(c, query.Filter{Idle: true}, subsecond.Range{Start: c.Profile.T0(), End: c.Profile.End + 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,7 +621,7 @@ func TestRealCaptureFoldedEqualsCollapse(t *testing.T) {
 	if len(c.Profile.Events) != 1 {
 		t.Fatalf("real capture has events %v; want one", c.Profile.Events)
 	}
-	g, err := flame.Build(c, subsecond.Filter{Idle: true}, whole)
+	g, err := flame.Build(c, query.Filter{Idle: true}, whole)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,7 +636,7 @@ func TestRealCaptureFoldedEqualsCollapse(t *testing.T) {
 	}
 	// Sub-ranges: the root's total is the number of samples in the range
 	// that the filter keeps, counted sample by sample.
-	for _, f := range []subsecond.Filter{{}, {Only: "kernel"}, {CPUs: []int32{1}, Function: "^(__)?x64_sys|gzip"}} {
+	for _, f := range []query.Filter{{}, {Only: "kernel"}, {CPUs: []int32{1}, Function: "^(__)?x64_sys|gzip"}} {
 		m, err := f.Compile(c)
 		if err != nil {
 			t.Fatal(err)
@@ -704,7 +705,7 @@ func TestConcurrentQueries(t *testing.T) {
 	only := []string{"", "kernel", "user"}
 	want := make([]string, len(only))
 	for i, o := range only {
-		g, err := flame.Build(serial, subsecond.Filter{Only: o}, r)
+		g, err := flame.Build(serial, query.Filter{Only: o}, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -719,7 +720,7 @@ func TestConcurrentQueries(t *testing.T) {
 		go func(k int) {
 			defer wg.Done()
 			i := k % len(only)
-			g, err := flame.Build(fresh, subsecond.Filter{Only: only[i]}, r)
+			g, err := flame.Build(fresh, query.Filter{Only: only[i]}, r)
 			if err != nil {
 				errs <- err
 				return

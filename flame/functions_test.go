@@ -7,12 +7,13 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 )
 
 // referenceFunctions counts, straight from the generated samples, each
 // function's self samples (its frame is the leaf) and total samples (its
 // frame is anywhere in the stack, once per stack).
-func referenceFunctions(ss []synth.Labeled, f subsecond.Filter, r subsecond.Range) map[[2]string][2]int64 {
+func referenceFunctions(ss []synth.Labeled, f query.Filter, r subsecond.Range) map[[2]string][2]int64 {
 	out := map[[2]string][2]int64{}
 	for i := range ss {
 		s := &ss[i]
@@ -47,7 +48,7 @@ func TestFunctionsMatchIndependentCount(t *testing.T) {
 	ss, c := data(t)
 	t0 := c.Profile.T0()
 	for _, r := range []subsecond.Range{{Start: t0, End: t0 + 10e9}, {Start: t0 + 2e9, End: t0 + 3e9}} {
-		for _, f := range []subsecond.Filter{{}, {Idle: true}, {CPUs: []int32{2}}} {
+		for _, f := range []query.Filter{{}, {Idle: true}, {CPUs: []int32{2}}} {
 			g, err := flame.Build(c, f, r)
 			if err != nil {
 				t.Fatal(err)
@@ -88,7 +89,7 @@ func TestFunctionsRecursion(t *testing.T) {
 		b.Add(&subsecond.Sample{Comm: "x", PID: 1, TID: 1, CPU: 0, Time: int64(i+1) * 1e6, Event: "e", Frames: fr(st...)})
 	}
 	c := b.Capture(subsecond.Profile{})
-	g, err := flame.Build(c, subsecond.Filter{}, subsecond.Range{Start: 0, End: 1e9})
+	g, err := flame.Build(c, query.Filter{}, subsecond.Range{Start: 0, End: 1e9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestZ(t *testing.T) {
 func TestDiffFunctions(t *testing.T) {
 	_, c := data(t)
 	t0 := c.Profile.T0()
-	g, err := flame.Diff(c, subsecond.Filter{}, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9})
+	g, err := flame.Diff(c, query.Filter{}, subsecond.Range{Start: t0, End: t0 + 2e9}, subsecond.Range{Start: t0 + 2e9, End: t0 + 5e9})
 	if err != nil {
 		t.Fatal(err)
 	}

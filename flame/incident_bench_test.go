@@ -7,6 +7,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 )
 
 // BenchmarkGenerated builds flame graphs of the shared generator's default
@@ -23,23 +24,23 @@ func BenchmarkGenerated(b *testing.B) {
 	for _, tc := range []struct {
 		name string
 		r    subsecond.Range
-		f    subsecond.Filter
+		f    query.Filter
 	}{
-		{"1s", subsecond.Range{Start: w.StartNS, End: w.StartNS + 1e9}, subsecond.Filter{}},
-		{"10s", subsecond.Range{Start: w.StartNS, End: w.StartNS + 10e9}, subsecond.Filter{}},
-		{"whole", subsecond.Range{Start: t0, End: c.Profile.End + 1}, subsecond.Filter{}},
-		{"whole_idle", subsecond.Range{Start: t0, End: c.Profile.End + 1}, subsecond.Filter{Idle: true}},
-		{"10s_cpu", subsecond.Range{Start: w.StartNS, End: w.StartNS + 10e9}, subsecond.Filter{CPUs: []int32{int32(w.CPU)}}},
+		{"1s", subsecond.Range{Start: w.StartNS, End: w.StartNS + 1e9}, query.Filter{}},
+		{"10s", subsecond.Range{Start: w.StartNS, End: w.StartNS + 10e9}, query.Filter{}},
+		{"whole", subsecond.Range{Start: t0, End: c.Profile.End + 1}, query.Filter{}},
+		{"whole_idle", subsecond.Range{Start: t0, End: c.Profile.End + 1}, query.Filter{Idle: true}},
+		{"10s_cpu", subsecond.Range{Start: w.StartNS, End: w.StartNS + 10e9}, query.Filter{CPUs: []int32{int32(w.CPU)}}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			synth.Latency(b, func() error { _, err := flame.Build(c, tc.f, tc.r); return err })
 		})
 	}
-	g, err := flame.Build(c, subsecond.Filter{}, subsecond.Range{Start: w.StartNS, End: w.StartNS + 10e9})
+	g, err := flame.Build(c, query.Filter{}, subsecond.Range{Start: w.StartNS, End: w.StartNS + 10e9})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, format := range subsecond.ExportFormatNames() {
+	for _, format := range query.ExportFormatNames() {
 		b.Run("export_10s_"+format, func(b *testing.B) {
 			synth.Latency(b, func() error { return g.Export(io.Discard, format) })
 		})

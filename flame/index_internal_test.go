@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 )
 
 // TestIndexBytes checks that an index's Bytes, which the capture cache
@@ -17,7 +17,7 @@ func TestIndexBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, only := range []string{"", "kernel", "user"} {
-		m, err := subsecond.Filter{Only: only}.Compile(c) // the filter's own index, built before
+		m, err := query.Filter{Only: only}.Compile(c) // the filter's own index, built before
 		if err != nil {
 			t.Fatal(err)
 		}

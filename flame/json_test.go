@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // jsonStrings are names that stress the escaper: JSON and HTML
@@ -57,11 +58,11 @@ func TestWriteJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	c := b.Capture(subsecond.Profile{})
 	whole := subsecond.Range{Start: 0, End: 3e9}
-	plain, err := Build(c, subsecond.Filter{Idle: true}, whole)
+	plain, err := Build(c, query.Filter{Idle: true}, whole)
 	if err != nil {
 		t.Fatal(err)
 	}
-	diff, err := Diff(c, subsecond.Filter{Idle: true}, subsecond.Range{Start: 1e6, End: 1e9}, subsecond.Range{Start: 1e9, End: 3e9})
+	diff, err := Diff(c, query.Filter{Idle: true}, subsecond.Range{Start: 1e6, End: 1e9}, subsecond.Range{Start: 1e9, End: 3e9})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // WritePprof writes g's samples as a gzipped pprof profile (profile.proto,
@@ -76,7 +77,7 @@ func (g *Graph) WritePprof(w io.Writer) error {
 		e.comment("event: " + ev)
 	}
 	t0 := c.Profile.T0()
-	e.comment(fmt.Sprintf("range: %s from T0 of %s", subsecond.DisplayRange(g.Start-t0, g.End-t0), c.Profile.Name))
+	e.comment(fmt.Sprintf("range: %s from T0 of %s", query.DisplayRange(g.Start-t0, g.End-t0), c.Profile.Name))
 	if g.BaseN != nil {
 		e.comment("differential: samples labelled pprof::base=true are the base range's, negated (as go tool pprof -diff_base makes them)")
 	}
@@ -386,7 +387,7 @@ func appendLabel(b []byte, key, str int64) []byte {
 // samples writes the samples [lo, hi) of pc's capture that m keeps, one
 // pprof sample per stack node, command, CPU, pid and tid, with negated
 // values and the label pprof::base=true when base is set.
-func (e *pprofWriter) samples(pc *pprofCapture, m *subsecond.Match, lo, hi int, base bool) {
+func (e *pprofWriter) samples(pc *pprofCapture, m *query.Match, lo, hi int, base bool) {
 	c := pc.c
 	s := &c.Samples
 	kept := sortedSamples(c, m, lo, hi)
@@ -462,7 +463,7 @@ func keyOf(s *subsecond.Columns, i int32) sampleKey {
 
 // sortedSamples returns the samples of [lo, hi) that m keeps, ordered by
 // stack node (a counting sort), then command, CPU, pid and tid.
-func sortedSamples(c *subsecond.Capture, m *subsecond.Match, lo, hi int) []int32 {
+func sortedSamples(c *subsecond.Capture, m *query.Match, lo, hi int) []int32 {
 	s := &c.Samples
 	start := make([]int32, len(c.Nodes)+1)
 	n := 0

@@ -16,6 +16,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/query"
 )
 
 // pprofOracle is the pprof export as it was built before WritePprof wrote
@@ -47,7 +48,7 @@ func pprofOracle(g *Graph) (*profile.Profile, error) {
 		p.Comments = []string{"event: " + ev}
 	}
 	t0 := c.Profile.T0()
-	p.Comments = append(p.Comments, fmt.Sprintf("range: %s from T0 of %s", subsecond.DisplayRange(g.Start-t0, g.End-t0), c.Profile.Name))
+	p.Comments = append(p.Comments, fmt.Sprintf("range: %s from T0 of %s", query.DisplayRange(g.Start-t0, g.End-t0), c.Profile.Name))
 	pb := &pprofBuilder{p: p, mappings: map[string]*profile.Mapping{}, funcs: map[[2]string]*profile.Function{}, labels: map[labelSet]map[string][]string{}}
 	lo, hi := c.Window(subsecond.Range{Start: g.Start, End: g.End})
 	pb.add(c, g.ix, m, lo, hi, false)
@@ -79,7 +80,7 @@ type pprofBuilder struct {
 
 // add appends the samples [lo, hi) of c that m keeps, with negated values
 // and the label pprof::base=true when base is set.
-func (pb *pprofBuilder) add(c *subsecond.Capture, ix *index, m *subsecond.Match, lo, hi int, base bool) {
+func (pb *pprofBuilder) add(c *subsecond.Capture, ix *index, m *query.Match, lo, hi int, base bool) {
 	p := pb.p
 	s := &c.Samples
 	kept := sortedSamples(c, m, lo, hi)
@@ -255,9 +256,9 @@ func oracleCases(t *testing.T) []oracleCase {
 		t0, end := c.Profile.T0(), c.Profile.End+1
 		whole := subsecond.Range{Start: t0, End: end}
 		mid := t0 + (end-t0)/2
-		filters := []subsecond.Filter{{}, {Only: "kernel"}, {Only: "user"}}
+		filters := []query.Filter{{}, {Only: "kernel"}, {Only: "user"}}
 		if cpu := c.Samples.CPU[c.Samples.Len()-1]; cpu >= 0 { // the last sample's, so that the filter keeps some
-			filters = append(filters, subsecond.Filter{CPUs: []int32{cpu}, Idle: true})
+			filters = append(filters, query.Filter{CPUs: []int32{cpu}, Idle: true})
 		}
 		for _, f := range filters {
 			name := fmt.Sprintf("%s %v", c.Profile.Name, f.Values())
@@ -284,7 +285,7 @@ func oracleCases(t *testing.T) []oracleCase {
 	}
 	before, after := synth.Capture(a), synth.Capture(b)
 	before.Profile.ID, after.Profile.ID = "before", "after"
-	two, err := DiffProfiles(after, before, subsecond.Filter{}, subsecond.Range{Start: t0, End: t0 + 3e9}, subsecond.Range{Start: t0 + 3e9, End: t0 + 7e9})
+	two, err := DiffProfiles(after, before, query.Filter{}, subsecond.Range{Start: t0, End: t0 + 3e9}, subsecond.Range{Start: t0 + 3e9, End: t0 + 7e9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,11 +400,11 @@ func TestPprofAllocations(t *testing.T) {
 	}
 	t0, end := c.Profile.T0(), c.Profile.End+1
 	mid := t0 + (end-t0)/2
-	g, err := Build(c, subsecond.Filter{}, subsecond.Range{Start: t0, End: end})
+	g, err := Build(c, query.Filter{}, subsecond.Range{Start: t0, End: end})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Diff(c, subsecond.Filter{}, subsecond.Range{Start: t0, End: mid}, subsecond.Range{Start: mid, End: end})
+	d, err := Diff(c, query.Filter{}, subsecond.Range{Start: t0, End: mid}, subsecond.Range{Start: mid, End: end})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package flame
 
 import (
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Samples is the data of a stack chart (the samples of a range in time
@@ -33,7 +34,7 @@ type Samples struct {
 // caller can refuse the range before anything is built for it. Errors are
 // those of Build, and subsecond.ErrNoTime for a capture without timestamps,
 // whose samples have no order in time to chart.
-func StackSamples(c *subsecond.Capture, f subsecond.Filter, r subsecond.Range, limit int) (*Samples, int, error) {
+func StackSamples(c *subsecond.Capture, f query.Filter, r subsecond.Range, limit int) (*Samples, int, error) {
 	if !c.Profile.Timed() {
 		return nil, 0, subsecond.ErrNoTime
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/symbol"
 )
 
@@ -67,12 +68,12 @@ func TestStackSamples(t *testing.T) {
 func TestStackSamplesLimit(t *testing.T) {
 	_, c := data(t)
 	r := subsecond.Range{Start: c.Profile.T0(), End: c.Profile.T0() + 10e9}
-	all, n, err := flame.StackSamples(c, subsecond.Filter{}, r, 1<<30)
+	all, n, err := flame.StackSamples(c, query.Filter{}, r, 1<<30)
 	if err != nil || n == 0 {
 		t.Fatalf("StackSamples = %d, %v", n, err)
 	}
 	for _, limit := range []int{n, n - 1, 0} {
-		s, got, err := flame.StackSamples(c, subsecond.Filter{}, r, limit)
+		s, got, err := flame.StackSamples(c, query.Filter{}, r, limit)
 		if err != nil || got != n || (s != nil) != (limit >= n) {
 			t.Errorf("StackSamples(limit %d) = %v, %d, %v; want samples only within the limit, and count %d", limit, s != nil, got, err, n)
 		}
@@ -80,7 +81,7 @@ func TestStackSamplesLimit(t *testing.T) {
 			t.Errorf("StackSamples(limit %d) leaves differ from the unlimited ones", limit)
 		}
 	}
-	if _, _, err := flame.StackSamples(c, subsecond.Filter{}, subsecond.Range{Start: r.End + 100e9, End: r.End + 101e9}, 10); err == nil {
+	if _, _, err := flame.StackSamples(c, query.Filter{}, subsecond.Range{Start: r.End + 100e9, End: r.End + 101e9}, 10); err == nil {
 		t.Error("StackSamples past the end: no error")
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/query"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
@@ -124,7 +125,7 @@ func speedRequests(c *subsecond.Capture, at int64) []request {
 	whole := subsecond.Range{Start: t0, End: end}
 	jsonOf := func(r subsecond.Range) func() (int, error) {
 		return func() (int, error) {
-			g, err := flame.Build(c, subsecond.Filter{}, r)
+			g, err := flame.Build(c, query.Filter{}, r)
 			if err != nil {
 				return 0, err
 			}
@@ -138,14 +139,14 @@ func speedRequests(c *subsecond.Capture, at int64) []request {
 		{"flame_10s", jsonOf(clip(subsecond.Range{Start: at, End: at + 10e9}))},
 		{"flame_whole", jsonOf(whole)},
 		{"diff_5s_5s", func() (int, error) {
-			g, err := flame.Diff(c, subsecond.Filter{}, base, target)
+			g, err := flame.Diff(c, query.Filter{}, base, target)
 			if err != nil {
 				return 0, err
 			}
 			return g.Len(), g.WriteJSON(io.Discard)
 		}},
 		{"functions_10s", func() (int, error) {
-			g, err := flame.Build(c, subsecond.Filter{}, clip(subsecond.Range{Start: at, End: at + 10e9}))
+			g, err := flame.Build(c, query.Filter{}, clip(subsecond.Range{Start: at, End: at + 10e9}))
 			if err != nil {
 				return 0, err
 			}
@@ -153,7 +154,7 @@ func speedRequests(c *subsecond.Capture, at int64) []request {
 			return g.Len(), json.NewEncoder(io.Discard).Encode(rows)
 		}},
 		{"pprof_10s", func() (int, error) {
-			g, err := flame.Build(c, subsecond.Filter{}, clip(subsecond.Range{Start: at, End: at + 10e9}))
+			g, err := flame.Build(c, query.Filter{}, clip(subsecond.Range{Start: at, End: at + 10e9}))
 			if err != nil {
 				return 0, err
 			}
@@ -257,7 +258,7 @@ func BenchmarkSpeedIndex(b *testing.B) {
 			defer func() { b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/req") }()
 			latency(b, func() error {
 				fresh := &subsecond.Capture{Profile: c.Profile, Strings: c.Strings, Frames: c.Frames, Nodes: c.Nodes, Samples: c.Samples}
-				_, err := flame.Build(fresh, subsecond.Filter{}, r)
+				_, err := flame.Build(fresh, query.Filter{}, r)
 				return err
 			})
 			runtime.ReadMemStats(&m1)
@@ -279,20 +280,20 @@ func BenchmarkSpeedStackChartFirst(b *testing.B) {
 	}
 	at := tr.Incidents[1].StartNS
 	r := subsecond.Range{Start: at, End: at + 10e9}
-	f := subsecond.Filter{CPUs: []int32{int32(tr.Incidents[1].CPU)}}
+	f := query.Filter{CPUs: []int32{int32(tr.Incidents[1].CPU)}}
 	ds := make([]int64, 0, b.N)
 	var cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		fresh := &subsecond.Capture{Profile: c.Profile, Strings: c.Strings, Frames: c.Frames, Nodes: c.Nodes, Samples: c.Samples}
-		if _, err := flame.Build(fresh, subsecond.Filter{}, r); err != nil {
+		if _, err := flame.Build(fresh, query.Filter{}, r); err != nil {
 			b.Fatal(err)
 		}
-		subsecond.SeenCPUs(fresh) // the cores map's rows
+		query.SeenCPUs(fresh) // the cores map's rows
 		t, cpu0 := time.Now(), cpuTime()
 		if err := f.Check(fresh); err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := flame.StackSamples(fresh, f, r, subsecond.DefaultMaxSamples); err != nil {
+		if _, _, err := flame.StackSamples(fresh, f, r, query.DefaultMaxSamples); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, int64(time.Since(t)))

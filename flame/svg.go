@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // SVGOptions shape a standalone SVG. Zero fields take defaults.
@@ -129,9 +130,9 @@ func (g *Graph) subtitle() string {
 		return ""
 	}
 	t0 := g.c.Profile.T0()
-	s := fmt.Sprintf("%s from T0, %d samples", subsecond.DisplayRange(g.Start-t0, g.End-t0), g.Total)
+	s := fmt.Sprintf("%s from T0, %d samples", query.DisplayRange(g.Start-t0, g.End-t0), g.Total)
 	if g.BaseN != nil {
-		s += fmt.Sprintf("; base %s, %d samples", subsecond.DisplayRange(g.BaseStart-t0, g.BaseEnd-t0), g.BaseTotal)
+		s += fmt.Sprintf("; base %s, %d samples", query.DisplayRange(g.BaseStart-t0, g.BaseEnd-t0), g.BaseTotal)
 	}
 	if q := g.f.Values().Encode(); q != "" {
 		s += "; " + q

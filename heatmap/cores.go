@@ -2,13 +2,14 @@ package heatmap
 
 import (
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
-func checkBucket(b int64) error { return subsecond.CheckParam("bucket", b) }
+func checkBucket(b int64) error { return query.CheckParam("bucket", b) }
 
 // Measure names the fraction that shades a cores-map cell and that hot
 // spots must keep above their threshold: the "measure" query parameter
-// (subsecond.Query.Measure).
+// (query.Query.Measure).
 type Measure string
 
 // Measures of the cores map and hot spots.
@@ -61,9 +62,9 @@ func (k *Cores) bucketRange(b int) subsecond.Range {
 }
 
 // PerCore returns the cores map of c's samples that pass f, in buckets of
-// bucket nanoseconds (0: subsecond.DefaultBucket). Errors wrap subsecond.ErrInvalid
+// bucket nanoseconds (0: query.DefaultBucket). Errors wrap subsecond.ErrInvalid
 // or subsecond.ErrEmptyRange (no timed samples).
-func PerCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, error) {
+func PerCore(c *subsecond.Capture, f query.Filter, bucket int64) (*Cores, error) {
 	k, _, err := perCore(c, f, bucket)
 	return k, err
 }
@@ -89,9 +90,9 @@ func (cr *cpuRows) row(cpu int32) int32 {
 	return -1
 }
 
-func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *cpuRows, error) {
+func perCore(c *subsecond.Capture, f query.Filter, bucket int64) (*Cores, *cpuRows, error) {
 	if bucket == 0 {
-		bucket = subsecond.DefaultBucket
+		bucket = query.DefaultBucket
 	}
 	if err := checkBucket(bucket); err != nil {
 		return nil, nil, err
@@ -108,7 +109,7 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 
 	// Rows: every CPU seen, in the filter's set. Small ids index a slice;
 	// the rare huge id goes through a map, consulted only for such ids.
-	seen := subsecond.SeenCPUs(c)
+	seen := query.SeenCPUs(c)
 	dense := int32(0)
 	if n := len(seen); n > 0 {
 		dense = min(seen[n-1]+1, maxDenseCPU)
@@ -138,8 +139,8 @@ func perCore(c *subsecond.Capture, f subsecond.Filter, bucket int64) (*Cores, *c
 		cpus = append(cpus, id)
 	}
 	if int64(len(cpus))*nb > MaxCells {
-		return nil, nil, subsecond.Invalidf("bucket", "%d CPUs × %d buckets of %s s exceed %d cells; use wider buckets",
-			len(cpus), nb, subsecond.DisplaySeconds(bucket), MaxCells)
+		return nil, nil, query.Invalidf("bucket", "%d CPUs × %d buckets of %s s exceed %d cells; use wider buckets",
+			len(cpus), nb, query.DisplaySeconds(bucket), MaxCells)
 	}
 	rows := &cpuRows{dense: row, sparse: sparse}
 	k := &Cores{T0: t0, Bucket: bucket, Buckets: int(nb), CPUs: cpus}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/query"
 )
 
 // TestSystemLeafKinds checks System on hand-made stacks: only a kernel leaf
@@ -28,7 +29,7 @@ func TestSystemLeafKinds(t *testing.T) {
 	add(1, 0, "swapper", 0, kf("net_rx_action"), kf("__do_softirq"), kf("intel_idle"), kf("do_idle")) // interrupt while idle: system
 	c := b.Capture(subsecond.Profile{})
 	c.Profile.FrequencyHz = 100 // 10 samples expected per 0.1 s bucket
-	k, err := heatmap.PerCore(c, subsecond.Filter{}, 0)
+	k, err := heatmap.PerCore(c, query.Filter{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestSystemLeafKinds(t *testing.T) {
 	}
 	// The filter applies: only=user keeps stacks with a user frame, and of
 	// those the syscall is still system time.
-	k, err = heatmap.PerCore(c, subsecond.Filter{Only: "user"}, 0)
+	k, err = heatmap.PerCore(c, query.Filter{Only: "user"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestSystemUnknownRateAndClamp(t *testing.T) {
 	c := b.Capture(subsecond.Profile{})
 	// Unknown rate: the busiest bucket (3 samples) sets the scale.
 	c.Profile.FrequencyHz = 0
-	k, err := heatmap.PerCore(c, subsecond.Filter{}, 0)
+	k, err := heatmap.PerCore(c, query.Filter{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestSystemUnknownRateAndClamp(t *testing.T) {
 	}
 	// A rate below the samples seen: fractions clamp to 1.
 	c.Profile.FrequencyHz = 10 // 1 sample expected per bucket
-	k, err = heatmap.PerCore(c, subsecond.Filter{}, 0)
+	k, err = heatmap.PerCore(c, query.Filter{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestSystemUnknownRateAndClamp(t *testing.T) {
 // core comes near that, while busy fraction alone does not single it out.
 func TestSystemSinglesOutPeggedCore(t *testing.T) {
 	c, truth := generatedIncident(t, 16)
-	k, err := heatmap.PerCore(c, subsecond.Filter{}, 1e9)
+	k, err := heatmap.PerCore(c, query.Filter{}, 1e9)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 // every sample lands in exactly one cell whatever C/R's remainder and a
 // sample at 5086.2 s lands in the 200 ms row at 50 rows a second.
 //
-//	q, _ := subsecond.ParseQuery(r.URL.Query())
+//	q, _ := query.Parse(r.URL.Query())
 //	g, err := heatmap.Offset(capture, q.Filter, heatmap.Options{Col: q.Col, Rows: q.Rows})
 //	if err != nil { … }
 //	fmt.Println(g.Counts[3][10]) // samples in [T0+3.2 s, T0+3.22 s)
@@ -19,6 +19,7 @@ import (
 	"fmt"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // MaxCells bounds any grid's size so a capture spanning years of timestamps
@@ -29,21 +30,21 @@ const MaxCells = 8_000_000
 // Options shape an offset heatmap. Zero fields take the defaults; the
 // limits are those of the "col" and "rows" query parameters.
 type Options struct {
-	Col  int64 // column width in nanoseconds, subsecond.MinCol..MaxCol (default 1 s)
-	Rows int   // rows per column, 1..subsecond.MaxRows (default 50)
+	Col  int64 // column width in nanoseconds, query.MinCol..MaxCol (default 1 s)
+	Rows int   // rows per column, 1..query.MaxRows (default 50)
 }
 
 func (o *Options) check() error {
 	if o.Col == 0 {
-		o.Col = subsecond.DefaultCol
+		o.Col = query.DefaultCol
 	}
 	if o.Rows == 0 {
-		o.Rows = subsecond.DefaultRows
+		o.Rows = query.DefaultRows
 	}
-	if err := subsecond.CheckParam("col", o.Col); err != nil {
+	if err := query.CheckParam("col", o.Col); err != nil {
 		return err
 	}
-	return subsecond.CheckParam("rows", int64(o.Rows))
+	return query.CheckParam("rows", int64(o.Rows))
 }
 
 // Grid is an offset heatmap. Counts[col][row] is the number of samples that
@@ -95,7 +96,7 @@ func Span(c *subsecond.Capture) (t0, last int64, err error) {
 // Offset returns the offset heatmap of the samples of c that pass f.
 // Errors wrap subsecond.ErrInvalid (bad options or filter) or
 // subsecond.ErrEmptyRange (no timed samples).
-func Offset(c *subsecond.Capture, f subsecond.Filter, opt Options) (*Grid, error) {
+func Offset(c *subsecond.Capture, f query.Filter, opt Options) (*Grid, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
@@ -110,8 +111,8 @@ func Offset(c *subsecond.Capture, f subsecond.Filter, opt Options) (*Grid, error
 	C, R := opt.Col, int64(opt.Rows)
 	cols := (last-t0)/C + 1
 	if cols*R > MaxCells {
-		return nil, subsecond.Invalidf("col", "%d columns of %s s × %d rows exceed %d cells; use wider columns or fewer rows",
-			cols, subsecond.DisplaySeconds(C), R, MaxCells)
+		return nil, query.Invalidf("col", "%d columns of %s s × %d rows exceed %d cells; use wider columns or fewer rows",
+			cols, query.DisplaySeconds(C), R, MaxCells)
 	}
 	g := &Grid{T0: t0, Col: C, Rows: opt.Rows, Cols: int(cols), Counts: make([][]int64, cols)}
 	flat := make([]int64, cols*R)

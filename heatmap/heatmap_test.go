@@ -11,9 +11,10 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 )
 
-var filters = []subsecond.Filter{
+var filters = []query.Filter{
 	{},
 	{Idle: true},
 	{CPUs: []int32{1, 3}},
@@ -127,7 +128,7 @@ func capture(times ...int64) *subsecond.Capture {
 
 func TestFlameScopePitfalls(t *testing.T) {
 	// 5086.2 s: float arithmetic puts it in the 180 ms row.
-	g, err := heatmap.Offset(capture(5086_200_000_000), subsecond.Filter{}, heatmap.Options{})
+	g, err := heatmap.Offset(capture(5086_200_000_000), query.Filter{}, heatmap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestFlameScopePitfalls(t *testing.T) {
 		t.Errorf("CellRange(0, 10) = %+v; want [5086.2 s, 5086.22 s)", r)
 	}
 	// Out of order, and the last sample exactly on a whole second.
-	g, err = heatmap.Offset(capture(3e9, 1_500_000_000, 2e9), subsecond.Filter{}, heatmap.Options{})
+	g, err = heatmap.Offset(capture(3e9, 1_500_000_000, 2e9), query.Filter{}, heatmap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestFlameScopePitfalls(t *testing.T) {
 		t.Errorf("Offset = T0 %d, cols %d, counts %v; want T0 1e9, 3 columns with 1.5 s, 2 s and 3 s in row 0/25", g.T0, g.Cols, g.Counts)
 	}
 	// Rows that do not divide the column: every boundary sample in one row.
-	g, err = heatmap.Offset(capture(0, 142_857_142, 142_857_143, 999_999_999), subsecond.Filter{}, heatmap.Options{Rows: 7})
+	g, err = heatmap.Offset(capture(0, 142_857_142, 142_857_143, 999_999_999), query.Filter{}, heatmap.Options{Rows: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,18 +167,18 @@ func TestFlameScopePitfalls(t *testing.T) {
 
 func TestEmptyAndSingle(t *testing.T) {
 	empty := capture()
-	if _, err := heatmap.Offset(empty, subsecond.Filter{}, heatmap.Options{}); !errors.Is(err, subsecond.ErrEmptyRange) {
+	if _, err := heatmap.Offset(empty, query.Filter{}, heatmap.Options{}); !errors.Is(err, subsecond.ErrEmptyRange) {
 		t.Errorf("Offset(empty) error = %v; want ErrEmptyRange", err)
 	}
-	if _, err := heatmap.PerCore(empty, subsecond.Filter{}, 0); !errors.Is(err, subsecond.ErrEmptyRange) {
+	if _, err := heatmap.PerCore(empty, query.Filter{}, 0); !errors.Is(err, subsecond.ErrEmptyRange) {
 		t.Errorf("PerCore(empty) error = %v; want ErrEmptyRange", err)
 	}
 	one := capture(7_000_000_001)
-	g, err := heatmap.Offset(one, subsecond.Filter{}, heatmap.Options{})
+	g, err := heatmap.Offset(one, query.Filter{}, heatmap.Options{})
 	if err != nil || g.Cols != 1 || g.Total != 1 || g.Counts[0][0] != 1 {
 		t.Errorf("Offset(one sample) = %+v, %v; want one column, Counts[0][0] = 1", g, err)
 	}
-	k, err := heatmap.PerCore(one, subsecond.Filter{}, 0)
+	k, err := heatmap.PerCore(one, query.Filter{}, 0)
 	if err != nil || k.Buckets != 1 || len(k.CPUs) != 1 || k.Samples[0][0] != 1 || k.Busy[0][0] != 1 {
 		t.Errorf("PerCore(one sample) = %+v, %v; want one bucket, one sample, busy 1", k, err)
 	}
@@ -186,22 +187,22 @@ func TestEmptyAndSingle(t *testing.T) {
 func TestOptionErrors(t *testing.T) {
 	c := capture(1)
 	for _, o := range []heatmap.Options{{Col: 99e6}, {Col: 10e9 + 1}, {Rows: 1001}, {Rows: -1}} {
-		if _, err := heatmap.Offset(c, subsecond.Filter{}, o); !errors.Is(err, subsecond.ErrInvalid) {
+		if _, err := heatmap.Offset(c, query.Filter{}, o); !errors.Is(err, subsecond.ErrInvalid) {
 			t.Errorf("Offset(%+v) error = %v; want ErrInvalid", o, err)
 		}
 	}
-	for _, b := range []int64{-1, 999_999, subsecond.MaxBucket + 1} {
-		if _, err := heatmap.PerCore(c, subsecond.Filter{}, b); !errors.Is(err, subsecond.ErrInvalid) || err == nil || !strings.HasPrefix(err.Error(), "bucket: ") {
+	for _, b := range []int64{-1, 999_999, query.MaxBucket + 1} {
+		if _, err := heatmap.PerCore(c, query.Filter{}, b); !errors.Is(err, subsecond.ErrInvalid) || err == nil || !strings.HasPrefix(err.Error(), "bucket: ") {
 			t.Errorf("PerCore(bucket %d) error = %v; want ErrInvalid naming bucket", b, err)
 		}
 	}
-	if _, err := heatmap.Offset(capture(0, 1e18), subsecond.Filter{}, heatmap.Options{}); !errors.Is(err, subsecond.ErrInvalid) {
+	if _, err := heatmap.Offset(capture(0, 1e18), query.Filter{}, heatmap.Options{}); !errors.Is(err, subsecond.ErrInvalid) {
 		t.Errorf("Offset over 1e9 s: error = %v; want ErrInvalid (too many cells)", err)
 	}
-	if _, err := heatmap.PerCore(capture(-9e18, 9e18), subsecond.Filter{}, 0); !errors.Is(err, subsecond.ErrInvalid) {
+	if _, err := heatmap.PerCore(capture(-9e18, 9e18), query.Filter{}, 0); !errors.Is(err, subsecond.ErrInvalid) {
 		t.Errorf("PerCore over an overflowing span: error = %v; want ErrInvalid", err)
 	}
-	if _, err := heatmap.Offset(c, subsecond.Filter{Event: "nope"}, heatmap.Options{}); !errors.Is(err, subsecond.ErrInvalid) {
+	if _, err := heatmap.Offset(c, query.Filter{Event: "nope"}, heatmap.Options{}); !errors.Is(err, subsecond.ErrInvalid) {
 		t.Errorf("Offset(event=nope) error = %v; want ErrInvalid", err)
 	}
 }
@@ -288,7 +289,7 @@ func TestPerCoreUnknownRate(t *testing.T) {
 	}
 	c := b.Capture(subsecond.Profile{})
 	c.Profile.FrequencyHz = 0
-	k, err := heatmap.PerCore(c, subsecond.Filter{}, 0)
+	k, err := heatmap.PerCore(c, query.Filter{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/symbol"
 )
 
@@ -18,7 +19,7 @@ type HotOptions struct {
 	// (MeasureBusy, the default) or the system fraction (MeasureSystem,
 	// the busy samples whose leaf frame is in the kernel).
 	Measure   Measure
-	Threshold float64 // fraction that counts as hot, (0, 1]; default subsecond.DefaultThreshold
+	Threshold float64 // fraction that counts as hot, (0, 1]; default query.DefaultThreshold
 	Min       int64   // shortest episode, ns; default 1 s
 	Bucket    int64   // cores-map resolution, ns; default 0.1 s
 	Cells     int     // how many hottest heatmap cells to list; default 10
@@ -68,15 +69,15 @@ const smooth = int64(1e9)
 // listed in Report.Hidden and named in Report.Note: a filter such as
 // only=kernel never hides a pegged core silently. Errors wrap
 // subsecond.ErrInvalid, subsecond.ErrEmptyRange or subsecond.ErrNoTime.
-func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report, error) {
+func Hotspots(c *subsecond.Capture, f query.Filter, opt HotOptions) (*Report, error) {
 	if opt.Threshold == 0 {
-		opt.Threshold = subsecond.DefaultThreshold
+		opt.Threshold = query.DefaultThreshold
 	}
 	if opt.Min == 0 {
-		opt.Min = subsecond.DefaultMin
+		opt.Min = query.DefaultMin
 	}
 	if opt.Bucket == 0 {
-		opt.Bucket = subsecond.DefaultBucket
+		opt.Bucket = query.DefaultBucket
 	}
 	if opt.Cells == 0 {
 		opt.Cells = 10
@@ -88,13 +89,13 @@ func Hotspots(c *subsecond.Capture, f subsecond.Filter, opt HotOptions) (*Report
 		opt.Measure = MeasureBusy
 	}
 	if opt.Measure != MeasureBusy && opt.Measure != MeasureSystem {
-		return nil, subsecond.Invalidf("measure", "%q is neither busy nor system", string(opt.Measure))
+		return nil, query.Invalidf("measure", "%q is neither busy nor system", string(opt.Measure))
 	}
 	if !(opt.Threshold > 0 && opt.Threshold <= 1) {
-		return nil, subsecond.Invalidf("threshold", "%v is not a fraction in (0, 1]", opt.Threshold)
+		return nil, query.Invalidf("threshold", "%v is not a fraction in (0, 1]", opt.Threshold)
 	}
 	if opt.Min < 0 {
-		return nil, subsecond.Invalidf("min", "%s s is negative", subsecond.DisplaySeconds(opt.Min))
+		return nil, query.Invalidf("min", "%s s is negative", query.DisplaySeconds(opt.Min))
 	}
 	k, rows, err := perCore(c, f, opt.Bucket)
 	if err != nil {
@@ -181,7 +182,7 @@ func find(list []commCount, comm uint32) int {
 // hunt holds the state of one Hotspots run.
 type hunt struct {
 	c    *subsecond.Capture
-	m    *subsecond.Match
+	m    *query.Match
 	k    *Cores
 	rows *cpuRows
 	nb   int
@@ -203,7 +204,7 @@ type hunt struct {
 
 // newHunt prepares a search of k for opt; last is the time of c's last
 // sample.
-func newHunt(c *subsecond.Capture, m *subsecond.Match, k *Cores, rows *cpuRows, opt HotOptions, last int64) *hunt {
+func newHunt(c *subsecond.Capture, m *query.Match, k *Cores, rows *cpuRows, opt HotOptions, last int64) *hunt {
 	h := &hunt{c: c, m: m, k: k, rows: rows, nb: k.Buckets, sys: opt.Measure == MeasureSystem, kern: kernelLeaves(c), last: last}
 	h.bhi = h.nb
 	for h.blo < h.nb && !inside(k.bucketRange(h.blo), opt.Range, last) {
@@ -554,12 +555,12 @@ func (h *hunt) describe(limit int) ([]Spot, int) {
 // namer names stack nodes' frames as flame graphs do, caching per node.
 type namer struct {
 	c      *subsecond.Capture
-	m      *subsecond.Match
+	m      *query.Match
 	frames [2]map[int32][]string
 	leaves [2]map[int32]string
 }
 
-func newNamer(c *subsecond.Capture, m *subsecond.Match) *namer {
+func newNamer(c *subsecond.Capture, m *query.Match) *namer {
 	return &namer{c: c, m: m, frames: [2]map[int32][]string{{}, {}}, leaves: [2]map[int32]string{{}, {}}}
 }
 
@@ -667,7 +668,7 @@ func (s *scratch) heaviest() ([]int32, int64) {
 // narrowing returns the criteria of f that narrow which samples count on a
 // CPU, as URL parameters ("only=kernel comm=dd"): all but cpu, event and
 // idle. It returns "" when there are none.
-func narrowing(f subsecond.Filter) string {
+func narrowing(f query.Filter) string {
 	v := f.Values()
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(v)) {
@@ -680,8 +681,8 @@ func narrowing(f subsecond.Filter) string {
 
 // hidden finds the CPUs that have episodes without the narrowing criteria
 // of f but none with them, and lists them in rep.
-func (h *hunt) hidden(f subsecond.Filter, opt HotOptions, rep *Report, narrow string) error {
-	wide := subsecond.Filter{CPUs: f.CPUs, Event: f.Event, Idle: f.Idle}
+func (h *hunt) hidden(f query.Filter, opt HotOptions, rep *Report, narrow string) error {
+	wide := query.Filter{CPUs: f.CPUs, Event: f.Event, Idle: f.Idle}
 	k, rows, err := perCore(h.c, wide, opt.Bucket)
 	if err != nil {
 		return err
@@ -723,7 +724,7 @@ func (h *hunt) hidden(f subsecond.Filter, opt HotOptions, rep *Report, narrow st
 		list = append(list, strconv.Itoa(int(cpu)))
 	}
 	rep.Note = fmt.Sprintf("%d %s %s ≥ %s%% for %s s or more %s hidden by %s: %s %s %s hot spots without that filter",
-		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), subsecond.DisplaySeconds(opt.Min),
+		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), query.DisplaySeconds(opt.Min),
 		verb, narrow, cpus, strings.Join(list, ", "), have)
 	return nil
 }

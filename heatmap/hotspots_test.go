@@ -8,6 +8,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 )
 
 func TestHotspotsFindPeggedCPU(t *testing.T) {
@@ -16,7 +17,7 @@ func TestHotspotsFindPeggedCPU(t *testing.T) {
 	ss := synth.Generate(synth.Options{Seed: 11, CPUs: 8, Seconds: 20, Hz: 49, Start: start, Busy: 0.3,
 		Pegged: 2, PegStart: pegStart, PegEnd: pegEnd})
 	c := synth.Capture(ss)
-	rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{})
+	rep, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +25,7 @@ func TestHotspotsFindPeggedCPU(t *testing.T) {
 		t.Fatalf("Hotspots = %+v; want one episode on CPU 2", rep.Spots)
 	}
 	s := rep.Spots[0]
-	bucket := subsecond.DefaultBucket
+	bucket := query.DefaultBucket
 	if s.CPU != 2 || abs(s.Start-(start+pegStart)) > bucket || abs(s.End-(start+pegEnd)) > bucket {
 		t.Errorf("episode CPU %d [%d, %d); want CPU 2 [%d, %d) within %d ns", s.CPU, s.Start, s.End, start+pegStart, start+pegEnd, bucket)
 	}
@@ -42,7 +43,7 @@ func TestHotspotsFindPeggedCPU(t *testing.T) {
 	}
 
 	// Hottest cells: sorted, the first is the heatmap's maximum.
-	g, _ := heatmap.Offset(c, subsecond.Filter{}, heatmap.Options{})
+	g, _ := heatmap.Offset(c, query.Filter{}, heatmap.Options{})
 	if len(rep.Cells) != 10 || rep.Cells[0].Count != g.Max {
 		t.Fatalf("cells = %+v; want 10, the first with %d samples", rep.Cells, g.Max)
 	}
@@ -56,7 +57,7 @@ func TestHotspotsFindPeggedCPU(t *testing.T) {
 	}
 
 	// Filters apply: without the node agent nothing is hot; a 5 s minimum drops the 4.5 s episode.
-	rep, _ = heatmap.Hotspots(c, subsecond.Filter{CommRegex: "^[^n]"}, heatmap.HotOptions{})
+	rep, _ = heatmap.Hotspots(c, query.Filter{CommRegex: "^[^n]"}, heatmap.HotOptions{})
 	if len(rep.Spots) != 0 {
 		t.Errorf("Hotspots(comm_regex=^[^n]) = %+v; want none", rep.Spots)
 	}
@@ -64,15 +65,15 @@ func TestHotspotsFindPeggedCPU(t *testing.T) {
 	if len(rep.Hidden) != 1 || rep.Hidden[0] != 2 || !strings.Contains(rep.Note, "1 core busy ≥ 70% for 1 s or more is hidden by comm_regex=^[^n]: CPU 2 has hot spots") {
 		t.Errorf("Hotspots(comm_regex=^[^n]): hidden %v, note %q; want CPU 2 named as hidden", rep.Hidden, rep.Note)
 	}
-	rep, _ = heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Min: 5e9})
+	rep, _ = heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{Min: 5e9})
 	if len(rep.Spots) != 0 {
 		t.Errorf("Hotspots(min 5 s) = %+v; want none", rep.Spots)
 	}
-	rep, _ = heatmap.Hotspots(c, subsecond.Filter{Only: "kernel"}, heatmap.HotOptions{})
+	rep, _ = heatmap.Hotspots(c, query.Filter{Only: "kernel"}, heatmap.HotOptions{})
 	if len(rep.Spots) != 1 || !strings.HasPrefix(rep.Spots[0].Stack, "node-agent;entry_SYSCALL_64_after_hwframe;") {
 		t.Errorf("Hotspots(only=kernel) = %+v; want the kernel part of the stack", rep.Spots)
 	}
-	if _, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Threshold: 1.5}); !errors.Is(err, subsecond.ErrInvalid) {
+	if _, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{Threshold: 1.5}); !errors.Is(err, subsecond.ErrInvalid) {
 		t.Errorf("threshold 1.5: error %v; want ErrInvalid", err)
 	}
 }

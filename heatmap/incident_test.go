@@ -8,6 +8,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/query"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
@@ -45,11 +46,11 @@ func TestHotspotsOnGeneratedIncident(t *testing.T) {
 	if c.Profile.T0() != truth.T0NS {
 		t.Fatalf("T0 = %d; truth says %d", c.Profile.T0(), truth.T0NS)
 	}
-	rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Limit: -1})
+	rep, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{Limit: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bucket := subsecond.DefaultBucket
+	bucket := query.DefaultBucket
 	planted := map[int]bool{}
 	for _, w := range truth.Incidents {
 		if w.EndNS-w.StartNS < 1e9 {

@@ -10,6 +10,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/internal/capturefile"
+	"github.com/subsecond/subsecond/query"
 )
 
 // peggedCapture reads ../testdata/perf/dd-pegged-cpu1.perf.txt.zst: 8 s of a
@@ -40,11 +41,11 @@ func ddSpot(rep *heatmap.Report) *heatmap.Spot {
 // shares, and finds no other core.
 func TestPeggedCoreSystemMeasure(t *testing.T) {
 	c := peggedCapture(t)
-	rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Measure: heatmap.MeasureSystem})
+	rep, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{Measure: heatmap.MeasureSystem})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Measure != "system" || rep.Threshold != subsecond.DefaultThreshold || len(rep.Spots) != 1 {
+	if rep.Measure != "system" || rep.Threshold != query.DefaultThreshold || len(rep.Spots) != 1 {
 		t.Fatalf("measure %q threshold %v, %d spots %+v; want CPU 1 alone", rep.Measure, rep.Threshold, len(rep.Spots), rep.Spots)
 	}
 	s := ddSpot(rep)
@@ -59,7 +60,7 @@ func TestPeggedCoreSystemMeasure(t *testing.T) {
 	}
 	// The busy measure finds it too, beside CPU 0 (other work, mostly in
 	// user space, which the system measure rightly leaves out).
-	rep, err = heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{})
+	rep, err = heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestPeggedCoreSystemMeasure(t *testing.T) {
 // it; a stricter one hides it, and the report says so.
 func TestPeggedCoreNotHiddenByOnlyKernel(t *testing.T) {
 	c := peggedCapture(t)
-	f := subsecond.Filter{Only: "kernel"}
+	f := query.Filter{Only: "kernel"}
 	rep, err := heatmap.Hotspots(c, f, heatmap.HotOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestPeggedCoreNotHiddenByOnlyKernel(t *testing.T) {
 		t.Errorf("only=kernel, threshold 0.9: hidden %v, note %q; want CPU 1 named as hidden by only=kernel", rep.Hidden, rep.Note)
 	}
 	// Without a narrowing filter there is nothing to say.
-	rep, err = heatmap.Hotspots(c, subsecond.Filter{CPUs: []int32{1}}, heatmap.HotOptions{Threshold: 0.9, Measure: heatmap.MeasureSystem})
+	rep, err = heatmap.Hotspots(c, query.Filter{CPUs: []int32{1}}, heatmap.HotOptions{Threshold: 0.9, Measure: heatmap.MeasureSystem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestHotspotScore(t *testing.T) {
 	add("a", 130, 230)
 	c := b.Capture(subsecond.Profile{})
 	// A minimum of one bucket keeps the episodes' edges exact.
-	rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Bucket: 100e6, Min: 100e6})
+	rep, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{Bucket: 100e6, Min: 100e6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestHotspotScore(t *testing.T) {
 // a search of the whole capture by its bounds is the plain search.
 func TestHotspotsInRange(t *testing.T) {
 	c := peggedCapture(t)
-	whole, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{})
+	whole, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestHotspotsInRange(t *testing.T) {
 		t.Fatal("no episode on CPU 1")
 	}
 	t0 := whole.T0
-	byBounds, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Range: subsecond.Range{Start: t0, End: c.Profile.End + 1}})
+	byBounds, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{Range: subsecond.Range{Start: t0, End: c.Profile.End + 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestHotspotsInRange(t *testing.T) {
 		{subsecond.Range{Start: t0 + 3e9, End: t0 + 6e9}, 3e9, 6e9},
 		{subsecond.Range{Start: t0 + 2_950_000_000, End: t0 + 6_040_000_000}, 3e9, 6e9},
 	} {
-		rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Range: tc.r})
+		rep, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{Range: tc.r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +212,7 @@ func TestHotspotsInRange(t *testing.T) {
 		}
 	}
 	// A range shorter than the episode's minimum finds none.
-	rep, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{Range: subsecond.Range{Start: t0 + 3e9, End: t0 + 3_500_000_000}})
+	rep, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{Range: subsecond.Range{Start: t0 + 3e9, End: t0 + 3_500_000_000}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // json writes v as the JSON response body with status code.
@@ -68,15 +69,15 @@ func (s *Server) patchProfile(w http.ResponseWriter, r *http.Request) {
 	if err := dec.Decode(&body); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			err = subsecond.Invalidf("name", "the request body is longer than %d bytes", maxPatch)
+			err = query.Invalidf("name", "the request body is longer than %d bytes", maxPatch)
 		} else {
-			err = subsecond.Invalidf("name", `the body is not JSON like {"name": "web-1 incident"}: %v`, err)
+			err = query.Invalidf("name", `the body is not JSON like {"name": "web-1 incident"}: %v`, err)
 		}
 		s.error(w, r, err)
 		return
 	}
 	if body.Name == nil {
-		s.error(w, r, subsecond.Invalidf("name", `the body names nothing to change; send {"name": "…"}`))
+		s.error(w, r, query.Invalidf("name", `the body names nothing to change; send {"name": "…"}`))
 		return
 	}
 	id := chi.URLParam(r, "id")
@@ -261,8 +262,8 @@ func (s *Server) samples(w http.ResponseWriter, r *http.Request) {
 	v, n, err := s.engine.Samples(c, q, q.MaxSamples)
 	if err == nil && v == nil {
 		t0 := c.Profile.T0()
-		err = subsecond.Invalidf("end", "the range %s holds %d samples of these filters, more than the stack chart's limit of %d; choose a shorter range, fewer CPUs or max_samples up to %d",
-			subsecond.DisplayRange(q.Range.Start-t0, q.Range.End-t0), n, q.MaxSamples, subsecond.MaxMaxSamples)
+		err = query.Invalidf("end", "the range %s holds %d samples of these filters, more than the stack chart's limit of %d; choose a shorter range, fewer CPUs or max_samples up to %d",
+			query.DisplayRange(q.Range.Start-t0, q.Range.End-t0), n, q.MaxSamples, query.MaxMaxSamples)
 	}
 	if err != nil {
 		s.error(w, r, err)
@@ -272,7 +273,7 @@ func (s *Server) samples(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
-	ft, err := subsecond.LookupExportFormat(r.URL.Query().Get("format"))
+	ft, err := query.LookupExportFormat(r.URL.Query().Get("format"))
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -320,7 +321,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 			kind = "diff"
 		}
 		name := fmt.Sprintf("%s-%s-%s-%s.%s", c.Profile.ID, kind,
-			subsecond.FormatSeconds(q.Range.Start-c.Profile.T0()), subsecond.FormatSeconds(q.Range.End-c.Profile.T0()), ft.Ext)
+			query.FormatSeconds(q.Range.Start-c.Profile.T0()), query.FormatSeconds(q.Range.End-c.Profile.T0()), ft.Ext)
 		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
 	}
 	cw := &countingWriter{w: w}

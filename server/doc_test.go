@@ -11,8 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
-
-	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // routes returns the server's routes as "METHOD pattern".
@@ -81,7 +80,7 @@ func TestReadmeRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := slices.Clone(readmeParams)
-	for _, p := range subsecond.Params() {
+	for _, p := range query.Params() {
 		known = append(known, p.Name)
 	}
 	urlRE := regexp.MustCompile(`https?://(?:HOST|127\.0\.0\.1|localhost)(?::\d+)?(/[^'"\s]*)`)

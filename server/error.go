@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/web"
 )
 
@@ -82,13 +83,13 @@ func status(err error) (int, string) {
 	return http.StatusInternalServerError, "internal error"
 }
 
-// userMessage returns err's text for the client (subsecond.Message). An
+// userMessage returns err's text for the client (query.Message). An
 // ErrInvalid error names the parameter at its start and an ErrTooLarge one
 // the limit, so the trailing ": invalid" or ": too large" that wrapping with
 // %w appends is dropped; other errors keep their sentinel's words ("not
 // found").
 func userMessage(err, sentinel error) string {
-	msg := subsecond.Message(err)
+	msg := query.Message(err)
 	if msg == "" {
 		return sentinel.Error()
 	}

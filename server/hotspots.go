@@ -11,6 +11,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/link"
+	"github.com/subsecond/subsecond/query"
 )
 
 // hotCache remembers hot-spot lists per profile and query. Finding hot spots
@@ -187,14 +189,14 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) (*su
 	}
 	rep := *e.rep
 	rep.Spots = slices.Clone(e.rep.Spots)
-	rep.Link(p.ID, q.Filter)
+	link.Hotspots(&rep, p.ID, q.Filter)
 	return &rep, nil
 }
 
 // hotKey identifies a hot-spot list: the profile and the parameters the
 // engine reads for it, as parsed (so min=1 and min=1s share an entry).
 func hotKey(id string, q *Query) string {
-	v := q.ValuesFor(subsecond.ViewHotspots)
+	v := q.ValuesFor(query.ViewHotspots)
 	v.Del("limit") // the list is cut to the limit after the search
 	return id + "?" + v.Encode()
 }

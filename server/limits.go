@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Default bounds of the views' cost.
@@ -91,9 +92,9 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 func (g *gate) release() { <-g.slots }
 
 // checkCells refuses a grid over span nanoseconds in columns of width and
-// rows rows past the server's cell limit (subsecond.CheckCells).
+// rows rows past the server's cell limit (query.CheckCells).
 func (s *Server) checkCells(param, rowsName string, width, span int64, rows int) error {
-	return subsecond.CheckCells(param, rowsName, width, span, rows, s.maxCells)
+	return query.CheckCells(param, rowsName, width, span, rows, s.maxCells)
 }
 
 // checkHeatmapCost bounds the offset heatmap of q over profile p.
@@ -108,7 +109,7 @@ func (s *Server) checkCoresCost(p *subsecond.Profile, q *Query) error {
 	if n := len(q.Filter.CPUs); n > 0 {
 		cpus = min(cpus, n)
 	}
-	return s.checkCells("bucket", "CPUs", cmp.Or(q.Bucket, subsecond.DefaultBucket), max(0, p.End-p.T0()), cpus)
+	return s.checkCells("bucket", "CPUs", cmp.Or(q.Bucket, query.DefaultBucket), max(0, p.End-p.T0()), cpus)
 }
 
 // checkNodes refuses to send a flame graph of n nodes in format past the

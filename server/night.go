@@ -15,6 +15,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/markers"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/timeline"
 	"github.com/subsecond/subsecond/web"
 )
@@ -42,20 +43,20 @@ const maxMarkerBody = 8 << 20
 // hostParam returns the {host} of the URL, checked.
 func hostParam(r *http.Request) (string, error) {
 	h := chi.URLParam(r, "host")
-	if err := subsecond.CheckHost(h); err != nil {
+	if err := query.CheckHost(h); err != nil {
 		return "", fmt.Errorf("host %q: %w", h, subsecond.ErrNotFound)
 	}
 	return h, nil
 }
 
 // hostQuery returns the {host} of the URL and its query parameters, the
-// table's (subsecond.ParseQuery).
+// table's (query.Parse).
 func hostQuery(r *http.Request) (string, *Query, error) {
 	host, err := hostParam(r)
 	if err != nil {
 		return "", nil, err
 	}
-	q, err := subsecond.ParseQuery(r.URL.Query())
+	q, err := query.Parse(r.URL.Query())
 	if err != nil {
 		return "", nil, err
 	}
@@ -203,7 +204,7 @@ func (s *Server) addMarkers(w http.ResponseWriter, r *http.Request) {
 		for i, m := range in.Markers {
 			t := m.TimeNS
 			if m.Time != "" {
-				if t, err = subsecond.ParseWallTime(fmt.Sprintf("markers[%d].time", i), m.Time); err != nil {
+				if t, err = query.ParseWallTime(fmt.Sprintf("markers[%d].time", i), m.Time); err != nil {
 					s.error(w, r, err)
 					return
 				}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/nightgen"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
 )
@@ -293,7 +294,7 @@ func TestWallClockRangeInPages(t *testing.T) {
 	wall := func(i int, d time.Duration) string { return n.CaptureStart(i).Add(d).Format(time.RFC3339Nano) }
 	// off is the offset from p's T0 of d after capture i's start.
 	off := func(p subsecond.Profile, i int, d time.Duration) string {
-		return subsecond.FormatSeconds(n.CaptureStart(i).Add(d).UnixNano() - p.Wall.Offset - p.T0())
+		return query.FormatSeconds(n.CaptureStart(i).Add(d).UnixNano() - p.Wall.Offset - p.T0())
 	}
 	from, to := wall(1, 10*time.Second), wall(1, 12500*time.Millisecond)
 	start, end := off(c1, 1, 10*time.Second), off(c1, 1, 12500*time.Millisecond)
@@ -346,5 +347,5 @@ func TestWallClockRangeInPages(t *testing.T) {
 	res, b := e.do("GET", "/api/profiles/"+c1.ID+"/diff?format=json&base="+c0.ID+"&from2="+esc(from2)+"&start2=1", nil)
 	wantError(t, res, b, 400, "from2: give the range as from2 and to2, or as start2 and end2, not both")
 	res, b = e.do("GET", "/api/profiles/"+c1.ID+"/diff?base="+c0.ID+"&from2="+esc(wall(1, 30*time.Second)), nil)
-	wantError(t, res, b, 400, "from2: "+subsecond.DisplayWallTime(n.CaptureStart(1).Add(30*time.Second).UnixNano())+" is after the capture")
+	wantError(t, res, b, 400, "from2: "+query.DisplayWallTime(n.CaptureStart(1).Add(30*time.Second).UnixNano())+" is after the capture")
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/link"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/web"
 )
 
@@ -119,10 +121,10 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		Filters: filterFields(p, r.URL.Query()),
 	}
 	var hs []subsecond.Hotspot
-	page.HotspotsWhat = subsecond.HotspotsWhat(q.Measure, q.Threshold, q.Min)
-	if q.Range != subsecond.WholeOf(p) {
+	page.HotspotsWhat = web.HotspotsWhat(q.Measure, q.Threshold, q.Min)
+	if q.Range != query.WholeOf(p) {
 		// A page opened on a range (from a host's night) lists its hot spots.
-		page.HotspotsWhat += subsecond.HotspotsWhere(p.T0(), q.Range.Start, q.Range.End)
+		page.HotspotsWhat += web.HotspotsWhere(p.T0(), q.Range.Start, q.Range.End)
 	}
 	wait := pageHotspotWait
 	if p.Samples > s.pageHotSamples {
@@ -144,7 +146,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 		page.HotspotsErr = "Hot spots unavailable: " + msg
 	}
 	if len(hs) > pageHotspots {
-		all := q.ValuesFor(subsecond.ViewHotspots)
+		all := q.ValuesFor(query.ViewHotspots)
 		all.Set("limit", strconv.Itoa(len(hs)))
 		page.HotspotsAPI = "/api/profiles/" + p.ID + "/hotspots?" + all.Encode()
 		page.HotspotsMore = len(hs) - pageHotspots
@@ -154,8 +156,8 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hs {
 		item := web.Hotspot{
 			Href:     h.URL,
-			Start:    subsecond.DisplaySeconds(h.Start - t0),
-			End:      subsecond.DisplaySeconds(h.End - t0),
+			Start:    query.DisplaySeconds(h.Start - t0),
+			End:      query.DisplaySeconds(h.End - t0),
 			Comm:     h.Comm,
 			Function: h.Function,
 			Wall:     web.WallOf(p, h.Start, h.End),
@@ -190,8 +192,8 @@ func linkedRange(p *subsecond.Profile, q *Query, v url.Values) *web.LinkedRange 
 		Range:      rangeLabel(q.Range, p.T0()),
 		Filters:    strings.Join(web.Filters(q.Filter), " · "),
 		Wall:       web.WallOf(p, q.Range.Start, q.Range.End),
-		FlameHref:  "/p/" + p.ID + "/flame" + query(g),
-		StacksHref: "/p/" + p.ID + "/stacks" + query(g),
+		FlameHref:  link.Page(p.ID, "flame", g),
+		StacksHref: link.Page(p.ID, "stacks", g),
 	}
 }
 
@@ -277,10 +279,10 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		Base:    diffSide(bp, q.Range2),
 		Target:  diffSide(p, q.Range),
 		Filters: filters,
-		Back:    "/p/" + p.ID + query(profileParams(v)),
+		Back:    link.Profile(p.ID, profileParams(v)),
 		Search:  v.Get("search"),
 	}
-	for _, f := range subsecond.ExportFormats() {
+	for _, f := range query.ExportFormats() {
 		if f.Label != "" {
 			page.Exports = append(page.Exports, web.Export{Name: f.Name, Label: f.Label, Href: export(f.Name), Download: f.Download})
 		}
@@ -298,8 +300,8 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 				other[k] = vs
 			}
 		}
-		page.StacksURL = "/p/" + p.ID + "/stacks" + query(other)
-		page.FlameURL = "/p/" + p.ID + "/flame" + query(other)
+		page.StacksURL = link.Page(p.ID, "stacks", other)
+		page.FlameURL = link.Page(p.ID, "flame", other)
 	}
 	s.render(w, r, web.Flame(page))
 }
@@ -314,19 +316,19 @@ func offsetsRedirect(w http.ResponseWriter, r *http.Request, q *Query) bool {
 	moved := false
 	for _, b := range []struct {
 		wall, offset string
-		bound        subsecond.Bound
+		bound        query.Bound
 	}{{"from", "start", q.Start}, {"to", "end", q.End}, {"from2", "start2", q.Start2}, {"to2", "end2", q.End2}} {
 		if !v.Has(b.wall) {
 			continue
 		}
 		v.Del(b.wall)
 		if b.bound.Set {
-			v.Set(b.offset, subsecond.FormatSeconds(b.bound.NS))
+			v.Set(b.offset, query.FormatSeconds(b.bound.NS))
 		}
 		moved = true
 	}
 	if moved {
-		http.Redirect(w, r, r.URL.Path+query(v), http.StatusFound)
+		http.Redirect(w, r, r.URL.Path+link.Query(v), http.StatusFound)
 	}
 	return moved
 }
@@ -350,7 +352,7 @@ func rangeLabel(rg subsecond.Range, t0 int64) string {
 	if rg == subsecond.UntimedRange {
 		return "all samples (the capture has no timestamps)"
 	}
-	return fmt.Sprintf("%s s – %s s (%s)", subsecond.DisplaySeconds(rg.Start-t0), subsecond.DisplaySeconds(rg.End-t0), web.Duration(rg.Duration()))
+	return fmt.Sprintf("%s s – %s s (%s)", query.DisplaySeconds(rg.Start-t0), query.DisplaySeconds(rg.End-t0), web.Duration(rg.Duration()))
 }
 
 // shortRange is rangeLabel for titles: "4.5–7.25 s".
@@ -358,7 +360,7 @@ func shortRange(rg subsecond.Range, t0 int64) string {
 	if rg == subsecond.UntimedRange {
 		return "(no timestamps)"
 	}
-	return subsecond.DisplaySeconds(rg.Start-t0) + "–" + subsecond.DisplaySeconds(rg.End-t0) + " s"
+	return query.DisplaySeconds(rg.Start-t0) + "–" + query.DisplaySeconds(rg.End-t0) + " s"
 }
 
 func displayName(p *subsecond.Profile) string {
@@ -369,13 +371,6 @@ func displayName(p *subsecond.Profile) string {
 		return p.FileName
 	}
 	return p.ID
-}
-
-func query(v url.Values) string {
-	if len(v) == 0 {
-		return ""
-	}
-	return "?" + v.Encode()
 }
 
 // engineParams returns the parameters of v that the engine reads: filters,
@@ -391,7 +386,7 @@ func engineParams(v url.Values) url.Values {
 // fetch takes the answer to the page's preload.
 func graphJSON(api string, v url.Values) string {
 	var names []string
-	for _, p := range subsecond.ParamsIn(subsecond.GroupRange) {
+	for _, p := range query.ParamsIn(query.GroupRange) {
 		names = append(names, p.Name)
 	}
 	q := pick(v, names...)
@@ -403,7 +398,7 @@ func graphJSON(api string, v url.Values) string {
 // query v draws: api with v's range, filters and max_samples, as the
 // script's samplesAPI (web/src/flamepage.ts) builds it.
 func samplesJSON(api string, v url.Values) string {
-	return api + query(pick(v, "start", "end", "max_samples"))
+	return api + link.Query(pick(v, "start", "end", "max_samples"))
 }
 
 // profileParams returns the parameters of v that the profile page reads:
@@ -414,7 +409,7 @@ func profileParams(v url.Values) url.Values {
 
 // pick returns the filter parameters of v and those named.
 func pick(v url.Values, names ...string) url.Values {
-	for _, p := range subsecond.FilterParams() {
+	for _, p := range query.FilterParams() {
 		names = append(names, p.Name)
 	}
 	out := url.Values{}
@@ -429,7 +424,7 @@ func pick(v url.Values, names ...string) url.Values {
 // filterFields returns the filter form's inputs, filled from v.
 func filterFields(p *subsecond.Profile, v url.Values) []web.Field {
 	fields := []web.Field{}
-	for _, fp := range subsecond.FilterParams() {
+	for _, fp := range query.FilterParams() {
 		f := web.Field{Name: fp.Name, Label: fp.Name, Value: v.Get(fp.Name), Hint: fp.Usage()}
 		switch fp.Name {
 		case "only":
@@ -451,7 +446,7 @@ func filterFields(p *subsecond.Profile, v url.Values) []web.Field {
 		fields = append(fields, f)
 	}
 	for _, name := range []string{"rows", "col", "bucket", "scale"} {
-		fp, _ := subsecond.LookupParam(name)
+		fp, _ := query.LookupParam(name)
 		f := web.Field{Name: name, Label: name, Value: v.Get(name), Hint: fp.Usage()}
 		switch name {
 		case "col":

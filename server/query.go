@@ -4,16 +4,17 @@ import (
 	"net/url"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Query is a view request parsed from URL parameters: the root package's
 // one Query, whose parameters its table lists (docs/contracts.md).
-type Query = subsecond.Query
+type Query = query.Query
 
 // parseQuery parses v and resolves its ranges for profile p. Errors name the
 // bad parameter and wrap subsecond.ErrInvalid.
 func parseQuery(p *subsecond.Profile, v url.Values) (*Query, error) {
-	q, err := subsecond.ParseQuery(v)
+	q, err := query.Parse(v)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // maxField bounds the small multipart fields (name, token) read before the
@@ -116,7 +117,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 		limited.setDeadline(s.uploadTTL)
 	}
 	if up.Host != "" {
-		if err := subsecond.CheckHost(up.Host); err != nil {
+		if err := query.CheckHost(up.Host); err != nil {
 			s.error(w, r, err)
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/query"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
@@ -42,7 +43,7 @@ func TestDerivedAllowance(t *testing.T) {
 			t.Errorf("%s: cache holds %d bytes before any view; want the tables and the allowance, %d", name, got, want)
 		}
 		all := subsecond.Range{Start: c.Profile.Start, End: c.Profile.End + 1}
-		if _, err := flame.Build(c, subsecond.Filter{}, all); err != nil {
+		if _, err := flame.Build(c, query.Filter{}, all); err != nil {
 			t.Fatal(err)
 		}
 		if d := c.DerivedBytes(); float64(allow) < 0.75*float64(d) || float64(allow) > 1.25*float64(d) {
@@ -50,7 +51,7 @@ func TestDerivedAllowance(t *testing.T) {
 				name, c.Samples.Len(), len(c.Frames), len(c.Nodes), allow, d)
 		}
 		for _, only := range []string{"kernel", "user"} {
-			if _, err := flame.Build(c, subsecond.Filter{Only: only}, all); err != nil {
+			if _, err := flame.Build(c, query.Filter{Only: only}, all); err != nil {
 				t.Fatal(err)
 			}
 		}

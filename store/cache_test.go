@@ -10,6 +10,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 )
@@ -47,7 +48,7 @@ func TestCacheBudgetHoldsIndexes(t *testing.T) {
 		}
 		all := subsecond.Range{Start: c.Profile.Start, End: c.Profile.End + 1}
 		for _, only := range []string{"", "kernel", "user"} {
-			if _, err := flame.Build(c, subsecond.Filter{Only: only}, all); err != nil {
+			if _, err := flame.Build(c, query.Filter{Only: only}, all); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // AddMarkers stores markers of host and returns how many were new: a
@@ -14,7 +15,7 @@ import (
 // subsecond.MaxMarkerText or not UTF-8, is refused with an error wrapping
 // subsecond.ErrInvalid, and nothing is stored.
 func (s *Store) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error) {
-	if err := subsecond.CheckHost(host); err != nil {
+	if err := query.CheckHost(host); err != nil {
 		return 0, fmt.Errorf("add markers: %w", err)
 	}
 	for i, m := range ms {

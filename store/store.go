@@ -58,6 +58,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Options configure a Store. Zero values mean the defaults.
@@ -161,7 +162,7 @@ type ImportOptions struct {
 func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *subsecond.Profile, existed bool, err error) {
 	name := cmp.Or(opt.FileName, opt.Name, "the upload")
 	if opt.Host != "" {
-		if err := subsecond.CheckHost(opt.Host); err != nil {
+		if err := query.CheckHost(opt.Host); err != nil {
 			return nil, false, fmt.Errorf("import %s: %w", name, err)
 		}
 	}
@@ -293,14 +294,14 @@ func (s *Store) Rename(ctx context.Context, id, name string) error {
 // checkName reports whether name can name a profile.
 func checkName(name string) error {
 	if len(name) > MaxNameLen {
-		return subsecond.Invalidf("name", "%d bytes is longer than the %d a name may have", len(name), MaxNameLen)
+		return query.Invalidf("name", "%d bytes is longer than the %d a name may have", len(name), MaxNameLen)
 	}
 	if !utf8.ValidString(name) {
-		return subsecond.Invalidf("name", "the name is not UTF-8 text")
+		return query.Invalidf("name", "the name is not UTF-8 text")
 	}
 	for _, r := range name {
 		if unicode.IsControl(r) {
-			return subsecond.Invalidf("name", "the name holds a control character (%U)", r)
+			return query.Invalidf("name", "the name holds a control character (%U)", r)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/query"
 )
 
 // HotOptions tune Hotspots, as the query parameters of the same names do
@@ -21,20 +22,20 @@ type HotOptions struct {
 	// in the kernel (heatmap.MeasureSystem): a core pegged mostly in the
 	// kernel.
 	Measure   heatmap.Measure
-	Threshold float64 // fraction of a second's samples that counts as hot, (0, 1]; default subsecond.DefaultThreshold
-	Min       int64   // shortest episode, ns, at least 1 s; default subsecond.DefaultMin
+	Threshold float64 // fraction of a second's samples that counts as hot, (0, 1]; default query.DefaultThreshold
+	Min       int64   // shortest episode, ns, at least 1 s; default query.DefaultMin
 	// Limit is how many episodes to return, best first; 0 for all (at
 	// most maxSpots, the table's largest limit).
 	Limit int
 	// Markers, when given, rank first the episodes that end within Near ns
-	// before a marker (default subsecond.DefaultNear).
+	// before a marker (default query.DefaultNear).
 	Markers []subsecond.Marker
 	Near    int64
 }
 
 // HotOptionsOf returns the options q asks for (measure, threshold, min,
 // limit and near), with the host's markers ms.
-func HotOptionsOf(q *subsecond.Query, ms []subsecond.Marker) HotOptions {
+func HotOptionsOf(q *query.Query, ms []subsecond.Marker) HotOptions {
 	return HotOptions{Measure: heatmap.Measure(q.Measure), Threshold: q.Threshold, Min: q.Min, Limit: q.Limit, Near: q.Near, Markers: ms}
 }
 
@@ -135,20 +136,20 @@ const described = 10
 // finer (0.1 s) edges then replace the whole seconds.
 func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Report, error) {
 	opt.Measure = cmp.Or(opt.Measure, heatmap.MeasureBusy)
-	opt.Threshold = cmp.Or(opt.Threshold, subsecond.DefaultThreshold)
-	opt.Min = cmp.Or(opt.Min, subsecond.DefaultMin)
-	opt.Near = cmp.Or(opt.Near, subsecond.DefaultNear)
+	opt.Threshold = cmp.Or(opt.Threshold, query.DefaultThreshold)
+	opt.Min = cmp.Or(opt.Min, query.DefaultMin)
+	opt.Near = cmp.Or(opt.Near, query.DefaultNear)
 	switch {
 	case opt.Measure != heatmap.MeasureBusy && opt.Measure != heatmap.MeasureSystem:
-		return nil, subsecond.Invalidf("measure", "%q is not busy or system", opt.Measure)
+		return nil, query.Invalidf("measure", "%q is not busy or system", opt.Measure)
 	case !(opt.Threshold > 0 && opt.Threshold <= 1):
-		return nil, subsecond.Invalidf("threshold", "%v is not a fraction in (0, 1], such as 0.9", opt.Threshold)
+		return nil, query.Invalidf("threshold", "%v is not a fraction in (0, 1], such as 0.9", opt.Threshold)
 	case opt.Min < int64(time.Second):
-		return nil, subsecond.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", subsecond.DisplaySeconds(opt.Min))
+		return nil, query.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", query.DisplaySeconds(opt.Min))
 	case opt.Limit < 0:
-		return nil, subsecond.Invalidf("limit", "negative")
+		return nil, query.Invalidf("limit", "negative")
 	case opt.Near < 0:
-		return nil, subsecond.Invalidf("near", "negative")
+		return nil, query.Invalidf("near", "negative")
 	}
 	keep := opt.Limit
 	if keep == 0 || keep > maxSpots {
@@ -295,7 +296,7 @@ func link(spots []Spot, caps []Capture) {
 	}
 	for i := range spots {
 		sp := &spots[i]
-		lo, hi := subsecond.FormatSeconds(sp.Start-sp.Offset-sp.T0), subsecond.FormatSeconds(sp.End-sp.Offset-sp.T0)
+		lo, hi := query.FormatSeconds(sp.Start-sp.Offset-sp.T0), query.FormatSeconds(sp.End-sp.Offset-sp.T0)
 		id := url.PathEscape(sp.Capture)
 		qs := fmt.Sprintf("cpu=%d&start=%s&end=%s", sp.CPU, lo, hi)
 		sp.URL = "/p/" + id + "?" + qs
@@ -361,8 +362,8 @@ func describe(ctx context.Context, src Source, s *Spot, opt HotOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := heatmap.Hotspots(c, subsecond.Filter{CPUs: []int32{s.CPU}}, heatmap.HotOptions{Measure: opt.Measure,
-		Threshold: min(opt.Threshold, subsecond.DefaultThreshold), Min: int64(time.Second), Limit: -1, Cells: 1})
+	rep, err := heatmap.Hotspots(c, query.Filter{CPUs: []int32{s.CPU}}, heatmap.HotOptions{Measure: opt.Measure,
+		Threshold: min(opt.Threshold, query.DefaultThreshold), Min: int64(time.Second), Limit: -1, Cells: 1})
 	if err != nil {
 		return nil // nothing finer to say: keep the summaries' episode
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Before is how far back a marker's window reaches: "the 10 s before it".
@@ -41,7 +42,7 @@ func Markers(ctx context.Context, src Source, host string, ms []subsecond.Marker
 		v := MarkerView{Marker: m}
 		if win, ok := Locate(caps, m.Time-int64(Before), m.Time); ok {
 			v.Before = &win
-			v.URL = fmt.Sprintf("/p/%s?start=%s&end=%s", win.Capture, subsecond.FormatSeconds(win.Start), subsecond.FormatSeconds(win.End))
+			v.URL = fmt.Sprintf("/p/%s?start=%s&end=%s", win.Capture, query.FormatSeconds(win.Start), query.FormatSeconds(win.End))
 		}
 		out.Markers = append(out.Markers, v)
 	}
@@ -54,7 +55,7 @@ const EndOfTime int64 = 1 << 62
 
 // MarkerRange returns the range of markers q asks for with from and to:
 // [from, to) in wall-clock Unix ns, all time by default.
-func MarkerRange(q *subsecond.Query) (from, to int64) {
+func MarkerRange(q *query.Query) (from, to int64) {
 	to = EndOfTime
 	if q.To.Set {
 		to = q.To.NS

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Source is what the host views read: the stored profiles, and one
@@ -184,7 +185,7 @@ type Span struct {
 }
 
 // SpanOf returns the span a query asks for: its from, to and bucket.
-func SpanOf(q *subsecond.Query) Span {
+func SpanOf(q *query.Query) Span {
 	return Span{From: q.From.NS, To: q.To.NS, Bucket: q.Bucket}
 }
 
@@ -333,7 +334,7 @@ type span struct {
 
 // plan resolves the span a host view asks for from the list of profiles
 // alone (see Span). A host none of whose captures has a wall clock is an
-// ErrEmptyRange; a bad range or bucket a *subsecond.ParamError.
+// ErrEmptyRange; a bad range or bucket a *query.ParamError.
 func plan(ctx context.Context, src Source, host string, want Span) (*span, error) {
 	caps, un, err := HostCaptures(ctx, src, host)
 	if err != nil {
@@ -356,7 +357,7 @@ func plan(ctx context.Context, src Source, host string, want Span) (*span, error
 		if want.To == 0 {
 			name = "from" // the default end is before the given start
 		}
-		return nil, subsecond.Invalidf(name, "the range %s to %s is empty; to must be after from",
+		return nil, query.Invalidf(name, "the range %s to %s is empty; to must be after from",
 			time.Unix(0, sp.from).UTC().Format(time.RFC3339Nano), time.Unix(0, sp.to).UTC().Format(time.RFC3339Nano))
 	}
 	// The most CPUs of a capture in the range: the grid's rows.
@@ -376,15 +377,15 @@ func plan(ctx context.Context, src Source, host string, want Span) (*span, error
 		sp.bucket = max(second, ((sp.to-sp.from)/cols+second-1)/second*second)
 	}
 	if sp.bucket < second {
-		return nil, subsecond.Invalidf("bucket", "%s s is finer than the host timeline's one-second summaries; open the capture for finer views",
-			subsecond.DisplaySeconds(sp.bucket))
+		return nil, query.Invalidf("bucket", "%s s is finer than the host timeline's one-second summaries; open the capture for finer views",
+			query.DisplaySeconds(sp.bucket))
 	}
 	sp.buckets = (sp.to - sp.from + sp.bucket - 1) / sp.bucket
 	if sp.buckets > MaxBuckets {
-		return nil, subsecond.Invalidf("bucket", "%d buckets of %s s exceed %d; use wider buckets", sp.buckets, subsecond.DisplaySeconds(sp.bucket), MaxBuckets)
+		return nil, query.Invalidf("bucket", "%d buckets of %s s exceed %d; use wider buckets", sp.buckets, query.DisplaySeconds(sp.bucket), MaxBuckets)
 	}
 	if want.MaxCells > 0 {
-		if err := subsecond.CheckCells("bucket", "CPUs", sp.bucket, sp.to-sp.from, cpus, want.MaxCells); err != nil {
+		if err := query.CheckCells("bucket", "CPUs", sp.bucket, sp.to-sp.from, cpus, want.MaxCells); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Summary counts the samples of one second of a capture (of its first
@@ -54,7 +55,7 @@ func (c *Counts) add(busy, sys bool) {
 // Summarize returns the per-second summaries of c's default event, in time
 // order. Samples without a time or CPU are left out.
 func Summarize(c *subsecond.Capture) ([]Summary, error) {
-	m, err := subsecond.Filter{}.Compile(c)
+	m, err := query.Filter{}.Compile(c)
 	if err != nil {
 		return nil, err
 	}

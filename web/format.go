@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Duration formats d nanoseconds for people, to the millisecond: "2m3.5s",
@@ -72,4 +72,25 @@ func pow10(n int) int64 {
 // headings and titles: "CPU 5", "CPUs 0-3,7", "pid 300", "comm gc",
 // "comm ~ web.*", "event cycles", "function mark", "user frames only",
 // "idle included". It is empty when every filter is at its default.
-func Filters(f subsecond.Filter) []string { return f.Describe() }
+func Filters(f query.Filter) []string { return f.Describe() }
+
+// HotspotsWhat describes the episodes hot spots look for: "≥ 70% busy for
+// 1 s or more", "≥ 70% in the kernel (system time) for 1 s or more", for
+// measure ("busy" or "system"), threshold and min (ns).
+func HotspotsWhat(measure string, threshold float64, min int64) string {
+	what := "busy"
+	if measure == "system" {
+		what = "in the kernel (system time)"
+	}
+	return "≥ " + strconv.FormatFloat(100*threshold, 'f', -1, 64) + "% " + what + " for " + query.DisplaySeconds(min) + " s or more"
+}
+
+// HotspotsWhere describes the range a hot-spot search covered, start and
+// end in ns with origin t0: " in [5, 10) s", or "" for the whole capture
+// (start and end 0, as HotspotReport gives it).
+func HotspotsWhere(t0, start, end int64) string {
+	if start == 0 && end == 0 {
+		return ""
+	}
+	return " in " + query.DisplayRange(start-t0, end-t0)
+}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 func TestPercent(t *testing.T) {
@@ -31,13 +31,13 @@ func TestPercent(t *testing.T) {
 
 func TestFilters(t *testing.T) {
 	for _, tc := range []struct {
-		f    subsecond.Filter
+		f    query.Filter
 		want string
 	}{
-		{subsecond.Filter{}, ""},
-		{subsecond.Filter{CPUs: []int32{57}}, "CPU 57"},
-		{subsecond.Filter{CPUs: []int32{0, 1, 2, 7}, PIDs: []int32{300}, TIDs: []int32{301, 302}}, "CPUs 0-2,7 · pid 300 · tid 301-302"},
-		{subsecond.Filter{Comm: "gc", CommRegex: "^kube", Event: "cycles", Function: "mark", Only: "kernel", Idle: true},
+		{query.Filter{}, ""},
+		{query.Filter{CPUs: []int32{57}}, "CPU 57"},
+		{query.Filter{CPUs: []int32{0, 1, 2, 7}, PIDs: []int32{300}, TIDs: []int32{301, 302}}, "CPUs 0-2,7 · pid 300 · tid 301-302"},
+		{query.Filter{Comm: "gc", CommRegex: "^kube", Event: "cycles", Function: "mark", Only: "kernel", Idle: true},
 			"comm gc · comm ~ ^kube · event cycles · function mark · kernel frames only · idle included"},
 	} {
 		if got := strings.Join(Filters(tc.f), " · "); got != tc.want {

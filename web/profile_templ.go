@@ -6,14 +6,15 @@ package web
 
 //lint:file-ignore SA4006 This context is only used if a nested component is present.
 
-import "github.com/a-h/templ"
-import templruntime "github.com/a-h/templ/runtime"
-
 import (
-	"github.com/subsecond/subsecond"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/a-h/templ"
+	templruntime "github.com/a-h/templ/runtime"
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Profile shows one profile: its metadata, the filter form, the containers
@@ -815,7 +816,7 @@ func metadata(pr subsecond.Profile) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var41 string
-			templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(subsecond.FormatSeconds(pr.T0()))
+			templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(query.FormatSeconds(pr.T0()))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/profile.templ`, Line: 146, Col: 99}
 			}

@@ -13,12 +13,13 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/decompress"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/query"
 )
 
 // viewFlags are the flags the analysis commands (heatmap, cpus,
 // flamegraph, hotspots) share: the query parameters their view reads,
 // named, checked and described exactly as the URL parameters
-// (subsecond.ParamsFor), and --db.
+// (query.ParamsFor), and --db.
 type viewFlags struct {
 	fs     *flag.FlagSet
 	params map[string]*paramValue
@@ -29,30 +30,30 @@ type viewFlags struct {
 	host *string
 }
 
-// paramValue is one query parameter given as a flag; ParseQuery checks it.
+// paramValue is one query parameter given as a flag; query.Parse checks it.
 // A boolean parameter may be given bare (--idle, meaning idle=1).
 type paramValue struct {
-	p   subsecond.Param
+	p   query.Param
 	val string
 }
 
 func (p *paramValue) String() string { return p.val }
 func (p *paramValue) Set(s string) error {
-	if p.p.Type == subsecond.TypeBool && s == "true" {
+	if p.p.Type == query.TypeBool && s == "true" {
 		s = "1"
-	} else if p.p.Type == subsecond.TypeBool && s == "false" {
+	} else if p.p.Type == query.TypeBool && s == "false" {
 		s = "0"
 	}
 	p.val = s
 	return nil
 }
-func (p *paramValue) IsBoolFlag() bool { return p.p.Type == subsecond.TypeBool }
+func (p *paramValue) IsBoolFlag() bool { return p.p.Type == query.TypeBool }
 
 // newViewFlags returns a flag set for command name with a flag for each
 // query parameter that view reads, and --db.
-func newViewFlags(name string, e env, view subsecond.View) *viewFlags {
+func newViewFlags(name string, e env, view query.View) *viewFlags {
 	v := &viewFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), params: map[string]*paramValue{}, e: e}
-	for _, p := range subsecond.ParamsFor(view) {
+	for _, p := range query.ParamsFor(view) {
 		pv := &paramValue{p: p}
 		v.params[p.Name] = pv
 		v.fs.Var(pv, p.Name, p.Usage())
@@ -63,7 +64,7 @@ func newViewFlags(name string, e env, view subsecond.View) *viewFlags {
 
 // newHostFlags returns a flag set for the host command name: --host, a
 // flag for each query parameter that view reads, and --db.
-func newHostFlags(name string, e env, view subsecond.View) *viewFlags {
+func newHostFlags(name string, e env, view query.View) *viewFlags {
 	v := newViewFlags(name, e, view)
 	v.host = v.fs.String("host", "", "the host (see 'subsecond hosts')")
 	return v
@@ -72,7 +73,7 @@ func newHostFlags(name string, e env, view subsecond.View) *viewFlags {
 // add adds flags for the query parameters named, beside those of the view.
 func (v *viewFlags) add(names ...string) {
 	for _, name := range names {
-		p, ok := subsecond.LookupParam(name)
+		p, ok := query.LookupParam(name)
 		if !ok {
 			panic("add: no query parameter " + name)
 		}
@@ -84,8 +85,8 @@ func (v *viewFlags) add(names ...string) {
 
 // only refuses the flags set that view does not read: what they would do
 // has no meaning with how the command was asked (why).
-func (v *viewFlags) only(view subsecond.View, why string) error {
-	for _, p := range subsecond.Params() {
+func (v *viewFlags) only(view query.View, why string) error {
+	for _, p := range query.Params() {
 		if pv := v.params[p.Name]; pv != nil && pv.val != "" && p.Views&view == 0 {
 			return fmt.Errorf("%s: --%s is not used %s", v.fs.Name(), p.Name, why)
 		}
@@ -95,7 +96,7 @@ func (v *viewFlags) only(view subsecond.View, why string) error {
 
 // parseHost parses args for a command about a host, which takes --host and
 // no argument, and returns the query the flags give.
-func (v *viewFlags) parseHost(args []string) (*subsecond.Query, error) {
+func (v *viewFlags) parseHost(args []string) (*query.Query, error) {
 	if err := parseFlags(v.fs, v.e, args); err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (v *viewFlags) parseHost(args []string) (*subsecond.Query, error) {
 		v.fs.Usage()
 		return nil, fmt.Errorf("%s: --host is required", v.fs.Name())
 	}
-	if err := subsecond.CheckHost(*v.host); err != nil {
+	if err := query.CheckHost(*v.host); err != nil {
 		return nil, fmt.Errorf("%s: %w", v.fs.Name(), err)
 	}
 	if err := checkArgs(v.fs, 0, 0, ""); err != nil {
@@ -113,8 +114,8 @@ func (v *viewFlags) parseHost(args []string) (*subsecond.Query, error) {
 }
 
 // query returns the query the flags set give, its error naming the command.
-func (v *viewFlags) query() (*subsecond.Query, error) {
-	q, err := subsecond.ParseQuery(v.values())
+func (v *viewFlags) query() (*query.Query, error) {
+	q, err := query.Parse(v.values())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.fs.Name(), err)
 	}
@@ -134,7 +135,7 @@ func (v *viewFlags) values() url.Values {
 
 // parse parses args, requires exactly one FILE|ID argument (or none when
 // the host flag names a host) and returns the query the flags give.
-func (v *viewFlags) parse(args []string) (*subsecond.Query, error) {
+func (v *viewFlags) parse(args []string) (*query.Query, error) {
 	if err := parseFlags(v.fs, v.e, args); err != nil {
 		return nil, err
 	}
@@ -147,9 +148,9 @@ func (v *viewFlags) parse(args []string) (*subsecond.Query, error) {
 }
 
 // load returns the capture the command's argument names, refusing a filter
-// that cannot match anything in it (subsecond.Filter.Check) with an error
+// that cannot match anything in it (query.Filter.Check) with an error
 // naming the flag.
-func (v *viewFlags) load(ctx context.Context, q *subsecond.Query) (*subsecond.Capture, error) {
+func (v *viewFlags) load(ctx context.Context, q *query.Query) (*subsecond.Capture, error) {
 	c, err := loadCapture(ctx, v.e, v.fs.Arg(0), *v.db)
 	if err != nil {
 		return nil, err

@@ -11,13 +11,15 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/query"
+	"github.com/subsecond/subsecond/web"
 )
 
 // runCPUs implements `subsecond cpus [--bucket B] [--measure busy|system]
 // [filters] [--format text|json|csv] FILE|ID`: the cores map, one row per
 // CPU, busy and system fractions per bucket of B seconds.
 func runCPUs(ctx context.Context, e env) error {
-	v := newViewFlags("cpus", e, subsecond.ViewCores)
+	v := newViewFlags("cpus", e, query.ViewCores)
 	format := v.fs.String("format", "text", "output format: text, json or csv")
 	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
 	v.usage("cpus [--bucket B] [--measure busy|system] [filters] [--format text|json|csv] FILE|ID",
@@ -30,7 +32,7 @@ func runCPUs(ctx context.Context, e env) error {
 		return err
 	}
 	if *width < 10 {
-		return fmt.Errorf("cpus: %w", subsecond.Invalidf("width", "%d is less than 10", *width))
+		return fmt.Errorf("cpus: %w", query.Invalidf("width", "%d is less than 10", *width))
 	}
 	c, err := v.load(ctx, q)
 	if err != nil {
@@ -48,7 +50,7 @@ func runCPUs(ctx context.Context, e env) error {
 		w.Write([]string{"cpu", "bucket", "start_s", "samples", "busy", "system"})
 		for r, cpu := range k.CPUs {
 			for b := range k.Buckets {
-				w.Write([]string{strconv.Itoa(int(cpu)), strconv.Itoa(b), subsecond.FormatSeconds(int64(b) * k.Bucket),
+				w.Write([]string{strconv.Itoa(int(cpu)), strconv.Itoa(b), query.FormatSeconds(int64(b) * k.Bucket),
 					strconv.FormatInt(k.Samples[r][b], 10), strconv.FormatFloat(k.Busy[r][b], 'f', 4, 64),
 					strconv.FormatFloat(k.System[r][b], 'f', 4, 64)})
 			}
@@ -68,10 +70,10 @@ func runCPUs(ctx context.Context, e env) error {
 // hotspotsCommand returns the command that lists every episode the cores
 // map's summary counts: hotspots of the same capture with the same filters,
 // bucket and measure, and --limit 0.
-func hotspotsCommand(q *subsecond.Query, arg string) string {
-	v := q.ValuesFor(subsecond.ViewCores)
+func hotspotsCommand(q *query.Query, arg string) string {
+	v := q.ValuesFor(query.ViewCores)
 	v.Set("limit", "0")
-	return commandLine("hotspots", subsecond.ViewHotspots, v, arg)
+	return commandLine("hotspots", query.ViewHotspots, v, arg)
 }
 
 // writeCoresText renders k with one character per group of buckets (their
@@ -86,10 +88,10 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 	cols := (k.Buckets + per - 1) / per
 	span := int64(per) * k.Bucket
 	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s s (one character = %s s), %.1f samples expected per bucket; shading: %s fraction\n",
-		clip(c.Profile.Name, nameWidth), len(k.CPUs), k.Buckets, subsecond.DisplaySeconds(k.Bucket), subsecond.DisplaySeconds(span), k.Expected, m)
+		clip(c.Profile.Name, nameWidth), len(k.CPUs), k.Buckets, query.DisplaySeconds(k.Bucket), query.DisplaySeconds(span), k.Expected, m)
 	axis := []rune(strings.Repeat(" ", cols+10))
 	for col := 0; col < cols; col += 10 {
-		copy(axis[col:], []rune(subsecond.DisplaySeconds(int64(col)*span)))
+		copy(axis[col:], []rune(query.DisplaySeconds(int64(col)*span)))
 	}
 	sysHead := ""
 	if m == heatmap.MeasureBusy {
@@ -133,11 +135,11 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 		fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = busy up to 25%% 50%% 75%% 100%%; sys = mean system fraction (--measure system shades by it)\n", "")
 	}
 	if len(rep.Spots) > 0 {
-		fmt.Fprintf(w, "\nStanding out (of %d %s %s):\n", rep.Found, episodes(rep.Found), subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min))
+		fmt.Fprintf(w, "\nStanding out (of %d %s %s):\n", rep.Found, episodes(rep.Found), web.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min))
 	}
 	for i, s := range rep.Spots {
 		fmt.Fprintf(w, "  ◀%d cpu %d %s: %s (%.0f%%) in %s (%.0f%%)\n", i+1, s.CPU,
-			subsecond.DisplayRange(s.Start-k.T0, s.End-k.T0), clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare)
+			query.DisplayRange(s.Start-k.T0, s.End-k.T0), clip(s.Comm, nameWidth), 100*s.CommShare, clip(s.Function, nameWidth), 100*s.FunctionShare)
 	}
 	if rep.Found > len(rep.Spots) {
 		fmt.Fprintf(w, "All %d: %s\n", rep.Found, all)

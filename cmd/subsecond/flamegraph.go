@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/query"
 )
 
 // runFlamegraph implements `subsecond flamegraph --start S --end E
@@ -20,16 +20,16 @@ import (
 // the base capture, seconds from its T0, the whole of it by default) to
 // [S, E).
 func runFlamegraph(ctx context.Context, e env) error {
-	v := newViewFlags("flamegraph", e, subsecond.ViewFlame|subsecond.ViewDiff)
+	v := newViewFlags("flamegraph", e, query.ViewFlame|query.ViewDiff)
 	format := v.fs.String("format", "svg", formatUsage())
 	out := v.fs.String("o", "", "write to this file instead of standard output")
-	v.usage("flamegraph [--start S] [--end E] [filters] [--base FILE|ID] [--start2 S2 --end2 E2] [--format "+strings.Join(subsecond.ExportFormatNames(), "|")+"] [-o OUT] FILE|ID",
+	v.usage("flamegraph [--start S] [--end E] [filters] [--base FILE|ID] [--start2 S2 --end2 E2] [--format "+strings.Join(query.ExportFormatNames(), "|")+"] [-o OUT] FILE|ID",
 		"Writes the flame graph of the samples in [S, E) seconds from T0 that pass the\nfilters; with --start2/--end2, the differential graph from that base range,\nof the capture --base names when given. Differential exports: folded as\nflamegraph.pl's difffolded (stack base target), pprof as go tool pprof\n-diff_base builds it (base samples negated), json and functions with both counts.\n\n"+formatList())
 	q, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
-	if _, err := subsecond.LookupExportFormat(*format); err != nil {
+	if _, err := query.LookupExportFormat(*format); err != nil {
 		return fmt.Errorf("flamegraph: %w", err)
 	}
 	c, err := v.load(ctx, q)
@@ -86,14 +86,14 @@ func runFlamegraph(ctx context.Context, e env) error {
 // formatUsage describes --format in one line from the registry of export
 // formats; formatList describes each one, for the command's usage text.
 func formatUsage() string {
-	names := subsecond.ExportFormatNames()
+	names := query.ExportFormatNames()
 	return "output format: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func formatList() string {
 	var b strings.Builder
 	b.WriteString("Formats:")
-	for _, f := range subsecond.ExportFormats() {
+	for _, f := range query.ExportFormats() {
 		fmt.Fprintf(&b, "\n  %-10s %s", f.Name, f.Help)
 	}
 	return b.String()

@@ -16,7 +16,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 )
 
@@ -149,11 +149,11 @@ func newGenerateFlags() *generateFlags {
 			}
 			cfg.NICCPUs = list
 		}
-		if err := subsecond.CheckHost(*host); err != nil {
+		if err := query.CheckHost(*host); err != nil {
 			return cfg, err
 		}
 		cfg.Hostname = *host
-		ns, err := subsecond.ParseWallTime("start-time", *startTime)
+		ns, err := query.ParseWallTime("start-time", *startTime)
 		if err != nil {
 			return cfg, err
 		}

@@ -11,13 +11,14 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/query"
 )
 
 // runHeatmap implements `subsecond heatmap [--rows R] [--col C] [filters]
 // [--format text|json|csv] FILE|ID`: the offset heatmap, columns of C
 // seconds from T0 across, R rows of C/R within each column down.
 func runHeatmap(ctx context.Context, e env) error {
-	v := newViewFlags("heatmap", e, subsecond.ViewHeatmap)
+	v := newViewFlags("heatmap", e, query.ViewHeatmap)
 	format := v.fs.String("format", "text", "output format: text, json or csv")
 	v.usage("heatmap [--rows R] [--col C] [--cpu LIST] [filters] [--format text|json|csv] FILE|ID",
 		"Prints the subsecond offset heatmap: one column per C seconds from T0, R rows\nwithin each, each cell the number of samples that pass the filters.")
@@ -45,8 +46,8 @@ func runHeatmap(ctx context.Context, e env) error {
 		for col := range g.Counts {
 			for row, n := range g.Counts[col] {
 				r := g.CellRange(col, row)
-				w.Write([]string{strconv.Itoa(col), strconv.Itoa(row), subsecond.FormatSeconds(r.Start - g.T0),
-					subsecond.FormatSeconds(r.End - g.T0), strconv.FormatInt(n, 10)})
+				w.Write([]string{strconv.Itoa(col), strconv.Itoa(row), query.FormatSeconds(r.Start - g.T0),
+					query.FormatSeconds(r.End - g.T0), strconv.FormatInt(n, 10)})
 			}
 		}
 		w.Flush()
@@ -60,12 +61,12 @@ func runHeatmap(ctx context.Context, e env) error {
 func writeHeatmapText(e env, c *subsecond.Capture, g *heatmap.Grid) error {
 	w := bufio.NewWriter(termWriter(e.stdout))
 	fmt.Fprintf(w, "%s: %d samples, T0 = %s s, %d columns of %s s × %d rows; darkest = %d samples\n",
-		clip(c.Profile.Name, nameWidth), g.Total, subsecond.DisplaySeconds(g.T0), g.Cols, subsecond.DisplaySeconds(g.Col), g.Rows, g.Max)
+		clip(c.Profile.Name, nameWidth), g.Total, query.DisplaySeconds(g.T0), g.Cols, query.DisplaySeconds(g.Col), g.Rows, g.Max)
 	const label = 9 // width of the ms axis
 	// Column axis: the offset in seconds every ten columns.
 	axis := []rune(strings.Repeat(" ", g.Cols+10))
 	for col := 0; col < g.Cols; col += 10 {
-		copy(axis[col:], []rune(subsecond.DisplaySeconds(int64(col)*g.Col)))
+		copy(axis[col:], []rune(query.DisplaySeconds(int64(col)*g.Col)))
 	}
 	fmt.Fprintf(w, "%*s  %s\n", label, "s →", strings.TrimRight(string(axis), " "))
 	line := make([]rune, g.Cols)
@@ -87,5 +88,5 @@ func checkFormat(cmd, format string, allowed ...string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s: %w", cmd, subsecond.Invalidf("format", "%q is not one of %s", format, strings.Join(allowed, ", ")))
+	return fmt.Errorf("%s: %w", cmd, query.Invalidf("format", "%q is not one of %s", format, strings.Join(allowed, ", ")))
 }

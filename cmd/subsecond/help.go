@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // parseFlags parses a command's args with fs. Flags may come before,
@@ -116,12 +116,12 @@ func synopsis(fs *flag.FlagSet) string {
 // query parameters v as flags, in the table's order for the views of view,
 // and the argument arg, quoted for a POSIX shell where it needs to be:
 // "subsecond hotspots --only kernel --limit 0 ID".
-func commandLine(name string, view subsecond.View, v url.Values, arg string) string {
+func commandLine(name string, view query.View, v url.Values, arg string) string {
 	words := []string{"subsecond", name}
-	for _, p := range subsecond.ParamsFor(view) {
+	for _, p := range query.ParamsFor(view) {
 		switch val := v.Get(p.Name); {
 		case val == "":
-		case p.Type == subsecond.TypeBool:
+		case p.Type == query.TypeBool:
 			if val == "1" {
 				words = append(words, "--"+p.Name)
 			}

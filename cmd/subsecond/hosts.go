@@ -16,8 +16,10 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/markers"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
+	"github.com/subsecond/subsecond/web"
 )
 
 // night is the host views' source over the local store: the store's
@@ -128,7 +130,7 @@ func hostCaptures(ctx context.Context, e env, s *store.Store, host, format strin
 // [--bucket B] [--width W] [--measure busy|system] [--format text|json]`:
 // the host's cores × time map across its captures.
 func runTimeline(ctx context.Context, e env) error {
-	v := newHostFlags("timeline", e, subsecond.ViewTimeline)
+	v := newHostFlags("timeline", e, query.ViewTimeline)
 	v.add("measure")
 	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
 	format := v.fs.String("format", "text", "output format: text or json (the API's /api/hosts/HOST/timeline)")
@@ -239,7 +241,7 @@ func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, s
 }
 
 // hostHotspots is `subsecond hotspots --host H`: the night's episodes.
-func hostHotspots(ctx context.Context, e env, db, host string, q *subsecond.Query, format string) error {
+func hostHotspots(ctx context.Context, e env, db, host string, q *query.Query, format string) error {
 	s, err := openExisting(ctx, e, db)
 	if err != nil {
 		return err
@@ -257,7 +259,7 @@ func hostHotspots(ctx context.Context, e env, db, host string, q *subsecond.Quer
 		return json.NewEncoder(e.stdout).Encode(rep) // as the API sends it
 	}
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
-	what := subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min)
+	what := web.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min)
 	if len(rep.Spots) == 0 {
 		fmt.Fprintf(tw, "No CPU of %s stayed %s.\n", host, what)
 		return tw.Flush()
@@ -276,7 +278,7 @@ func hostHotspots(ctx context.Context, e env, db, host string, q *subsecond.Quer
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%s%s\t%s\t%.0f%%\t%.0f%%\t%.0f\t%s\t%s\t%s\t%s\t%s\n", i+1, sp.CPU, approx(sp.Approximate), wallTime(sp.Start),
 			time.Unix(0, sp.End).UTC().Format("15:04:05.0"), 100*sp.Busy, 100*sp.System, sp.Score, clip(sp.Comm, nameWidth), clip(sp.Function, nameWidth), sp.Capture,
-			subsecond.DisplaySeconds(sp.Start-sp.Offset-sp.T0), mark)
+			query.DisplaySeconds(sp.Start-sp.Offset-sp.T0), mark)
 	}
 	return tw.Flush()
 }
@@ -310,7 +312,7 @@ const markersUsage = "Usage: subsecond markers import --host HOST [--match REGEX
 
 // listMarkers implements `subsecond markers list`.
 func listMarkers(ctx context.Context, e env, args []string) error {
-	v := newHostFlags("markers", e, subsecond.ViewMarkers)
+	v := newHostFlags("markers", e, query.ViewMarkers)
 	format := v.fs.String("format", "text", "output format: text or json (the API's /api/hosts/HOST/markers)")
 	v.fs.Usage = func() {
 		fmt.Fprintln(v.fs.Output(), markersUsage+"\n\nFlags:")
@@ -344,7 +346,7 @@ func listMarkers(ctx context.Context, e env, args []string) error {
 	for _, m := range list.Markers {
 		where := "no capture holds the 10 s before it"
 		if b := m.Before; b != nil {
-			where = fmt.Sprintf("10 s before: %s --start %s --end %s", b.Capture, subsecond.FormatSeconds(b.Start), subsecond.FormatSeconds(b.End))
+			where = fmt.Sprintf("10 s before: %s --start %s --end %s", b.Capture, query.FormatSeconds(b.Start), query.FormatSeconds(b.End))
 		}
 		fmt.Fprintf(w, "%s  %s\n    %s\n", wallTime(m.Time), clip(m.Text, stackWidth), where)
 	}
@@ -366,7 +368,7 @@ func importMarkers(ctx context.Context, e env, args []string) error {
 	if err := parseFlags(fs, e, args); err != nil {
 		return err
 	}
-	if err := subsecond.CheckHost(*host); err != nil {
+	if err := query.CheckHost(*host); err != nil {
 		return fmt.Errorf("markers: %w", err)
 	}
 	opt := markers.Options{Year: *year}

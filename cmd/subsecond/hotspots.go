@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/engine"
+	"github.com/subsecond/subsecond/link"
+	"github.com/subsecond/subsecond/query"
+	"github.com/subsecond/subsecond/web"
 )
 
 // runHotspots implements `subsecond hotspots [--measure busy|system]
@@ -15,7 +17,7 @@ import (
 // [--format text|json] FILE|ID`: busy (or system) episodes per CPU and the
 // hottest heatmap cells, of the whole capture or of [S, E).
 func runHotspots(ctx context.Context, e env) error {
-	v := newViewFlags("hotspots", e, subsecond.ViewHotspots|subsecond.ViewHostHotspots)
+	v := newViewFlags("hotspots", e, query.ViewHotspots|query.ViewHostHotspots)
 	format := v.fs.String("format", "text", "output format: text or json (what the API sends)")
 	v.host = v.fs.String("host", "", "instead of FILE|ID: the episodes across every capture of this host, on one score scale")
 	system := v.fs.Bool("system", false, "the same as --measure system")
@@ -38,15 +40,15 @@ func runHotspots(ctx context.Context, e env) error {
 		if v.fs.NArg() > 0 {
 			return fmt.Errorf("hotspots: give --host or a FILE|ID, not both")
 		}
-		if err := subsecond.CheckHost(*v.host); err != nil {
+		if err := query.CheckHost(*v.host); err != nil {
 			return fmt.Errorf("hotspots: %w", err)
 		}
-		if err := v.only(subsecond.ViewHostHotspots, "with --host: a host's hot spots take --measure, --threshold, --min, --limit and --near"); err != nil {
+		if err := v.only(query.ViewHostHotspots, "with --host: a host's hot spots take --measure, --threshold, --min, --limit and --near"); err != nil {
 			return err
 		}
 		return hostHotspots(ctx, e, *v.db, *v.host, q, *format)
 	}
-	if err := v.only(subsecond.ViewHotspots, "without --host"); err != nil {
+	if err := v.only(query.ViewHotspots, "without --host"); err != nil {
 		return err
 	}
 	c, err := v.load(ctx, q)
@@ -61,15 +63,15 @@ func runHotspots(ctx context.Context, e env) error {
 		return fmt.Errorf("hotspots: %w", err)
 	}
 	if c.Profile.ID != "" {
-		rep.Link(c.Profile.ID, q.Filter)
+		link.Hotspots(rep, c.Profile.ID, q.Filter)
 	}
 	if *format == "json" {
 		return json.NewEncoder(e.stdout).Encode(rep) // as the API sends it
 	}
 	t0 := rep.T0
-	sec := func(ns int64) string { return subsecond.DisplaySeconds(ns - t0) }
+	sec := func(ns int64) string { return query.DisplaySeconds(ns - t0) }
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
-	what := subsecond.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min) + subsecond.HotspotsWhere(t0, rep.Start, rep.End)
+	what := web.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min) + web.HotspotsWhere(t0, rep.Start, rep.End)
 	if rep.Note != "" {
 		fmt.Fprintf(tw, "Note: %s.\n", rep.Note)
 	}

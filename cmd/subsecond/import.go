@@ -13,6 +13,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/store"
 )
 
@@ -38,7 +39,7 @@ func runImport(ctx context.Context, e env) error {
 		return err
 	}
 	if *host != "" {
-		if err := subsecond.CheckHost(*host); err != nil {
+		if err := query.CheckHost(*host); err != nil {
 			return fmt.Errorf("import: %w", err)
 		}
 	}
@@ -58,7 +59,7 @@ func runImport(ctx context.Context, e env) error {
 			if ctx.Err() != nil {
 				return err
 			}
-			fmt.Fprintln(termWriter(e.stderr), "subsecond:", subsecond.Message(err))
+			fmt.Fprintln(termWriter(e.stderr), "subsecond:", query.Message(err))
 			failed++
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 func main() {
@@ -24,7 +24,7 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(termWriter(os.Stderr), "subsecond:", subsecond.Message(err))
+		fmt.Fprintln(termWriter(os.Stderr), "subsecond:", query.Message(err))
 		os.Exit(1)
 	}
 }
@@ -99,12 +99,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 // flagNames returns err as the CLI shows it: the parameter a
-// *subsecond.ParamError in it names is written as the flag that sets it,
+// *query.ParamError in it names is written as the flag that sets it,
 // "--event: …", where the API writes the bare name, "event: …". It is the
 // one place that does so: commands wrap parameter errors without adding
 // the dashes.
 func flagNames(err error) error {
-	var pe *subsecond.ParamError
+	var pe *query.ParamError
 	if err == nil || !errors.As(err, &pe) || pe.Name == "" || strings.HasPrefix(pe.Name, "-") {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/record"
 	"github.com/subsecond/subsecond/store"
 )
@@ -61,7 +62,7 @@ Flags:`)
 		return err
 	}
 	if *host != "" {
-		if err := subsecond.CheckHost(*host); err != nil {
+		if err := query.CheckHost(*host); err != nil {
 			return fmt.Errorf("record: %w", err)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Options shape a generated capture.
@@ -165,7 +166,7 @@ func Capture(samples []Labeled) *subsecond.Capture {
 
 // Keep decides from the generated sample alone, without the engine's
 // compiled filter, whether f keeps s.
-func Keep(s *Labeled, f subsecond.Filter, firstEvent string) bool {
+func Keep(s *Labeled, f query.Filter, firstEvent string) bool {
 	ev := f.Event
 	if ev == "" {
 		ev = firstEvent
@@ -207,7 +208,7 @@ func Keep(s *Labeled, f subsecond.Filter, firstEvent string) bool {
 // Folded returns the folded-stack line key of s under f: the command name
 // with spaces as underscores, then the frames root-first named by names,
 // those of the other kind left out when f.Only is set.
-func Folded(s *Labeled, f subsecond.Filter, names func(sym, dso string, java bool) []string) string {
+func Folded(s *Labeled, f query.Filter, names func(sym, dso string, java bool) []string) string {
 	parts := []string{strings.ReplaceAll(s.Comm, " ", "_")}
 	for i := len(s.Frames) - 1; i >= 0; i-- {
 		fr := s.Frames[i]

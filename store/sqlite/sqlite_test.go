@@ -22,6 +22,7 @@ import (
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/migrations"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/store"
 )
 
@@ -70,14 +71,14 @@ func views(t *testing.T, c *subsecond.Capture) map[string][]byte {
 		}
 		out[name] = b
 	}
-	g, err := heatmap.Offset(c, subsecond.Filter{}, heatmap.Options{})
+	g, err := heatmap.Offset(c, query.Filter{}, heatmap.Options{})
 	add("heatmap", g, err)
-	k, err := heatmap.PerCore(c, subsecond.Filter{}, 0)
+	k, err := heatmap.PerCore(c, query.Filter{}, 0)
 	add("cores", k, err)
-	h, err := heatmap.Hotspots(c, subsecond.Filter{}, heatmap.HotOptions{})
+	h, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{})
 	add("hotspots", h, err)
 	all := subsecond.Range{Start: c.Profile.T0(), End: c.Profile.End + 1}
-	fg, err := flame.Build(c, subsecond.Filter{Idle: true}, all)
+	fg, err := flame.Build(c, query.Filter{Idle: true}, all)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@
 // lies in one capture: a range across captures keeps its part in the
 // capture holding most of it. The panel's choices live in the URL
 // (compare_from, compare_to, compare_cpu, compare_with, compare_earlier,
-// compare_from2, compare_to2: the table's page parameters, query.go), so a
+// compare_from2, compare_to2: the table's page parameters, query/query.go), so a
 // reload, Back or a shared link brings them back.
 
 import { getJSON } from "./api";

@@ -6,7 +6,7 @@ import { PARAMS } from "./params";
 import type { ViewData } from "./types";
 
 // paramsIn returns the names of a group of query parameters, from the Go
-// table (params.ts is generated from query.go).
+// table (params.ts is generated from query/query.go).
 function paramsIn(group: string): string[] {
   return PARAMS.filter((p) => p.group === group).map((p) => p.name);
 }

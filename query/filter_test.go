@@ -1,4 +1,4 @@
-package subsecond_test
+package query_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/synth"
+	"github.com/subsecond/subsecond/query"
 )
 
 func TestParseIDList(t *testing.T) {
@@ -32,7 +33,7 @@ func TestParseIDList(t *testing.T) {
 		{strings.Repeat("0-40000,", 2) + "1", nil, true},
 	}
 	for _, tt := range tests {
-		got, err := subsecond.ParseIDList("cpu", tt.in)
+		got, err := query.ParseIDList("cpu", tt.in)
 		if (err != nil) != tt.err {
 			t.Errorf("ParseIDList(%q) error = %v; want error %v", tt.in, err, tt.err)
 			continue
@@ -53,13 +54,13 @@ func TestParseIDList(t *testing.T) {
 			t.Errorf("ParseIDList(%q) = %v; want %v", tt.in, got, tt.want)
 		}
 		if tt.want != nil {
-			back, _ := subsecond.ParseIDList("cpu", subsecond.FormatIDList(got))
+			back, _ := query.ParseIDList("cpu", query.FormatIDList(got))
 			if !reflect.DeepEqual(back, got) {
 				t.Errorf("ParseIDList(FormatIDList(%v)) = %v", got, back)
 			}
 		}
 	}
-	if got := subsecond.FormatIDList([]int32{0, 3, 4, 5, 39}); got != "0,3-5,39" {
+	if got := query.FormatIDList([]int32{0, 3, 4, 5, 39}); got != "0,3-5,39" {
 		t.Errorf("FormatIDList = %q; want 0,3-5,39", got)
 	}
 }
@@ -90,7 +91,7 @@ func TestParseSeconds(t *testing.T) {
 		{"-9999999999", 0, true},
 	}
 	for _, tt := range tests {
-		got, err := subsecond.ParseSeconds("start", tt.in)
+		got, err := query.ParseSeconds("start", tt.in)
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("ParseSeconds(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
 		}
@@ -98,7 +99,7 @@ func TestParseSeconds(t *testing.T) {
 			t.Errorf("ParseSeconds(%q) error = %v; want start: … wrapping ErrInvalid", tt.in, err)
 		}
 		if err == nil {
-			if back, _ := subsecond.ParseSeconds("x", subsecond.FormatSeconds(got)); back != got {
+			if back, _ := query.ParseSeconds("x", query.FormatSeconds(got)); back != got {
 				t.Errorf("ParseSeconds(FormatSeconds(%d)) = %d", got, back)
 			}
 		}
@@ -106,7 +107,7 @@ func TestParseSeconds(t *testing.T) {
 	// A number too large says so, however many digits it has; only what is
 	// not a number is called one.
 	for _, in := range []string{"9999999999", "-9999999999", "99999999999", "-99999999999999", "00000000000000000001.5"} {
-		_, err := subsecond.ParseSeconds("start", in)
+		_, err := query.ParseSeconds("start", in)
 		if in == "00000000000000000001.5" {
 			if err != nil {
 				t.Errorf("ParseSeconds(%q) = %v; want 1.5 s", in, err)
@@ -140,15 +141,15 @@ func TestDisplaySeconds(t *testing.T) {
 		{math.MaxInt64, "9223372036.854776"},
 		{math.MinInt64, "-9223372036.854776"},
 	} {
-		if got := subsecond.DisplaySeconds(tc.ns); got != tc.want {
+		if got := query.DisplaySeconds(tc.ns); got != tc.want {
 			t.Errorf("DisplaySeconds(%d) = %q; want %q", tc.ns, got, tc.want)
 		}
 	}
-	if got, want := subsecond.DisplayRange(0, 119_998_950_001), "[0, 119.99895) s"; got != want {
+	if got, want := query.DisplayRange(0, 119_998_950_001), "[0, 119.99895) s"; got != want {
 		t.Errorf("DisplayRange(0, 119998950001) = %q; want %q", got, want)
 	}
 	for ns, want := range map[int64]string{119_998_950_001: "119.998950001", math.MinInt64: "-9223372036.854775808"} {
-		if got := subsecond.FormatSeconds(ns); got != want {
+		if got := query.FormatSeconds(ns); got != want {
 			t.Errorf("FormatSeconds(%d) = %q; want %q, exact", ns, got, want)
 		}
 	}
@@ -159,20 +160,20 @@ func TestParseFilter(t *testing.T) {
 		"cpu": {"0,3-5"}, "pid": {"10"}, "tid": {"11,12"}, "comm": {"java"}, "comm_regex": {"^ja"},
 		"event": {"cycles"}, "function": {"^mem_"}, "only": {"kernel"}, "idle": {"1"},
 	}
-	f, err := subsecond.ParseFilter(v)
+	f, err := query.ParseFilter(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := subsecond.Filter{CPUs: []int32{0, 3, 4, 5}, PIDs: []int32{10}, TIDs: []int32{11, 12}, Comm: "java",
+	want := query.Filter{CPUs: []int32{0, 3, 4, 5}, PIDs: []int32{10}, TIDs: []int32{11, 12}, Comm: "java",
 		CommRegex: "^ja", Event: "cycles", Function: "^mem_", Only: "kernel", Idle: true}
 	if !reflect.DeepEqual(f, want) {
 		t.Errorf("ParseFilter = %+v; want %+v", f, want)
 	}
-	if back, _ := subsecond.ParseFilter(f.Values()); !reflect.DeepEqual(back, f) {
+	if back, _ := query.ParseFilter(f.Values()); !reflect.DeepEqual(back, f) {
 		t.Errorf("ParseFilter(f.Values()) = %+v; want %+v", back, f)
 	}
 	names := map[string]bool{}
-	for _, p := range subsecond.FilterParams() {
+	for _, p := range query.FilterParams() {
 		names[p.Name] = true
 	}
 	for k := range v {
@@ -189,7 +190,7 @@ func TestParseFilter(t *testing.T) {
 		{"only", "both"}, {"idle", "yes"},
 	}
 	for _, b := range bad {
-		_, err := subsecond.ParseFilter(url.Values{b.param: {b.value}})
+		_, err := query.ParseFilter(url.Values{b.param: {b.value}})
 		if err == nil || !errors.Is(err, subsecond.ErrInvalid) || !strings.HasPrefix(err.Error(), b.param+":") {
 			t.Errorf("ParseFilter(%s=%q) error = %v; want %s: … wrapping ErrInvalid", b.param, b.value, err, b.param)
 		}
@@ -240,7 +241,7 @@ func TestIdle(t *testing.T) {
 		b.Add(&subsecond.Sample{Comm: tt.comm, PID: tt.pid, TID: tt.pid, CPU: 0, Time: int64(i), Event: "cpu-clock", Frames: tt.frames})
 	}
 	c := b.Capture(subsecond.Profile{})
-	m, err := subsecond.Filter{Idle: true}.Compile(c)
+	m, err := query.Filter{Idle: true}.Compile(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestIdle(t *testing.T) {
 			t.Errorf("%s: Test = %v, idle %v; want true, idle %v", tt.name, pass, idle, tt.idle)
 		}
 	}
-	def, _ := subsecond.Filter{}.Compile(c)
+	def, _ := query.Filter{}.Compile(c)
 	for i, tt := range tests {
 		if got := def.Keep(i); got != !tt.idle {
 			t.Errorf("%s: default filter Keep = %v; want %v", tt.name, got, !tt.idle)
@@ -261,7 +262,7 @@ func TestCompileErrors(t *testing.T) {
 	b := subsecond.NewBuilder()
 	b.Add(&subsecond.Sample{Comm: "a", Event: "cycles", Time: 1})
 	c := b.Capture(subsecond.Profile{})
-	for _, f := range []subsecond.Filter{{Event: "instructions"}, {Function: "("}, {CommRegex: "["}, {Only: "x"}} {
+	for _, f := range []query.Filter{{Event: "instructions"}, {Function: "("}, {CommRegex: "["}, {Only: "x"}} {
 		if _, err := f.Compile(c); !errors.Is(err, subsecond.ErrInvalid) {
 			t.Errorf("Compile(%+v) error = %v; want ErrInvalid", f, err)
 		}
@@ -279,7 +280,7 @@ func TestOnlyFrames(t *testing.T) {
 		only string
 		want []bool
 	}{{"", []bool{true, true, true}}, {"kernel", []bool{true, false, true}}, {"user", []bool{true, true, false}}} {
-		m, err := subsecond.Filter{Only: tt.only}.Compile(c)
+		m, err := query.Filter{Only: tt.only}.Compile(c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +297,7 @@ func TestHugeIDs(t *testing.T) {
 	b.Add(&subsecond.Sample{Comm: "a", CPU: 2_000_000_000, PID: 1, Event: "e", Time: 1, Frames: []subsecond.Frame{ufframe("f")}})
 	b.Add(&subsecond.Sample{Comm: "a", CPU: 3, PID: 1, Event: "e", Time: 2, Frames: []subsecond.Frame{ufframe("f")}})
 	c := b.Capture(subsecond.Profile{})
-	f, err := subsecond.ParseFilter(url.Values{"cpu": {"2000000000"}})
+	f, err := query.ParseFilter(url.Values{"cpu": {"2000000000"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,14 +324,14 @@ func FuzzParseFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cpu, pid, tid, comm, commRe, event, fn, only, idle, secs string) {
 		v := url.Values{"cpu": {cpu}, "pid": {pid}, "tid": {tid}, "comm": {comm}, "comm_regex": {commRe},
 			"event": {event}, "function": {fn}, "only": {only}, "idle": {idle}}
-		flt, err := subsecond.ParseFilter(v)
+		flt, err := query.ParseFilter(v)
 		if err != nil {
 			if !errors.Is(err, subsecond.ErrInvalid) {
 				t.Fatalf("ParseFilter error %v does not wrap ErrInvalid", err)
 			}
 			return
 		}
-		if back, err := subsecond.ParseFilter(flt.Values()); err != nil || !reflect.DeepEqual(back, flt) {
+		if back, err := query.ParseFilter(flt.Values()); err != nil || !reflect.DeepEqual(back, flt) {
 			t.Fatalf("round trip: %+v, %v; want %+v", back, err, flt)
 		}
 		m, err := flt.Compile(c)
@@ -343,8 +344,8 @@ func FuzzParseFilter(f *testing.F) {
 		for i := 0; i < c.Samples.Len(); i++ {
 			m.Keep(i)
 		}
-		if ns, err := subsecond.ParseSeconds("start", secs); err == nil {
-			if back, _ := subsecond.ParseSeconds("start", subsecond.FormatSeconds(ns)); back != ns {
+		if ns, err := query.ParseSeconds("start", secs); err == nil {
+			if back, _ := query.ParseSeconds("start", query.FormatSeconds(ns)); back != ns {
 				t.Fatalf("ParseSeconds(FormatSeconds(%d)) = %d", ns, back)
 			}
 		} else if !errors.Is(err, subsecond.ErrInvalid) {
@@ -361,7 +362,7 @@ func TestMatchAgainstIndependentVerdict(t *testing.T) {
 	ss := synth.Generate(synth.Options{Seed: 7, CPUs: 5, Seconds: 4, Hz: 49, Start: 3_000_000_000, Pegged: 1, PegStart: 1e9, PegEnd: 3e9})
 	sort.SliceStable(ss, func(i, j int) bool { return ss[i].Time < ss[j].Time })
 	c := synth.Capture(ss)
-	for _, f := range []subsecond.Filter{
+	for _, f := range []query.Filter{
 		{}, {Idle: true}, {CPUs: []int32{1, 3}}, {CPUs: []int32{3, 70000}}, {PIDs: []int32{0, 1000}},
 		{PIDs: []int32{500, 1 << 30}}, {TIDs: []int32{1001, 1002}}, {Comm: "python3"}, {CommRegex: "^(nccl|kworker)"},
 		{Function: "mem_cgroup|ext4"}, {Only: "kernel"}, {Only: "user", Idle: true}, {Comm: "swapper", Idle: true, Only: "kernel"},
@@ -410,21 +411,21 @@ func TestFilterCheck(t *testing.T) {
 	c, c2, c3 := b.Capture(subsecond.Profile{}), noPID.Capture(subsecond.Profile{}), odd.Capture(subsecond.Profile{})
 	for _, tc := range []struct {
 		c    *subsecond.Capture
-		f    subsecond.Filter
+		f    query.Filter
 		want string
 	}{
-		{c, subsecond.Filter{}, ""},
-		{c, subsecond.Filter{CPUs: []int32{95, 96}, PIDs: []int32{100}, TIDs: []int32{1000, 9}, Comm: "web"}, ""},
-		{c, subsecond.Filter{CPUs: []int32{96}}, "cpu: the capture has no CPU 96; its CPUs are 0-95"},
-		{c, subsecond.Filter{CPUs: []int32{96, 97, 200}}, "cpu: the capture has no CPUs 96-97,200; its CPUs are 0-95"},
-		{c, subsecond.Filter{PIDs: []int32{1}}, "pid: the capture has no process 1 (it has 96 processes)"},
-		{c, subsecond.Filter{TIDs: []int32{1}}, "tid: the capture has no thread 1 (it has 96 threads)"},
-		{c, subsecond.Filter{Comm: "java"}, `comm: the capture has no command named "java" (it has 1 command; comm_regex matches part of a name)`},
-		{c2, subsecond.Filter{CPUs: []int32{0}}, "cpu: the capture records no CPU numbers"},
-		{c2, subsecond.Filter{PIDs: []int32{1}}, "pid: the capture records no process ids (perf script printed thread ids alone; filter with tid)"},
-		{c3, subsecond.Filter{CPUs: []int32{4}}, "cpu: the capture has no CPU 4; its CPUs are 3,5,70000"},
-		{c3, subsecond.Filter{PIDs: []int32{2}}, "pid: the capture has no process 2 (it has 3 processes)"},
-		{c3, subsecond.Filter{PIDs: []int32{5_000_000}, TIDs: []int32{4_194_303}, CPUs: []int32{70000}}, ""},
+		{c, query.Filter{}, ""},
+		{c, query.Filter{CPUs: []int32{95, 96}, PIDs: []int32{100}, TIDs: []int32{1000, 9}, Comm: "web"}, ""},
+		{c, query.Filter{CPUs: []int32{96}}, "cpu: the capture has no CPU 96; its CPUs are 0-95"},
+		{c, query.Filter{CPUs: []int32{96, 97, 200}}, "cpu: the capture has no CPUs 96-97,200; its CPUs are 0-95"},
+		{c, query.Filter{PIDs: []int32{1}}, "pid: the capture has no process 1 (it has 96 processes)"},
+		{c, query.Filter{TIDs: []int32{1}}, "tid: the capture has no thread 1 (it has 96 threads)"},
+		{c, query.Filter{Comm: "java"}, `comm: the capture has no command named "java" (it has 1 command; comm_regex matches part of a name)`},
+		{c2, query.Filter{CPUs: []int32{0}}, "cpu: the capture records no CPU numbers"},
+		{c2, query.Filter{PIDs: []int32{1}}, "pid: the capture records no process ids (perf script printed thread ids alone; filter with tid)"},
+		{c3, query.Filter{CPUs: []int32{4}}, "cpu: the capture has no CPU 4; its CPUs are 3,5,70000"},
+		{c3, query.Filter{PIDs: []int32{2}}, "pid: the capture has no process 2 (it has 3 processes)"},
+		{c3, query.Filter{PIDs: []int32{5_000_000}, TIDs: []int32{4_194_303}, CPUs: []int32{70000}}, ""},
 	} {
 		err := tc.f.Check(tc.c)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want || !errors.Is(err, subsecond.ErrInvalid)) {

@@ -1,4 +1,4 @@
-package subsecond_test
+package query_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 var update = flag.Bool("update", false, "rewrite web/src/params.ts from the Go table")
@@ -23,38 +24,38 @@ var update = flag.Bool("update", false, "rewrite web/src/params.ts from the Go t
 // range, and a group and views.
 func TestParams(t *testing.T) {
 	seen := map[string]bool{}
-	def := subsecond.DefaultQuery()
-	for _, p := range subsecond.Params() {
+	def := query.Default()
+	for _, p := range query.Params() {
 		if seen[p.Name] || p.Name == "" || p.Help == "" || p.Group == "" || p.Views == 0 {
 			t.Errorf("param %+v: want a unique name, help, a group and views", p)
 		}
 		seen[p.Name] = true
 		// A switch's help says what it does: "--idle: include idle
 		// samples", "idle=1: 1 to include idle samples".
-		if p.Type == subsecond.TypeBool && (strings.HasPrefix(p.Usage(), "1") || strings.Contains(p.Usage(), "1 to") || p.URLHelp() != "1 to "+p.Help) {
+		if p.Type == query.TypeBool && (strings.HasPrefix(p.Usage(), "1") || strings.Contains(p.Usage(), "1 to") || p.URLHelp() != "1 to "+p.Help) {
 			t.Errorf("%s: usage %q, URL help %q; want the switch's usage without a value and the URL's with 1", p.Name, p.Usage(), p.URLHelp())
 		}
-		if (p.Type == subsecond.TypeChoice) != (len(p.Choices) > 0) {
+		if (p.Type == query.TypeChoice) != (len(p.Choices) > 0) {
 			t.Errorf("%s: type %s with choices %v", p.Name, p.Type, p.Choices)
 		}
-		if (p.Type == subsecond.TypeInt || p.Type == subsecond.TypeDuration) && p.Min > p.Max {
+		if (p.Type == query.TypeInt || p.Type == query.TypeDuration) && p.Min > p.Max {
 			t.Errorf("%s: range %d–%d", p.Name, p.Min, p.Max)
 		}
 		if got := p.Get(&def); p.Default != "" && got != p.Default {
 			t.Errorf("%s: default query holds %q; want the table's default %q", p.Name, got, p.Default)
 		}
 		// Every value Get writes parses back to itself.
-		q, err := subsecond.ParseQuery(url.Values{p.Name: {p.Get(&def)}})
+		q, err := query.Parse(url.Values{p.Name: {p.Get(&def)}})
 		if err != nil || p.Get(q) != p.Get(&def) {
-			t.Errorf("%s: ParseQuery(%s=%q) = %q, %v", p.Name, p.Name, p.Get(&def), p.Get(q), err)
+			t.Errorf("%s: Parse(%s=%q) = %q, %v", p.Name, p.Name, p.Get(&def), p.Get(q), err)
 		}
 	}
-	if len(subsecond.FilterParams()) != 9 {
-		t.Errorf("%d filter params; want the 9 fields of Filter", len(subsecond.FilterParams()))
+	if len(query.FilterParams()) != 9 {
+		t.Errorf("%d filter params; want the 9 fields of Filter", len(query.FilterParams()))
 	}
 	var cores []string
-	for _, p := range subsecond.ParamsFor(subsecond.ViewCores) {
-		if p.Group != subsecond.GroupFilter {
+	for _, p := range query.ParamsFor(query.ViewCores) {
+		if p.Group != query.GroupFilter {
 			cores = append(cores, p.Name)
 		}
 	}
@@ -63,19 +64,19 @@ func TestParams(t *testing.T) {
 	}
 }
 
-func TestParseQuery(t *testing.T) {
-	q, err := subsecond.ParseQuery(url.Values{})
+func TestParse(t *testing.T) {
+	q, err := query.Parse(url.Values{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// No bucket: each view picks its own (0.1 s for a capture, about 1,000
 	// columns for a host).
-	want := subsecond.Query{Rows: subsecond.DefaultRows, Col: subsecond.DefaultCol,
-		Measure: "busy", Threshold: subsecond.DefaultThreshold, Min: subsecond.DefaultMin, Limit: 50, Cells: 10, Near: subsecond.DefaultNear,
-		MaxSamples: subsecond.DefaultMaxSamples, Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc",
+	want := query.Query{Rows: query.DefaultRows, Col: query.DefaultCol,
+		Measure: "busy", Threshold: query.DefaultThreshold, Min: query.DefaultMin, Limit: 50, Cells: 10, Near: query.DefaultNear,
+		MaxSamples: query.DefaultMaxSamples, Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc",
 		CompareWith: "previous", CompareEarlier: 10 * 60e9}
 	if !reflect.DeepEqual(*q, want) {
-		t.Errorf("ParseQuery() = %+v; want the defaults %+v", *q, want)
+		t.Errorf("Parse() = %+v; want the defaults %+v", *q, want)
 	}
 
 	v := url.Values{
@@ -90,54 +91,54 @@ func TestParseQuery(t *testing.T) {
 		"compare_with": {"pick"}, "compare_earlier": {"2m"}, "compare_from2": {"1796007800"}, "compare_to2": {"1796007810.5"},
 		"unknown": {"ignored"},
 	}
-	q, err = subsecond.ParseQuery(v)
+	q, err = query.Parse(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = subsecond.Query{
-		Filter: subsecond.Filter{CPUs: []int32{0, 3, 4, 5}, PIDs: []int32{10}, TIDs: []int32{11, 12}, Comm: "java",
+	want = query.Query{
+		Filter: query.Filter{CPUs: []int32{0, 3, 4, 5}, PIDs: []int32{10}, TIDs: []int32{11, 12}, Comm: "java",
 			CommRegex: "^ja", Event: "cycles", Function: "^mem_", Only: "kernel", Idle: true},
-		Start: subsecond.Bound{NS: 2e9, Set: true}, End: subsecond.Bound{NS: 35e8, Set: true},
-		Start2: subsecond.Bound{NS: -15e8, Set: true}, End2: subsecond.Bound{NS: 60e9, Set: true}, Base: "abc",
-		From: subsecond.WallTime{NS: time.Date(2026, 11, 30, 3, 12, 5, 5e8, time.UTC).UnixNano(), Set: true}, To: subsecond.WallTime{NS: 1796008400e9, Set: true},
+		Start: query.Bound{NS: 2e9, Set: true}, End: query.Bound{NS: 35e8, Set: true},
+		Start2: query.Bound{NS: -15e8, Set: true}, End2: query.Bound{NS: 60e9, Set: true}, Base: "abc",
+		From: query.WallTime{NS: time.Date(2026, 11, 30, 3, 12, 5, 5e8, time.UTC).UnixNano(), Set: true}, To: query.WallTime{NS: 1796008400e9, Set: true},
 		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, Near: 120e9, MaxSamples: 5000,
 		Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
-		CompareFrom: subsecond.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
-		CompareTo:   subsecond.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 20, 0, time.UTC).UnixNano(), Set: true},
+		CompareFrom: query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
+		CompareTo:   query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 20, 0, time.UTC).UnixNano(), Set: true},
 		CompareCPUs: []int32{2}, CompareWith: "pick", CompareEarlier: 120e9,
-		CompareFrom2: subsecond.WallTime{NS: 1796007800e9, Set: true}, CompareTo2: subsecond.WallTime{NS: 17960078105e8, Set: true},
+		CompareFrom2: query.WallTime{NS: 1796007800e9, Set: true}, CompareTo2: query.WallTime{NS: 17960078105e8, Set: true},
 	}
 	if !reflect.DeepEqual(*q, want) {
-		t.Errorf("ParseQuery(%v) =\n%+v; want\n%+v", v, *q, want)
+		t.Errorf("Parse(%v) =\n%+v; want\n%+v", v, *q, want)
 	}
-	back, err := subsecond.ParseQuery(q.Values())
+	back, err := query.Parse(q.Values())
 	if err != nil || !reflect.DeepEqual(back, q) {
-		t.Errorf("ParseQuery(q.Values()) = %+v, %v; want %+v", back, err, q)
+		t.Errorf("Parse(q.Values()) = %+v, %v; want %+v", back, err, q)
 	}
-	if f, err := subsecond.ParseFilter(q.Filter.Values()); err != nil || !reflect.DeepEqual(f, q.Filter) {
+	if f, err := query.ParseFilter(q.Filter.Values()); err != nil || !reflect.DeepEqual(f, q.Filter) {
 		t.Errorf("ParseFilter(f.Values()) = %+v, %v; want %+v", f, err, q.Filter)
 	}
-	if got := q.ValuesFor(subsecond.ViewCores).Encode(); got != "bucket=0.25&comm=java&comm_regex=%5Eja&cpu=0%2C3-5&event=cycles&function=%5Emem_&idle=1&measure=system&only=kernel&pid=10&tid=11-12" {
+	if got := q.ValuesFor(query.ViewCores).Encode(); got != "bucket=0.25&comm=java&comm_regex=%5Eja&cpu=0%2C3-5&event=cycles&function=%5Emem_&idle=1&measure=system&only=kernel&pid=10&tid=11-12" {
 		t.Errorf("ValuesFor(ViewCores) = %s; want the filters, bucket and measure", got)
 	}
 
 	// Durations read the same in seconds and with units, everywhere.
 	for _, s := range []string{"2", "2s", "2000ms", "2.0", "0.0333333333m"} {
-		q, err := subsecond.ParseQuery(url.Values{"min": {s}, "col": {s}, "bucket": {s}, "start": {s}})
+		q, err := query.Parse(url.Values{"min": {s}, "col": {s}, "bucket": {s}, "start": {s}})
 		if s == "0.0333333333m" {
 			if err != nil || q.Min != 1999999998 {
-				t.Errorf("ParseQuery(min=%s) = %d, %v; want 1999999998 ns", s, q.Min, err)
+				t.Errorf("Parse(min=%s) = %d, %v; want 1999999998 ns", s, q.Min, err)
 			}
 			continue
 		}
 		if err != nil || q.Min != 2e9 || q.Col != 2e9 || q.Bucket != 2e9 || q.Start.NS != 2e9 {
-			t.Errorf("ParseQuery(min, col, bucket, start = %s) = %+v, %v; want 2 s each", s, q, err)
+			t.Errorf("Parse(min, col, bucket, start = %s) = %+v, %v; want 2 s each", s, q, err)
 		}
 	}
 }
 
-func TestParseQueryErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ param, value, msg string }{
 		{"cpu", "a", `cpu: "a" is not an id or range like 3-5`},
 		{"pid", "3-1", `pid: "3-1" is not a range like 3-5`},
@@ -163,10 +164,10 @@ func TestParseQueryErrors(t *testing.T) {
 		{"limit", "-1", `limit: -1 is outside 0 to 100000`},
 		{"scale", "cubic", `scale: "cubic" is not linear or log`},
 	} {
-		_, err := subsecond.ParseQuery(url.Values{tc.param: {tc.value}})
-		var pe *subsecond.ParamError
+		_, err := query.Parse(url.Values{tc.param: {tc.value}})
+		var pe *query.ParamError
 		if !errors.Is(err, subsecond.ErrInvalid) || !errors.As(err, &pe) || pe.Name != tc.param || err.Error() != tc.msg {
-			t.Errorf("ParseQuery(%s=%q) error = %v; want %q wrapping ErrInvalid", tc.param, tc.value, err, tc.msg)
+			t.Errorf("Parse(%s=%q) error = %v; want %q wrapping ErrInvalid", tc.param, tc.value, err, tc.msg)
 		}
 	}
 }
@@ -188,7 +189,7 @@ func TestResolve(t *testing.T) {
 		{url.Values{"start": {"4"}, "end": {"5"}}, subsecond.Range{}, subsecond.Range{}, "start: 4 s is past the end of the capture (3.04 s)"},
 		{url.Values{"start": {"-9"}, "end": {"-2s"}}, subsecond.Range{}, subsecond.Range{}, "end: -2 s is before the capture starts (0 s)"},
 	} {
-		q, err := subsecond.ParseQuery(tc.v)
+		q, err := query.Parse(tc.v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,18 +207,18 @@ func TestResolve(t *testing.T) {
 }
 
 func TestCheckParam(t *testing.T) {
-	if err := subsecond.CheckParam("col", int64(time.Second)); err != nil {
+	if err := query.CheckParam("col", int64(time.Second)); err != nil {
 		t.Errorf("CheckParam(col, 1 s) = %v", err)
 	}
-	if err := subsecond.CheckParam("rows", 1001); err == nil || err.Error() != "rows: 1001 is outside 1 to 1000" {
-		t.Errorf("CheckParam(rows, 1001) = %v; want the error ParseQuery gives", err)
+	if err := query.CheckParam("rows", 1001); err == nil || err.Error() != "rows: 1001 is outside 1 to 1000" {
+		t.Errorf("CheckParam(rows, 1001) = %v; want the error Parse gives", err)
 	}
 }
 
 // TestParamsTS checks that web/src/params.ts, the front end's list of
 // parameters, is the Go table; -update rewrites it.
 func TestParamsTS(t *testing.T) {
-	const path = "web/src/params.ts"
+	const path = "../web/src/params.ts"
 	want := paramsTS(t)
 	if *update {
 		if err := os.WriteFile(path, want, 0o644); err != nil {
@@ -229,7 +230,7 @@ func TestParamsTS(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the Go table of query parameters; run go test . -run TestParamsTS -update\ngot:\n%s\nwant:\n%s", path, got, want)
+		t.Errorf("%s differs from the Go table of query parameters; run go test ./query -run TestParamsTS -update\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
 }
 
@@ -248,8 +249,8 @@ func paramsTS(t *testing.T) []byte {
 		Views   []string `json:"views"`
 	}
 	var b bytes.Buffer
-	b.WriteString(`// Code generated by "go test . -run TestParamsTS -update" from the table of
-// query parameters in query.go; DO NOT EDIT.
+	b.WriteString(`// Code generated by "go test ./query -run TestParamsTS -update" from the table of
+// query parameters in query/query.go; DO NOT EDIT.
 
 // Param is one query parameter: URL parameter and CLI flag. Durations and
 // offsets are written in seconds or with a unit (2, 2s, 1500ms); min and max
@@ -269,7 +270,7 @@ export interface Param {
 
 export const PARAMS: Param[] = [
 `)
-	for _, p := range subsecond.Params() {
+	for _, p := range query.Params() {
 		tp := param{Name: p.Name, Type: string(p.Type), Unit: p.Unit, Min: p.Min, Max: p.Max, Default: p.Default,
 			Choices: p.Choices, Help: p.URLHelp(), Group: string(p.Group), Views: []string{}}
 		if tp.Choices == nil {
@@ -289,7 +290,7 @@ export const PARAMS: Param[] = [
 // TestParamsDoc checks the table of parameters in docs/contracts.md against
 // the Go table; -update rewrites it.
 func TestParamsDoc(t *testing.T) {
-	const path, begin, end = "docs/contracts.md", "<!-- params:begin -->\n", "<!-- params:end -->"
+	const path, begin, end = "../docs/contracts.md", "<!-- params:begin -->\n", "<!-- params:end -->"
 	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +301,7 @@ func TestParamsDoc(t *testing.T) {
 	}
 	var b bytes.Buffer
 	b.WriteString("| name | group | type | values | default | meaning |\n|---|---|---|---|---|---|\n")
-	for _, p := range subsecond.Params() {
+	for _, p := range query.Params() {
 		def := p.Default
 		if def != "" && p.Unit != "" {
 			def += " " + p.Unit
@@ -315,18 +316,18 @@ func TestParamsDoc(t *testing.T) {
 		return
 	}
 	if !bytes.Equal(doc, want) {
-		t.Errorf("the parameter table in %s differs from the Go table; run go test . -run TestParamsDoc -update", path)
+		t.Errorf("the parameter table in %s differs from the Go table; run go test ./query -run TestParamsDoc -update", path)
 	}
 }
 
 func TestFilterDescribe(t *testing.T) {
 	for _, tc := range []struct {
-		f    subsecond.Filter
+		f    query.Filter
 		want string
 	}{
-		{subsecond.Filter{}, ""},
-		{subsecond.Filter{CPUs: []int32{5}}, "CPU 5"},
-		{subsecond.Filter{CPUs: []int32{0, 1, 2, 3, 7}, PIDs: []int32{300}, Comm: "gc", CommRegex: "web.*", Event: "cycles",
+		{query.Filter{}, ""},
+		{query.Filter{CPUs: []int32{5}}, "CPU 5"},
+		{query.Filter{CPUs: []int32{0, 1, 2, 3, 7}, PIDs: []int32{300}, Comm: "gc", CommRegex: "web.*", Event: "cycles",
 			Function: "mark", Only: "user", Idle: true},
 			"CPUs 0-3,7 · pid 300 · comm gc · comm ~ web.* · event cycles · function mark · user frames only · idle included"},
 	} {
@@ -344,13 +345,13 @@ func TestMessage(t *testing.T) {
 		err  error
 		want string
 	}{
-		{fmt.Errorf("hotspots: %w", subsecond.Invalidf("cpu", "the capture has no CPU 96")), "hotspots: cpu: the capture has no CPU 96"},
+		{fmt.Errorf("hotspots: %w", query.Invalidf("cpu", "the capture has no CPU 96")), "hotspots: cpu: the capture has no CPU 96"},
 		{fmt.Errorf("import: the capture has more than 5 samples, the limit per profile (--max-samples): %w", subsecond.ErrTooLarge),
 			"import: the capture has more than 5 samples, the limit per profile (--max-samples)"},
 		{fmt.Errorf("profile %q: %w", "x", subsecond.ErrNotFound), `profile "x": not found`},
 		{errors.New("too large"), "too large"},
 	} {
-		if got := subsecond.Message(tc.err); got != tc.want {
+		if got := query.Message(tc.err); got != tc.want {
 			t.Errorf("Message(%v) = %q; want %q", tc.err, got, tc.want)
 		}
 	}

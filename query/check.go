@@ -1,9 +1,11 @@
-package subsecond
+package query
 
 import (
 	"math/bits"
 	"slices"
 	"strconv"
+
+	"github.com/subsecond/subsecond"
 )
 
 // Check reports a filter that cannot match anything in c because it names
@@ -13,7 +15,7 @@ import (
 // ErrInvalid. A list that names some ids the capture has passes. The views
 // (package engine) check their filter with it before computing, so the
 // CLI says so and the API answers 400 instead of drawing an empty view.
-func (f Filter) Check(c *Capture) error {
+func (f Filter) Check(c *subsecond.Capture) error {
 	if len(f.CPUs) > 0 {
 		cpus := SeenCPUs(c)
 		switch {
@@ -56,7 +58,7 @@ func (f Filter) Check(c *Capture) error {
 // SeenCPUs returns the distinct CPU numbers of c's samples, sorted,
 // without Unknown. It is built once per capture and shared by the views
 // that need it (the cores map's rows, the filter check).
-func SeenCPUs(c *Capture) []int32 { return seenIDs(c, idCPU) }
+func SeenCPUs(c *subsecond.Capture) []int32 { return seenIDs(c, idCPU) }
 
 // idColumn names one of a capture's id columns.
 type idColumn int
@@ -73,13 +75,13 @@ type seenKey struct{ col idColumn }
 type idList []int32
 
 // Bytes returns the memory l holds (Sized).
-func (l idList) Bytes() int64 { return SliceBytes(l) }
+func (l idList) Bytes() int64 { return subsecond.SliceBytes(l) }
 
 // seenIDs returns the distinct ids of c's column col, sorted, without
 // Unknown, computed once per capture and column: a filter on CPUs checks
 // them without waiting for the process and thread ids.
-func seenIDs(c *Capture, col idColumn) []int32 {
-	return Derived(c, seenKey{col}, func() idList {
+func seenIDs(c *subsecond.Capture, col idColumn) []int32 {
+	return subsecond.Derived(c, seenKey{col}, func() idList {
 		s := &c.Samples
 		return distinct([...][]int32{idCPU: s.CPU, idPID: s.PID, idTID: s.TID}[col])
 	})
@@ -96,8 +98,8 @@ func (s commSet) Bytes() int64 { return 48 * int64(len(s)) }
 
 // seenComms returns the command names of c's samples, computed once per
 // capture.
-func seenComms(c *Capture) commSet {
-	return Derived(c, commsKey{}, func() commSet {
+func seenComms(c *subsecond.Capture) commSet {
+	return subsecond.Derived(c, commsKey{}, func() commSet {
 		comms := commSet{}
 		seen := make([]bool, len(c.Strings))
 		for _, k := range c.Samples.Comm {
@@ -133,7 +135,7 @@ func distinct(col []int32) []int32 {
 		switch {
 		case id >= 0 && id < denseIDs:
 			set[id/64] |= 1 << (id % 64)
-		case id != Unknown:
+		case id != subsecond.Unknown:
 			if other == nil {
 				other = map[int32]struct{}{}
 			}
@@ -175,4 +177,13 @@ func count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// CheckHost reports whether h can name a host (see subsecond.HostProblem):
+// the error is a *ParamError for host.
+func CheckHost(h string) error {
+	if p := subsecond.HostProblem(h); p != "" {
+		return Invalidf("host", "%s", p)
+	}
+	return nil
 }

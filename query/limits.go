@@ -1,4 +1,4 @@
-package subsecond
+package query
 
 import "time"
 

@@ -1,4 +1,4 @@
-package subsecond
+package query
 
 import (
 	"errors"
@@ -11,13 +11,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/subsecond/subsecond"
 )
 
 // Query is one view request: which samples (Filter), which time ranges and
 // the shape of each view. The CLI's flags and the URL parameters of the API
 // and pages are the same parameters, listed in one table (Params), so a
 // query reads the same wherever it is written. The zero Query is not valid;
-// ParseQuery fills defaults.
+// Parse fills defaults.
 type Query struct {
 	Filter Filter
 
@@ -76,7 +78,7 @@ type Query struct {
 	// Range and Range2 are absolute, half-open ranges in nanoseconds, set by
 	// Resolve: [T0+Start, T0+End), a missing bound being the profile's
 	// first sample or the instant after its last.
-	Range, Range2 Range
+	Range, Range2 subsecond.Range
 }
 
 // Bound is an optional offset in nanoseconds from a profile's T0.
@@ -188,7 +190,7 @@ type Param struct {
 // The CLI's flags, the URL parameters, their validation and error texts,
 // the pages' form hints, the front end's list (web/src/params.ts) and the
 // table in docs/contracts.md all come from it; the last two are generated
-// by `go test . -run 'TestParams(TS|Doc)' -update`.
+// by `go test ./query -run 'TestParams(TS|Doc)' -update`.
 //
 // To add a parameter: add its field to Query (or Filter), add its row here
 // with a field function returning a pointer to that field (and, for a
@@ -355,7 +357,7 @@ func ParamsIn(g Group) []Param {
 // parameter set, in table order: "CPU 39", "comm java", "kernel frames
 // only", "idle included".
 func (f Filter) Describe() []string {
-	q := DefaultQuery()
+	q := Default()
 	q.Filter = f
 	var out []string
 	for _, p := range params {
@@ -390,18 +392,18 @@ func LookupParam(name string) (Param, bool) {
 	return Param{}, false
 }
 
-// DefaultQuery returns the query of no parameters: every default.
-func DefaultQuery() Query {
+// Default returns the query of no parameters: every default.
+func Default() Query {
 	q := defaults
 	return q
 }
 
-// ParseQuery reads the parameters of the table from v; absent or empty ones
+// Parse reads the parameters of the table from v; absent or empty ones
 // take their defaults, unknown names are ignored (pages carry their own).
 // The error names the first bad parameter, as a *ParamError wrapping
 // ErrInvalid.
-func ParseQuery(v url.Values) (*Query, error) {
-	q := DefaultQuery()
+func Parse(v url.Values) (*Query, error) {
+	q := Default()
 	for _, p := range params {
 		if s := v.Get(p.Name); s != "" {
 			if err := p.set(&q, s); err != nil {
@@ -412,9 +414,9 @@ func ParseQuery(v url.Values) (*Query, error) {
 	return &q, nil
 }
 
-// ParseFilter reads the filter parameters from v; see ParseQuery.
+// ParseFilter reads the filter parameters from v; see Parse.
 func ParseFilter(v url.Values) (Filter, error) {
-	q, err := ParseQuery(pickGroup(v, GroupFilter))
+	q, err := Parse(pickGroup(v, GroupFilter))
 	if err != nil {
 		return Filter{}, err
 	}
@@ -432,7 +434,7 @@ func pickGroup(v url.Values, g Group) url.Values {
 }
 
 // Values returns the query's parameters that differ from their defaults,
-// so that ParseQuery(q.Values()) equals q (but for Range and Range2, which
+// so that Parse(q.Values()) equals q (but for Range and Range2, which
 // Resolve sets).
 func (q *Query) Values() url.Values {
 	v := url.Values{}
@@ -459,7 +461,7 @@ func (q *Query) ValuesFor(views View) url.Values {
 // Values returns the filter as query parameters, omitting defaults, so that
 // ParseFilter(f.Values()) equals f.
 func (f Filter) Values() url.Values {
-	q := DefaultQuery()
+	q := Default()
 	q.Filter = f
 	return pickGroup(q.Values(), GroupFilter)
 }
@@ -478,7 +480,7 @@ func (q *Query) HasBase() bool {
 // is an error saying so. When
 // Base names another profile, Range2 is left for ResolveBase; a Base naming
 // p itself is cleared.
-func (q *Query) Resolve(p *Profile) error {
+func (q *Query) Resolve(p *subsecond.Profile) error {
 	if err := resolveWall(p, q.From, q.To, &q.Start, &q.End, ""); err != nil {
 		return err
 	}
@@ -498,7 +500,7 @@ func (q *Query) Resolve(p *Profile) error {
 // resolveWall turns from and to into start and end with p's wall-clock
 // anchor (Profile.Wall): the range's bounds, or with suffix "2" the base
 // range's, whose parameters the errors name (from2, start2, …).
-func resolveWall(p *Profile, from, to WallTime, start, end *Bound, suffix string) error {
+func resolveWall(p *subsecond.Profile, from, to WallTime, start, end *Bound, suffix string) error {
 	if !from.Set && !to.Set {
 		return nil
 	}
@@ -567,7 +569,7 @@ func ParseWallTime(name, s string) (int64, error) {
 
 // ResolveBase sets Range2 from Start2 and End2 against base, the profile
 // Base names, as Resolve does for the query's own profile.
-func (q *Query) ResolveBase(base *Profile) error {
+func (q *Query) ResolveBase(base *subsecond.Profile) error {
 	if err := resolveWall(base, q.From2, q.To2, &q.Start2, &q.End2, "2"); err != nil {
 		return err
 	}
@@ -578,20 +580,20 @@ func (q *Query) ResolveBase(base *Profile) error {
 
 // WholeOf returns the range of all of p's samples, from T0 (UntimedRange
 // when p has no timestamps): the range a query gives when it names none.
-func WholeOf(p *Profile) Range {
+func WholeOf(p *subsecond.Profile) subsecond.Range {
 	if !p.Timed() {
-		return UntimedRange
+		return subsecond.UntimedRange
 	}
-	return Range{Start: p.T0(), End: p.End + 1}
+	return subsecond.Range{Start: p.T0(), End: p.End + 1}
 }
 
-func resolve(whole Range, start, end Bound, startName, endName string) (Range, error) {
-	if whole == UntimedRange {
+func resolve(whole subsecond.Range, start, end Bound, startName, endName string) (subsecond.Range, error) {
+	if whole == subsecond.UntimedRange {
 		switch {
 		case start.Set:
-			return whole, &ParamError{Name: startName, Msg: noTimeText}
+			return whole, &ParamError{Name: startName, Msg: subsecond.ErrNoTime.Error()}
 		case end.Set:
-			return whole, &ParamError{Name: endName, Msg: noTimeText}
+			return whole, &ParamError{Name: endName, Msg: subsecond.ErrNoTime.Error()}
 		}
 		return whole, nil
 	}
@@ -642,7 +644,7 @@ type ParamError struct {
 func (e *ParamError) Error() string { return e.Name + ": " + e.Msg }
 
 // Unwrap returns ErrInvalid.
-func (e *ParamError) Unwrap() error { return ErrInvalid }
+func (e *ParamError) Unwrap() error { return subsecond.ErrInvalid }
 
 // Invalidf returns a *ParamError for parameter name with the formatted
 // message.
@@ -658,7 +660,7 @@ func Invalidf(name, format string, args ...any) error {
 // 400 and 413 answers through it, so they read the same.
 func Message(err error) string {
 	msg := err.Error()
-	for _, sentinel := range []error{ErrInvalid, ErrTooLarge} {
+	for _, sentinel := range []error{subsecond.ErrInvalid, subsecond.ErrTooLarge} {
 		if errors.Is(err, sentinel) {
 			msg = strings.TrimSuffix(msg, ": "+sentinel.Error())
 		}
@@ -775,8 +777,8 @@ func (p Param) set(q *Query, s string) error {
 }
 
 // CheckParam checks n, a value of the TypeInt or TypeDuration parameter
-// name given other than through ParseQuery (a Go caller's options), against
-// the table's range, with the same error ParseQuery gives.
+// name given other than through Parse (a Go caller's options), against
+// the table's range, with the same error Parse gives.
 func CheckParam(name string, n int64) error {
 	p, ok := LookupParam(name)
 	if !ok || p.Type != TypeInt && p.Type != TypeDuration {

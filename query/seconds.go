@@ -1,0 +1,97 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseSeconds parses a decimal number of seconds such as "5086.2" into
+// integer nanoseconds exactly, without floating point. Values whose
+// nanoseconds do not fit in an int64 are refused. Errors wrap ErrInvalid and
+// name the parameter.
+func ParseSeconds(name, s string) (int64, error) {
+	bad := Invalidf(name, "%q is not a number of seconds like 1.25", s)
+	in := s
+	s = strings.TrimSpace(s)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" && frac == "" || len(frac) > 9 {
+		return 0, bad
+	}
+	for _, r := range whole + frac {
+		if r < '0' || r > '9' {
+			return 0, bad
+		}
+	}
+	whole = strings.TrimLeft(whole, "0")
+	var w, f int64
+	if whole != "" && len(whole) <= 10 {
+		w, _ = strconv.ParseInt(whole, 10, 64)
+	}
+	if frac != "" {
+		f, _ = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+	}
+	// Check the range before multiplying: ten whole digits can overflow.
+	if len(whole) > 10 || w > (math.MaxInt64-f)/1e9 {
+		return 0, Invalidf(name, "%q is out of range: seconds must lie within ±%s", in, FormatSeconds(math.MaxInt64))
+	}
+	ns := w*1e9 + f
+	if neg {
+		ns = -ns
+	}
+	return ns, nil
+}
+
+// FormatSeconds writes nanoseconds as decimal seconds without trailing
+// zeros, the inverse of ParseSeconds: 5086200000000 is "5086.2".
+func FormatSeconds(ns int64) string { return decimalSeconds(ns, 9) }
+
+// DisplaySeconds writes nanoseconds as decimal seconds for people: rounded
+// to the microsecond (halves away from zero), without trailing zeros.
+// 119998950001 is "119.99895" where FormatSeconds writes "119.998950001".
+// What goes back into a URL or a parameter is written with FormatSeconds,
+// which is exact.
+func DisplaySeconds(ns int64) string {
+	const us = 1000
+	r := ns / us // whole microseconds, rounded below; no overflow near the int64 limits
+	if rem := ns % us; rem >= us/2 {
+		r++
+	} else if rem <= -us/2 {
+		r--
+	}
+	return decimalSeconds(r, 6)
+}
+
+// decimalSeconds writes n units of 10^-digits seconds as decimal seconds
+// without trailing zeros.
+func decimalSeconds(n int64, digits int) string {
+	sign, u := "", uint64(n)
+	if n < 0 {
+		sign, u = "-", -u // the magnitude, math.MinInt64's too
+	}
+	unit := uint64(1)
+	for range digits {
+		unit *= 10
+	}
+	s := fmt.Sprintf("%s%d.%0*d", sign, u/unit, digits, u%unit)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// DisplayRange writes the half-open range [start, end) of offsets in
+// nanoseconds for people, in seconds as DisplaySeconds writes them:
+// "[0, 119.99895) s".
+func DisplayRange(start, end int64) string {
+	return "[" + DisplaySeconds(start) + ", " + DisplaySeconds(end) + ") s"
+}
+
+// DisplayWallTime writes Unix nanoseconds for people as an RFC 3339 time in
+// UTC, rounded to the microsecond, without trailing zeros:
+// "2026-11-30T00:16:59Z", "2025-03-11T02:12:07.501234Z".
+func DisplayWallTime(ns int64) string {
+	return time.Unix(0, ns).UTC().Round(time.Microsecond).Format("2006-01-02T15:04:05.999999Z07:00")
+}
