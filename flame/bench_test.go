@@ -41,7 +41,7 @@ func BenchmarkExport(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Logf("10 s graph: %d nodes, %d samples", g.Len(), g.Total)
-	for _, format := range query.ExportFormatNames() {
+	for _, format := range flame.FormatNames() {
 		b.Run(format, func(b *testing.B) {
 			synth.Latency(b, func() error { return g.Export(io.Discard, format) })
 		})

@@ -2,20 +2,20 @@ package flame
 
 import (
 	"testing"
-
-	"github.com/subsecond/subsecond/query"
 )
 
-// TestWritersMatchRegistry checks that Export has a writer for each format
-// of the registry and none besides.
-func TestWritersMatchRegistry(t *testing.T) {
-	names := query.ExportFormatNames()
-	for _, n := range names {
-		if writers[n] == nil {
-			t.Errorf("format %s is registered but Export has no writer for it", n)
+// TestFormatsComplete checks that each format of the registry has a
+// writer, a media type and an extension, and that no name is registered
+// twice.
+func TestFormatsComplete(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range formats {
+		if f.write == nil || f.MediaType == "" || f.Ext == "" {
+			t.Errorf("format %s: writer set %v, media type %q, extension %q; want all three", f.Name, f.write != nil, f.MediaType, f.Ext)
 		}
-	}
-	if len(writers) != len(names) {
-		t.Errorf("Export has %d writers for %d registered formats (%v)", len(writers), len(names), names)
+		if seen[f.Name] {
+			t.Errorf("format %s is registered twice", f.Name)
+		}
+		seen[f.Name] = true
 	}
 }

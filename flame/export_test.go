@@ -24,7 +24,7 @@ func TestExportFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range query.ExportFormats() {
+	for _, f := range flame.Formats() {
 		var b bytes.Buffer
 		if err := g.Export(&b, f.Name); err != nil {
 			t.Errorf("Export(%s): %v", f.Name, err)
@@ -32,7 +32,7 @@ func TestExportFormats(t *testing.T) {
 		}
 		out := b.Bytes()
 		var ok bool
-		switch f.ContentType {
+		switch f.MediaType {
 		case "application/json":
 			ok = json.Valid(out)
 		case "image/svg+xml":
@@ -44,15 +44,15 @@ func TestExportFormats(t *testing.T) {
 			p, err := profile.Parse(bytes.NewReader(out))
 			ok = err == nil && len(p.Sample) > 0
 		default:
-			t.Errorf("format %s: content type %q has no check here", f.Name, f.ContentType)
+			t.Errorf("format %s: content type %q has no check here", f.Name, f.MediaType)
 			continue
 		}
 		if !ok || f.Ext == "" || f.Help == "" {
-			t.Errorf("Export(%s) wrote %.80q; want %s, with an extension and help", f.Name, out, f.ContentType)
+			t.Errorf("Export(%s) wrote %.80q; want %s, with an extension and help", f.Name, out, f.MediaType)
 		}
 	}
 	err = g.Export(&bytes.Buffer{}, "png")
-	if !errors.Is(err, subsecond.ErrInvalid) || err.Error() != `format: "png" is not one of `+strings.Join(query.ExportFormatNames(), ", ") {
+	if !errors.Is(err, subsecond.ErrInvalid) || err.Error() != `format: "png" is not one of `+strings.Join(flame.FormatNames(), ", ") {
 		t.Errorf("Export(png) error = %v; want the list of formats", err)
 	}
 }

@@ -40,7 +40,7 @@ func BenchmarkGenerated(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, format := range query.ExportFormatNames() {
+	for _, format := range flame.FormatNames() {
 		b.Run("export_10s_"+format, func(b *testing.B) {
 			synth.Latency(b, func() error { return g.Export(io.Discard, format) })
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -273,7 +274,7 @@ func (s *Server) samples(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
-	ft, err := query.LookupExportFormat(r.URL.Query().Get("format"))
+	ft, err := flame.LookupFormat(r.URL.Query().Get("format"))
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -313,9 +314,9 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", ft.ContentType)
+	h.Set("Content-Type", ft.MediaType)
 	h.Set("Cache-Control", "no-store")
-	if ft.Download {
+	if ft.Attachment {
 		kind := "flame"
 		if isDiff {
 			kind = "diff"

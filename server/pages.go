@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/web"
@@ -282,9 +283,9 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		Back:    link.Profile(p.ID, profileParams(v)),
 		Search:  v.Get("search"),
 	}
-	for _, f := range query.ExportFormats() {
-		if f.Label != "" {
-			page.Exports = append(page.Exports, web.Export{Name: f.Name, Label: f.Label, Href: export(f.Name), Download: f.Download})
+	for _, f := range flame.Formats() {
+		if f.Title != "" {
+			page.Exports = append(page.Exports, web.Export{Name: f.Name, Label: f.Title, Href: export(f.Name), Download: f.Attachment})
 		}
 	}
 	for _, k := range sortedKeys(v) {

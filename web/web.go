@@ -197,7 +197,7 @@ type DiffSide struct {
 }
 
 // Export is a link to the flame graph written in one export format
-// (query.ExportFormats); Download links save a file.
+// (flame.Formats); Download links save a file.
 type Export struct {
 	Name     string // the format: data-testid "export-<Name>"
 	Label    string

@@ -23,13 +23,13 @@ func runFlamegraph(ctx context.Context, e env) error {
 	v := newViewFlags("flamegraph", e, query.ViewFlame|query.ViewDiff)
 	format := v.fs.String("format", "svg", formatUsage())
 	out := v.fs.String("o", "", "write to this file instead of standard output")
-	v.usage("flamegraph [--start S] [--end E] [filters] [--base FILE|ID] [--start2 S2 --end2 E2] [--format "+strings.Join(query.ExportFormatNames(), "|")+"] [-o OUT] FILE|ID",
+	v.usage("flamegraph [--start S] [--end E] [filters] [--base FILE|ID] [--start2 S2 --end2 E2] [--format "+strings.Join(flame.FormatNames(), "|")+"] [-o OUT] FILE|ID",
 		"Writes the flame graph of the samples in [S, E) seconds from T0 that pass the\nfilters; with --start2/--end2, the differential graph from that base range,\nof the capture --base names when given. Differential exports: folded as\nflamegraph.pl's difffolded (stack base target), pprof as go tool pprof\n-diff_base builds it (base samples negated), json and functions with both counts.\n\n"+formatList())
 	q, err := v.parse(e.args)
 	if err != nil {
 		return err
 	}
-	if _, err := query.LookupExportFormat(*format); err != nil {
+	if _, err := flame.LookupFormat(*format); err != nil {
 		return fmt.Errorf("flamegraph: %w", err)
 	}
 	c, err := v.load(ctx, q)
@@ -86,14 +86,14 @@ func runFlamegraph(ctx context.Context, e env) error {
 // formatUsage describes --format in one line from the registry of export
 // formats; formatList describes each one, for the command's usage text.
 func formatUsage() string {
-	names := query.ExportFormatNames()
+	names := flame.FormatNames()
 	return "output format: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func formatList() string {
 	var b strings.Builder
 	b.WriteString("Formats:")
-	for _, f := range query.ExportFormats() {
+	for _, f := range flame.Formats() {
 		fmt.Fprintf(&b, "\n  %-10s %s", f.Name, f.Help)
 	}
 	return b.String()
