@@ -1,18 +1,128 @@
-// Package link builds the paths of Subsecond's pages from a query: the one
-// place that spells a route's URL, so that the server, the CLI, templ
-// components and the night's hot spots link alike. Path segments are
-// escaped with url.PathEscape and queries encoded with url.Values.Encode.
+// Package link is the one place that spells Subsecond's URLs: every page
+// and API route as a pattern (Route, with {name} segments as chi writes
+// them), filled from a profile id or a host name and a query. The server
+// registers its routes from these patterns; the server, the CLI, templ
+// components and the night's hot spots build their links with them; and
+// web/src/links.ts, which the front end builds its links with, is
+// generated from the same table (go test ./link -run TestLinksTS -update).
 //
-//	link.Flame(id, q.ValuesFor(query.ViewFlame)) // "/p/ID/flame?cpu=39&end=62&start=56"
+// A segment is escaped with url.PathEscape, and the server reads it back
+// unescaped, so any host name that can be stored can be linked.
+//
+//	link.Flame(id, v)                   // "/p/ID/flame?cpu=39&end=62&start=56"
+//	link.HostPage.Path("web-1")         // "/hosts/web-1"
+//	link.ProfileAPI.With(v, id)         // "/api/profiles/ID?…"
 package link
 
 import (
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/query"
 )
+
+// Route is a URL path pattern: literal text and {name} segments, each
+// filled by one argument of Path or With, in order.
+type Route string
+
+// Pages.
+const (
+	Index       Route = "/"
+	ProfilePage Route = "/p/{id}"
+	FlamePage   Route = "/p/{id}/flame"
+	DiffPage    Route = "/p/{id}/diff"
+	StacksPage  Route = "/p/{id}/stacks"
+	HostsPage   Route = "/hosts"
+	HostPage    Route = "/hosts/{host}"
+	Static      Route = "/static/*"
+)
+
+// The JSON API.
+const (
+	ProfilesAPI    Route = "/api/profiles"
+	ProfileAPI     Route = "/api/profiles/{id}"
+	HeatmapAPI     Route = "/api/profiles/{id}/heatmap"
+	CoresAPI       Route = "/api/profiles/{id}/cpus"
+	HotspotsAPI    Route = "/api/profiles/{id}/hotspots"
+	FlameAPI       Route = "/api/profiles/{id}/flamegraph"
+	DiffAPI        Route = "/api/profiles/{id}/diff"
+	SamplesAPI     Route = "/api/profiles/{id}/samples"
+	HostsAPI       Route = "/api/hosts"
+	HostAPI        Route = "/api/hosts/{host}"
+	CapturesAPI    Route = "/api/hosts/{host}/captures"
+	TimelineAPI    Route = "/api/hosts/{host}/timeline"
+	HostHotspotAPI Route = "/api/hosts/{host}/hotspots"
+	CommsAPI       Route = "/api/hosts/{host}/comms"
+	MarkersAPI     Route = "/api/hosts/{host}/markers"
+)
+
+// Routes lists every route with the name the generated TypeScript gives
+// it, in the order above.
+var Routes = []struct {
+	Name  string
+	Route Route
+}{
+	{"index", Index}, {"profilePage", ProfilePage}, {"flamePage", FlamePage}, {"diffPage", DiffPage},
+	{"stacksPage", StacksPage}, {"hostsPage", HostsPage}, {"hostPage", HostPage},
+	{"profilesAPI", ProfilesAPI}, {"profileAPI", ProfileAPI}, {"heatmapAPI", HeatmapAPI},
+	{"coresAPI", CoresAPI}, {"hotspotsAPI", HotspotsAPI}, {"flameAPI", FlameAPI}, {"diffAPI", DiffAPI},
+	{"samplesAPI", SamplesAPI}, {"hostsAPI", HostsAPI}, {"hostAPI", HostAPI}, {"capturesAPI", CapturesAPI},
+	{"timelineAPI", TimelineAPI}, {"hostHotspotsAPI", HostHotspotAPI}, {"commsAPI", CommsAPI},
+	{"markersAPI", MarkersAPI},
+}
+
+// Path fills r's {name} segments with args, in order, each escaped with
+// url.PathEscape. It panics when the number of args differs from the
+// number of segments: a programming error, not a user's.
+func (r Route) Path(args ...string) string {
+	var b strings.Builder
+	s := string(r)
+	n := 0
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		b.WriteString(s[:i])
+		if n >= len(args) {
+			panic("link: " + string(r) + " needs more than " + strconv.Itoa(len(args)) + " arguments")
+		}
+		b.WriteString(url.PathEscape(args[n]))
+		n++
+		s = s[i+j+1:]
+	}
+	if n != len(args) {
+		panic("link: " + string(r) + " takes " + strconv.Itoa(n) + " arguments, not " + strconv.Itoa(len(args)))
+	}
+	return b.String()
+}
+
+// With returns r's path (see Path) followed by the query v, or the path
+// alone when v is empty.
+func (r Route) With(v url.Values, args ...string) string { return r.Path(args...) + Query(v) }
+
+// Query returns v encoded as a URL's query, "?" included, or "" when v is
+// empty.
+func Query(v url.Values) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
+
+// Profile returns the path of stored profile id's page with the query v.
+func Profile(id string, v url.Values) string { return ProfilePage.With(v, id) }
+
+// Flame returns the path of stored profile id's flame graph page with the
+// query v.
+func Flame(id string, v url.Values) string { return FlamePage.With(v, id) }
+
+// Host returns the path of host's night page with the query v.
+func Host(host string, v url.Values) string { return HostPage.With(v, host) }
 
 // Hotspots sets each spot's URL to the flame graph page of stored profile
 // id for its episode: its CPU and range, with the filters of f.
@@ -27,28 +137,4 @@ func Hotspots(r *subsecond.HotspotReport, id string, f query.Filter) {
 		}
 		h.URL = Flame(id, v)
 	}
-}
-
-// Flame returns the path of stored profile id's flame graph page with the
-// query v.
-func Flame(id string, v url.Values) string { return Page(id, "flame", v) }
-
-// Profile returns the path of stored profile id's page with the query v.
-func Profile(id string, v url.Values) string {
-	return "/p/" + url.PathEscape(id) + Query(v)
-}
-
-// Page returns the path of stored profile id's page named page ("flame",
-// "diff", "stacks") with the query v.
-func Page(id, page string, v url.Values) string {
-	return "/p/" + url.PathEscape(id) + "/" + page + Query(v)
-}
-
-// Query returns v encoded as a URL's query, "?" included, or "" when v is
-// empty.
-func Query(v url.Values) string {
-	if len(v) == 0 {
-		return ""
-	}
-	return "?" + v.Encode()
 }

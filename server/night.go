@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/markers"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/timeline"
@@ -258,7 +258,7 @@ func (s *Server) hostsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	page := web.HostsPage{Layout: s.layout("Hosts", web.ViewData{Page: "hosts"}, r)}
 	for _, h := range timeline.Hosts(list) {
-		row := web.HostRow{Host: h.Host, Href: "/hosts/" + url.PathEscape(h.Host), Captures: h.Captures, Samples: h.Samples, Without: h.Unanchored}
+		row := web.HostRow{Host: h.Host, Href: link.HostPage.Path(h.Host), Captures: h.Captures, Samples: h.Samples, Without: h.Unanchored}
 		row.Wall = hostWall(h)
 		page.Hosts = append(page.Hosts, row)
 	}
@@ -288,7 +288,7 @@ func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, fmt.Errorf("host %q: %w", host, subsecond.ErrNotFound))
 		return
 	}
-	page := web.HostPage{Layout: s.layout(host, web.ViewData{Page: "host", Host: host, API: "/api/hosts/" + url.PathEscape(host)}, r),
+	page := web.HostPage{Layout: s.layout(host, web.ViewData{Page: "host", Host: host, API: link.HostAPI.Path(host)}, r),
 		Host: host, Captures: h.Captures, Without: h.Unanchored}
 	page.Wall = hostWall(*h)
 	s.render(w, r, web.Host(page))

@@ -64,7 +64,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 		Profiles:      list,
 		ReadOnly:      s.readOnly,
 		TokenRequired: s.token != "",
-		UploadURL:     s.baseURL(r) + "/api/profiles",
+		UploadURL:     s.baseURL(r) + string(link.ProfilesAPI),
 	}))
 }
 
@@ -86,7 +86,7 @@ func viewData(page string, p *subsecond.Profile, r *http.Request) web.ViewData {
 		Page:    page,
 		Profile: web.Summarize(p),
 		Params:  flatten(r.URL.Query()),
-		API:     "/api/profiles/" + p.ID,
+		API:     link.ProfileAPI.Path(p.ID),
 	}
 }
 
@@ -149,7 +149,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	if len(hs) > pageHotspots {
 		all := q.ValuesFor(query.ViewHotspots)
 		all.Set("limit", strconv.Itoa(len(hs)))
-		page.HotspotsAPI = "/api/profiles/" + p.ID + "/hotspots?" + all.Encode()
+		page.HotspotsAPI = link.HotspotsAPI.With(all, p.ID)
 		page.HotspotsMore = len(hs) - pageHotspots
 		hs = hs[:pageHotspots]
 	}
@@ -193,8 +193,8 @@ func linkedRange(p *subsecond.Profile, q *Query, v url.Values) *web.LinkedRange 
 		Range:      rangeLabel(q.Range, p.T0()),
 		Filters:    strings.Join(web.Filters(q.Filter), " · "),
 		Wall:       web.WallOf(p, q.Range.Start, q.Range.End),
-		FlameHref:  link.Page(p.ID, "flame", g),
-		StacksHref: link.Page(p.ID, "stacks", g),
+		FlameHref:  link.FlamePage.With(g, p.ID),
+		StacksHref: link.StacksPage.With(g, p.ID),
 	}
 }
 
@@ -245,9 +245,9 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 	if offsetsRedirect(w, r, q) {
 		return
 	}
-	api := "/api/profiles/" + p.ID + "/flamegraph"
+	api := link.FlameAPI.Path(p.ID)
 	if isDiff {
-		api = "/api/profiles/" + p.ID + "/diff"
+		api = link.DiffAPI.Path(p.ID)
 	}
 	export := func(format string) string {
 		e := engineParams(v)
@@ -268,7 +268,7 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 	// while the script loads.
 	layout.Preload = []string{graphJSON(api, v)}
 	if kind == "stacks" {
-		layout.Preload = append(layout.Preload, samplesJSON("/api/profiles/"+p.ID+"/samples", v))
+		layout.Preload = append(layout.Preload, samplesJSON(link.SamplesAPI.Path(p.ID), v))
 	}
 	page := web.FlamePage{
 		Layout:  layout,
@@ -301,8 +301,8 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 				other[k] = vs
 			}
 		}
-		page.StacksURL = link.Page(p.ID, "stacks", other)
-		page.FlameURL = link.Page(p.ID, "flame", other)
+		page.StacksURL = link.StacksPage.With(other, p.ID)
+		page.FlameURL = link.FlamePage.With(other, p.ID)
 	}
 	s.render(w, r, web.Flame(page))
 }
@@ -337,8 +337,8 @@ func offsetsRedirect(w http.ResponseWriter, r *http.Request, q *Query) bool {
 // diffSide describes range rg of p as a side of a differential graph.
 func diffSide(p *subsecond.Profile, rg subsecond.Range) web.DiffSide {
 	s := web.DiffSide{
-		Host: p.Host, HostHref: "/hosts/" + url.PathEscape(p.Host),
-		Name: displayName(p), Href: "/p/" + p.ID,
+		Host: p.Host, HostHref: link.HostPage.Path(p.Host),
+		Name: displayName(p), Href: link.ProfilePage.Path(p.ID),
 		Range: rangeLabel(rg, p.T0()), Wall: web.WallOf(p, rg.Start, rg.End),
 	}
 	if s.Wall != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/web"
 )
 
@@ -226,37 +227,37 @@ func (s *Server) Handler() http.Handler {
 		s.error(w, r, errMethod)
 	})
 
-	r.Post("/api/profiles", s.createProfile)
-	r.Patch("/api/profiles/{id}", s.patchProfile)
-	r.Delete("/api/profiles/{id}", s.deleteProfile)
-	r.Post("/api/hosts/{host}/markers", s.addMarkers)
+	r.Post(string(link.ProfilesAPI), s.createProfile)
+	r.Patch(string(link.ProfileAPI), s.patchProfile)
+	r.Delete(string(link.ProfileAPI), s.deleteProfile)
+	r.Post(string(link.MarkersAPI), s.addMarkers)
 	r.Group(func(r chi.Router) {
 		r.Use(compress("text/html", "text/css", "text/javascript", "application/javascript",
 			"application/json", "image/svg+xml", "text/plain"))
-		r.Get("/", s.index)
-		r.Get("/p/{id}", s.profilePage)
-		r.Get("/p/{id}/flame", s.flamePage)
-		r.Get("/p/{id}/diff", s.diffPage)
-		r.Get("/p/{id}/stacks", s.stacksPage)
-		r.Get("/hosts", s.hostsPage)
-		r.Get("/hosts/{host}", s.hostPage)
-		r.Get("/static/*", s.static)
+		r.Get(string(link.Index), s.index)
+		r.Get(string(link.ProfilePage), s.profilePage)
+		r.Get(string(link.FlamePage), s.flamePage)
+		r.Get(string(link.DiffPage), s.diffPage)
+		r.Get(string(link.StacksPage), s.stacksPage)
+		r.Get(string(link.HostsPage), s.hostsPage)
+		r.Get(string(link.HostPage), s.hostPage)
+		r.Get(string(link.Static), s.static)
 
-		r.Get("/api/profiles", s.listProfiles)
-		r.Get("/api/profiles/{id}", s.getProfile)
-		r.Get("/api/profiles/{id}/heatmap", s.heatmap)
-		r.Get("/api/profiles/{id}/cpus", s.cores)
-		r.Get("/api/profiles/{id}/hotspots", s.hotspots)
-		r.Get("/api/profiles/{id}/flamegraph", s.flamegraph)
-		r.Get("/api/profiles/{id}/diff", s.diff)
-		r.Get("/api/profiles/{id}/samples", s.samples)
+		r.Get(string(link.ProfilesAPI), s.listProfiles)
+		r.Get(string(link.ProfileAPI), s.getProfile)
+		r.Get(string(link.HeatmapAPI), s.heatmap)
+		r.Get(string(link.CoresAPI), s.cores)
+		r.Get(string(link.HotspotsAPI), s.hotspots)
+		r.Get(string(link.FlameAPI), s.flamegraph)
+		r.Get(string(link.DiffAPI), s.diff)
+		r.Get(string(link.SamplesAPI), s.samples)
 
-		r.Get("/api/hosts", s.listHosts)
-		r.Get("/api/hosts/{host}/captures", s.hostCaptures)
-		r.Get("/api/hosts/{host}/timeline", s.hostTimeline)
-		r.Get("/api/hosts/{host}/hotspots", s.hostHotspots)
-		r.Get("/api/hosts/{host}/comms", s.hostComms)
-		r.Get("/api/hosts/{host}/markers", s.hostMarkers)
+		r.Get(string(link.HostsAPI), s.listHosts)
+		r.Get(string(link.CapturesAPI), s.hostCaptures)
+		r.Get(string(link.TimelineAPI), s.hostTimeline)
+		r.Get(string(link.HostHotspotAPI), s.hostHotspots)
+		r.Get(string(link.CommsAPI), s.hostComms)
+		r.Get(string(link.MarkersAPI), s.hostMarkers)
 	})
 	return r
 }

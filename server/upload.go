@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -142,25 +143,26 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 		code = http.StatusOK
 	}
 	noteProfile(r, p.ID)
-	link := s.baseURL(r) + "/p/" + p.ID
+	page := link.ProfilePage.Path(p.ID)
+	abs := s.baseURL(r) + page
 	accept := r.Header.Get("Accept")
 	switch {
 	case strings.Contains(accept, "application/json"):
 	case strings.Contains(accept, "text/html"):
-		http.Redirect(w, r, "/p/"+p.ID, http.StatusSeeOther)
+		http.Redirect(w, r, page, http.StatusSeeOther)
 		return
 	case strings.Contains(accept, "text/plain"):
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("Location", link)
+		w.Header().Set("Location", abs)
 		w.WriteHeader(code)
-		fmt.Fprintln(w, link)
+		fmt.Fprintln(w, abs)
 		if existed {
 			fmt.Fprintf(w, "already stored as %q (uploaded %s); not stored again\n", displayName(p), p.Uploaded.UTC().Format(time.RFC3339))
 		}
 		return
 	}
-	w.Header().Set("Location", link)
-	s.json(w, code, created{URL: link, Existed: existed, Profile: p})
+	w.Header().Set("Location", abs)
+	s.json(w, code, created{URL: abs, Existed: existed, Profile: p})
 }
 
 // created is the answer to an upload; the link comes first so that it is

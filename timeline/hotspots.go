@@ -11,6 +11,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -284,12 +285,12 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 			return nil, err
 		}
 	}
-	link(rep.Spots, caps)
+	linkSpots(rep.Spots, caps)
 	return rep, nil
 }
 
-// link sets each spot's links to its capture's views (see Spot).
-func link(spots []Spot, caps []Capture) {
+// linkSpots sets each spot's links to its capture's views (see Spot).
+func linkSpots(spots []Spot, caps []Capture) {
 	prev := map[string]string{} // capture → the one before it
 	for i := 1; i < len(caps); i++ {
 		prev[caps[i].ID] = caps[i-1].ID
@@ -297,12 +298,11 @@ func link(spots []Spot, caps []Capture) {
 	for i := range spots {
 		sp := &spots[i]
 		lo, hi := query.FormatSeconds(sp.Start-sp.Offset-sp.T0), query.FormatSeconds(sp.End-sp.Offset-sp.T0)
-		id := url.PathEscape(sp.Capture)
-		qs := fmt.Sprintf("cpu=%d&start=%s&end=%s", sp.CPU, lo, hi)
-		sp.URL = "/p/" + id + "?" + qs
-		sp.FlameURL = "/p/" + id + "/flame?" + qs
+		qs := fmt.Sprintf("?cpu=%d&start=%s&end=%s", sp.CPU, lo, hi)
+		sp.URL = link.ProfilePage.Path(sp.Capture) + qs
+		sp.FlameURL = link.FlamePage.Path(sp.Capture) + qs
 		if base, ok := prev[sp.Capture]; ok {
-			sp.CompareURL = fmt.Sprintf("/p/%s/diff?%s&base=%s&start2=%s&end2=%s", id, qs, url.QueryEscape(base), lo, hi)
+			sp.CompareURL = link.DiffPage.Path(sp.Capture) + qs + "&base=" + url.QueryEscape(base) + "&start2=" + lo + "&end2=" + hi
 		}
 	}
 }

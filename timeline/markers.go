@@ -2,10 +2,10 @@ package timeline
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -42,7 +42,7 @@ func Markers(ctx context.Context, src Source, host string, ms []subsecond.Marker
 		v := MarkerView{Marker: m}
 		if win, ok := Locate(caps, m.Time-int64(Before), m.Time); ok {
 			v.Before = &win
-			v.URL = fmt.Sprintf("/p/%s?start=%s&end=%s", win.Capture, query.FormatSeconds(win.Start), query.FormatSeconds(win.End))
+			v.URL = link.ProfilePage.Path(win.Capture) + "?start=" + query.FormatSeconds(win.Start) + "&end=" + query.FormatSeconds(win.End)
 		}
 		out.Markers = append(out.Markers, v)
 	}
