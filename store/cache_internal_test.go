@@ -38,8 +38,8 @@ func TestDerivedAllowance(t *testing.T) {
 			t.Fatalf("%s: %d bytes derived before any view", name, c.DerivedBytes())
 		}
 		cc := newCaptureCache(1 << 40)
-		cc.put("t", c)
-		if got, want := cc.bytes(), tablesSize(c)+allow; got != want {
+		cc.Put("t", c)
+		if got, want := cc.Bytes(), tablesSize(c)+allow; got != want {
 			t.Errorf("%s: cache holds %d bytes before any view; want the tables and the allowance, %d", name, got, want)
 		}
 		all := subsecond.Range{Start: c.Profile.Start, End: c.Profile.End + 1}
@@ -55,8 +55,8 @@ func TestDerivedAllowance(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cc.get(t.Context(), "t", nil)
-		if got, want := cc.bytes(), tablesSize(c)+c.DerivedBytes(); got != want || c.DerivedBytes() <= allow {
+		cc.Get(t.Context(), "t", nil)
+		if got, want := cc.Bytes(), tablesSize(c)+c.DerivedBytes(); got != want || c.DerivedBytes() <= allow {
 			t.Errorf("%s: cache holds %d bytes after three flame graphs; want the tables and the %d bytes derived, %d (allowance %d)",
 				name, got, c.DerivedBytes(), want, allow)
 		}

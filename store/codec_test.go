@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"math"
 	"reflect"
@@ -141,28 +142,28 @@ func TestCacheBudget(t *testing.T) {
 	one := captureSize(capture(1000))
 	cc := newCaptureCache(3*one + one/2)
 	for _, id := range []string{"a", "b", "c", "d"} {
-		cc.put(id, capture(1000))
+		cc.Put(id, capture(1000))
 	}
-	if cc.bytes() > 3*one+one/2 {
-		t.Errorf("cache holds %d bytes; budget %d", cc.bytes(), 3*one+one/2)
+	if cc.Bytes() > 3*one+one/2 {
+		t.Errorf("cache holds %d bytes; budget %d", cc.Bytes(), 3*one+one/2)
 	}
-	if _, ok := cc.byID["a"]; ok {
+	if cc.Contains("a") {
 		t.Error("least recently used capture a still cached")
 	}
-	cc.get(t.Context(), "b", nil) // b is now the most recent: c goes next
-	cc.put("e", capture(1000))
-	if _, ok := cc.byID["c"]; ok {
+	cc.Get(t.Context(), "b", nil) // b is now the most recent: c goes next
+	cc.Put("e", capture(1000))
+	if cc.Contains("c") {
 		t.Error("capture c still cached after b was used and e added")
 	}
-	if _, ok := cc.byID["b"]; !ok {
+	if !cc.Contains("b") {
 		t.Error("recently used capture b evicted")
 	}
-	big, hit, err := cc.get(t.Context(), "huge", func() (*subsecond.Capture, error) { return capture(10000), nil })
+	big, hit, err := cc.Get(t.Context(), "huge", func(context.Context) (*subsecond.Capture, error) { return capture(10000), nil })
 	if err != nil || hit || big.Samples.Len() != 0 || cap(big.Samples.Time) != 10000 {
 		t.Fatalf("get of a capture larger than the budget = %v, %v, %v", big, hit, err)
 	}
-	if _, ok := cc.byID["huge"]; ok || cc.bytes() > 3*one+one/2 {
-		t.Errorf("a capture larger than the budget is kept (%d bytes cached)", cc.bytes())
+	if cc.Contains("huge") || cc.Bytes() > 3*one+one/2 {
+		t.Errorf("a capture larger than the budget is kept (%d bytes cached)", cc.Bytes())
 	}
 }
 

@@ -58,6 +58,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/lru"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -95,7 +96,7 @@ const DefaultWarmLimit = 5_000_000
 type Store struct {
 	b     Backend
 	opt   Options
-	cache *captureCache
+	cache *lru.Cache[string, *subsecond.Capture]
 }
 
 // New returns a Store over b, which it owns: Close closes b.
@@ -238,7 +239,7 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 	if res.warm != nil {
-		s.cache.put(p.ID, &subsecond.Capture{Profile: *p, Strings: res.tables.Strings, Frames: res.tables.Frames,
+		s.cache.Put(p.ID, &subsecond.Capture{Profile: *p, Strings: res.tables.Strings, Frames: res.tables.Frames,
 			Nodes: res.tables.Nodes, Samples: *res.warm})
 	}
 	return p, false, nil
@@ -287,7 +288,7 @@ func (s *Store) Rename(ctx context.Context, id, name string) error {
 		return fmt.Errorf("rename profile %q: %w", id, err)
 	}
 	// A cached capture carries the old name: read it anew when asked.
-	s.cache.remove(id)
+	s.cache.Remove(id)
 	return nil
 }
 
@@ -313,7 +314,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.b.Delete(ctx, id); err != nil {
 		return fmt.Errorf("delete profile %q: %w", id, err)
 	}
-	s.cache.remove(id)
+	s.cache.Remove(id)
 	return nil
 }
 
@@ -326,11 +327,11 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // unknown id, or one deleted meanwhile through another process, yields an
 // error wrapping subsecond.ErrNotFound.
 func (s *Store) Capture(ctx context.Context, id string) (*subsecond.Capture, error) {
-	c, hit, err := s.cache.get(ctx, id, func() (*subsecond.Capture, error) { return s.load(ctx, id) })
+	c, hit, err := s.cache.Get(ctx, id, func(ctx context.Context) (*subsecond.Capture, error) { return s.load(ctx, id) })
 	if err == nil && hit {
 		var ok bool
 		if ok, err = s.b.Exists(ctx, id); err == nil && !ok {
-			s.cache.remove(id)
+			s.cache.Remove(id)
 			err = subsecond.ErrNotFound
 		}
 	}

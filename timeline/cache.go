@@ -1,31 +1,21 @@
 package timeline
 
 import (
-	"container/list"
 	"context"
-	"sync"
+
+	"github.com/subsecond/subsecond/internal/lru"
 )
 
 // SummaryCache keeps captures' per-second summaries in memory, the most
 // recently used within a byte budget, so that the host views read each
 // capture's summaries from the database once rather than on every request.
-// Stored captures never change and their IDs are never reused, so entries
-// need no invalidation; a deleted capture's entry ages out. Safe for
-// concurrent use.
+// Concurrent requests for the same capture share one load. Stored captures
+// never change and their IDs are never reused, so entries need no
+// invalidation; a deleted capture's entry ages out. Safe for concurrent
+// use.
 type SummaryCache struct {
-	load   func(ctx context.Context, id string) ([]Summary, error)
-	budget int64
-
-	mu    sync.Mutex
-	bytes int64
-	lru   *list.List // of *cacheEntry, most recent first
-	m     map[string]*list.Element
-}
-
-type cacheEntry struct {
-	id    string
-	sums  []Summary
-	bytes int64
+	load  func(ctx context.Context, id string) ([]Summary, error)
+	cache *lru.Cache[string, []Summary]
 }
 
 // DefaultSummaryBudget is the byte budget NewSummaryCache takes for 0: a
@@ -38,38 +28,15 @@ func NewSummaryCache(load func(ctx context.Context, id string) ([]Summary, error
 	if budget <= 0 {
 		budget = DefaultSummaryBudget
 	}
-	return &SummaryCache{load: load, budget: budget, lru: list.New(), m: map[string]*list.Element{}}
+	return &SummaryCache{load: load, cache: lru.New[string](lru.Options[[]Summary]{Budget: budget, Size: sizeOf})}
 }
 
-// Summaries returns capture id's summaries, loading them on first use.
-// Callers must not modify them.
+// Summaries returns capture id's summaries, loading them on first use; a
+// failed load is not kept. Callers must not modify them.
 func (c *SummaryCache) Summaries(ctx context.Context, id string) ([]Summary, error) {
-	c.mu.Lock()
-	if e, ok := c.m[id]; ok {
-		c.lru.MoveToFront(e)
-		sums := e.Value.(*cacheEntry).sums
-		c.mu.Unlock()
-		return sums, nil
-	}
-	c.mu.Unlock()
-	sums, err := c.load(ctx, id)
+	sums, _, err := c.cache.Get(ctx, id, func(ctx context.Context) ([]Summary, error) { return c.load(ctx, id) })
 	if err != nil {
 		return nil, err
-	}
-	n := sizeOf(sums)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[id]; ok || n > c.budget {
-		return sums, nil
-	}
-	c.m[id] = c.lru.PushFront(&cacheEntry{id: id, sums: sums, bytes: n})
-	c.bytes += n
-	for c.bytes > c.budget {
-		e := c.lru.Back()
-		old := e.Value.(*cacheEntry)
-		c.lru.Remove(e)
-		delete(c.m, old.id)
-		c.bytes -= old.bytes
 	}
 	return sums, nil
 }

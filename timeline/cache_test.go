@@ -3,7 +3,10 @@ package timeline
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 )
 
 func TestSummaryCache(t *testing.T) {
@@ -43,4 +46,33 @@ func TestSummaryCache(t *testing.T) {
 	if _, err := c.Summaries(ctx, "bad"); err == nil || loads["bad"] != 2 {
 		t.Errorf("a failed load was cached: %v, %d loads", err, loads["bad"])
 	}
+}
+
+// TestSummaryCacheSharesLoads checks that concurrent requests for a
+// capture that is not cached read its summaries once.
+func TestSummaryCacheSharesLoads(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var loads atomic.Int32
+		release := make(chan struct{})
+		c := NewSummaryCache(func(ctx context.Context, id string) ([]Summary, error) {
+			loads.Add(1)
+			<-release
+			return []Summary{{Start: 1}}, nil
+		}, 0)
+		const n = 8
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				if got, err := c.Summaries(t.Context(), "a"); err != nil || len(got) != 1 {
+					t.Errorf("Summaries(a) = %d, %v", len(got), err)
+				}
+			})
+		}
+		synctest.Wait() // every request is reading or waiting on the read
+		close(release)
+		wg.Wait()
+		if loads.Load() != 1 {
+			t.Errorf("%d concurrent requests loaded capture a %d times; want once", n, loads.Load())
+		}
+	})
 }
