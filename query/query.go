@@ -56,15 +56,30 @@ type Query struct {
 
 	MaxSamples int // stack chart: the most samples its range may hold
 
-	Scale  string // page: the heatmaps' colour scale, "linear" or "log"
-	Search string // page: the flame graph's search
-	Zoom   string // page: the flame graph's zoomed frame
-	View   string // page: "flame" or "icicle"
-	Shape  string // page: a differential graph drawn with the "target" or the "base" widths
-	Lanes  string // page: the stack chart's lanes, "cpu" or "thread"
-	TZ     string // page: times of day in "utc" or the browser's zone, "local"; or "offset", seconds from a capture's start
+	// Page is view state that only the pages keep in their URL: it
+	// changes no data.
+	Page Page
 
-	MatchCase bool // page: the search tells upper from lower case (it ignores case by default)
+	// Range and Range2 are absolute, half-open ranges in nanoseconds, set by
+	// Resolve: [T0+Start, T0+End), a missing bound being the profile's
+	// first sample or the instant after its last.
+	Range, Range2 subsecond.Range
+}
+
+// Page is the view state that only the pages keep in their URL (the
+// table's GroupPage rows): how a view is drawn, never which data it shows.
+// The server validates it like any parameter, so that a link names only
+// states a page can show; no computation reads it.
+type Page struct {
+	Scale  string // the heatmaps' colour scale, "linear" or "log"
+	Search string // the flame graph's search
+	Zoom   string // the flame graph's zoomed frame
+	View   string // "flame" or "icicle"
+	Shape  string // a differential graph drawn with the "target" or the "base" widths
+	Lanes  string // the stack chart's lanes, "cpu" or "thread"
+	TZ     string // times of day in "utc" or the browser's zone, "local"; or "offset", seconds from a capture's start
+
+	MatchCase bool // the search tells upper from lower case (it ignores case by default)
 
 	// The host page's Compare panel: the target range and its CPUs, how
 	// its baseline is chosen ("previous", "earlier" or "pick"), how much
@@ -74,11 +89,6 @@ type Query struct {
 	CompareWith              string
 	CompareEarlier           int64
 	CompareFrom2, CompareTo2 WallTime
-
-	// Range and Range2 are absolute, half-open ranges in nanoseconds, set by
-	// Resolve: [T0+Start, T0+End), a missing bound being the profile's
-	// first sample or the instant after its last.
-	Range, Range2 subsecond.Range
 }
 
 // Bound is an optional offset in nanoseconds from a profile's T0.
@@ -281,35 +291,35 @@ var params = []Param{
 		field: func(q *Query) any { return &q.MaxSamples }},
 
 	{Name: "scale", Type: TypeChoice, Choices: []string{"linear", "log"}, Default: "linear", Help: "the heatmaps' colour scale: linear or log (enhanced)", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.Scale }},
+		field: func(q *Query) any { return &q.Page.Scale }},
 	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.Search }},
+		field: func(q *Query) any { return &q.Page.Search }},
 	{Name: "match_case", Type: TypeBool, Default: "0", Help: "make the search tell upper from lower case (it ignores case by default)", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.MatchCase }},
+		field: func(q *Query) any { return &q.Page.MatchCase }},
 	{Name: "zoom", Type: TypeString, Help: "the flame graph's zoomed frame, as a path of frame names", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.Zoom }},
+		field: func(q *Query) any { return &q.Page.Zoom }},
 	{Name: "view", Type: TypeChoice, Choices: []string{"flame", "icicle"}, Default: "flame", Help: "flame (root at the bottom) or icicle (root at the top)", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.View }},
+		field: func(q *Query) any { return &q.Page.View }},
 	{Name: "shape", Type: TypeChoice, Choices: []string{"target", "base"}, Default: "target", Help: "a differential graph's widths: the target range's (frames gone since the base at their base width) or the base's (flamegraph.pl's --negate)", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.Shape }},
+		field: func(q *Query) any { return &q.Page.Shape }},
 	{Name: "lanes", Type: TypeChoice, Choices: []string{"cpu", "thread"}, Default: "cpu", Help: "the stack chart's lanes: one per CPU or one per thread", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.Lanes }},
+		field: func(q *Query) any { return &q.Page.Lanes }},
 	{Name: "tz", Type: TypeChoice, Choices: []string{"utc", "local", "offset"}, Default: "utc", Help: "how pages show times: times of day in UTC or in the browser's time zone (local), each beside seconds from the capture's start; or (offset) a capture's views in seconds from its start alone, a host's night in UTC", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.TZ }},
+		field: func(q *Query) any { return &q.Page.TZ }},
 	{Name: "compare_from", Type: TypeWallTime, Help: "the host page's Compare panel: the target range's start, wall-clock time", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.CompareFrom }},
+		field: func(q *Query) any { return &q.Page.CompareFrom }},
 	{Name: "compare_to", Type: TypeWallTime, Help: "the host page's Compare panel: the target range's end, wall-clock time, exclusive", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.CompareTo }},
+		field: func(q *Query) any { return &q.Page.CompareTo }},
 	{Name: "compare_cpu", Type: TypeIDList, Help: "the host page's Compare panel: the CPUs of both sides (empty: all)", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.CompareCPUs }},
+		field: func(q *Query) any { return &q.Page.CompareCPUs }},
 	{Name: "compare_with", Type: TypeChoice, Choices: []string{"previous", "earlier", "pick"}, Default: "previous", Help: "the host page's Compare panel: the baseline, the same place in the previous capture, the same range compare_earlier before, or the range compare_from2, compare_to2", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.CompareWith }},
+		field: func(q *Query) any { return &q.Page.CompareWith }},
 	{Name: "compare_earlier", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: int64(24 * time.Hour), Default: "600", Help: "the host page's Compare panel: how long before the target its baseline is, with compare_with=earlier", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.CompareEarlier }},
+		field: func(q *Query) any { return &q.Page.CompareEarlier }},
 	{Name: "compare_from2", Type: TypeWallTime, Help: "the host page's Compare panel: the picked baseline's start, wall-clock time, with compare_with=pick", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.CompareFrom2 }},
+		field: func(q *Query) any { return &q.Page.CompareFrom2 }},
 	{Name: "compare_to2", Type: TypeWallTime, Help: "the host page's Compare panel: the picked baseline's end, wall-clock time, exclusive", Group: GroupPage, Views: ViewPage,
-		field: func(q *Query) any { return &q.CompareTo2 }},
+		field: func(q *Query) any { return &q.Page.CompareTo2 }},
 }
 
 // defaults is the Query of an empty parameter list.

@@ -73,8 +73,8 @@ func TestParse(t *testing.T) {
 	// columns for a host).
 	want := query.Query{Rows: query.DefaultRows, Col: query.DefaultCol,
 		Measure: "busy", Threshold: query.DefaultThreshold, Min: query.DefaultMin, Limit: 50, Cells: 10, Near: query.DefaultNear,
-		MaxSamples: query.DefaultMaxSamples, Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc",
-		CompareWith: "previous", CompareEarlier: 10 * 60e9}
+		MaxSamples: query.DefaultMaxSamples, Page: query.Page{Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc",
+			CompareWith: "previous", CompareEarlier: 10 * 60e9}}
 	if !reflect.DeepEqual(*q, want) {
 		t.Errorf("Parse() = %+v; want the defaults %+v", *q, want)
 	}
@@ -103,11 +103,12 @@ func TestParse(t *testing.T) {
 		From: query.WallTime{NS: time.Date(2026, 11, 30, 3, 12, 5, 5e8, time.UTC).UnixNano(), Set: true}, To: query.WallTime{NS: 1796008400e9, Set: true},
 		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, Near: 120e9, MaxSamples: 5000,
-		Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
-		CompareFrom: query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
-		CompareTo:   query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 20, 0, time.UTC).UnixNano(), Set: true},
-		CompareCPUs: []int32{2}, CompareWith: "pick", CompareEarlier: 120e9,
-		CompareFrom2: query.WallTime{NS: 1796007800e9, Set: true}, CompareTo2: query.WallTime{NS: 17960078105e8, Set: true},
+		Page: query.Page{Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
+			CompareFrom: query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
+			CompareTo:   query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 20, 0, time.UTC).UnixNano(), Set: true},
+			CompareCPUs: []int32{2}, CompareWith: "pick", CompareEarlier: 120e9,
+			CompareFrom2: query.WallTime{NS: 1796007800e9, Set: true}, CompareTo2: query.WallTime{NS: 17960078105e8, Set: true},
+		},
 	}
 	if !reflect.DeepEqual(*q, want) {
 		t.Errorf("Parse(%v) =\n%+v; want\n%+v", v, *q, want)
