@@ -1,6 +1,7 @@
 package heatmap
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,17 +14,18 @@ import (
 	"github.com/subsecond/subsecond/symbol"
 )
 
-// HotOptions tune Hotspots. Zero fields take the defaults.
+// HotOptions tune Hotspots. Zero fields take the query table's defaults
+// (query.Default), and the table checks each (query.Check).
 type HotOptions struct {
 	// Measure is what must stay at or above Threshold: the busy fraction
 	// (MeasureBusy, the default) or the system fraction (MeasureSystem,
 	// the busy samples whose leaf frame is in the kernel).
 	Measure   Measure
-	Threshold float64 // fraction that counts as hot, (0, 1]; default query.DefaultThreshold
-	Min       int64   // shortest episode, ns; default 1 s
-	Bucket    int64   // cores-map resolution, ns; default 0.1 s
-	Cells     int     // how many hottest heatmap cells to list; default 10
-	Limit     int     // how many episodes to list, best first; default 50, negative for all
+	Threshold float64 // fraction that counts as hot, (0, 1]; the table's threshold
+	Min       int64   // shortest episode, ns; the table's min
+	Bucket    int64   // cores-map resolution, ns; default query.DefaultBucket
+	Cells     int     // how many hottest heatmap cells to list; the table's cells
+	Limit     int     // how many episodes to list, best first; the table's limit, negative for all
 	// Range, when set, is where to look: episodes lie within the cores-map
 	// buckets that lie wholly inside it, and cells within it (the last
 	// bucket and cell count as inside when Range reaches past the last
@@ -70,32 +72,15 @@ const smooth = int64(1e9)
 // only=kernel never hides a pegged core silently. Errors wrap
 // subsecond.ErrInvalid, subsecond.ErrEmptyRange or subsecond.ErrNoTime.
 func Hotspots(c *subsecond.Capture, f query.Filter, opt HotOptions) (*Report, error) {
-	if opt.Threshold == 0 {
-		opt.Threshold = query.DefaultThreshold
-	}
-	if opt.Min == 0 {
-		opt.Min = query.DefaultMin
-	}
-	if opt.Bucket == 0 {
-		opt.Bucket = query.DefaultBucket
-	}
-	if opt.Cells == 0 {
-		opt.Cells = 10
-	}
-	if opt.Limit == 0 {
-		opt.Limit = 50
-	}
-	if opt.Measure == "" {
-		opt.Measure = MeasureBusy
-	}
-	if opt.Measure != MeasureBusy && opt.Measure != MeasureSystem {
-		return nil, query.Invalidf("measure", "%q is neither busy nor system", string(opt.Measure))
-	}
-	if !(opt.Threshold > 0 && opt.Threshold <= 1) {
-		return nil, query.Invalidf("threshold", "%v is not a fraction in (0, 1]", opt.Threshold)
-	}
-	if opt.Min < 0 {
-		return nil, query.Invalidf("min", "%s s is negative", query.DisplaySeconds(opt.Min))
+	d := query.Default()
+	opt.Measure = cmp.Or(opt.Measure, Measure(d.Measure))
+	opt.Threshold = cmp.Or(opt.Threshold, d.Threshold)
+	opt.Min = cmp.Or(opt.Min, d.Min)
+	opt.Bucket = cmp.Or(opt.Bucket, query.DefaultBucket)
+	opt.Cells = cmp.Or(opt.Cells, d.Cells)
+	opt.Limit = cmp.Or(opt.Limit, d.Limit)
+	if err := checkHot("measure", string(opt.Measure), "threshold", opt.Threshold, "min", opt.Min, "cells", opt.Cells); err != nil {
+		return nil, err
 	}
 	k, rows, err := perCore(c, f, opt.Bucket)
 	if err != nil {
@@ -726,5 +711,16 @@ func (h *hunt) hidden(f query.Filter, opt HotOptions, rep *Report, narrow string
 	rep.Note = fmt.Sprintf("%d %s %s ≥ %s%% for %s s or more %s hidden by %s: %s %s %s hot spots without that filter",
 		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), query.DisplaySeconds(opt.Min),
 		verb, narrow, cpus, strings.Join(list, ", "), have)
+	return nil
+}
+
+// checkHot checks each (name, value) pair of hot-spot options against the
+// query table (query.Check), returning the first error.
+func checkHot(pairs ...any) error {
+	for i := 0; i < len(pairs); i += 2 {
+		if err := query.Check(pairs[i].(string), pairs[i+1]); err != nil {
+			return err
+		}
+	}
 	return nil
 }

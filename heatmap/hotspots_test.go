@@ -2,6 +2,7 @@ package heatmap_test
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -83,4 +84,37 @@ func abs(d int64) int64 {
 		return -d
 	}
 	return d
+}
+
+// TestHotOptionsCheckedByTable: a Go caller's bad hot-spot option gets the
+// error the query table gives the same value in a URL, and zero options
+// are the table's defaults.
+func TestHotOptionsCheckedByTable(t *testing.T) {
+	ss := synth.Generate(synth.Options{Seed: 3, CPUs: 2, Seconds: 4, Hz: 49, Start: 1e12, Busy: 0.5})
+	c := synth.Capture(ss)
+	for _, tt := range []struct {
+		opt   heatmap.HotOptions
+		param string
+	}{
+		{heatmap.HotOptions{Measure: "idle"}, "measure=idle"},
+		{heatmap.HotOptions{Threshold: 1.5}, "threshold=1.5"},
+		{heatmap.HotOptions{Min: 500_000}, "min=0.0005"},
+		{heatmap.HotOptions{Cells: 1001}, "cells=1001"},
+	} {
+		_, err := heatmap.Hotspots(c, query.Filter{}, tt.opt)
+		v, _ := url.ParseQuery(tt.param)
+		_, want := query.Parse(v)
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("Hotspots(%+v) error = %v; want Parse(%s)'s %v", tt.opt, err, tt.param, want)
+		}
+	}
+	rep, err := heatmap.Hotspots(c, query.Filter{}, heatmap.HotOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := query.Default()
+	if rep.Measure != d.Measure || rep.Threshold != d.Threshold || rep.Min != d.Min {
+		t.Errorf("Hotspots(zero options) found with %s, %v, %d; want the table's defaults %s, %v, %d",
+			rep.Measure, rep.Threshold, rep.Min, d.Measure, d.Threshold, d.Min)
+	}
 }

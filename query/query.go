@@ -786,6 +786,30 @@ func (p Param) set(q *Query, s string) error {
 	return nil
 }
 
+// Check checks v, a Go caller's value of the parameter name (a string for
+// a choice, a string or regular expression, a float64 for a fraction, an
+// int or int64 for a whole number or a duration in ns), against the
+// table, with the error Parse gives for the same value in a URL. Options
+// that packages take from Go callers (the hot-spot finders') are checked
+// with it, so the table is the one place that says what is valid.
+func Check(name string, v any) error {
+	p, ok := LookupParam(name)
+	if !ok {
+		panic("Check: no parameter " + name)
+	}
+	switch x := v.(type) {
+	case int:
+		return CheckParam(name, int64(x))
+	case int64:
+		return CheckParam(name, x)
+	case string:
+		return p.set(&Query{}, x)
+	case float64:
+		return p.set(&Query{}, strconv.FormatFloat(x, 'f', -1, 64))
+	}
+	panic(fmt.Sprintf("Check: %s: unsupported value type %T", name, v))
+}
+
 // CheckParam checks n, a value of the TypeInt or TypeDuration parameter
 // name given other than through Parse (a Go caller's options), against
 // the table's range, with the same error Parse gives.

@@ -136,21 +136,21 @@ const described = 10
 // samples with the capture's own hot-spot detection on that CPU, whose
 // finer (0.1 s) edges then replace the whole seconds.
 func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Report, error) {
-	opt.Measure = cmp.Or(opt.Measure, heatmap.MeasureBusy)
-	opt.Threshold = cmp.Or(opt.Threshold, query.DefaultThreshold)
-	opt.Min = cmp.Or(opt.Min, query.DefaultMin)
-	opt.Near = cmp.Or(opt.Near, query.DefaultNear)
-	switch {
-	case opt.Measure != heatmap.MeasureBusy && opt.Measure != heatmap.MeasureSystem:
-		return nil, query.Invalidf("measure", "%q is not busy or system", opt.Measure)
-	case !(opt.Threshold > 0 && opt.Threshold <= 1):
-		return nil, query.Invalidf("threshold", "%v is not a fraction in (0, 1], such as 0.9", opt.Threshold)
-	case opt.Min < int64(time.Second):
+	d := query.Default()
+	opt.Measure = cmp.Or(opt.Measure, heatmap.Measure(d.Measure))
+	opt.Threshold = cmp.Or(opt.Threshold, d.Threshold)
+	opt.Min = cmp.Or(opt.Min, d.Min)
+	opt.Near = cmp.Or(opt.Near, d.Near)
+	for _, c := range []struct {
+		name string
+		v    any
+	}{{"measure", string(opt.Measure)}, {"threshold", opt.Threshold}, {"min", opt.Min}, {"limit", opt.Limit}, {"near", opt.Near}} {
+		if err := query.Check(c.name, c.v); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Min < int64(time.Second) {
 		return nil, query.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", query.DisplaySeconds(opt.Min))
-	case opt.Limit < 0:
-		return nil, query.Invalidf("limit", "negative")
-	case opt.Near < 0:
-		return nil, query.Invalidf("near", "negative")
 	}
 	keep := opt.Limit
 	if keep == 0 || keep > maxSpots {
