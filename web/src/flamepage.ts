@@ -6,32 +6,16 @@ import { errorMessage, getJSON } from "./api";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
 import { MiniTimeline } from "./timeline";
 import { diffColor, KIND_STYLE, frameColor, onSchemeChange } from "./colors";
-import { $, afterFrame, clear, fmtInt, h } from "./dom";
+import { $, afterFrame, clear, h } from "./dom";
+import { fmtInt, fmtOffset, parseOffset } from "./format";
 import { FrameTable } from "./frametable";
 import { SearchBar } from "./search";
 import { swatch, TopTable } from "./toptable";
 import { DiffTable } from "./difftable";
-import { FlameGraph, type Shape, SIGNIFICANT_Z, Tree } from "./flame";
-import {
-  apiURL,
-  currentParams,
-  FILTER_PARAMS,
-  flameAPI,
-  fmtOffset,
-  handOff,
-  heatmapAPI,
-  now,
-  pageStart,
-  parseOffset,
-  pick,
-  recallBack,
-  recordTiming,
-  rememberBack,
-  takeHandOff,
-  updateURL,
-} from "./state";
+import { FlameGraph, type Shape, Tree } from "./flame";
+import { apiURL, currentParams, FILTER_PARAMS, flameAPI, handOff, heatmapAPI, now, pageStart, pick, recallBack, recordTiming, rememberBack, takeHandOff, updateURL } from "./state";
 import { type LaneGroup, StackChart, type StackChartOptions } from "./stackchart";
-import type { FlameJSON, FunctionTable, HeatmapJSON, ProfileSummary, SamplesJSON, ViewData } from "./types";
+import { type FlameJSON, type FunctionTable, type HeatmapJSON, type ProfileSummary, type SamplesJSON, SIGNIFICANT_Z, type ViewData } from "./wire";
 import { Clock, TZ_EVENT, withTZ } from "./wallclock";
 
 // PageMode is which page is shown: a flame graph, a differential flame

@@ -8,61 +8,12 @@
 
 import { errorMessage, getJSON } from "./api";
 import { emptyCell, coreColor, systemColor } from "./colors";
-import { $, clear, fmtPct, h, setupCanvas, Tooltip } from "./dom";
-import { currentParams, fmtMillis, updateURL } from "./state";
-import type { ViewData } from "./types";
-import { NightCompare, type NightCapture } from "./nightcompare";
+import { $, clear, h, setupCanvas, Tooltip } from "./dom";
+import { fmtMillis, fmtPct } from "./format";
+import { currentParams, updateURL } from "./state";
+import { NightCompare } from "./nightcompare";
+import type { CommReport, MarkerList, MarkerView, NightCapture, NightGrid, NightReport, NightSpot, ViewData } from "./wire";
 import { fmtClock, fmtWallRange, TZ_EVENT, withTZ, zone, zoneName } from "./wallclock";
-
-interface NightGrid {
-  host: string;
-  from_ns: number;
-  to_ns: number;
-  bucket_ns: number;
-  buckets: number;
-  cpus: number[];
-  samples: number[][];
-  busy: number[][];
-  system: number[][];
-  covered: number[];
-  captures: NightCapture[];
-  unanchored: number;
-}
-
-interface Marker {
-  time_ns: number;
-  text: string;
-  url?: string;
-}
-
-interface NightSpot {
-  cpu: number;
-  start_ns: number;
-  end_ns: number;
-  capture: string;
-  capture_name: string;
-  approximate: boolean;
-  busy: number;
-  system: number;
-  score: number;
-  comm?: string;
-  top_function?: string;
-  marker?: Marker;
-  before_marker_ns?: number;
-  url: string;
-  flame_url: string;
-  compare_url?: string;
-}
-
-interface CommReport {
-  from_ns: number;
-  bucket_ns: number;
-  buckets: number;
-  comm?: string;
-  series?: (number | null)[];
-  baseline: number;
-  jumps: { comm: string; baseline: number; peak: number; peak_at_ns: number; score: number }[];
-}
 
 const LABEL_W = 56; // px left of the map for CPU labels
 const MARK_H = 14; // px above the map for markers and capture boundaries
@@ -80,7 +31,7 @@ function iso(ns: number): string {
 }
 
 // hostPage fills the host page.
-export function hostPage(vd: ViewData & { host?: string }): void {
+export function hostPage(vd: ViewData): void {
   const api = vd.api || "";
   const map = $("#night-map");
   if (!api || !map) return;
@@ -94,7 +45,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
   if (measureSel) measureSel.value = params.get("measure") === "system" ? "system" : "busy";
 
   let grid: NightGrid | null = null;
-  let markers: Marker[] = [];
+  let markers: MarkerView[] = [];
   let loading: AbortController | null = null;
 
   const canvas = h("canvas", { attrs: { "data-testid": "night-canvas" } });
@@ -391,7 +342,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
       if (errBox) errBox.textContent = "";
       const [g, m] = await Promise.all([
         getJSON<NightGrid>(`${api}/timeline?${q}`, ac.signal),
-        getJSON<{ markers: Marker[] }>(`${api}/markers`, ac.signal),
+        getJSON<MarkerList>(`${api}/markers`, ac.signal),
       ]);
       grid = g;
       markers = m.markers || [];
@@ -419,7 +370,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
 
   async function loadMarkers(): Promise<void> {
     try {
-      markers = (await getJSON<{ markers: Marker[] }>(`${api}/markers`)).markers || [];
+      markers = (await getJSON<MarkerList>(`${api}/markers`)).markers || [];
       renderMarkers();
       draw();
     } catch (e) {
@@ -432,7 +383,7 @@ export function hostPage(vd: ViewData & { host?: string }): void {
     if (!ol) return;
     const measure = currentParams().get("measure") === "system" ? "system" : "busy";
     try {
-      const rep = await getJSON<{ hotspots: NightSpot[]; found: number }>(`${api}/hotspots?measure=${measure}&limit=20`);
+      const rep = await getJSON<NightReport>(`${api}/hotspots?measure=${measure}&limit=20`);
       clear(ol);
       if (rep.hotspots.length === 0) ol.append(h("li", { class: "empty", text: `No CPU stayed ${measure} long enough.` }));
       for (const s of rep.hotspots) {

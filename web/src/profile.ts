@@ -4,27 +4,12 @@
 import { errorMessage, getJSON } from "./api";
 import { onSchemeChange, type Scale } from "./colors";
 import { autoBucket, CoresView, measureOf } from "./cores";
-import { $, clear, fmtPct, h } from "./dom";
+import { $, clear, h } from "./dom";
+import { cpuList, fmtOffset, fmtPct, parseDuration, parseOffset } from "./format";
 import { HeatmapView } from "./heatmap";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
-import {
-  cpuList,
-  currentParams,
-  FILTER_PARAMS,
-  flameAPI,
-  fmtOffset,
-  handOff,
-  heatmapAPI,
-  now,
-  parseDuration,
-  parseOffset,
-  pick,
-  recordTiming,
-  rememberBack,
-  takeHandOff,
-  updateURL,
-} from "./state";
-import type { CoresJSON, HeatmapJSON, HotspotReport, ViewData } from "./types";
+import { currentParams, FILTER_PARAMS, flameAPI, handOff, heatmapAPI, now, pick, recordTiming, rememberBack, takeHandOff, updateURL } from "./state";
+import type { CoresJSON, HeatmapJSON, HotspotList, ViewData } from "./wire";
 import { Clock, parseWallParam, TZ_EVENT, wallSpan } from "./wallclock";
 
 // HOT_PARAMS are the URL parameters the hot spots read: the filters, what
@@ -280,9 +265,9 @@ async function loadHotspots(api: string, flameBase: string, clock: Clock, p: URL
   // The server's note about the first view's list no longer applies.
   ol.parentElement?.querySelector(":scope > p.empty")?.remove();
   try {
-    const body = await getJSON<HotspotReport>(`${api}/hotspots?${pick(p, HOT_PARAMS)}`, signal);
+    const body = await getJSON<HotspotList>(`${api}/hotspots?${pick(p, HOT_PARAMS)}`, signal);
     const list = body.hotspots || [];
-    const what = hotspotsWhat(body);
+    const what = body.what;
     const whatEl = ol.parentElement?.querySelector<HTMLElement>(":scope > [data-testid=hotspots-what]");
     if (whatEl) whatEl.textContent = what;
     ol.parentElement?.querySelector(":scope > [data-testid=hotspots-note]")?.remove();
@@ -331,14 +316,4 @@ async function loadHotspots(api: string, flameBase: string, clock: Clock, p: URL
       ol.append(h("li", { class: "error", text: "Hot spots unavailable: " + errorMessage(e) }));
     }
   }
-}
-
-// hotspotsWhat says what the report's episodes are, and where they were
-// looked for, as the server's subsecond.HotspotsWhat and HotspotsWhere do:
-// "≥ 70% busy for 1 s or more", " in [5, 10) s".
-function hotspotsWhat(r: HotspotReport): string {
-  const what = r.measure === "system" ? "in the kernel (system time)" : "busy";
-  const sec = (ns: number) => fmtOffset(Math.round((ns - r.t0_ns) / 1e3) * 1e3); // to the µs, as the server shows them
-  const where = r.start_ns && r.end_ns ? ` in [${sec(r.start_ns)}, ${sec(r.end_ns)}) s` : "";
-  return `≥ ${+(100 * r.threshold).toFixed(6)}% ${what} for ${fmtOffset(r.min_ns)} s or more${where}`;
 }

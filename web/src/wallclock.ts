@@ -12,15 +12,9 @@
 // pages they return to (followTZ).
 
 import { h, whenIdle } from "./dom";
-import { currentParams, fmtTick, updateURL } from "./state";
-
-// WallJSON is a profile's wall-clock anchor (subsecond.WallClock): a sample
-// at time t on the capture's clock was taken at Unix time t + offset_ns.
-export interface WallJSON {
-  offset_ns: number;
-  source?: string;
-  approximate?: boolean;
-}
+import { currentParams, updateURL } from "./state";
+import { fmtTick } from "./format";
+import type { WallJSON } from "./wire";
 
 // Zone is how the pages show times: times of day in UTC or in the
 // browser's zone, or seconds from a capture's start.
