@@ -57,6 +57,12 @@ export function fmtWallParam(ns: number): string {
   return day + (frac > 0 ? "." + pad(frac, 9).replace(/0+$/, "") : "") + "Z";
 }
 
+// fmtISO writes Unix nanoseconds as an ISO 8601 time in UTC to the
+// millisecond ("2026-11-30T03:01:10.250Z"), as the host page's URLs give it.
+export function fmtISO(ns: number): string {
+  return new Date(Math.round(ns / 1e6)).toISOString();
+}
+
 // parseWallParam reads a URL's wall-clock time, RFC 3339 or Unix seconds,
 // as Unix nanoseconds; NaN when it is neither.
 export function parseWallParam(v: string | null): number {
