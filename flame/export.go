@@ -87,15 +87,19 @@ func (g *Graph) Export(w io.Writer, format string) error {
 	return f.write(g, w)
 }
 
+// FunctionTable is the JSON of a graph's function table: its total, the
+// base range's for a differential graph, and the rows of Functions.
+type FunctionTable struct {
+	Total     int64      `json:"total"`
+	BaseTotal *int64     `json:"base_total,omitempty"`
+	Functions []Function `json:"functions"`
+}
+
 // WriteFunctions writes g's function table (see Functions) as JSON:
 // {"total": n, "functions": [...]}, plus "base_total" for a differential
 // graph.
 func (g *Graph) WriteFunctions(w io.Writer) error {
-	v := struct {
-		Total     int64      `json:"total"`
-		BaseTotal *int64     `json:"base_total,omitempty"`
-		Functions []Function `json:"functions"`
-	}{Total: g.Total, Functions: g.Functions()}
+	v := FunctionTable{Total: g.Total, Functions: g.Functions()}
 	if g.BaseN != nil {
 		v.BaseTotal = &g.BaseTotal
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/query"
+	"github.com/subsecond/subsecond/web"
 )
 
 // json writes v as the JSON response body with status code.
@@ -215,7 +216,8 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request, check func(*subsec
 // the hot-spot report, as `subsecond hotspots --format json` prints it:
 // {"t0_ns", "found", "hotspots": [...], "cells": [...]}, the first limit
 // (default 50, 0 for all) episodes, highest score first, each with the URL
-// of its flame graph page.
+// of its flame graph page, and "what", the sentence the profile page
+// heads them with (web.HotspotList).
 func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
 	_, q, err := s.pageProfile(r.Context(), r)
 	if err != nil {
@@ -230,7 +232,7 @@ func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
 	if q.Limit > 0 && len(rep.Spots) > q.Limit {
 		rep.Spots = rep.Spots[:q.Limit]
 	}
-	s.json(w, http.StatusOK, rep)
+	s.json(w, http.StatusOK, web.NewHotspotList(rep))
 }
 
 // flamegraph handles GET /api/profiles/{id}/flamegraph?start=&end=&<filters>&format=:

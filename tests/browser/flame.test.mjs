@@ -10,7 +10,7 @@ import { startServer, launch, watch, shot, inkedPixels, tempDir, upload, cellCen
 
 let server, browser, id, records;
 
-// pct formats a fraction as the page does (fmtPct in web/src/dom.ts).
+// pct formats a fraction as the page does (fmtPct in web/src/format.ts).
 function pct(f) {
   const p = f * 100;
   if (p === 0) return '0%';

@@ -7,10 +7,11 @@
 // CPUs and a time range, as on the offset heatmap.
 
 import { coreColor, emptyCell, systemColor, userColor } from "./colors";
-import { clear, fmtInt, fmtPct, h, Tooltip } from "./dom";
+import { clear, h, Tooltip } from "./dom";
+import { cpuList, fmtDuration, fmtInt, fmtPct, fmtSeconds } from "./format";
 import { type Cell, CellSelect, Grid, legend, mapHandlers } from "./grid";
-import { cpuList, fmtDuration, fmtSeconds, updateURL } from "./state";
-import type { CoresJSON } from "./types";
+import { updateURL } from "./state";
+import type { CoresJSON } from "./wire";
 import { axis, type Clock } from "./wallclock";
 
 // busyScale spends most of the colour ramp on the top of the range: on a busy

@@ -5,11 +5,13 @@
 // sorted by the size of the change in total; headers re-sort.
 
 import { diffColor } from "./colors";
-import { clear, fmtInt, h } from "./dom";
-import { diffIntensity, SIGNIFICANT_Z } from "./flame";
-import type { FunctionChange, FunctionTable } from "./types";
+import { clear, h } from "./dom";
+import { fmtInt } from "./format";
+import { diffIntensity } from "./flame";
+import { type FunctionChange, type FunctionTable, SIGNIFICANT_Z } from "./wire";
 
-type SortKey = "name" | "base_self" | "self" | "self_delta_pts" | "base_total" | "total" | "total_delta_pts" | "z";
+// SortKey is a column: a field of the server's rows (flame.Function).
+type SortKey = keyof Pick<FunctionChange, "name" | "base_self" | "self" | "self_delta_pts" | "base_total" | "total" | "total_delta_pts" | "z">;
 
 const COLUMNS: { key: SortKey; label: string; title: string }[] = [
   { key: "name", label: "Function", title: "function and DSO" },

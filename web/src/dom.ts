@@ -36,24 +36,6 @@ export function clear(e: Element): void {
   while (e.firstChild) e.removeChild(e.firstChild);
 }
 
-// fmtInt formats n, rounded, with thousands separators as en-US writes
-// them: 1,234,567. It is written out rather than left to toLocaleString,
-// which costs a locale lookup per call (tables format thousands of cells).
-export function fmtInt(n: number): string {
-  const r = Math.round(n);
-  if (!Number.isFinite(r)) return String(r);
-  return String(r === 0 ? 0 : r).replace(/\B(?=(\d{3})+$)/g, ",");
-}
-
-// fmtPct formats a fraction 0..1 as a percentage with sensible precision.
-export function fmtPct(f: number): string {
-  const p = f * 100;
-  if (p === 0) return "0%";
-  if (p < 0.01) return "<0.01%";
-  if (p < 10) return p.toFixed(2) + "%";
-  return p.toFixed(1) + "%";
-}
-
 // setupCanvas sizes a canvas to css pixels w×h at the device pixel ratio and
 // returns its 2D context scaled so that drawing uses css pixels.
 export function setupCanvas(c: HTMLCanvasElement, w: number, hgt: number): CanvasRenderingContext2D {

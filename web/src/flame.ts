@@ -5,8 +5,9 @@
 // trees of 50k+ nodes smooth.
 
 import { CURRENT_COLOR, diffColor, frameColor, HIGHLIGHT_COLOR, KIND_STYLE, MATCH_COLOR } from "./colors";
-import { fmtInt, fmtPct, h, onNextFrame, type Pointer, setupCanvas, Tooltip } from "./dom";
-import type { FlameJSON } from "./types";
+import { h, onNextFrame, type Pointer, setupCanvas, Tooltip } from "./dom";
+import { fmtInt, fmtPct } from "./format";
+import { type FlameJSON, SIGNIFICANT_Z } from "./wire";
 
 export const ROW_H = 17;
 const FONT = "11.5px Menlo, Consolas, 'DejaVu Sans Mono', monospace";
@@ -17,10 +18,6 @@ const MIN_W = 0.5;
 // baseline's (frames only in the target keep their target width), as
 // flamegraph.pl's --negate switches.
 export type Shape = "target" | "base";
-
-// SIGNIFICANT_Z is the |z| from which a change counts as significant; the
-// same as flame.SignificantZ in Go.
-export const SIGNIFICANT_Z = 3.29;
 
 // zScore is the two-proportion z-score of the change from x2 of n2 samples
 // (baseline) to x1 of n1 (target), as flame.Z computes it in Go: 0 when a

@@ -5,34 +5,20 @@
 import { errorMessage, getJSON } from "./api";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
 import { MiniTimeline } from "./timeline";
-import { diffColor, KIND_STYLE, frameColor, onSchemeChange } from "./colors";
-import { $, afterFrame, clear, fmtInt, h } from "./dom";
+import { onSchemeChange } from "./colors";
+import { compareForm } from "./compareform";
+import { $, afterFrame, clear, h } from "./dom";
+import { fmtInt, fmtOffset, parseOffset } from "./format";
 import { FrameTable } from "./frametable";
 import { SearchBar } from "./search";
-import { swatch, TopTable } from "./toptable";
+import { TopTable } from "./toptable";
+import { FlameToolbar } from "./flametoolbar";
 import { DiffTable } from "./difftable";
-import { FlameGraph, type Shape, SIGNIFICANT_Z, Tree } from "./flame";
-import {
-  apiURL,
-  currentParams,
-  FILTER_PARAMS,
-  flameAPI,
-  fmtOffset,
-  handOff,
-  heatmapAPI,
-  now,
-  pageStart,
-  parseOffset,
-  pick,
-  recallBack,
-  recordTiming,
-  rememberBack,
-  takeHandOff,
-  updateURL,
-} from "./state";
+import { FlameGraph, type Shape, Tree } from "./flame";
+import { apiURL, currentParams, FILTER_PARAMS, flameAPI, handOff, heatmapAPI, now, pageStart, pick, recallBack, recordTiming, rememberBack, takeHandOff, updateURL } from "./state";
 import { type LaneGroup, StackChart, type StackChartOptions } from "./stackchart";
-import type { FlameJSON, FunctionTable, HeatmapJSON, ProfileSummary, SamplesJSON, ViewData } from "./types";
-import { Clock, TZ_EVENT, withTZ } from "./wallclock";
+import { type FlameJSON, type FunctionTable, type HeatmapJSON, type ProfileSummary, type SamplesJSON, type ViewData } from "./wire";
+import { Clock, TZ_EVENT } from "./wallclock";
 
 // PageMode is which page is shown: a flame graph, a differential flame
 // graph, or the stack chart above the range's flame graph.
@@ -81,136 +67,20 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   // samples are in and shown before the flame graph below it is built: the
   // graph, its tables and their layout would otherwise come first.
   let outline: ((node: number) => void) | null = null; // the graph's, once built
+  let view: FlameView | null = null;
   const chart =
     samples && stacksBox && prof
       ? await stackChart(stacksBox, samples, tree, prof, p, t0, {
           onHover: (i) => outline?.(i),
-          onClick: (i) => zoomTo(i, true),
+          onClick: (i) => view?.zoomTo(i, true),
         })
       : null;
   if (chart) await afterFrame();
   clear(box);
-
-  // Toolbar: reset, flame/icicle, matched %, legend.
-  const reset = h("button", { class: "btn", text: "Reset zoom", attrs: { type: "button", "data-testid": "reset-zoom" } });
-  const flameBtn = h("button", { class: "seg", text: "Flame", attrs: { type: "button", "data-testid": "view-flame" } });
-  const icicleBtn = h("button", { class: "seg", text: "Icicle", attrs: { type: "button", "data-testid": "view-icicle" } });
-  const crumb = h("span", { class: "zoom-crumb", attrs: { "data-testid": "zoom-path" } });
-  const summary = h("span", { class: "flame-summary", attrs: { "data-testid": "flame-summary" } });
-  // A differential graph is drawn with the target's or the baseline's widths.
-  const targetBtn = h("button", { class: "seg", text: "Target shape", attrs: { type: "button", "data-testid": "shape-target", title: "widths of the selected range; frames gone since the baseline at their baseline width" } });
-  const baseBtn = h("button", { class: "seg", text: "Baseline shape", attrs: { type: "button", "data-testid": "shape-base", title: "widths of the baseline; frames new in the selected range at their width there" } });
-  const toolbar = h(
-    "div",
-    { class: "flame-toolbar" },
-    reset,
-    h("span", { class: "segmented" }, flameBtn, icicleBtn),
-    diff ? h("span", { class: "segmented", attrs: { "data-testid": "diff-shape" } }, targetBtn, baseBtn) : null,
-    summary,
-    crumb,
-    diff ? diffLegend() : kindLegend(),
-    h("span", { class: "muted keys", text: "click a frame to zoom · Esc: zoom out · /: search" }),
-  );
-  const graph = new FlameGraph(tree, {
-    icicle: p.get("view") === "icicle",
-    diff,
-    onZoom: (i) => zoomTo(i, true),
-  });
-  outline = (i) => graph.highlight(i);
-  if (chart) graph.onHover = (i) => chart.highlight(i);
-  const frames = new FrameTable(tree);
-  box.append(toolbar, graph.el, frames.el);
-  const base = diff && data.base_total !== undefined ? ` vs ${fmtInt(data.base_total)} baseline` : "";
-  summary.textContent = `${fmtInt(data.total)} samples${base} · ${fmtInt(tree.n)} nodes`;
-
-  // Search: a regular expression, any case unless asked, with the share of
-  // samples and the frames it matches, stepped through with next and
-  // previous; pattern and case in the URL.
-  const searchBox = $<HTMLInputElement>("#search");
-  const searchStatus = $("#search-match");
-  const bar =
-    searchBox && searchStatus
-      ? new SearchBar(
-          searchBox,
-          searchStatus,
-          {
-            apply: (re) => {
-              const fraction = graph.search(re);
-              chart?.setMatch(graph.matches());
-              table?.search(re);
-              return { fraction, frames: graph.matchList() };
-            },
-            focus: (i) => {
-              graph.setCurrent(i);
-              chart?.highlight(i);
-            },
-          },
-          p,
-        )
-      : null;
-  const runSearch = () => bar?.run();
-
-  const setView = (icicle: boolean, record: boolean) => {
-    graph.setIcicle(icicle);
-    flameBtn.classList.toggle("on", !icicle);
-    icicleBtn.classList.toggle("on", icicle);
-    flameBtn.setAttribute("aria-pressed", String(!icicle));
-    icicleBtn.setAttribute("aria-pressed", String(icicle));
-    if (record) updateURL({ view: icicle ? "icicle" : null }, false);
-  };
-  flameBtn.addEventListener("click", () => setView(false, true));
-  icicleBtn.addEventListener("click", () => setView(true, true));
-  const setShape = (shape: Shape, record: boolean) => {
-    if (!diff) return;
-    if (shape !== tree.shape) {
-      tree.layout(shape);
-      graph.invalidate();
-      runSearch();
-    }
-    targetBtn.classList.toggle("on", shape === "target");
-    baseBtn.classList.toggle("on", shape === "base");
-    targetBtn.setAttribute("aria-pressed", String(shape === "target"));
-    baseBtn.setAttribute("aria-pressed", String(shape === "base"));
-    if (record) updateURL({ shape: shape === "base" ? "base" : null }, false);
-  };
-  targetBtn.addEventListener("click", () => setShape("target", true));
-  baseBtn.addEventListener("click", () => setShape("base", true));
-
-  function zoomTo(i: number, record: boolean): void {
-    graph.setZoom(i);
-    const path = i > 0 ? tree.path(i) : "";
-    crumb.textContent = i > 0 ? "Zoomed: " + tree.name(i) : "";
-    crumb.title = path;
-    reset.disabled = i === 0;
-    if (record) updateURL({ zoom: path || null }, true);
-    runSearch();
-    table?.setScope(graph.zoom);
-    frames.setScope(graph.zoom);
-  }
-  let table: TopTable | null = null;
-  reset.addEventListener("click", () => zoomTo(0, true));
-  // Keys: Escape zooms out to the whole graph, "/" jumps to the search box.
-  document.addEventListener("keydown", (ev) => {
-    if (!box.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const typing = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement;
-    if (ev.key === "Escape" && !typing && graph.zoom !== 0) zoomTo(0, true);
-    else if (ev.key === "/" && !typing && searchBox) {
-      ev.preventDefault();
-      searchBox.focus();
-      searchBox.select();
-    }
-  });
-
-  const applyURL = () => {
-    if (!box.isConnected) return;
-    const cur = currentParams();
-    setView(cur.get("view") === "icicle", false);
-    setShape(shapeOf(diff, cur), false);
-    const z = tree.find(cur.get("zoom") ?? "");
-    zoomTo(z < 0 ? 0 : z, false);
-    bar?.sync(cur);
-  };
-  window.addEventListener("popstate", applyURL);
+  view = new FlameView(box, tree, p, diff, chart);
+  outline = (i) => view.graph.highlight(i);
+  view.toolbar.setSummary(`${fmtInt(data.total)} samples${diff && data.base_total !== undefined ? ` vs ${fmtInt(data.base_total)} baseline` : ""} · ${fmtInt(tree.n)} nodes`);
+  const graph = view.graph;
   // A handle for the browser tests: where a frame is drawn, and drawing
   // costs. The production build leaves it out.
   if (TEST_HOOKS) {
@@ -218,10 +88,10 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
       locate: (name: string) => graph.locate(name),
       nodes: tree.n,
       stats: () => ({ drawn: graph.drawn, drawMs: graph.drawMs, draws: graph.draws, overlayDraws: graph.overlayDraws, overlayMs: graph.overlayMs }),
-      sandwich: () => table?.sandwichStats() ?? null,
+      sandwich: () => view.sandwichStats(),
     };
   }
-  applyURL();
+  view.applyURL();
 
   // First frame drawn: record timings for the browser tests.
   graph.onDrawn = () => {
@@ -235,17 +105,148 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     box.dataset.nodes = String(tree.n);
     // The table comes after the graph's first frame, which it would delay.
     // A table row highlights its function in the graph.
-    const find = (name: string) => bar?.find(name);
     const top = $("#top");
-    if (top && !diff) {
-      table = new TopTable(top, tree, find, graph.zoom);
-      runSearch();
-    }
+    if (top && !diff) view.showTable(top);
     const changes = $("#changes");
-    if (changes && diff) void changeTable(changes, api, p, find);
+    if (changes && diff) void changeTable(changes, api, p, (name) => view.find(name));
     document.body.dataset.rendered = "1";
   };
-  if (prof && !diff) compareForm(toolbar, prof, p);
+  if (prof && !diff) compareForm(view.toolbar.el, prof, p);
+}
+
+// FlameView is a page's flame graph with its toolbar, its frame table, the
+// search bar over it and, once shown, its top-functions table, kept in step
+// with the stack chart above it when there is one. Its state is the graph's:
+// the view (flame or icicle), the shape, the zoom and the search, which the
+// URL holds (view, shape, zoom, search, match_case).
+class FlameView {
+  readonly toolbar: FlameToolbar;
+  readonly graph: FlameGraph;
+  private frames: FrameTable;
+  private table: TopTable | null = null;
+  private bar: SearchBar | null;
+  private searchBox = $<HTMLInputElement>("#search");
+
+  constructor(
+    private box: HTMLElement,
+    private tree: Tree,
+    p: URLSearchParams,
+    private diff: boolean,
+    chart: StackChart | null,
+  ) {
+    this.toolbar = new FlameToolbar({
+      diff,
+      onView: (icicle) => this.setView(icicle, true),
+      onShape: (shape) => this.setShape(shape, true),
+      onReset: () => this.zoomTo(0, true),
+    });
+    const graph = (this.graph = new FlameGraph(tree, {
+      icicle: p.get("view") === "icicle",
+      diff,
+      onZoom: (i) => this.zoomTo(i, true),
+    }));
+    if (chart) graph.onHover = (i) => chart.highlight(i);
+    this.frames = new FrameTable(tree);
+    box.append(this.toolbar.el, graph.el, this.frames.el);
+
+    // Search: a regular expression, any case unless asked, with the share of
+    // samples and the frames it matches, stepped through with next and
+    // previous; pattern and case in the URL.
+    const searchBox = this.searchBox;
+    const searchStatus = $("#search-match");
+    this.bar =
+      searchBox && searchStatus
+        ? new SearchBar(
+            searchBox,
+            searchStatus,
+            {
+              apply: (re) => {
+                const fraction = graph.search(re);
+                chart?.setMatch(graph.matches());
+                this.table?.search(re);
+                return { fraction, frames: graph.matchList() };
+              },
+              focus: (i) => {
+                graph.setCurrent(i);
+                chart?.highlight(i);
+              },
+            },
+            p,
+          )
+        : null;
+
+    // Keys: Escape zooms out to the whole graph, "/" jumps to the search box.
+    document.addEventListener("keydown", (ev) => {
+      if (!box.isConnected || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+      const typing = ev.target instanceof HTMLInputElement || ev.target instanceof HTMLTextAreaElement;
+      if (ev.key === "Escape" && !typing && graph.zoom !== 0) this.zoomTo(0, true);
+      else if (ev.key === "/" && !typing && searchBox) {
+        ev.preventDefault();
+        searchBox.focus();
+        searchBox.select();
+      }
+    });
+    window.addEventListener("popstate", () => this.applyURL());
+  }
+
+  // applyURL sets the view, shape, zoom and search from the URL.
+  applyURL(): void {
+    if (!this.box.isConnected) return;
+    const cur = currentParams();
+    this.setView(cur.get("view") === "icicle", false);
+    this.setShape(shapeOf(this.diff, cur), false);
+    const z = this.tree.find(cur.get("zoom") ?? "");
+    this.zoomTo(z < 0 ? 0 : z, false);
+    this.bar?.sync(cur);
+  }
+
+  // showTable shows the top-functions table in top; a row finds its
+  // function in the graph.
+  showTable(top: HTMLElement): void {
+    this.table = new TopTable(top, this.tree, (name) => this.find(name), this.graph.zoom);
+    this.runSearch();
+  }
+
+  // find searches for the function name.
+  find(name: string): void {
+    this.bar?.find(name);
+  }
+
+  sandwichStats(): ReturnType<TopTable["sandwichStats"]> | null {
+    return this.table?.sandwichStats() ?? null;
+  }
+
+  private runSearch(): void {
+    this.bar?.run();
+  }
+
+  private setView(icicle: boolean, record: boolean): void {
+    this.graph.setIcicle(icicle);
+    this.toolbar.showView(icicle);
+    if (record) updateURL({ view: icicle ? "icicle" : null }, false);
+  }
+
+  private setShape(shape: Shape, record: boolean): void {
+    if (!this.diff) return;
+    if (shape !== this.tree.shape) {
+      this.tree.layout(shape);
+      this.graph.invalidate();
+      this.runSearch();
+    }
+    this.toolbar.showShape(shape);
+    if (record) updateURL({ shape: shape === "base" ? "base" : null }, false);
+  }
+
+  zoomTo(i: number, record: boolean): void {
+    const tree = this.tree;
+    this.graph.setZoom(i);
+    const path = i > 0 ? tree.path(i) : "";
+    this.toolbar.showZoom(i > 0 ? tree.name(i) : "", path);
+    if (record) updateURL({ zoom: path || null }, true);
+    this.runSearch();
+    this.table?.setScope(this.graph.zoom);
+    this.frames.setScope(this.graph.zoom);
+  }
 }
 
 // shapeOf reads a differential page's shape from its URL: shape=base draws
@@ -427,90 +428,4 @@ function medianGap(d: SamplesJSON): number {
   for (let i = 1; i < d.count && gaps.length < 1000; i++) if (d.time[i] > d.time[i - 1]) gaps.push(d.time[i] - d.time[i - 1]);
   gaps.sort((a, b) => a - b);
   return gaps.length ? gaps[gaps.length >> 1] : 1e7;
-}
-
-function kindLegend(): HTMLElement {
-  const items = ["user", "kernel", "jit", "inlined"].map((k) =>
-    h("span", { class: "key" }, swatch(frameColor(k, "a")), KIND_STYLE[k].label),
-  );
-  return h("span", { class: "kind-legend", attrs: { "data-testid": "kind-legend" } }, ...items);
-}
-
-function diffLegend(): HTMLElement {
-  return h(
-    "span",
-    { class: "kind-legend", attrs: { "data-testid": "diff-legend" } },
-    h("span", { class: "key" }, swatch(diffColor(1)), "grew"),
-    h("span", { class: "key" }, swatch(diffColor(-1)), "shrank"),
-    h("span", { class: "key" }, swatch(diffColor(0)), "no significant change"),
-    h("span", { class: "key muted", text: `(shares of each range's total; deeper colour, surer change: |z| ≥ ${SIGNIFICANT_Z})` }),
-  );
-}
-
-
-// compareForm offers a differential view against a baseline range.
-function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSearchParams): void {
-  const id = prof.id;
-  const dur = prof.end_ns + 1 - prof.t0_ns;
-  const s = Math.max(0, parseOffset(p.get("start") ?? "0"));
-  const e = Math.min(dur, p.get("end") ? parseOffset(p.get("end")) : dur);
-  if (!(e > s)) return;
-  const base = baseline(s, e, dur);
-  const from = h("input", { class: "num", attrs: { name: "start", "aria-label": "baseline start (s)", "data-testid": "compare-start", size: "7" } });
-  const to = h("input", { class: "num", attrs: { name: "end", "aria-label": "baseline end (s)", "data-testid": "compare-end", size: "7" } });
-  if (base) {
-    from.value = fmtOffset(base[0]);
-    to.value = fmtOffset(base[1]);
-  }
-  // The baseline may come from another profile: its whole capture unless a
-  // range (seconds from its T0) is given.
-  const other = h("select", { attrs: { name: "base", "aria-label": "baseline profile", "data-testid": "compare-profile" } }, h("option", { text: "this profile", attrs: { value: "" } }));
-  void fetchJSON<{ profiles: ProfileSummary[] }>("/api/profiles")
-    .then((list) => {
-      for (const o of list.profiles) if (o.id !== id) other.append(h("option", { text: o.name || o.id, attrs: { value: o.id } }));
-    })
-    .catch(() => {});
-  other.addEventListener("change", () => {
-    const self = other.value === "";
-    from.value = self && base ? fmtOffset(base[0]) : "";
-    to.value = self && base ? fmtOffset(base[1]) : "";
-    from.setAttribute("placeholder", self ? "" : "all");
-    to.setAttribute("placeholder", self ? "" : "all");
-  });
-  const form = h(
-    "form",
-    { class: "compare", attrs: { "data-testid": "compare" } },
-    "Compare with baseline ",
-    other,
-    " ",
-    from,
-    "–",
-    to,
-    " s ",
-    h("button", { class: "btn", text: "Compare", attrs: { type: "submit" } }),
-  );
-  form.addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    // The target's bounds as the URL gave them (none: the whole capture).
-    const q = pick(p, ["start", "end", ...FILTER_PARAMS]);
-    if (other.value) q.set("base", other.value);
-    if (from.value.trim() || !other.value) q.set("start2", from.value.trim());
-    if (to.value.trim() || !other.value) q.set("end2", to.value.trim());
-    const target = `/p/${encodeURIComponent(id)}/diff?${q}`;
-    const back = $<HTMLAnchorElement>("[data-testid=range] a");
-    if (back) rememberBack(target, back.href);
-    location.assign(withTZ(target));
-  });
-  toolbar.append(form);
-}
-
-// baseline proposes the range to compare [s, e) with, as offsets in 0..dur:
-// the same length just before it; what there is before it when it starts
-// early; else the same length just after it; null when nothing is beside it.
-export function baseline(s: number, e: number, dur: number): [number, number] | null {
-  const len = e - s;
-  if (s >= len) return [s - len, s];
-  if (s > 0) return [0, s];
-  if (e < dur) return [e, Math.min(dur, e + len)];
-  return null;
 }

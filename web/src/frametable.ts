@@ -3,7 +3,8 @@
 // its depth below the zoomed frame, samples, self samples and share. It is
 // built when opened and follows the zoom.
 
-import { clear, fmtInt, fmtPct, h } from "./dom";
+import { clear, h } from "./dom";
+import { fmtInt, fmtPct } from "./format";
 import type { Tree } from "./flame";
 
 // ROWS bounds the rows listed; frames under MIN_SHARE of the view are left

@@ -5,10 +5,10 @@
 // time order.
 
 import { emptyCell, heatColor, type Scale, scaleValue } from "./colors";
-import { clear, fmtInt, h, Tooltip } from "./dom";
+import { clear, h, Tooltip } from "./dom";
+import { fmtDuration, fmtInt, fmtSeconds } from "./format";
 import { type Cell, CellSelect, Grid, legend, mapHandlers } from "./grid";
-import { fmtDuration, fmtSeconds } from "./state";
-import type { HeatmapJSON } from "./types";
+import type { HeatmapJSON } from "./wire";
 import { axis, type Clock } from "./wallclock";
 
 // Selection is a time range as offsets from the profile's T0, half-open.

@@ -12,22 +12,10 @@
 
 import { getJSON } from "./api";
 import { $, h } from "./dom";
-import { cpuList, currentParams, fmtMillis, fmtOffset, parseDuration, rememberBack, updateURL } from "./state";
+import { currentParams, rememberBack, updateURL } from "./state";
+import { cpuList, fmtMillis, fmtOffset, parseDuration } from "./format";
+import type { CaptureList, NightCapture } from "./wire";
 import { fmtWallParam, fmtWallRange, parseWallParam, TZ_EVENT, withTZ } from "./wallclock";
-
-// NightCapture is a capture's place on its host's night
-// (timeline.Capture): [start_ns, end_ns) in wall-clock Unix nanoseconds; a
-// sample at wall time w is at w - offset_ns on the capture's clock, whose
-// T0 is t0_ns.
-export interface NightCapture {
-  id: string;
-  name: string;
-  start_ns: number;
-  end_ns: number;
-  offset_ns: number;
-  t0_ns: number;
-  approximate: boolean;
-}
 
 // Side is one side of a comparison: [from, to) in wall-clock Unix
 // nanoseconds, inside capture cap.
@@ -210,7 +198,7 @@ export class NightCompare {
 
   // captures returns the host's captures, fetched once.
   private captures(): Promise<NightCapture[]> {
-    this.caps ??= getJSON<{ captures: NightCapture[] }>(`${this.api}/captures`).then((l) => l.captures || []);
+    this.caps ??= getJSON<CaptureList>(`${this.api}/captures`).then((l) => l.captures || []);
     return this.caps;
   }
 

@@ -1,48 +1,28 @@
 // The profile page: the offset heatmap and the cores map for the filters in
-// the URL, the hot-spots list, and selection that opens a flame graph.
+// the URL, the hot-spots list, and selection that opens a flame graph. The
+// page builds its widgets (ProfileMaps, Hotspots, FilterForm) and reloads
+// them when the URL changes.
 
 import { errorMessage, getJSON } from "./api";
 import { onSchemeChange, type Scale } from "./colors";
 import { autoBucket, CoresView, measureOf } from "./cores";
-import { $, clear, fmtPct, h } from "./dom";
+import { $ } from "./dom";
+import { FilterForm } from "./filterform";
+import { cpuList, fmtOffset, parseDuration, parseOffset } from "./format";
 import { HeatmapView } from "./heatmap";
+import { Hotspots } from "./hotspots";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
-import {
-  cpuList,
-  currentParams,
-  FILTER_PARAMS,
-  flameAPI,
-  fmtOffset,
-  handOff,
-  heatmapAPI,
-  now,
-  parseDuration,
-  parseOffset,
-  pick,
-  recordTiming,
-  rememberBack,
-  takeHandOff,
-  updateURL,
-} from "./state";
-import type { CoresJSON, HeatmapJSON, HotspotReport, ViewData } from "./types";
-import { Clock, parseWallParam, TZ_EVENT, wallSpan } from "./wallclock";
-
-// HOT_PARAMS are the URL parameters the hot spots read: the filters, what
-// they measure (docs/hotspots.md) and the range of a page opened on one.
-// The cores map's bucket is left out: the page picks it to fit the screen,
-// and the server's first list used the default.
-const HOT_PARAMS = [...FILTER_PARAMS, "measure", "threshold", "min", "start", "end"];
+import { currentParams, FILTER_PARAMS, flameAPI, handOff, heatmapAPI, now, pick, recordTiming, rememberBack, takeHandOff, updateURL } from "./state";
+import { Clock, parseWallParam, TZ_EVENT } from "./wallclock";
+import type { CoresJSON, HeatmapJSON, ProfileSummary, ViewData } from "./wire";
 
 export function profilePage(vd: ViewData, boot: () => void): void {
   const prof = vd.profile;
   const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
   if (!prof || !api) return;
-  const origin = prof.t0_ns;
-  const clock = new Clock(origin, prof.wall);
+  const clock = new Clock(prof.t0_ns, prof.wall);
   const flameBase = `/p/${encodeURIComponent(prof.id)}/flame`;
-  const uploadMark = takeHandOff("upload");
-  const sentMark = takeHandOff("upload-sent");
-  const storedMark = takeHandOff("upload-stored");
+  const marks = { upload: takeHandOff("upload"), sent: takeHandOff("upload-sent"), stored: takeHandOff("upload-stored") };
 
   // open shows the flame graph of a selection, fetching its JSON while the
   // page itself loads.
@@ -56,74 +36,32 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     void navigate(target, boot);
   };
   // A hot spot's link leads back here too.
-  $("ol[data-testid=hotspots]")?.addEventListener("click", (ev) => {
-    const a = ev.target instanceof Element ? ev.target.closest("a") : null;
-    if (a) rememberBack(a.href, here());
+  const hotEl = $("ol[data-testid=hotspots]");
+  const hotspots = hotEl ? new Hotspots(hotEl, { api, flameBase, clock, onFollow: (href) => rememberBack(href, here()) }) : null;
+  const refreshHotspots = (p: URLSearchParams, initial: boolean) => hotspots?.refresh(p, initial) ?? Promise.resolve();
+  const maps = new ProfileMaps($("#heatmap"), $("#cores"), {
+    api,
+    prof,
+    clock,
+    marks,
+    onSelect: open,
+    onRows: (rows) => {
+      if (filters?.setField("rows", String(rows))) filters.submit();
+    },
+    onMeasure: () => void refreshHotspots(currentParams(), false),
   });
 
-  const scaleOf = (p: URLSearchParams): Scale => (p.get("scale") === "log" ? "log" : "linear");
-  const heatEl = $("#heatmap");
-  const coresEl = $("#cores");
-  const heat = heatEl
-    ? new HeatmapView(heatEl, {
-        originNs: origin,
-        clock,
-        scale: scaleOf(currentParams()),
-        onSelect: (s) => open({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs) }),
-        onRows: (rows) => {
-          const field = form?.elements.namedItem("rows");
-          if (field instanceof HTMLInputElement && form) {
-            field.value = String(rows);
-            form.requestSubmit();
-          }
-        },
-      })
-    : null;
-  // The hot spots have their own fetch, so that switching the measure
-  // refreshes them alone.
-  let hotCtl: AbortController | null = null;
-  const refreshHotspots = (p: URLSearchParams, initial: boolean): Promise<void> => {
-    if (hotCtl) hotCtl.abort();
-    hotCtl = new AbortController();
-    return loadHotspots(api, flameBase, clock, p, hotCtl.signal, initial);
-  };
-  const cores = coresEl
-    ? new CoresView(coresEl, {
-        originNs: origin,
-        clock,
-        onSelect: (s) => open({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs), cpu: cpuList(s.cpus) }),
-        onMeasure: () => void refreshHotspots(currentParams(), false),
-      })
-    : null;
-
-  const form = $<HTMLFormElement>("form#filters");
+  const formEl = $<HTMLFormElement>("form#filters");
   // Without a bucket in the URL, fit the cores map to the screen, and say so
   // in the URL so that the link reproduces this picture.
-  if (coresEl && !currentParams().get("bucket")) {
-    const bucket = autoBucket(prof.end_ns - prof.t0_ns, coresEl.clientWidth - 60);
+  if (maps.hasCores && !currentParams().get("bucket")) {
+    const bucket = autoBucket(prof.end_ns - prof.t0_ns, maps.coresWidth() - 60);
     updateURL({ bucket }, false);
-    const field = form?.elements.namedItem("bucket");
+    const field = formEl?.elements.namedItem("bucket");
     if (field instanceof HTMLInputElement) field.value = bucket;
   }
   let ctl: AbortController | null = null;
   let initial = true;
-  // linked returns the range the page's URL gives (start, end, or from, to
-  // on the wall clock; a host's night links here so) as offsets from T0,
-  // which the maps show as their selection; null when it gives none.
-  const linked = (p: URLSearchParams): [number, number] | null => {
-    const wall = (name: string) => (prof.wall ? parseWallParam(p.get(name)) - prof.wall.offset_ns - origin : NaN);
-    const offset = (name: string, wallName: string) => {
-      const v = p.get(name);
-      if (!v) return wall(wallName);
-      const n = parseOffset(v);
-      return Number.isNaN(n) ? parseDuration(v) : n;
-    };
-    const s = offset("start", "from");
-    const e = offset("end", "to");
-    if (Number.isNaN(s) && Number.isNaN(e)) return null;
-    return [Number.isNaN(s) ? 0 : s, Number.isNaN(e) ? prof.end_ns - origin + 1 : e];
-  };
-
   const load = async () => {
     const p = currentParams();
     if (ctl) ctl.abort();
@@ -131,8 +69,124 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     const signal = ctl.signal;
     const t0 = performance.now();
     document.body.dataset.rendered = "0";
+    const jobs = maps.load(p, signal, t0);
+    jobs.push(refreshHotspots(p, initial));
+    initial = false;
+    await Promise.all(jobs);
+    if (!signal.aborted) document.body.dataset.rendered = "1";
+  };
+  const filters = formEl ? new FilterForm(formEl, () => void load()) : null;
+
+  // The maps' scales follow the system's light or dark setting.
+  onSchemeChange(() => {
+    if (maps.detached()) return;
+    maps.restyle();
+  });
+  // The Times toggle redraws the axes in the zone asked for.
+  window.addEventListener(TZ_EVENT, () => {
+    if (maps.detached()) return;
+    maps.render();
+  });
+  let resizeTimer = 0;
+  window.addEventListener("resize", () => {
+    if (maps.detached()) return;
+    clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(() => maps.render(), 120);
+  });
+  void load();
+}
+
+// here is the current page's path and query.
+function here(): string {
+  return location.pathname + location.search;
+}
+
+// noSamples says that the filters in p leave nothing to draw, naming them.
+function noSamples(p: URLSearchParams): string {
+  const f = [...pick(p, FILTER_PARAMS)].map(([k, v]) => `${k}=${v}`).join(" ");
+  return f ? `No samples match ${f}.` : "No samples to show.";
+}
+
+const scaleOf = (p: URLSearchParams): Scale => (p.get("scale") === "log" ? "log" : "linear");
+
+export interface ProfileMapsOptions {
+  api: string; // the profile's API
+  prof: ProfileSummary;
+  clock: Clock;
+  // The hand-over marks of an upload that opened the page (takeHandOff):
+  // when it began, when its body was sent, when it was stored.
+  marks: { upload: number | null; sent: number | null; stored: number | null };
+  onSelect: (extra: Record<string, string>) => void; // open the flame graph of a selection: start, end, cpu
+  onRows: (rows: number) => void; // the heatmap's rows were dragged to rows
+  onMeasure: () => void; // the cores map's measure changed
+}
+
+// ProfileMaps is the profile page's offset heatmap and cores map, either of
+// which the page may lack; load fetches and draws both for a query, with
+// the range the URL links to marked on them.
+export class ProfileMaps {
+  private heat: HeatmapView | null;
+  private cores: CoresView | null;
+
+  constructor(
+    private heatEl: HTMLElement | null,
+    private coresEl: HTMLElement | null,
+    private opt: ProfileMapsOptions,
+  ) {
+    const { prof, clock } = opt;
+    const origin = prof.t0_ns;
+    this.heat = heatEl
+      ? new HeatmapView(heatEl, {
+          originNs: origin,
+          clock,
+          scale: scaleOf(currentParams()),
+          onSelect: (s) => opt.onSelect({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs) }),
+          onRows: opt.onRows,
+        })
+      : null;
+    this.cores = coresEl
+      ? new CoresView(coresEl, {
+          originNs: origin,
+          clock,
+          onSelect: (s) => opt.onSelect({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs), cpu: cpuList(s.cpus) }),
+          onMeasure: opt.onMeasure,
+        })
+      : null;
+  }
+
+  get hasCores(): boolean {
+    return this.coresEl !== null;
+  }
+
+  // coresWidth returns the cores map's width; 0 without one.
+  coresWidth(): number {
+    return this.coresEl?.clientWidth ?? 0;
+  }
+
+  // detached reports that the heatmap has left the page (another page was
+  // opened in place).
+  detached(): boolean {
+    return !!this.heatEl && !this.heatEl.isConnected;
+  }
+
+  render(): void {
+    this.heat?.render();
+    this.cores?.render();
+  }
+
+  restyle(): void {
+    this.heat?.render();
+    this.cores?.restyle();
+  }
+
+  // load fetches and draws the maps of query p, recording their timings
+  // from t0; it returns a job per map.
+  load(p: URLSearchParams, signal: AbortSignal, t0: number): Promise<void>[] {
+    const { api, marks } = this.opt;
+    const heat = this.heat;
+    const cores = this.cores;
     const cq = pick(p, [...FILTER_PARAMS, "bucket"]);
-    const range = linked(p);
+    const range = this.linked(p);
     const jobs: Promise<void>[] = [];
     cores?.setMeasure(measureOf(p));
     if (heat) {
@@ -148,12 +202,12 @@ export function profilePage(vd: ViewData, boot: () => void): void {
               if (range) heat.mark(...range);
             }
             recordTiming("heatmap", performance.now() - t0);
-            if (uploadMark !== null) {
-              recordTiming("upload-to-heatmap", now() - uploadMark);
+            if (marks.upload !== null) {
+              recordTiming("upload-to-heatmap", now() - marks.upload);
               // Where the time went: the server parses the body as it reads it,
               // then finishes the import before it answers.
-              if (sentMark !== null) recordTiming("upload-send", sentMark - uploadMark);
-              if (sentMark !== null && storedMark !== null) recordTiming("upload-ingest", storedMark - sentMark);
+              if (marks.sent !== null) recordTiming("upload-send", marks.sent - marks.upload);
+              if (marks.sent !== null && marks.stored !== null) recordTiming("upload-ingest", marks.stored - marks.sent);
             }
           },
           (e) => {
@@ -180,165 +234,25 @@ export function profilePage(vd: ViewData, boot: () => void): void {
         ),
       );
     }
-    jobs.push(refreshHotspots(p, initial));
-    initial = false;
-    await Promise.all(jobs);
-    if (!signal.aborted) document.body.dataset.rendered = "1";
-  };
+    return jobs;
+  }
 
-  if (form) {
-    const apply = (push: boolean) => {
-      const p = new URLSearchParams();
-      const fd = new FormData(form);
-      for (const [k, v] of fd.entries()) {
-        if (typeof v === "string" && v.trim() !== "") p.set(k, v.trim());
-      }
-      // Keep URL state that the form does not hold.
-      const cur = currentParams();
-      for (const [k, v] of cur.entries()) if (!form.elements.namedItem(k) && !p.has(k)) p.set(k, v);
-      const qs = p.toString();
-      const url = location.pathname + (qs ? "?" + qs : "");
-      const state = { page: "profile" };
-      if (push) history.pushState(state, "", url);
-      else history.replaceState(state, "", url);
-      void load();
+  // linked returns the range the page's URL gives (start, end, or from, to
+  // on the wall clock; a host's night links here so) as offsets from T0,
+  // which the maps show as their selection; null when it gives none.
+  private linked(p: URLSearchParams): [number, number] | null {
+    const prof = this.opt.prof;
+    const origin = prof.t0_ns;
+    const wall = (name: string) => (prof.wall ? parseWallParam(p.get(name)) - prof.wall.offset_ns - origin : NaN);
+    const offset = (name: string, wallName: string) => {
+      const v = p.get(name);
+      if (!v) return wall(wallName);
+      const n = parseOffset(v);
+      return Number.isNaN(n) ? parseDuration(v) : n;
     };
-    form.addEventListener("submit", (ev) => {
-      ev.preventDefault();
-      apply(true);
-    });
-    form.addEventListener("change", (ev) => {
-      const t = ev.target as HTMLElement;
-      if (t instanceof HTMLSelectElement || (t instanceof HTMLInputElement && (t.type === "checkbox" || t.type === "radio"))) {
-        apply(true);
-      }
-    });
-    window.addEventListener("popstate", () => {
-      if (!form.isConnected) return;
-      syncForm(form, currentParams());
-      void load();
-    });
+    const s = offset("start", "from");
+    const e = offset("end", "to");
+    if (Number.isNaN(s) && Number.isNaN(e)) return null;
+    return [Number.isNaN(s) ? 0 : s, Number.isNaN(e) ? prof.end_ns - origin + 1 : e];
   }
-
-  // The maps' scales follow the system's light or dark setting.
-  onSchemeChange(() => {
-    if (heatEl && !heatEl.isConnected) return;
-    heat?.render();
-    cores?.restyle();
-  });
-  // The Times toggle redraws the axes in the zone asked for.
-  window.addEventListener(TZ_EVENT, () => {
-    if (heatEl && !heatEl.isConnected) return;
-    heat?.render();
-    cores?.render();
-  });
-  let resizeTimer = 0;
-  window.addEventListener("resize", () => {
-    if (heatEl && !heatEl.isConnected) return;
-    clearTimeout(resizeTimer);
-    resizeTimer = window.setTimeout(() => {
-      heat?.render();
-      cores?.render();
-    }, 120);
-  });
-  void load();
-}
-
-// here is the current page's path and query.
-function here(): string {
-  return location.pathname + location.search;
-}
-
-// noSamples says that the filters in p leave nothing to draw, naming them.
-function noSamples(p: URLSearchParams): string {
-  const f = [...pick(p, FILTER_PARAMS)].map(([k, v]) => `${k}=${v}`).join(" ");
-  return f ? `No samples match ${f}.` : "No samples to show.";
-}
-
-// syncForm sets the filter form's fields from the URL (after back/forward).
-function syncForm(form: HTMLFormElement, p: URLSearchParams): void {
-  for (const el of Array.from(form.elements)) {
-    if (el instanceof HTMLInputElement || el instanceof HTMLSelectElement) {
-      if (!el.name) continue;
-      const v = p.get(el.name) ?? "";
-      if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) el.checked = v === el.value;
-      else el.value = v;
-    }
-  }
-}
-
-// loadHotspots refreshes the hot-spots list for the current filters and
-// measure. The server renders the list for the first view unless it marked
-// the list pending (the hot spots took longer than it waits); it is fetched
-// again when the filters or the measure change, with the line saying what
-// the episodes are and the note naming the cores a filter hides.
-async function loadHotspots(api: string, flameBase: string, clock: Clock, p: URLSearchParams, signal: AbortSignal, initial: boolean): Promise<void> {
-  const origin = clock.t0;
-  const ol = $("ol[data-testid=hotspots]");
-  if (!ol || (initial && !("pending" in ol.dataset))) return;
-  delete ol.dataset.pending;
-  // The server's note about the first view's list no longer applies.
-  ol.parentElement?.querySelector(":scope > p.empty")?.remove();
-  try {
-    const body = await getJSON<HotspotReport>(`${api}/hotspots?${pick(p, HOT_PARAMS)}`, signal);
-    const list = body.hotspots || [];
-    const what = hotspotsWhat(body);
-    const whatEl = ol.parentElement?.querySelector<HTMLElement>(":scope > [data-testid=hotspots-what]");
-    if (whatEl) whatEl.textContent = what;
-    ol.parentElement?.querySelector(":scope > [data-testid=hotspots-note]")?.remove();
-    if (body.note) {
-      ol.before(h("p", { class: "note", attrs: { role: "note", "data-testid": "hotspots-note" }, text: body.note + "." }));
-    }
-    clear(ol);
-    if (list.length === 0) ol.append(h("li", { class: "empty", text: `No CPU stayed ${what} with these filters.` }));
-    for (const hs of list) {
-      const s = hs.start_ns - origin;
-      const e = hs.end_ns - origin;
-      let href = "";
-      if (hs.url) {
-        try {
-          const u = new URL(hs.url, location.href);
-          if (u.origin === location.origin) href = u.pathname + u.search;
-        } catch {
-          /* build it below */
-        }
-      }
-      if (!href) {
-        const q = pick(p, FILTER_PARAMS);
-        q.set("start", fmtOffset(s));
-        q.set("end", fmtOffset(e));
-        if (hs.cpu >= 0) q.set("cpu", String(hs.cpu));
-        href = `${flameBase}?${q}`;
-      }
-      const what = (hs.cpu >= 0 ? `CPU ${hs.cpu}, ` : "") + `${fmtOffset(s)}–${fmtOffset(e)} s`;
-      // Spaced as the server's markup is, so the text reads the same.
-      const parts = [
-        h("a", { attrs: { href }, text: what }),
-        clock.known ? wallSpan(clock.at(s), clock.at(e), clock.approximate, "hotspot-wall") : null,
-        hs.busy > 0 ? h("span", { class: "busy", text: `${fmtPct(hs.busy)} busy` }) : null,
-        hs.busy > 0 ? h("span", { class: "sys", text: `(${fmtPct(hs.system)} system)` }) : null,
-        hs.comm ? h("span", { class: "comm", text: hs.comm }) : null,
-        hs.comm && hs.comm_share ? h("span", { class: "share", text: `(${fmtPct(hs.comm_share)})` }) : null,
-        hs.top_function ? h("code", { class: "func", text: hs.top_function }) : null,
-      ].filter((e) => e !== null);
-      const li = h("li");
-      parts.forEach((e, i) => li.append(...(i ? [" ", e] : [e])));
-      ol.append(li);
-    }
-  } catch (e) {
-    if (!signal.aborted) {
-      clear(ol);
-      ol.append(h("li", { class: "error", text: "Hot spots unavailable: " + errorMessage(e) }));
-    }
-  }
-}
-
-// hotspotsWhat says what the report's episodes are, and where they were
-// looked for, as the server's subsecond.HotspotsWhat and HotspotsWhere do:
-// "≥ 70% busy for 1 s or more", " in [5, 10) s".
-function hotspotsWhat(r: HotspotReport): string {
-  const what = r.measure === "system" ? "in the kernel (system time)" : "busy";
-  const sec = (ns: number) => fmtOffset(Math.round((ns - r.t0_ns) / 1e3) * 1e3); // to the µs, as the server shows them
-  const where = r.start_ns && r.end_ns ? ` in [${sec(r.start_ns)}, ${sec(r.end_ns)}) s` : "";
-  return `≥ ${+(100 * r.threshold).toFixed(6)}% ${what} for ${fmtOffset(r.min_ns)} s or more${where}`;
 }

@@ -5,7 +5,7 @@
 
 import { APIError, errorMessage } from "./api";
 import { $, clear, h } from "./dom";
-import type { ViewData } from "./types";
+import type { Profile, ViewData } from "./wire";
 
 type Key = "name" | "host" | "duration" | "samples" | "cpus" | "size" | "uploaded";
 
@@ -126,7 +126,7 @@ function actions(tr: HTMLTableRowElement, rows: HTMLTableRowElement[], refilter:
       save.disabled = true;
       try {
         const res = await change("PATCH", id, { name: input.value });
-        const p = (await res.json()) as { name: string; file_name: string; id: string };
+        const p = (await res.json()) as Profile;
         const shown = p.name || p.file_name || p.id;
         tr.dataset.name = shown;
         if (link) link.textContent = shown;

@@ -4,9 +4,10 @@
 // as one. Both halves are flame graphs of their own, built from the page's
 // flame tree within the zoomed frame; the search marks them too.
 
-import { clear, fmtInt, fmtPct, h } from "./dom";
+import { clear, h } from "./dom";
+import { fmtInt, fmtPct } from "./format";
 import { FlameGraph, Tree } from "./flame";
-import type { FlameJSON } from "./types";
+import type { FlameJSON } from "./wire";
 
 // Merged is a node of a merged tree before it is laid out.
 interface Merged {

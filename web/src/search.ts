@@ -3,7 +3,8 @@
 // frames match, and next and previous to step through them (Enter and
 // Shift+Enter in the box do the same). Pattern and case live in the URL.
 
-import { fmtPct, h } from "./dom";
+import { h } from "./dom";
+import { fmtPct } from "./format";
 import { updateURL } from "./state";
 
 // SearchTarget is what the bar searches: apply marks the frames matching

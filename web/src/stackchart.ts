@@ -11,10 +11,10 @@
 // scroll beneath it.
 
 import { frameColor, HIGHLIGHT_COLOR, MATCH_COLOR } from "./colors";
-import { clear, fmtInt, h, onNextFrame, type Pointer, setupCanvas, sizeCanvas, Tooltip } from "./dom";
+import { clear, h, onNextFrame, type Pointer, setupCanvas, sizeCanvas, Tooltip } from "./dom";
+import { fmtDuration, fmtInt, fmtTick } from "./format";
 import type { Tree } from "./flame";
-import { fmtDuration, fmtTick } from "./state";
-import type { SamplesJSON } from "./types";
+import type { SamplesJSON } from "./wire";
 import type { Clock } from "./wallclock";
 
 export type LaneGroup = "cpu" | "thread";

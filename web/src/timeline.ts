@@ -6,8 +6,8 @@
 // Shift+arrows move its end, Enter opens the range and Esc puts it back.
 
 import { clear, h, setupCanvas } from "./dom";
-import { fmtDuration } from "./state";
-import type { HeatmapJSON } from "./types";
+import { fmtDuration } from "./format";
+import type { HeatmapJSON } from "./wire";
 import type { Clock } from "./wallclock";
 
 export interface TimelineOptions {

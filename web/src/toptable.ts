@@ -4,7 +4,8 @@
 // callers above it and callees below, with the callers also as a list.
 
 import { frameColor } from "./colors";
-import { $, clear, fmtInt, fmtPct, h } from "./dom";
+import { $, clear, h } from "./dom";
+import { fmtInt, fmtPct } from "./format";
 import { type CallerNode, callers, type FunctionRow, topFunctions, type Tree } from "./flame";
 import { Sandwich } from "./sandwich";
 

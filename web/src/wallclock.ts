@@ -12,15 +12,9 @@
 // pages they return to (followTZ).
 
 import { h, whenIdle } from "./dom";
-import { currentParams, fmtTick, updateURL } from "./state";
-
-// WallJSON is a profile's wall-clock anchor (subsecond.WallClock): a sample
-// at time t on the capture's clock was taken at Unix time t + offset_ns.
-export interface WallJSON {
-  offset_ns: number;
-  source?: string;
-  approximate?: boolean;
-}
+import { currentParams, updateURL } from "./state";
+import { fmtTick } from "./format";
+import type { WallJSON } from "./wire";
 
 // Zone is how the pages show times: times of day in UTC or in the
 // browser's zone, or seconds from a capture's start.
@@ -61,6 +55,12 @@ export function fmtWallParam(ns: number): string {
   const frac = Math.round(ns - s * 1e9);
   const day = new Date(s * 1000).toISOString().slice(0, 19);
   return day + (frac > 0 ? "." + pad(frac, 9).replace(/0+$/, "") : "") + "Z";
+}
+
+// fmtISO writes Unix nanoseconds as an ISO 8601 time in UTC to the
+// millisecond ("2026-11-30T03:01:10.250Z"), as the host page's URLs give it.
+export function fmtISO(ns: number): string {
+  return new Date(Math.round(ns / 1e6)).toISOString();
 }
 
 // parseWallParam reads a URL's wall-clock time, RFC 3339 or Unix seconds,
