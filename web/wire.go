@@ -2,8 +2,8 @@ package web
 
 import "github.com/subsecond/subsecond"
 
-// HotspotList is the answer of GET /api/profiles/{id}/hotspots: the report,
-// as `subsecond hotspots --format json` prints it, and What, the sentence
+// HotspotList is the answer of GET /api/profiles/{id}/hotspots and what
+// `subsecond hotspots --format json` prints: the report and What, the sentence
 // the profile page heads the list with ("≥ 70% busy for 1 s or more",
 // "… in [5, 10) s" for a range), so that the page need not compose it.
 type HotspotList struct {

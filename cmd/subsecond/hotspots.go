@@ -66,7 +66,7 @@ func runHotspots(ctx context.Context, e env) error {
 		link.Hotspots(rep, c.Profile.ID, q.Filter)
 	}
 	if *format == "json" {
-		return json.NewEncoder(e.stdout).Encode(rep) // as the API sends it
+		return json.NewEncoder(e.stdout).Encode(web.NewHotspotList(rep)) // as the API sends it
 	}
 	t0 := rep.T0
 	sec := func(ns int64) string { return query.DisplaySeconds(ns - t0) }
