@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"unsafe"
 )
 
 // Columns holds one entry per sample in each slice, all of the same length.
@@ -29,22 +30,22 @@ type Columns struct {
 // order a chunk stores them. A new column goes at the end, with a Since
 // above every other's.
 var sampleColumns = []Column{
-	&Col[int64]{ColumnInfo{Name: "time", Encoding: Deltas, Since: 1},
-		func(c *Columns) *[]int64 { return &c.Time }, func(r *Row) int64 { return r.Sample.Time }},
-	&Col[int32]{ColumnInfo{Name: "cpu", Encoding: Plain, Since: 1},
-		func(c *Columns) *[]int32 { return &c.CPU }, func(r *Row) int32 { return r.Sample.CPU }},
-	&Col[int32]{ColumnInfo{Name: "pid", Encoding: Dict, Since: 1},
-		func(c *Columns) *[]int32 { return &c.PID }, func(r *Row) int32 { return r.Sample.PID }},
-	&Col[int32]{ColumnInfo{Name: "tid", Encoding: Dict, Since: 1},
-		func(c *Columns) *[]int32 { return &c.TID }, func(r *Row) int32 { return r.Sample.TID }},
-	&Col[uint32]{ColumnInfo{Name: "comm", Encoding: Dict, Table: StringTable, Since: 1},
-		func(c *Columns) *[]uint32 { return &c.Comm }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Comm) }},
-	&Col[uint16]{ColumnInfo{Name: "event", Encoding: Runs, Table: EventTable, Since: 1},
-		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }},
-	&Col[uint64]{ColumnInfo{Name: "weight", Encoding: Runs, Since: 1},
-		func(c *Columns) *[]uint64 { return &c.Weight }, func(r *Row) uint64 { return cmp.Or(r.Sample.Period, 1) }},
-	&Col[int32]{ColumnInfo{Name: "stack", Encoding: Plain, Table: NodeTable, Since: 1},
-		func(c *Columns) *[]int32 { return &c.Stack }, func(r *Row) int32 { return r.Stack() }},
+	newCol(ColumnInfo{Name: "time", Encoding: Deltas, Since: 1},
+		func(c *Columns) *[]int64 { return &c.Time }, func(r *Row) int64 { return r.Sample.Time }),
+	newCol(ColumnInfo{Name: "cpu", Encoding: Plain, Since: 1},
+		func(c *Columns) *[]int32 { return &c.CPU }, func(r *Row) int32 { return r.Sample.CPU }),
+	newCol(ColumnInfo{Name: "pid", Encoding: Dict, Since: 1},
+		func(c *Columns) *[]int32 { return &c.PID }, func(r *Row) int32 { return r.Sample.PID }),
+	newCol(ColumnInfo{Name: "tid", Encoding: Dict, Since: 1},
+		func(c *Columns) *[]int32 { return &c.TID }, func(r *Row) int32 { return r.Sample.TID }),
+	newCol(ColumnInfo{Name: "comm", Encoding: Dict, Table: StringTable, Since: 1},
+		func(c *Columns) *[]uint32 { return &c.Comm }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Comm) }),
+	newCol(ColumnInfo{Name: "event", Encoding: Runs, Table: EventTable, Since: 1},
+		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }),
+	newCol(ColumnInfo{Name: "weight", Encoding: Runs, Since: 1},
+		func(c *Columns) *[]uint64 { return &c.Weight }, func(r *Row) uint64 { return cmp.Or(r.Sample.Period, 1) }),
+	newCol(ColumnInfo{Name: "stack", Encoding: Plain, Table: NodeTable, Since: 1},
+		func(c *Columns) *[]int32 { return &c.Stack }, func(r *Row) int32 { return r.Stack() }),
 }
 
 // SampleColumns returns the column list: one Column per slice of Columns,
@@ -122,13 +123,21 @@ type Col[T Value] struct {
 	ColumnInfo
 	Of   func(*Columns) *[]T
 	From func(*Row) T
+	off  uintptr
 }
 
 // Info returns the column's description.
 func (k *Col[T]) Info() ColumnInfo { return k.ColumnInfo }
 
+// newCol returns the column of info whose slice of a Columns Of returns,
+// and whose value for a sample From returns.
+func newCol[T Value](info ColumnInfo, of func(*Columns) *[]T, from func(*Row) T) *Col[T] {
+	var c Columns
+	return &Col[T]{ColumnInfo: info, Of: of, From: from, off: uintptr(unsafe.Pointer(of(&c))) - uintptr(unsafe.Pointer(&c))}
+}
+
 func (k *Col[T]) appendRow(c *Columns, r *Row) {
-	s := k.Of(c)
+	s := (*[]T)(unsafe.Add(unsafe.Pointer(c), k.off))
 	*s = append(*s, k.From(r))
 }
 

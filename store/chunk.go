@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -69,11 +70,13 @@ var chunkParts = func() []chunkPart {
 }()
 
 // chunkPart encodes and decodes one part of a chunk: samples [lo, hi) of
-// c, or n samples into cols from index base on.
+// c appended to b, or n samples read from d into cols from index base on.
+// The encoder and decoder are passed by value, so that they stay on the
+// stack.
 type chunkPart interface {
 	Since() int
-	encode(e *enc, c *subsecond.Columns, lo, hi int)
-	decode(d *dec, cols *subsecond.Columns, base, n int, lim limits)
+	encode(b []byte, c *subsecond.Columns, lo, hi int) []byte
+	decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec
 	zero(cols *subsecond.Columns, base, n int)
 }
 
@@ -87,7 +90,7 @@ func encodeChunk(c *subsecond.Columns, lo, hi int) []byte {
 		return zstdBlob(e.b)
 	}
 	for _, p := range chunkParts {
-		p.encode(&e, c, lo, hi)
+		e.b = p.encode(e.b, c, lo, hi)
 	}
 	return zstdBlob(e.b)
 }
@@ -142,7 +145,7 @@ func decodeColumns(raw []byte, cols *subsecond.Columns, lim limits) error {
 		if p.Since() > int(f) {
 			p.zero(cols, base, n)
 		} else {
-			p.decode(&d, cols, base, n, lim)
+			d = p.decode(d, cols, base, n, lim)
 		}
 	}
 	if err := d.end(); err != nil {
@@ -167,7 +170,8 @@ func (p *dictPart) Since() int { return p.since }
 // dictBatch is how many samples' tuples encode gathers at a time.
 const dictBatch = 4096
 
-func (p *dictPart) encode(e *enc, c *subsecond.Columns, lo, hi int) {
+func (p *dictPart) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
+	e := enc{b: b}
 	n := hi - lo
 	dict := make(map[[maxDict]uint64]uint32, 256)
 	var first []int // per tuple, its first sample
@@ -191,15 +195,16 @@ func (p *dictPart) encode(e *enc, c *subsecond.Columns, lo, hi int) {
 	e.uvarint(uint64(len(first)))
 	for _, i := range first {
 		for _, k := range p.cols {
-			k.put(e, c, i)
+			e.b = k.put(e.b, c, i)
 		}
 	}
 	for _, t := range idx {
 		e.uvarint(uint64(t))
 	}
+	return e.b
 }
 
-func (p *dictPart) decode(d *dec, cols *subsecond.Columns, base, n int, lim limits) {
+func (p *dictPart) decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec {
 	nt := d.count(n)
 	tuples := make([]dictValues, len(p.cols))
 	for j, k := range p.cols {
@@ -207,19 +212,20 @@ func (p *dictPart) decode(d *dec, cols *subsecond.Columns, base, n int, lim limi
 	}
 	for t := range nt {
 		for j, k := range p.cols {
-			tuples[j].read(d, t, lim.of(k.Info().Table))
+			d = tuples[j].read(d, t, lim.of(k.Info().Table))
 		}
 	}
 	idx := make([]uint32, n)
 	for i := range idx {
 		idx[i] = uint32(d.index(nt))
 		if d.err != nil {
-			return
+			return d
 		}
 	}
 	for _, v := range tuples {
 		v.spread(cols, base, idx)
 	}
+	return d
 }
 
 func (p *dictPart) zero(cols *subsecond.Columns, base, n int) {
@@ -237,7 +243,7 @@ type storeColumn interface {
 	// gather sets keys[i][j] to sample at+i's value.
 	gather(keys [][maxDict]uint64, j int, c *subsecond.Columns, at int)
 	// put writes sample i's value as a Dict column does.
-	put(e *enc, c *subsecond.Columns, i int)
+	put(b []byte, c *subsecond.Columns, i int) []byte
 	// values returns room for n values of a dictionary.
 	values(n int) dictValues
 	// renumber replaces every value v by m[v]; m is a slice of the
@@ -247,7 +253,7 @@ type storeColumn interface {
 
 // dictValues are one column's values in a dictionary being decoded.
 type dictValues interface {
-	read(d *dec, t int, limit int)
+	read(d dec, t int, limit int) dec
 	spread(cols *subsecond.Columns, base int, idx []uint32)
 }
 
@@ -285,7 +291,8 @@ func newTyped[T subsecond.Value](k *subsecond.Col[T]) *typed[T] {
 
 func (k *typed[T]) Since() int { return k.ColumnInfo.Since }
 
-func (k *typed[T]) encode(e *enc, c *subsecond.Columns, lo, hi int) {
+func (k *typed[T]) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
+	e := enc{b: b}
 	v := (*k.Of(c))[lo:hi]
 	switch k.Encoding {
 	case subsecond.Deltas:
@@ -312,11 +319,12 @@ func (k *typed[T]) encode(e *enc, c *subsecond.Columns, lo, hi int) {
 			}
 		}
 	case subsecond.Runs:
-		runs(e, v)
+		runs(&e, v)
 	}
+	return e.b
 }
 
-func (k *typed[T]) decode(d *dec, cols *subsecond.Columns, base, n int, lim limits) {
+func (k *typed[T]) decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec {
 	dst := (*k.Of(cols))[base : base+n]
 	limit := lim.of(k.Table)
 	switch k.Encoding {
@@ -334,11 +342,12 @@ func (k *typed[T]) decode(d *dec, cols *subsecond.Columns, base, n int, lim limi
 		}
 	case subsecond.Plain:
 		for i := range dst {
-			dst[i] = k.read(d, limit)
+			dst[i] = k.read(&d, limit)
 		}
 	case subsecond.Runs:
-		k.unruns(d, dst, limit)
+		k.unruns(&d, dst, limit)
 	}
+	return d
 }
 
 // read reads one value: an index below limit, or a value of type T.
@@ -421,13 +430,12 @@ func (k *typed[T]) gather(keys [][maxDict]uint64, j int, c *subsecond.Columns, a
 	}
 }
 
-func (k *typed[T]) put(e *enc, c *subsecond.Columns, i int) {
+func (k *typed[T]) put(b []byte, c *subsecond.Columns, i int) []byte {
 	x := (*k.Of(c))[i]
 	if k.signed {
-		e.varint(int64(x))
-	} else {
-		e.uvarint(uint64(x))
+		return binary.AppendVarint(b, int64(x))
 	}
+	return binary.AppendUvarint(b, uint64(x))
 }
 
 func (k *typed[T]) values(n int) dictValues { return &typedValues[T]{k: k, v: make([]T, n)} }
@@ -446,7 +454,10 @@ type typedValues[T subsecond.Value] struct {
 	v []T
 }
 
-func (t *typedValues[T]) read(d *dec, i int, limit int) { t.v[i] = t.k.read(d, limit) }
+func (t *typedValues[T]) read(d dec, i int, limit int) dec {
+	t.v[i] = t.k.read(&d, limit)
+	return d
+}
 
 func (t *typedValues[T]) spread(cols *subsecond.Columns, base int, idx []uint32) {
 	dst := (*t.k.Of(cols))[base:]

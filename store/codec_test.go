@@ -1,8 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"errors"
+	"flag"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -62,6 +66,41 @@ func TestChunkRoundTrip(t *testing.T) {
 	}
 	if s := chunkSecond(subsecond.NoTime); s != math.MinInt64/int64(subsecond.ChunkSpan)-1 {
 		t.Errorf("chunkSecond(NoTime) = %d", s)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/chunk-format1.bin")
+
+// TestChunkFormat1 pins the bytes of a format 1 chunk: the columns stored
+// since the first release must keep their encoding, so that existing
+// databases stay readable and a chunk written today reads the same. A
+// column added later raises the format; a format 1 chunk then decodes it
+// as zeros.
+func TestChunkFormat1(t *testing.T) {
+	c := columns(300)
+	raw, err := unzstd(nil, encodeChunk(&c, 0, 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "chunk-format1.bin")
+	if *update && chunkFormat == 1 {
+		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got subsecond.Columns
+	if err := decodeColumns(want, &got, limits{strings: 5, nodes: 5000, events: 3}); err != nil {
+		t.Fatalf("decode %s: %v", golden, err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("%s decodes to other columns than columns(300)", golden)
+	}
+	if chunkFormat == 1 && !bytes.Equal(raw, want) {
+		t.Errorf("encodeChunk(columns(300)) differs from %s: a format 1 chunk's bytes changed", golden)
 	}
 }
 
