@@ -101,17 +101,25 @@ type limits struct {
 	strings, nodes, events int
 }
 
-// of returns the size of table t.
+// of returns the size of table t, 0 for none.
 func (l limits) of(t subsecond.Table) int {
+	n, _ := byTable(t, l.strings, l.nodes, l.events)
+	return n
+}
+
+// byTable returns the one of strings, nodes and events that belongs to
+// table t; false for NoTable.
+func byTable[V any](t subsecond.Table, strings, nodes, events V) (V, bool) {
 	switch t {
 	case subsecond.StringTable:
-		return l.strings
+		return strings, true
 	case subsecond.NodeTable:
-		return l.nodes
+		return nodes, true
 	case subsecond.EventTable:
-		return l.events
+		return events, true
 	}
-	return 0
+	var zero V
+	return zero, false
 }
 
 // noLimits accepts any index that fits the column types.

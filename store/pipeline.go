@@ -210,15 +210,11 @@ func newWorker() *worker {
 // idMap returns the map from the worker's indexes into table t to the
 // profile's, a slice of the type of the columns that index t.
 func (w *worker) idMap(t subsecond.Table) any {
-	switch t {
-	case subsecond.StringTable:
-		return w.strMap
-	case subsecond.NodeTable:
-		return w.nodeMap
-	case subsecond.EventTable:
-		return w.evMap
+	m, ok := byTable[any](t, w.strMap, w.nodeMap, w.evMap)
+	if !ok {
+		panic(fmt.Sprintf("store: no map of table %d", t))
 	}
-	panic(fmt.Sprintf("store: no map of table %d", t))
+	return m
 }
 
 // idColumns are the columns whose values index a table.
