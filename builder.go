@@ -237,11 +237,14 @@ type Builder struct {
 	in    *Interner
 	stats *Stats
 	cols  Columns
+	row   Row
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{in: NewInterner(), stats: NewStats()}
+	b := &Builder{in: NewInterner(), stats: NewStats()}
+	b.row = Row{Strings: b.in, Stack: func() int32 { return b.in.Stack(b.row.Sample.Frames) }}
+	return b
 }
 
 // Add appends s. The Builder keeps no reference to s or its frames. It
@@ -252,12 +255,9 @@ func (b *Builder) Add(s *Sample) error {
 	if err != nil {
 		return err
 	}
-	w := s.Period
-	if w == 0 {
-		w = 1
-	}
-	comm := b.in.String(s.Comm) // before the stack's strings
-	b.cols.Append(s.Time, s.CPU, s.PID, s.TID, comm, ev, w, b.in.Stack(s.Frames))
+	b.row.Sample, b.row.Event = s, ev
+	b.cols.Append(&b.row)
+	b.row.Sample = nil
 	return nil
 }
 
@@ -268,33 +268,4 @@ func (b *Builder) Capture(p Profile) *Capture {
 	c := &Capture{Profile: p, Strings: b.in.Strings, Frames: b.in.Frames, Nodes: b.in.Nodes, Samples: b.cols}
 	SortColumns(&c.Samples)
 	return c
-}
-
-// SortColumns orders the samples by time, keeping input order among equal
-// times.
-func SortColumns(c *Columns) {
-	if sort.SliceIsSorted(c.Time, func(i, j int) bool { return c.Time[i] < c.Time[j] }) {
-		return
-	}
-	idx := make([]int, c.Len())
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool { return c.Time[idx[i]] < c.Time[idx[j]] })
-	c.Time = permute(c.Time, idx)
-	c.CPU = permute(c.CPU, idx)
-	c.PID = permute(c.PID, idx)
-	c.TID = permute(c.TID, idx)
-	c.Comm = permute(c.Comm, idx)
-	c.Event = permute(c.Event, idx)
-	c.Weight = permute(c.Weight, idx)
-	c.Stack = permute(c.Stack, idx)
-}
-
-func permute[T any](s []T, idx []int) []T {
-	out := make([]T, len(s))
-	for i, j := range idx {
-		out[i] = s[j]
-	}
-	return out
 }

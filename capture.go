@@ -105,35 +105,6 @@ type StackNode struct {
 	Depth  int32 // number of frames from the root, 1 for an outermost frame
 }
 
-// Columns holds one entry per sample in each slice, all of the same length.
-// Comm indexes Capture.Strings; Event indexes Capture.Profile.Events;
-// Stack indexes Capture.Nodes.
-type Columns struct {
-	Time   []int64
-	CPU    []int32
-	PID    []int32
-	TID    []int32
-	Comm   []uint32
-	Event  []uint16
-	Weight []uint64 // the sample's period, or 1 when the input had none
-	Stack  []int32
-}
-
-// Len returns the number of samples.
-func (c *Columns) Len() int { return len(c.Time) }
-
-// Append adds one sample.
-func (c *Columns) Append(t int64, cpu, pid, tid int32, comm uint32, event uint16, weight uint64, stack int32) {
-	c.Time = append(c.Time, t)
-	c.CPU = append(c.CPU, cpu)
-	c.PID = append(c.PID, pid)
-	c.TID = append(c.TID, tid)
-	c.Comm = append(c.Comm, comm)
-	c.Event = append(c.Event, event)
-	c.Weight = append(c.Weight, weight)
-	c.Stack = append(c.Stack, stack)
-}
-
 // Stack appends the frames of node n to dst, leaf-first, and returns it.
 func (c *Capture) Stack(dst []int32, n int32) []int32 {
 	for n > 0 {

@@ -127,21 +127,17 @@ func compileParam(name, expr string) (*regexp.Regexp, error) {
 type Match struct {
 	c         *subsecond.Capture
 	event     uint16
-	cpu       []bool
-	cpuSet    idSet // ids too large for cpu
-	pid, tid  idSet
 	comm      string
 	commRe    *regexp.Regexp
 	commState []uint8           // per string: 0 unknown, else commSeen|commPass?
 	node      []subsecond.Class // per stack node, shared: subsecond.ClassesOf
-	onlyBit   subsecond.Class   // the node class Only needs, 0 for none
-	fnNode    []bool            // per stack node: some frame matches Function (nil: no Function)
 	frameKeep []bool            // per frame, shared: shown under Only (nil: all)
 	idle      bool
 	// sampleIdle, shared, has bit i set when sample i is idle.
 	sampleIdle []uint64
-	// simple: no criterion beyond the event and idleness.
-	simple bool
+	// tests are the active criteria's per-sample tests; with none the
+	// filter is simple, judging by the event and idleness alone.
+	tests []func(i int) bool
 }
 
 const (
@@ -177,26 +173,9 @@ func frameKindsOf(c *subsecond.Capture) *frameKinds {
 // Compile prepares f for fast per-sample answers on c. Errors wrap
 // ErrInvalid and name the bad parameter.
 func (f Filter) Compile(c *subsecond.Capture) (*Match, error) {
-	m := &Match{c: c, comm: f.Comm, idle: f.Idle}
-	var err error
-	if m.commRe, err = compileParam("comm_regex", f.CommRegex); err != nil {
-		return nil, err
-	}
-	fnRe, err := compileParam("function", f.Function)
-	if err != nil {
-		return nil, err
-	}
+	m := &Match{c: c, idle: f.Idle}
 	cl := subsecond.ClassesOf(c)
 	m.node, m.sampleIdle = cl.Nodes, cl.IdleBits
-	switch f.Only {
-	case "":
-	case "kernel":
-		m.onlyBit, m.frameKeep = subsecond.AnyKernel, frameKindsOf(c).kernel
-	case "user":
-		m.onlyBit, m.frameKeep = subsecond.AnyUser, frameKindsOf(c).user
-	default:
-		return nil, Invalidf("only", "%q is not kernel or user", f.Only)
-	}
 	m.event = uint16(c.Profile.DefaultEvent())
 	if f.Event != "" {
 		found := false
@@ -211,25 +190,89 @@ func (f Filter) Compile(c *subsecond.Capture) (*Match, error) {
 			return nil, Invalidf("event", "the capture has no event %q (it has %s)", f.Event, strings.Join(names, ", "))
 		}
 	}
-	if len(f.CPUs) > 0 && f.CPUs[len(f.CPUs)-1] < 1<<16 {
-		m.cpu = make([]bool, f.CPUs[len(f.CPUs)-1]+1)
-		for _, id := range f.CPUs {
-			m.cpu[id] = true
+	for _, cr := range criteria {
+		test, err := cr.compile(&f, m, cl)
+		if err != nil {
+			return nil, err
 		}
-	} else {
-		m.cpuSet = newIDSet(f.CPUs) // ids too large for a slice
+		if test != nil {
+			m.tests = append(m.tests, test)
+		}
 	}
-	m.pid = newIDSet(f.PIDs)
-	m.tid = newIDSet(f.TIDs)
-	if m.comm != "" || m.commRe != nil {
-		m.commState = make([]uint8, len(c.Strings))
-	}
-	if fnRe != nil {
-		m.fnNode = functionNodes(c, cl.Order, fnRe)
-	}
-	m.simple = m.cpu == nil && !m.cpuSet.active() && !m.pid.active() && !m.tid.active() &&
-		m.comm == "" && m.commRe == nil && m.onlyBit == 0 && m.fnNode == nil
 	return m, nil
+}
+
+// matchFields are the Filter fields that every Match applies itself, in
+// Test, Keep and the fast path Simple offers: the event and idleness.
+var matchFields = []string{"Event", "Idle"}
+
+// criterion is one of a filter's tests besides its event and idleness:
+// the Filter fields it reads, and how it compiles against a capture. Its
+// compile returns nil when the filter does not restrict those fields, else
+// the per-sample test. A filter is simple (Match.Simple) when no criterion
+// returns a test, so a new Filter field goes into this list (the test
+// TestCriteriaCoverFilter fails until it does) and then counts everywhere,
+// fast paths included.
+type criterion struct {
+	fields  []string
+	compile func(f *Filter, m *Match, cl *subsecond.Classes) (func(i int) bool, error)
+}
+
+// criteria are the filter's tests beyond event and idleness.
+var criteria = []criterion{
+	{fields: []string{"CPUs"}, compile: func(f *Filter, m *Match, _ *subsecond.Classes) (func(int) bool, error) {
+		cpus := m.c.Samples.CPU
+		if n := len(f.CPUs); n > 0 && f.CPUs[n-1] < 1<<16 {
+			in := make([]bool, f.CPUs[n-1]+1)
+			for _, id := range f.CPUs {
+				in[id] = true
+			}
+			return func(i int) bool {
+				cpu := cpus[i]
+				return cpu >= 0 && int(cpu) < len(in) && in[cpu]
+			}, nil
+		}
+		return newIDSet(f.CPUs).test(cpus), nil // ids too large for a slice
+	}},
+	{fields: []string{"PIDs"}, compile: func(f *Filter, m *Match, _ *subsecond.Classes) (func(int) bool, error) {
+		return newIDSet(f.PIDs).test(m.c.Samples.PID), nil
+	}},
+	{fields: []string{"TIDs"}, compile: func(f *Filter, m *Match, _ *subsecond.Classes) (func(int) bool, error) {
+		return newIDSet(f.TIDs).test(m.c.Samples.TID), nil
+	}},
+	{fields: []string{"Comm", "CommRegex"}, compile: func(f *Filter, m *Match, _ *subsecond.Classes) (func(int) bool, error) {
+		var err error
+		if m.commRe, err = compileParam("comm_regex", f.CommRegex); err != nil || f.Comm == "" && m.commRe == nil {
+			return nil, err
+		}
+		m.comm = f.Comm
+		m.commState = make([]uint8, len(m.c.Strings))
+		comms := m.c.Samples.Comm
+		return func(i int) bool { return m.commPass(comms[i]) }, nil
+	}},
+	{fields: []string{"Function"}, compile: func(f *Filter, m *Match, cl *subsecond.Classes) (func(int) bool, error) {
+		re, err := compileParam("function", f.Function)
+		if re == nil || err != nil {
+			return nil, err
+		}
+		fn, stacks := functionNodes(m.c, cl.Order, re), m.c.Samples.Stack
+		return func(i int) bool { return fn[stacks[i]] }, nil
+	}},
+	{fields: []string{"Only"}, compile: func(f *Filter, m *Match, _ *subsecond.Classes) (func(int) bool, error) {
+		var bit subsecond.Class
+		switch f.Only {
+		case "":
+			return nil, nil
+		case "kernel":
+			bit, m.frameKeep = subsecond.AnyKernel, frameKindsOf(m.c).kernel
+		case "user":
+			bit, m.frameKeep = subsecond.AnyUser, frameKindsOf(m.c).user
+		default:
+			return nil, Invalidf("only", "%q is not kernel or user", f.Only)
+		}
+		node, stacks := m.node, m.c.Samples.Stack
+		return func(i int) bool { return node[stacks[i]]&bit == bit }, nil
+	}},
 }
 
 // functionNodes reports per stack node whether some frame on its path has a
@@ -292,6 +335,15 @@ func newIDSet(ids []int32) idSet {
 // active reports whether the set restricts anything.
 func (s *idSet) active() bool { return s.bits != nil || s.sorted != nil }
 
+// test returns the per-sample test that col[i] is in the set, nil when the
+// set restricts nothing.
+func (s idSet) test(col []int32) func(i int) bool {
+	if !s.active() {
+		return nil
+	}
+	return func(i int) bool { return s.has(col[i]) }
+}
+
 // has reports whether id is in the set.
 func (s *idSet) has(id int32) bool {
 	if s.bits != nil {
@@ -324,7 +376,7 @@ func (m *Match) Test(i int) (pass, idle bool) {
 		return false, false
 	}
 	idle = m.sampleIdle[i/64]&(1<<(i%64)) != 0
-	return m.simple || m.pass(i), idle
+	return m.pass(i), idle
 }
 
 // Keep reports whether sample i passes the filter.
@@ -332,7 +384,7 @@ func (m *Match) Keep(i int) bool {
 	if m.c.Samples.Event[i] != m.event || !m.idle && m.sampleIdle[i/64]&(1<<(i%64)) != 0 {
 		return false
 	}
-	return m.simple || m.pass(i)
+	return m.pass(i)
 }
 
 // Idle reports whether sample i is idle (see IsIdleFunc), whatever the
@@ -343,24 +395,16 @@ func (m *Match) Idle(i int) bool { return m.sampleIdle[i/64]&(1<<(i%64)) != 0 }
 // idleness alone, as the zero Filter does, so that a hot loop can test
 // Samples.Event[i] == event && (idle || !m.Idle(i)) instead of calling
 // Keep.
-func (m *Match) Simple() (event uint16, idle, ok bool) { return m.event, m.idle, m.simple }
+func (m *Match) Simple() (event uint16, idle, ok bool) { return m.event, m.idle, len(m.tests) == 0 }
 
 // pass checks the criteria besides event and idleness.
 func (m *Match) pass(i int) bool {
-	s := &m.c.Samples
-	if m.cpu != nil {
-		cpu := s.CPU[i]
-		if cpu < 0 || int(cpu) >= len(m.cpu) || !m.cpu[cpu] {
+	for _, t := range m.tests {
+		if !t(i) {
 			return false
 		}
 	}
-	if m.cpuSet.active() && !m.cpuSet.has(s.CPU[i]) ||
-		m.pid.active() && !m.pid.has(s.PID[i]) ||
-		m.tid.active() && !m.tid.has(s.TID[i]) {
-		return false
-	}
-	n := s.Stack[i]
-	return m.node[n]&m.onlyBit == m.onlyBit && (m.fnNode == nil || m.fnNode[n]) && m.commPass(s.Comm[i])
+	return true
 }
 
 // KeepFrame reports whether frame (an index of Capture.Frames) is shown

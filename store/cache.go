@@ -42,9 +42,7 @@ func derivedSize(c *subsecond.Capture) int64 {
 // tablesSize returns the bytes of c's own columns, tables and strings.
 func tablesSize(c *subsecond.Capture) int64 {
 	s := &c.Samples
-	n := subsecond.SliceBytes(s.Time) + subsecond.SliceBytes(s.CPU) + subsecond.SliceBytes(s.PID) +
-		subsecond.SliceBytes(s.TID) + subsecond.SliceBytes(s.Comm) + subsecond.SliceBytes(s.Event) +
-		subsecond.SliceBytes(s.Weight) + subsecond.SliceBytes(s.Stack)
+	n := s.Bytes()
 	n += subsecond.SliceBytes(c.Frames) + subsecond.SliceBytes(c.Nodes) + subsecond.SliceBytes(c.Strings)
 	for _, str := range c.Strings {
 		n += int64(len(str))

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -8,7 +9,8 @@ import (
 )
 
 // A chunk's samples are stored column by column, each column encoded for
-// its usual shape, and the whole compressed with zstd:
+// its usual shape (its Encoding in the column list, subsecond.SampleColumns),
+// and the whole compressed with zstd. Format 1 is:
 //
 //	format byte, n
 //	time     first time (varint), g, then n-1 deltas divided by g (uvarint):
@@ -22,6 +24,10 @@ import (
 //	weight   run-length pairs: a fixed sampling period is one run
 //	stack    n uvarints (stack prefix-tree nodes)
 //
+// A column added later is stored after these, and the format byte is the
+// highest Since of the columns written; a chunk of an earlier format
+// decodes the columns it lacks as zeros.
+//
 // Measured on the bundled 96-CPU capture this is about 3.4 bytes a sample
 // (1,932,436 bytes of chunk data for 564,480 samples), before the tables
 // and the chunks' summaries (see bench/ingest).
@@ -30,9 +36,48 @@ import (
 // starts a further chunk of the same second (Seq+1) past it.
 const maxChunkSamples = 1 << 20
 
-type thread struct {
-	pid, tid int32
-	comm     uint32
+// chunkFormat is the format byte of the chunks written now: the highest
+// Since of the column list. A chunk of an earlier format lacks the columns
+// added since, which decode as zeros.
+var chunkFormat = func() byte {
+	f := 0
+	for _, k := range subsecond.SampleColumns() {
+		f = max(f, k.Info().Since)
+	}
+	return byte(f)
+}()
+
+// chunkParts are the parts of a chunk in the order it stores them: one
+// per column, except that adjacent Dict columns of the same Since share
+// one dictionary.
+var chunkParts = func() []chunkPart {
+	var parts []chunkPart
+	for _, k := range storeColumns {
+		info := k.Info()
+		if n := len(parts); info.Encoding == subsecond.Dict && n > 0 {
+			if d, ok := parts[n-1].(*dictPart); ok && d.since == info.Since && len(d.cols) < maxDict {
+				d.cols = append(d.cols, k)
+				continue
+			}
+		}
+		if info.Encoding == subsecond.Dict {
+			parts = append(parts, &dictPart{since: info.Since, cols: []storeColumn{k}})
+		} else {
+			parts = append(parts, k)
+		}
+	}
+	return parts
+}()
+
+// chunkPart encodes and decodes one part of a chunk: samples [lo, hi) of
+// c appended to b, or n samples read from d into cols from index base on.
+// The encoder and decoder are passed by value, so that they stay on the
+// stack.
+type chunkPart interface {
+	Since() int
+	encode(b []byte, c *subsecond.Columns, lo, hi int) []byte
+	decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec
+	zero(cols *subsecond.Columns, base, n int)
 }
 
 // encodeChunk encodes samples [lo, hi) of c, which are sorted by time.
@@ -44,78 +89,37 @@ func encodeChunk(c *subsecond.Columns, lo, hi int) []byte {
 	if n == 0 {
 		return zstdBlob(e.b)
 	}
-
-	times := c.Time[lo:hi]
-	var g uint64
-	for i := 1; i < n; i++ {
-		g = gcd(g, uint64(times[i]-times[i-1]))
-	}
-	if g == 0 {
-		g = 1
-	}
-	e.varint(times[0])
-	e.uvarint(g)
-	for i := 1; i < n; i++ {
-		e.uvarint(uint64(times[i]-times[i-1]) / g)
-	}
-
-	for _, cpu := range c.CPU[lo:hi] {
-		e.varint(int64(cpu))
-	}
-
-	dict := make(map[thread]uint32, 256)
-	var order []thread
-	idx := make([]uint32, n)
-	for i := range n {
-		th := thread{c.PID[lo+i], c.TID[lo+i], c.Comm[lo+i]}
-		k, ok := dict[th]
-		if !ok {
-			k = uint32(len(order))
-			dict[th] = k
-			order = append(order, th)
-		}
-		idx[i] = k
-	}
-	e.uvarint(uint64(len(order)))
-	for _, th := range order {
-		e.varint(int64(th.pid))
-		e.varint(int64(th.tid))
-		e.uvarint(uint64(th.comm))
-	}
-	for _, k := range idx {
-		e.uvarint(uint64(k))
-	}
-
-	runs(&e, c.Event[lo:hi])
-	runs(&e, c.Weight[lo:hi])
-
-	for _, s := range c.Stack[lo:hi] {
-		e.uvarint(uint64(s))
+	for _, p := range chunkParts {
+		e.b = p.encode(e.b, c, lo, hi)
 	}
 	return zstdBlob(e.b)
-}
-
-// runs writes v as run-length pairs, preceded by their number.
-func runs[T uint16 | uint64](e *enc, v []T) {
-	var pairs []uint64
-	for i := 0; i < len(v); {
-		j := i + 1
-		for j < len(v) && v[j] == v[i] {
-			j++
-		}
-		pairs = append(pairs, uint64(v[i]), uint64(j-i))
-		i = j
-	}
-	e.uvarint(uint64(len(pairs) / 2))
-	for _, p := range pairs {
-		e.uvarint(p)
-	}
 }
 
 // limits are the sizes of the tables a chunk's samples index; decodeChunk
 // refuses samples beyond them.
 type limits struct {
 	strings, nodes, events int
+}
+
+// of returns the size of table t, 0 for none.
+func (l limits) of(t subsecond.Table) int {
+	n, _ := byTable(t, l.strings, l.nodes, l.events)
+	return n
+}
+
+// byTable returns the one of strings, nodes and events that belongs to
+// table t; false for NoTable.
+func byTable[V any](t subsecond.Table, strings, nodes, events V) (V, bool) {
+	switch t {
+	case subsecond.StringTable:
+		return strings, true
+	case subsecond.NodeTable:
+		return nodes, true
+	case subsecond.EventTable:
+		return events, true
+	}
+	var zero V
+	return zero, false
 }
 
 // noLimits accepts any index that fits the column types.
@@ -135,7 +139,8 @@ func decodeChunk(data []byte, cols *subsecond.Columns, lim limits, buf []byte) (
 // error cols keeps only what it held before.
 func decodeColumns(raw []byte, cols *subsecond.Columns, lim limits) error {
 	d := dec{b: raw}
-	if f := d.byte(); f != chunkFormat && d.err == nil {
+	f := d.byte()
+	if (f < 1 || f > chunkFormat) && d.err == nil {
 		return fmt.Errorf("%w: chunk format %d", errCorrupt, f)
 	}
 	n := d.count(min(maxChunkSamples, len(raw))) // every sample takes bytes in several columns
@@ -143,65 +148,269 @@ func decodeColumns(raw []byte, cols *subsecond.Columns, lim limits) error {
 		return d.end()
 	}
 	base := cols.Len()
-	grow(cols, n)
-
-	t := d.varint()
-	g := d.uvarint()
-	cols.Time[base] = t
-	for i := 1; i < n; i++ {
-		delta := d.uvarint()
-		if g != 0 && delta > math.MaxInt64/g {
-			d.fail("time delta overflows")
+	cols.Resize(base + n)
+	for _, p := range chunkParts {
+		if p.Since() > int(f) {
+			p.zero(cols, base, n)
+		} else {
+			d = p.decode(d, cols, base, n, lim)
 		}
-		t += int64(delta * g)
-		cols.Time[base+i] = t
-	}
-	for i := range n {
-		cols.CPU[base+i] = d.int32()
-	}
-
-	nt := d.count(n)
-	threads := make([]thread, nt)
-	for k := range threads {
-		threads[k] = thread{pid: d.int32(), tid: d.int32(), comm: uint32(d.index(lim.strings))}
-	}
-	for i := range n {
-		k := d.index(nt)
-		if d.err != nil {
-			break
-		}
-		th := threads[k]
-		cols.PID[base+i], cols.TID[base+i], cols.Comm[base+i] = th.pid, th.tid, th.comm
-	}
-
-	unruns(&d, cols.Event[base:], uint64(lim.events), func(v uint64) uint16 { return uint16(v) })
-	unruns(&d, cols.Weight[base:], 0, func(v uint64) uint64 { return v })
-
-	for i := range n {
-		cols.Stack[base+i] = int32(d.index(lim.nodes))
 	}
 	if err := d.end(); err != nil {
-		cut(cols, base)
+		cols.Resize(base)
 		return err
 	}
 	return nil
 }
 
+// maxDict bounds the columns of one dictionary.
+const maxDict = 4
+
+// dictPart is adjacent Dict columns: the number of their distinct tuples,
+// the tuples in order of first appearance, then one index per sample.
+type dictPart struct {
+	since int
+	cols  []storeColumn
+}
+
+func (p *dictPart) Since() int { return p.since }
+
+// dictBatch is how many samples' tuples encode gathers at a time.
+const dictBatch = 4096
+
+func (p *dictPart) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
+	e := enc{b: b}
+	n := hi - lo
+	dict := make(map[[maxDict]uint64]uint32, 256)
+	var first []int // per tuple, its first sample
+	idx := make([]uint32, n)
+	keys := make([][maxDict]uint64, min(n, dictBatch))
+	for at := 0; at < n; at += dictBatch {
+		m := min(dictBatch, n-at)
+		for j, k := range p.cols {
+			k.gather(keys[:m], j, c, lo+at)
+		}
+		for i, key := range keys[:m] {
+			t, ok := dict[key]
+			if !ok {
+				t = uint32(len(first))
+				dict[key] = t
+				first = append(first, lo+at+i)
+			}
+			idx[at+i] = t
+		}
+	}
+	e.uvarint(uint64(len(first)))
+	for _, i := range first {
+		for _, k := range p.cols {
+			e.b = k.put(e.b, c, i)
+		}
+	}
+	for _, t := range idx {
+		e.uvarint(uint64(t))
+	}
+	return e.b
+}
+
+func (p *dictPart) decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec {
+	nt := d.count(n)
+	tuples := make([]dictValues, len(p.cols))
+	for j, k := range p.cols {
+		tuples[j] = k.values(nt)
+	}
+	for t := range nt {
+		for j, k := range p.cols {
+			d = tuples[j].read(d, t, lim.of(k.Info().Table))
+		}
+	}
+	idx := make([]uint32, n)
+	for i := range idx {
+		idx[i] = uint32(d.index(nt))
+		if d.err != nil {
+			return d
+		}
+	}
+	for _, v := range tuples {
+		v.spread(cols, base, idx)
+	}
+	return d
+}
+
+func (p *dictPart) zero(cols *subsecond.Columns, base, n int) {
+	for _, k := range p.cols {
+		k.zero(cols, base, n)
+	}
+}
+
+// storeColumn is a column of the list with the store's operations on its
+// values: encoding, decoding and renumbering. A Dict column's own encode
+// and decode are not used: its dictPart encodes it.
+type storeColumn interface {
+	chunkPart
+	Info() subsecond.ColumnInfo
+	// gather sets keys[i][j] to sample at+i's value.
+	gather(keys [][maxDict]uint64, j int, c *subsecond.Columns, at int)
+	// put writes sample i's value as a Dict column does.
+	put(b []byte, c *subsecond.Columns, i int) []byte
+	// values returns room for n values of a dictionary.
+	values(n int) dictValues
+	// renumber replaces every value v by m[v]; m is a slice of the
+	// column's value type.
+	renumber(c *subsecond.Columns, m any)
+}
+
+// dictValues are one column's values in a dictionary being decoded.
+type dictValues interface {
+	read(d dec, t int, limit int) dec
+	spread(cols *subsecond.Columns, base int, idx []uint32)
+}
+
+// storeColumns is the column list with the store's operations.
+var storeColumns = func() []storeColumn {
+	var out []storeColumn
+	for _, k := range subsecond.SampleColumns() {
+		switch k := k.(type) {
+		case *subsecond.Col[int64]:
+			out = append(out, newTyped(k))
+		case *subsecond.Col[int32]:
+			out = append(out, newTyped(k))
+		case *subsecond.Col[uint64]:
+			out = append(out, newTyped(k))
+		case *subsecond.Col[uint32]:
+			out = append(out, newTyped(k))
+		case *subsecond.Col[uint16]:
+			out = append(out, newTyped(k))
+		default:
+			panic(fmt.Sprintf("store: column %s has a value type without a case here", k.Info().Name))
+		}
+	}
+	return out
+}()
+
+// typed is a column whose values have type T.
+type typed[T subsecond.Value] struct {
+	*subsecond.Col[T]
+	signed bool // values are written zig-zag (varint), else as uvarints
+}
+
+func newTyped[T subsecond.Value](k *subsecond.Col[T]) *typed[T] {
+	return &typed[T]{Col: k, signed: ^T(0) < 0 && k.Table == subsecond.NoTable}
+}
+
+func (k *typed[T]) Since() int { return k.ColumnInfo.Since }
+
+func (k *typed[T]) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
+	e := enc{b: b}
+	v := (*k.Of(c))[lo:hi]
+	switch k.Encoding {
+	case subsecond.Deltas:
+		var g uint64
+		for i := 1; i < len(v); i++ {
+			g = gcd(g, uint64(int64(v[i])-int64(v[i-1])))
+		}
+		if g == 0 {
+			g = 1
+		}
+		e.varint(int64(v[0]))
+		e.uvarint(g)
+		for i := 1; i < len(v); i++ {
+			e.uvarint(uint64(int64(v[i])-int64(v[i-1])) / g)
+		}
+	case subsecond.Plain:
+		if k.signed {
+			for _, x := range v {
+				e.varint(int64(x))
+			}
+		} else {
+			for _, x := range v {
+				e.uvarint(uint64(x))
+			}
+		}
+	case subsecond.Runs:
+		runs(&e, v)
+	}
+	return e.b
+}
+
+func (k *typed[T]) decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec {
+	dst := (*k.Of(cols))[base : base+n]
+	limit := lim.of(k.Table)
+	switch k.Encoding {
+	case subsecond.Deltas:
+		t := d.varint()
+		g := d.uvarint()
+		dst[0] = T(t)
+		for i := 1; i < n; i++ {
+			delta := d.uvarint()
+			if g != 0 && delta > math.MaxInt64/g {
+				d.fail("time delta overflows")
+			}
+			t += int64(delta * g)
+			dst[i] = T(t)
+		}
+	case subsecond.Plain:
+		for i := range dst {
+			dst[i] = k.read(&d, limit)
+		}
+	case subsecond.Runs:
+		k.unruns(&d, dst, limit)
+	}
+	return d
+}
+
+// read reads one value: an index below limit, or a value of type T.
+func (k *typed[T]) read(d *dec, limit int) T {
+	if k.Table != subsecond.NoTable {
+		return T(d.index(limit))
+	}
+	if k.signed {
+		v := d.varint()
+		if int64(T(v)) != v {
+			d.fail("value out of range")
+			return 0
+		}
+		return T(v)
+	}
+	v := d.uvarint()
+	if uint64(T(v)) != v {
+		d.fail("value out of range")
+		return 0
+	}
+	return T(v)
+}
+
+// runs writes v as run-length pairs, preceded by their number.
+func runs[T subsecond.Value](e *enc, v []T) {
+	var pairs []uint64
+	for i := 0; i < len(v); {
+		j := i + 1
+		for j < len(v) && v[j] == v[i] {
+			j++
+		}
+		pairs = append(pairs, uint64(v[i]), uint64(j-i))
+		i = j
+	}
+	e.uvarint(uint64(len(pairs) / 2))
+	for _, p := range pairs {
+		e.uvarint(p)
+	}
+}
+
 // unruns reads run-length pairs into dst, which they must fill exactly;
-// values must be below max unless max is 0.
-func unruns[T any](d *dec, dst []T, max uint64, conv func(uint64) T) {
+// the values of a column that indexes a table must be below limit.
+func (k *typed[T]) unruns(d *dec, dst []T, limit int) {
 	np := d.count(len(dst))
 	at := 0
 	for range np {
 		v := d.uvarint()
 		run := d.count(len(dst) - at)
-		if max != 0 && v >= max {
+		if k.Table != subsecond.NoTable && v >= uint64(limit) || !k.fits(v) {
 			d.fail(fmt.Sprintf("value %d out of range", v))
 		}
 		if d.err != nil {
 			return
 		}
-		x := conv(v)
+		x := T(v)
 		for i := at; i < at+run; i++ {
 			dst[i] = x
 		}
@@ -209,6 +418,59 @@ func unruns[T any](d *dec, dst []T, max uint64, conv func(uint64) T) {
 	}
 	if at != len(dst) {
 		d.fail("runs do not cover the chunk")
+	}
+}
+
+// fits reports whether v, as runs writes a value, is one of type T.
+func (k *typed[T]) fits(v uint64) bool {
+	if k.signed {
+		return int64(T(v)) == int64(v)
+	}
+	return uint64(T(v)) == v
+}
+
+func (k *typed[T]) zero(cols *subsecond.Columns, base, n int) { clear((*k.Of(cols))[base : base+n]) }
+
+func (k *typed[T]) gather(keys [][maxDict]uint64, j int, c *subsecond.Columns, at int) {
+	v := (*k.Of(c))[at : at+len(keys)]
+	for i := range keys {
+		keys[i][j] = uint64(v[i])
+	}
+}
+
+func (k *typed[T]) put(b []byte, c *subsecond.Columns, i int) []byte {
+	x := (*k.Of(c))[i]
+	if k.signed {
+		return binary.AppendVarint(b, int64(x))
+	}
+	return binary.AppendUvarint(b, uint64(x))
+}
+
+func (k *typed[T]) values(n int) dictValues { return &typedValues[T]{k: k, v: make([]T, n)} }
+
+func (k *typed[T]) renumber(c *subsecond.Columns, m any) {
+	mm := m.([]T)
+	v := *k.Of(c)
+	for i, x := range v {
+		v[i] = mm[x]
+	}
+}
+
+// typedValues are a dictionary's values of one column.
+type typedValues[T subsecond.Value] struct {
+	k *typed[T]
+	v []T
+}
+
+func (t *typedValues[T]) read(d dec, i int, limit int) dec {
+	t.v[i] = t.k.read(&d, limit)
+	return d
+}
+
+func (t *typedValues[T]) spread(cols *subsecond.Columns, base int, idx []uint32) {
+	dst := (*t.k.Of(cols))[base:]
+	for i, x := range idx {
+		dst[i] = t.v[x]
 	}
 }
 

@@ -19,9 +19,8 @@ import (
 // errCorrupt is wrapped by every decoding error.
 var errCorrupt = errors.New("corrupt stored data")
 
-// Format bytes of the blobs.
+// Format bytes of the blobs besides chunks (see chunkFormat).
 const (
-	chunkFormat   = 1
 	summaryFormat = 1
 	segmentFormat = 1
 )

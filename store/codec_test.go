@@ -1,9 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -13,7 +17,7 @@ import (
 
 // columns returns n samples with values at the edges of their types.
 func columns(n int) subsecond.Columns {
-	c := makeColumns(n)
+	c := subsecond.MakeColumns(n)
 	t := int64(1_700_000_000_000_000_000)
 	for i := range n {
 		if i%7 == 3 {
@@ -27,9 +31,16 @@ func columns(n int) subsecond.Columns {
 		if i%11 == 0 {
 			w = math.MaxUint64
 		}
-		c.Append(t, cpu, int32(i%13)-1, math.MaxInt32-int32(i%3), uint32(i%5), uint16(i%3), w, int32(i*7919%5000))
+		appendSample(&c, t, cpu, int32(i%13)-1, math.MaxInt32-int32(i%3), uint32(i%5), uint16(i%3), w, int32(i*7919%5000))
 	}
 	return c
+}
+
+// appendSample appends one sample; the columns not given are zero.
+func appendSample(c *subsecond.Columns, t int64, cpu, pid, tid int32, comm uint32, ev uint16, w uint64, stack int32) {
+	c.Time, c.CPU, c.PID, c.TID = append(c.Time, t), append(c.CPU, cpu), append(c.PID, pid), append(c.TID, tid)
+	c.Comm, c.Event, c.Weight, c.Stack = append(c.Comm, comm), append(c.Event, ev), append(c.Weight, w), append(c.Stack, stack)
+	c.Fill()
 }
 
 func TestChunkRoundTrip(t *testing.T) {
@@ -46,9 +57,9 @@ func TestChunkRoundTrip(t *testing.T) {
 		}
 	}
 	// Samples without a time share one chunk and keep their NoTime.
-	c := makeColumns(3)
+	c := subsecond.MakeColumns(3)
 	for range 3 {
-		c.Append(subsecond.NoTime, 0, 1, 1, 0, 0, 1, 0)
+		appendSample(&c, subsecond.NoTime, 0, 1, 1, 0, 0, 1, 0)
 	}
 	var got subsecond.Columns
 	if _, err := decodeChunk(encodeChunk(&c, 0, 3), &got, lim, nil); err != nil || !reflect.DeepEqual(got.Time, c.Time) {
@@ -56,6 +67,41 @@ func TestChunkRoundTrip(t *testing.T) {
 	}
 	if s := chunkSecond(subsecond.NoTime); s != math.MinInt64/int64(subsecond.ChunkSpan)-1 {
 		t.Errorf("chunkSecond(NoTime) = %d", s)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/chunk-format1.bin")
+
+// TestChunkFormat1 pins the bytes of a format 1 chunk: the columns stored
+// since the first release must keep their encoding, so that existing
+// databases stay readable and a chunk written today reads the same. A
+// column added later raises the format; a format 1 chunk then decodes it
+// as zeros.
+func TestChunkFormat1(t *testing.T) {
+	c := columns(300)
+	raw, err := unzstd(nil, encodeChunk(&c, 0, 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "chunk-format1.bin")
+	if *update && chunkFormat == 1 {
+		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got subsecond.Columns
+	if err := decodeColumns(want, &got, limits{strings: 5, nodes: 5000, events: 3}); err != nil {
+		t.Fatalf("decode %s: %v", golden, err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("%s decodes to other columns than columns(300)", golden)
+	}
+	if chunkFormat == 1 && !bytes.Equal(raw, want) {
+		t.Errorf("encodeChunk(columns(300)) differs from %s: a format 1 chunk's bytes changed", golden)
 	}
 }
 
@@ -136,7 +182,7 @@ func TestSegmentsRoundTrip(t *testing.T) {
 func TestCacheBudget(t *testing.T) {
 	capture := func(n int) *subsecond.Capture {
 		c := &subsecond.Capture{Strings: []string{""}}
-		c.Samples = makeColumns(n)
+		c.Samples = subsecond.MakeColumns(n)
 		return c
 	}
 	one := captureSize(capture(1000))

@@ -30,9 +30,9 @@ func sortSeconds(c *subsecond.Columns, spans []span) {
 			j++
 		}
 		if j > i+1 {
-			seg := window(c, at, at+n, at+n)
+			seg := c.Slice(at, at+n, at+n)
 			subsecond.SortColumns(&seg)
-			copyColumns(c, at, &seg)
+			c.CopyAt(at, &seg)
 		}
 		at += n
 		i = j
@@ -50,67 +50,10 @@ func assemble(bufs []*chunkBuf) *subsecond.Columns {
 		spans[i] = span{b.second, b.cols.Len()}
 		total += b.cols.Len()
 	}
-	out := makeColumns(total)
+	out := subsecond.MakeColumns(total)
 	for _, b := range bufs {
-		appendColumns(&out, &b.cols, 0, b.cols.Len())
+		out.AppendRange(&b.cols, 0, b.cols.Len())
 	}
 	sortSeconds(&out, spans)
 	return &out
-}
-
-func makeColumns(n int) subsecond.Columns {
-	return subsecond.Columns{
-		Time: make([]int64, 0, n), CPU: make([]int32, 0, n), PID: make([]int32, 0, n), TID: make([]int32, 0, n),
-		Comm: make([]uint32, 0, n), Event: make([]uint16, 0, n), Weight: make([]uint64, 0, n), Stack: make([]int32, 0, n),
-	}
-}
-
-// appendColumns appends samples [lo, hi) of src to dst.
-func appendColumns(dst, src *subsecond.Columns, lo, hi int) {
-	dst.Time = append(dst.Time, src.Time[lo:hi]...)
-	dst.CPU = append(dst.CPU, src.CPU[lo:hi]...)
-	dst.PID = append(dst.PID, src.PID[lo:hi]...)
-	dst.TID = append(dst.TID, src.TID[lo:hi]...)
-	dst.Comm = append(dst.Comm, src.Comm[lo:hi]...)
-	dst.Event = append(dst.Event, src.Event[lo:hi]...)
-	dst.Weight = append(dst.Weight, src.Weight[lo:hi]...)
-	dst.Stack = append(dst.Stack, src.Stack[lo:hi]...)
-}
-
-// copyColumns writes src over dst's samples from index at.
-func copyColumns(dst *subsecond.Columns, at int, src *subsecond.Columns) {
-	copy(dst.Time[at:], src.Time)
-	copy(dst.CPU[at:], src.CPU)
-	copy(dst.PID[at:], src.PID)
-	copy(dst.TID[at:], src.TID)
-	copy(dst.Comm[at:], src.Comm)
-	copy(dst.Event[at:], src.Event)
-	copy(dst.Weight[at:], src.Weight)
-	copy(dst.Stack[at:], src.Stack)
-}
-
-// window returns samples [lo, hi) of c as columns of their own that share
-// c's arrays, with capacity up to index n.
-func window(c *subsecond.Columns, lo, hi, n int) subsecond.Columns {
-	return subsecond.Columns{Time: c.Time[lo:hi:n], CPU: c.CPU[lo:hi:n], PID: c.PID[lo:hi:n], TID: c.TID[lo:hi:n],
-		Comm: c.Comm[lo:hi:n], Event: c.Event[lo:hi:n], Weight: c.Weight[lo:hi:n], Stack: c.Stack[lo:hi:n]}
-}
-
-// grow extends every column of cols by n samples.
-func grow(cols *subsecond.Columns, n int) {
-	l := cols.Len() + n
-	cols.Time = slices.Grow(cols.Time, n)[:l]
-	cols.CPU = slices.Grow(cols.CPU, n)[:l]
-	cols.PID = slices.Grow(cols.PID, n)[:l]
-	cols.TID = slices.Grow(cols.TID, n)[:l]
-	cols.Comm = slices.Grow(cols.Comm, n)[:l]
-	cols.Event = slices.Grow(cols.Event, n)[:l]
-	cols.Weight = slices.Grow(cols.Weight, n)[:l]
-	cols.Stack = slices.Grow(cols.Stack, n)[:l]
-}
-
-// cut shortens every column of cols to n samples.
-func cut(cols *subsecond.Columns, n int) {
-	cols.Time, cols.CPU, cols.PID, cols.TID = cols.Time[:n], cols.CPU[:n], cols.PID[:n], cols.TID[:n]
-	cols.Comm, cols.Event, cols.Weight, cols.Stack = cols.Comm[:n], cols.Event[:n], cols.Weight[:n], cols.Stack[:n]
 }

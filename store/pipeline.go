@@ -186,6 +186,7 @@ type worker struct {
 	free   chan *part // parts the merger is done with, for reuse
 	events map[string]uint16
 	evs    []string
+	row    subsecond.Row // the sample being appended
 
 	// Kept by the merger: worker index → profile index, for the entries
 	// mapped so far.
@@ -199,11 +200,33 @@ func newWorker() *worker {
 	in := subsecond.NewInterner()
 	w := &worker{in: in, stacks: newStackCache(in), free: make(chan *part, partsPerWorker), events: map[string]uint16{},
 		strMap: []uint32{0}, nodeMap: []int32{0}}
+	w.row = subsecond.Row{Strings: in, Stack: func() int32 { return w.stacks.stack(w.row.Sample.Frames, w.sc.FrameIDs()) }}
 	for range partsPerWorker {
 		w.free <- &part{w: w}
 	}
 	return w
 }
+
+// idMap returns the map from the worker's indexes into table t to the
+// profile's, a slice of the type of the columns that index t.
+func (w *worker) idMap(t subsecond.Table) any {
+	m, ok := byTable[any](t, w.strMap, w.nodeMap, w.evMap)
+	if !ok {
+		panic(fmt.Sprintf("store: no map of table %d", t))
+	}
+	return m
+}
+
+// idColumns are the columns whose values index a table.
+var idColumns = func() []storeColumn {
+	var out []storeColumn
+	for _, k := range storeColumns {
+		if k.Info().Table != subsecond.NoTable {
+			out = append(out, k)
+		}
+	}
+	return out
+}()
 
 // partsPerWorker is how many parts a worker may have handed on and not
 // had back: it waits for the merger beyond that.
@@ -243,15 +266,11 @@ func (w *worker) parseBlock(ctx context.Context, b *block, strict bool, after *p
 			w.events[smp.Event] = ev
 			w.evs = append(w.evs, smp.Event)
 		}
-		wt := smp.Period
-		if wt == 0 {
-			wt = 1
-		}
 		if p.err = tablesFit(w.in, 1+3*len(smp.Frames), len(smp.Frames), len(smp.Frames)); p.err != nil {
 			break
 		}
-		comm := w.in.String(smp.Comm) // before the stack's strings, as a serial Builder interns them
-		p.cols.Append(smp.Time, smp.CPU, smp.PID, smp.TID, comm, ev, wt, w.stacks.stack(smp.Frames, sc.FrameIDs()))
+		w.row.Sample, w.row.Event = smp, ev
+		p.cols.Append(&w.row)
 		if p.cols.Len() == partSamples {
 			if !w.send(ctx, p, out) {
 				return sc.State(), false
@@ -277,7 +296,7 @@ func (w *worker) parseBlock(ctx context.Context, b *block, strict bool, after *p
 func (w *worker) newPart(ctx context.Context, seq int) *part {
 	select {
 	case p := <-w.free:
-		cut(&p.cols, 0)
+		p.cols.Resize(0)
 		*p = part{block: seq, w: w, cols: p.cols}
 		return p
 	case <-ctx.Done():
@@ -631,24 +650,32 @@ func (pl *pipeline) mergePart(p *part) error {
 		return fmt.Errorf("the capture has more than %d samples, the limit per profile (--max-samples): %w", pl.opt.MaxSamples, subsecond.ErrTooLarge)
 	}
 	pl.samples += int64(n)
+	for _, k := range idColumns {
+		k.renumber(c, w.idMap(k.Info().Table))
+	}
+	// Samples go to their second's chunk in runs: [from, i) waits for b.
+	b, from := pl.lastBuf, 0
 	for i := range n {
-		comm, stack, ev := w.strMap[c.Comm[i]], w.nodeMap[c.Stack[i]], w.evMap[c.Event[i]]
-		c.Comm[i], c.Stack[i], c.Event[i] = comm, stack, ev
-		pl.class.comm(comm, pl.in)
+		pl.class.comm(c.Comm[i], pl.in)
 		t := c.Time[i]
-		pl.stats.Count(ev, t, c.CPU[i])
+		pl.stats.Count(c.Event[i], t, c.CPU[i])
 		sec := chunkSecond(t)
-		b := pl.lastBuf
-		if b == nil || b.second != sec || b.cols.Len() >= maxChunkSamples {
+		if b == nil || b.second != sec || b.cols.Len()+i-from >= maxChunkSamples {
+			if b != nil {
+				b.cols.AppendRange(c, from, i)
+			}
 			var err error
 			if b, err = pl.chunk(sec); err != nil {
 				return err
 			}
+			from = i
 		}
-		b.cols.Append(t, c.CPU[i], c.PID[i], c.TID[i], comm, ev, c.Weight[i], stack)
 		if t != subsecond.NoTime && (!pl.started || sec > pl.maxSecond) {
 			pl.started, pl.maxSecond = true, sec
 		}
+	}
+	if b != nil {
+		b.cols.AppendRange(c, from, n)
 	}
 	if p.last {
 		pl.mergeText(p)
@@ -706,7 +733,7 @@ func (pl *pipeline) chunk(sec int64) (*chunkBuf, error) {
 	}
 	if b == nil {
 		// A capture's seconds hold about as many samples as each other.
-		b = &chunkBuf{second: sec, seq: pl.nextSeq[sec], cols: makeColumns(max(1024, pl.lastChunk+pl.lastChunk/8))}
+		b = &chunkBuf{second: sec, seq: pl.nextSeq[sec], cols: subsecond.MakeColumns(max(1024, pl.lastChunk+pl.lastChunk/8))}
 		pl.nextSeq[sec] = b.seq + 1
 		pl.open[sec] = b
 	}

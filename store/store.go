@@ -374,8 +374,8 @@ func (s *Store) decodeChunks(ctx context.Context, chunks []Chunk, lim limits, wa
 	if total != want {
 		return subsecond.Columns{}, fmt.Errorf("%w: chunks hold %d samples, the profile %d", errCorrupt, total, want)
 	}
-	out := makeColumns(int(total))
-	grow(&out, int(total))
+	out := subsecond.MakeColumns(int(total))
+	out.Resize(out.Len() + int(total))
 
 	// One run of consecutive chunks per worker, of about equal samples,
 	// each decoded into its place in out.
@@ -405,7 +405,7 @@ func (s *Store) decodeChunks(ctx context.Context, chunks []Chunk, lim limits, wa
 				}
 				ch := &chunks[i]
 				n := int(ch.Samples)
-				dst := window(&out, pos, pos, pos+n)
+				dst := out.Slice(pos, pos, pos+n)
 				var err error
 				if buf, err = decodeChunk(ch.Data, &dst, lim, buf); err != nil {
 					errs[k] = fmt.Errorf("chunk %d/%d: %w", ch.Second, ch.Seq, err)
@@ -459,19 +459,19 @@ func (s *Store) Window(ctx context.Context, id string, r subsecond.Range, cpus [
 	hi, _ := slices.BinarySearch(all.Time, r.End)
 	hi = max(lo, hi)
 	if len(cpus) == 0 {
-		return window(&all, lo, hi, hi), nil
+		return all.Slice(lo, hi, hi), nil
 	}
 	want := map[int32]bool{}
 	for _, c := range cpus {
 		want[c] = true
 	}
-	out := makeColumns(0)
+	out := subsecond.MakeColumns(0)
 	for i := lo; i < hi; {
 		j := i
 		for j < hi && want[all.CPU[j]] {
 			j++
 		}
-		appendColumns(&out, &all, i, j)
+		out.AppendRange(&all, i, j)
 		for i = j; i < hi && !want[all.CPU[i]]; i++ {
 		}
 	}

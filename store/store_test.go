@@ -586,7 +586,7 @@ func filterColumns(c *subsecond.Capture, r subsecond.Range, cpus []int32) subsec
 		if !keep {
 			continue
 		}
-		out.Append(s.Time[i], s.CPU[i], s.PID[i], s.TID[i], s.Comm[i], s.Event[i], s.Weight[i], s.Stack[i])
+		out.AppendRange(s, i, i+1)
 	}
 	return out
 }

@@ -179,6 +179,7 @@ func readRows(ctx context.Context, d *sqldb.DB, tx *sql.Tx, pk int64) (*subsecon
 	if err != nil {
 		return nil, err
 	}
+	s.Fill() // the columns the old table lacks
 	if int64(s.Len()) != want {
 		return nil, fmt.Errorf("read %d of %d samples", s.Len(), want)
 	}
