@@ -147,7 +147,7 @@ func perCore(c *subsecond.Capture, f query.Filter, bucket int64) (*Cores, *cpuRo
 	k.Samples = grid(len(cpus), int(nb))
 	k.busy = grid(len(cpus), int(nb))
 	k.sys = grid(len(cpus), int(nb))
-	kernLeaf := kernelLeaves(c)
+	cl := subsecond.ClassesOf(c)
 
 	k.Expected = c.Profile.FrequencyHz * float64(bucket) / 1e9
 	var all [][]int64 // idle included, to scale Busy when the rate is unknown
@@ -166,9 +166,9 @@ func perCore(c *subsecond.Capture, f query.Filter, bucket int64) (*Cores, *cpuRo
 			continue
 		}
 		b := (s.Time[i] - t0) / bucket
-		if !idle {
+		if busy, sys := cl.Nodes[s.Stack[i]].Time(idle); busy {
 			k.busy[r][b]++
-			if kernLeaf[s.Stack[i]] {
+			if sys {
 				k.sys[r][b]++
 			}
 		}
@@ -213,31 +213,6 @@ func fractions(counts [][]int64, expected float64) [][]float64 {
 
 // maxDenseCPU bounds the CPU ids a cores map finds rows for by slice.
 const maxDenseCPU = 1 << 14
-
-type kernelLeavesKey struct{}
-
-// kernelLeaves reports per stack node whether its leaf frame (the node's
-// own frame) is a kernel frame; the root, an empty stack, is not. It is
-// computed once per capture.
-func kernelLeaves(c *subsecond.Capture) []bool {
-	return subsecond.Derived(c, kernelLeavesKey{}, func() leafKinds { return newKernelLeaves(c) })
-}
-
-// leafKinds is a per-stack-node flag as kernelLeaves keeps it.
-type leafKinds []bool
-
-// Bytes returns the memory k holds (subsecond.Sized).
-func (k leafKinds) Bytes() int64 { return subsecond.SliceBytes(k) }
-
-func newKernelLeaves(c *subsecond.Capture) []bool {
-	kern := make([]bool, len(c.Nodes))
-	for n := 1; n < len(c.Nodes); n++ {
-		if fr := c.Nodes[n].Frame; fr >= 0 && int(fr) < len(c.Frames) {
-			kern[n] = c.Frames[fr].Kind == subsecond.KindKernel
-		}
-	}
-	return kern
-}
 
 func grid(rows, cols int) [][]int64 {
 	flat := make([]int64, rows*cols)

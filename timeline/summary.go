@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/query"
 )
 
 // Summary counts the samples of one second of a capture (of its first
@@ -55,14 +54,7 @@ func (c *Counts) add(busy, sys bool) {
 // Summarize returns the per-second summaries of c's default event, in time
 // order. Samples without a time or CPU are left out.
 func Summarize(c *subsecond.Capture) ([]Summary, error) {
-	m, err := query.Filter{}.Compile(c)
-	if err != nil {
-		return nil, err
-	}
-	kern := make([]bool, len(c.Nodes))
-	for i := 1; i < len(c.Nodes); i++ {
-		kern[i] = c.Frames[c.Nodes[i].Frame].Kind == subsecond.KindKernel
-	}
+	cl := subsecond.ClassesOf(c)
 	var out []Summary
 	s := &c.Samples
 	cpus := map[int32]*Counts{}
@@ -94,9 +86,7 @@ func Summarize(c *subsecond.Capture) ([]Summary, error) {
 			flush(sec)
 			sec = f
 		}
-		_, idle := m.Test(i)
-		busy := !idle
-		sys := busy && kern[s.Stack[i]]
+		busy, sys := cl.Nodes[s.Stack[i]].Time(cl.Idle(i))
 		n := cpus[s.CPU[i]]
 		if n == nil {
 			n = new(Counts)
