@@ -3,9 +3,14 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
 )
@@ -99,4 +104,81 @@ func equalSummary(a, b timeline.Summary) bool {
 		}
 	}
 	return true
+}
+
+// TestSummaryCountsAreClasses checks the busy and system counts the import
+// stores, per CPU and event, against a direct count over the loaded
+// capture's samples with subsecond.ClassesOf, on real captures.
+func TestSummaryCountsAreClasses(t *testing.T) {
+	tests := []struct {
+		name string
+		open func() (io.ReadCloser, error)
+		idle bool // the capture has idle samples
+	}{
+		{"real-mixed", sampledata.Real, true},
+		{"dd-pegged", func() (io.ReadCloser, error) {
+			return os.Open(filepath.Join("..", "testdata", "perf", "dd-pegged-cpu1.perf.txt.zst"))
+		}, false},
+	}
+	type key struct {
+		cpu   int32
+		event uint16
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			forEach(t, store.Options{}, func(t *testing.T, e *env) {
+				r, err := tt.open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				ctx := context.Background()
+				p, _, err := e.s.Import(ctx, r, store.ImportOptions{Name: tt.name})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := e.s.Capture(ctx, p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[key]subsecond.Counts{}
+				cl := subsecond.ClassesOf(c)
+				s := &c.Samples
+				for i := range s.Len() {
+					k := key{s.CPU[i], s.Event[i]}
+					n := want[k]
+					n.Samples++
+					if !cl.Idle(i) {
+						n.Busy++
+					}
+					if cl.System(i, s.Stack[i]) {
+						n.System++
+					}
+					want[k] = n
+				}
+				sums, err := e.s.Summaries(ctx, p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[key]subsecond.Counts{}
+				for _, sum := range sums {
+					for _, k := range sum.CPUs {
+						n := got[key{k.CPU, k.Event}]
+						n.Add(k.Counts)
+						got[key{k.CPU, k.Event}] = n
+					}
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: summaries count %+v per (CPU, event); ClassesOf counts %+v", tt.name, got, want)
+				}
+				var total subsecond.Counts
+				for _, n := range want {
+					total.Add(n)
+				}
+				if total.System == 0 || total.Busy == total.System || (total.Busy < total.Samples) != tt.idle {
+					t.Errorf("%s: %+v; want some system and some user samples, idle ones %v", tt.name, total, tt.idle)
+				}
+			})
+		})
+	}
 }
