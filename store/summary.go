@@ -91,15 +91,6 @@ func encodeSummary(c *subsecond.Columns, lo, hi int, v *view) []byte {
 	var lastCPUc *subsecond.Counts
 	for i := lo; i < hi; i++ {
 		busy, sys := v.classify(c, i)
-		add := func(n *subsecond.Counts) {
-			n.Samples++
-			if busy {
-				n.Busy++
-			}
-			if sys {
-				n.System++
-			}
-		}
 		ck := cpuKey{c.CPU[i], c.Event[i]}
 		if lastCPUc == nil || ck != lastCPU {
 			lastCPU, lastCPUc = ck, cpus[ck]
@@ -108,14 +99,14 @@ func encodeSummary(c *subsecond.Columns, lo, hi int, v *view) []byte {
 				cpus[ck] = lastCPUc
 			}
 		}
-		add(lastCPUc)
+		lastCPUc.Count(busy, sys)
 		mk := commKey{v.commIdx[c.Comm[i]], c.Event[i]}
 		n := comms[mk]
 		if n == nil {
 			n = new(subsecond.Counts)
 			comms[mk] = n
 		}
-		add(n)
+		n.Count(busy, sys)
 	}
 	e := enc{b: make([]byte, 0, 16*(len(cpus)+len(comms))+8)}
 	e.byte(summaryFormat)

@@ -16,9 +16,10 @@ import (
 )
 
 // TestSummariesMatchSamples checks the per-second summaries stored with
-// the chunks against timeline.Summarize, which counts the same figures
-// from the samples with the filter's idle test, and checks that every
-// sample of every event is counted once.
+// the chunks, counted as the import streams samples into chunks and
+// merged from them, against timeline.Summarize, which counts the same
+// figures per second from the loaded capture's samples, and checks that
+// every sample of every event is counted once.
 func TestSummariesMatchSamples(t *testing.T) {
 	text := genText(t, genConfig{CPUs: 6, Seconds: 5, Hz: 49, Seed: 12, Start: 300.7, Events: 2})
 	forEach(t, store.Options{Workers: 2, BlockSize: 8 << 10}, func(t *testing.T, e *env) {
@@ -31,28 +32,25 @@ func TestSummariesMatchSamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := timeline.Summarize(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := timeline.Summarize(c)
 		sums, err := e.s.Summaries(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []timeline.Summary
+		var got []subsecond.ChunkSummary
 		perEvent := make([]int64, len(p.Events))
 		var busy, sys int64
 		for _, s := range sums {
 			if s.Start%subsecond.ChunkSpan != 0 {
 				t.Errorf("summary starts at %d, not a whole second", s.Start)
 			}
-			ts := timeline.Summary{Start: s.Start}
+			ts := subsecond.ChunkSummary{Start: s.Start}
 			var byCPU, byComm subsecond.Counts
 			for _, k := range s.CPUs {
 				byCPU.Add(k.Counts)
 				perEvent[k.Event] += k.Counts.Samples
 				if k.Event == 0 && k.CPU != subsecond.Unknown {
-					ts.CPUs = append(ts.CPUs, timeline.CPUCount{CPU: k.CPU, Counts: timeline.Counts(k.Counts)})
+					ts.CPUs = append(ts.CPUs, k)
 				}
 				busy += k.Counts.Busy
 				sys += k.Counts.System
@@ -60,7 +58,7 @@ func TestSummariesMatchSamples(t *testing.T) {
 			for _, k := range s.Comms {
 				byComm.Add(k.Counts)
 				if k.Event == 0 {
-					ts.Comms = append(ts.Comms, timeline.CommCount{Comm: k.Comm, Counts: timeline.Counts(k.Counts)})
+					ts.Comms = append(ts.Comms, k)
 				}
 			}
 			if byCPU != byComm {
@@ -89,7 +87,7 @@ func TestSummariesMatchSamples(t *testing.T) {
 	})
 }
 
-func equalSummary(a, b timeline.Summary) bool {
+func equalSummary(a, b subsecond.ChunkSummary) bool {
 	if a.Start != b.Start || len(a.CPUs) != len(b.CPUs) || len(a.Comms) != len(b.Comms) {
 		return false
 	}

@@ -4,6 +4,9 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"unsafe"
+
+	"github.com/subsecond/subsecond"
 )
 
 // SummaryCache keeps captures' per-second summaries in memory, the most
@@ -13,7 +16,7 @@ import (
 // need no invalidation; a deleted capture's entry ages out. Safe for
 // concurrent use.
 type SummaryCache struct {
-	load   func(ctx context.Context, id string) ([]Summary, error)
+	load   func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error)
 	budget int64
 
 	mu    sync.Mutex
@@ -24,7 +27,7 @@ type SummaryCache struct {
 
 type cacheEntry struct {
 	id    string
-	sums  []Summary
+	sums  []subsecond.ChunkSummary
 	bytes int64
 }
 
@@ -34,7 +37,7 @@ const DefaultSummaryBudget = 256 << 20
 
 // NewSummaryCache returns a cache over load with budget bytes (0: the
 // default).
-func NewSummaryCache(load func(ctx context.Context, id string) ([]Summary, error), budget int64) *SummaryCache {
+func NewSummaryCache(load func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error), budget int64) *SummaryCache {
 	if budget <= 0 {
 		budget = DefaultSummaryBudget
 	}
@@ -43,7 +46,7 @@ func NewSummaryCache(load func(ctx context.Context, id string) ([]Summary, error
 
 // Summaries returns capture id's summaries, loading them on first use.
 // Callers must not modify them.
-func (c *SummaryCache) Summaries(ctx context.Context, id string) ([]Summary, error) {
+func (c *SummaryCache) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 	c.mu.Lock()
 	if e, ok := c.m[id]; ok {
 		c.lru.MoveToFront(e)
@@ -75,10 +78,10 @@ func (c *SummaryCache) Summaries(ctx context.Context, id string) ([]Summary, err
 }
 
 // sizeOf estimates the memory summaries hold.
-func sizeOf(sums []Summary) int64 {
-	n := int64(len(sums)) * 56
+func sizeOf(sums []subsecond.ChunkSummary) int64 {
+	n := int64(len(sums)) * int64(unsafe.Sizeof(subsecond.ChunkSummary{}))
 	for _, s := range sums {
-		n += int64(len(s.CPUs))*32 + int64(len(s.Comms))*40
+		n += int64(len(s.CPUs))*int64(unsafe.Sizeof(subsecond.CPUCount{})) + int64(len(s.Comms))*int64(unsafe.Sizeof(subsecond.CommCount{}))
 		for _, c := range s.Comms {
 			n += int64(len(c.Comm))
 		}

@@ -17,7 +17,7 @@ import (
 // Hotspots also loads the captures of the episodes it describes.
 type Source interface {
 	List(ctx context.Context) ([]subsecond.Profile, error)
-	Summaries(ctx context.Context, id string) ([]Summary, error)
+	Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error)
 	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
 }
 
@@ -212,7 +212,7 @@ func Timeline(ctx context.Context, src Source, host string, span Span) (*Grid, e
 			}
 			g.Covered[b] += float64(min(hi, c.End)-max(lo, c.Start)) / float64(bucket)
 		}
-	}, func(s *Summary, b int64) error {
+	}, func(s *subsecond.ChunkSummary, b int64) error {
 		for _, cc := range s.CPUs {
 			r, err := rows.row(cc.CPU)
 			if err != nil {
@@ -294,7 +294,7 @@ func Locate(caps []Capture, from, to int64) (Window, bool) {
 // and second for each of its summaries whose wall-clock second starts in
 // that range, with the bucket it falls in.
 func eachSecond(ctx context.Context, src Source, sp *span,
-	capture func(c *Capture), second func(s *Summary, b int64) error) error {
+	capture func(c *Capture), second func(s *subsecond.ChunkSummary, b int64) error) error {
 	for i := range sp.caps {
 		c := &sp.caps[i]
 		if c.End <= sp.from || c.Start >= sp.to {

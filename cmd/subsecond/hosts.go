@@ -31,7 +31,7 @@ type night struct {
 }
 
 func newNight(s *store.Store) night {
-	return night{s, timeline.NewSummaryCache(func(ctx context.Context, id string) ([]timeline.Summary, error) {
+	return night{s, timeline.NewSummaryCache(func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 		sums, err := s.Summaries(ctx, id)
 		if err != nil {
 			return nil, err
@@ -57,7 +57,7 @@ func (n night) warm(ctx context.Context) {
 
 // Summaries returns capture id's per-second summaries as the timeline
 // reads them (timeline.FromChunks).
-func (n night) Summaries(ctx context.Context, id string) ([]timeline.Summary, error) {
+func (n night) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 	return n.cache.Summaries(ctx, id)
 }
 
