@@ -88,7 +88,7 @@ func TestTimelineCountsEqualTheGenerator(t *testing.T) {
 			sec := (g.From + int64(b)*g.Bucket) / 1e9
 			want := counts[nightgen.Key{CPU: int(cpu), Second: sec}]
 			if want == nil {
-				want = &nightgen.Count{}
+				want = &subsecond.Counts{}
 			}
 			got := g.Samples[r][b]
 			busy := int64(math.Round(g.Busy[r][b] * float64(got)))
