@@ -151,14 +151,18 @@ func newClasses(c *Capture) *Classes {
 		if cl.Nodes[n]&IdleStack == 0 {
 			continue
 		}
-		cm := smp.Comm[i]
-		if commIdle[cm] == 0 && smp.PID[i] != 0 {
-			commIdle[cm] = 1
-			if IsIdleComm(c.Strings[cm]) {
-				commIdle[cm] = 2
+		pid, idleComm := smp.PID[i], false
+		if pid != 0 {
+			cm := smp.Comm[i]
+			if commIdle[cm] == 0 {
+				commIdle[cm] = 1
+				if IsIdleComm(c.Strings[cm]) {
+					commIdle[cm] = 2
+				}
 			}
+			idleComm = commIdle[cm] == 2
 		}
-		if cl.Nodes[n].IdleSample(smp.PID[i], commIdle[cm] == 2) {
+		if cl.Nodes[n].IdleSample(pid, idleComm) {
 			cl.IdleBits[i/64] |= 1 << (i % 64)
 		}
 	}
