@@ -5,7 +5,9 @@ import "strings"
 // Class is what a stack node says about the samples whose stack it is, the
 // one definition of a sample's classes that filters, summaries, the cores
 // map and the night read (see Classes). The flags fold along the path from
-// the root, so a node's class describes its whole stack.
+// the root, so a node's class describes its whole stack: a node's class is
+// its parent's Child. A Class also carries unexported bits for its
+// children; test it for the flags below, never compare it whole.
 type Class uint8
 
 // Classes of a stack node.
@@ -47,7 +49,10 @@ func (cl *Classes) Idle(i int) bool { return cl.IdleBits[i/64]&(1<<(i%64)) != 0 
 
 // System reports whether sample i, whose stack node is n, is system time:
 // busy with a kernel leaf.
-func (cl *Classes) System(i int, n int32) bool { return cl.Nodes[n]&KernelLeaf != 0 && !cl.Idle(i) }
+func (cl *Classes) System(i int, n int32) bool {
+	_, sys := cl.Nodes[n].Time(cl.Idle(i))
+	return sys
+}
 
 // Bytes returns the memory the classes hold.
 func (cl *Classes) Bytes() int64 {
@@ -62,50 +67,81 @@ func ClassesOf(c *Capture) *Classes {
 	return Derived(c, classesKey{}, func() *Classes { return newClasses(c) })
 }
 
-func newClasses(c *Capture) *Classes {
-	const (
-		fIdle = 1 << iota
-		fIrq
-	)
-	symFlags := make([]uint8, len(c.Strings)) // per symbol string: flags|seen
-	const seen = 1 << 7
-	frameFlags := make([]uint8, len(c.Frames))
-	for i, fr := range c.Frames {
-		fl := symFlags[fr.Symbol]
-		if fl&seen == 0 {
-			sym := c.Strings[fr.Symbol]
-			fl = seen
-			if IsIdleFunc(sym) {
-				fl |= fIdle
-			}
-			if IsIrqFunc(sym) {
-				fl |= fIrq
-			}
-			symFlags[fr.Symbol] = fl
-		}
-		frameFlags[i] = fl
+// Class bits a node keeps for its children: whether some frame on its path
+// is an idle-loop function (viaIdle) or interrupt work (viaIrq). They let
+// Child compute a node's class from its parent's and its own frame's alone.
+const (
+	viaIdle Class = 1 << (iota + 4)
+	viaIrq
+)
+
+// RootClass is the class of the root stack node, the empty stack.
+const RootClass = IdleStack
+
+// SymbolClass returns what a frame whose function is sym says of the stacks
+// through it, for Child: whether sym is an idle-loop function (IsIdleFunc)
+// or interrupt work (IsIrqFunc).
+func SymbolClass(sym string) Class {
+	var c Class
+	if IsIdleFunc(sym) {
+		c |= viaIdle
 	}
+	if IsIrqFunc(sym) {
+		c |= viaIrq
+	}
+	return c
+}
+
+// Child returns the class of the stack node whose parent node has class c
+// and whose own frame, its leaf, is of kind kind with a function of class
+// sym (SymbolClass). Every classification of stacks, over a capture
+// (ClassesOf) or over the tables an import grows, folds Child from
+// RootClass.
+func (c Class) Child(sym Class, kind FrameKind) Class {
+	via := (c | sym) & (viaIdle | viaIrq)
+	fl := c&(AnyKernel|AnyUser) | via
+	if kind == KindKernel {
+		fl |= AnyKernel | KernelLeaf
+	} else {
+		fl |= AnyUser
+	}
+	if via == viaIdle {
+		fl |= IdleStack
+	}
+	return fl
+}
+
+// IdleSample reports whether a sample whose stack node has class c is idle:
+// an IdleStack of the idle task, pid 0 or a command that names it
+// (idleComm: IsIdleComm of its command).
+func (c Class) IdleSample(pid int32, idleComm bool) bool {
+	return c&IdleStack != 0 && (pid == 0 || idleComm)
+}
+
+// Time returns whether a sample whose stack node has class c, and which is
+// idle or not (IdleSample), is busy time, and whether it is system time:
+// busy with a KernelLeaf.
+func (c Class) Time(idle bool) (busy, system bool) {
+	return !idle, !idle && c&KernelLeaf != 0
+}
+
+func newClasses(c *Capture) *Classes {
+	const seen Class = 1 << 7
+	symClass := make([]Class, len(c.Strings)) // per symbol string: SymbolClass|seen
 	cl := &Classes{Order: parentFirst(c.Nodes), Nodes: make([]Class, len(c.Nodes))}
-	// path: the union of the path's idle and interrupt frame flags.
-	path := make([]uint8, len(c.Nodes))
 	EachParentFirst(len(c.Nodes), cl.Order, func(n int32) {
 		if n == 0 {
-			cl.Nodes[0] = IdleStack
+			cl.Nodes[0] = RootClass
 			return
 		}
 		nd := &c.Nodes[n]
-		p := path[nd.Parent] | frameFlags[nd.Frame]&(fIdle|fIrq)
-		path[n] = p
-		fl := cl.Nodes[nd.Parent] &^ (IdleStack | KernelLeaf)
-		if c.Frames[nd.Frame].Kind == KindKernel {
-			fl |= AnyKernel | KernelLeaf
-		} else {
-			fl |= AnyUser
+		fr := &c.Frames[nd.Frame]
+		sc := symClass[fr.Symbol]
+		if sc&seen == 0 {
+			sc = SymbolClass(c.Strings[fr.Symbol]) | seen
+			symClass[fr.Symbol] = sc
 		}
-		if p&fIdle != 0 && p&fIrq == 0 {
-			fl |= IdleStack
-		}
-		cl.Nodes[n] = fl
+		cl.Nodes[n] = cl.Nodes[nd.Parent].Child(sc&^seen, fr.Kind)
 	})
 	// Per sample: an idle stack, and the idle task (by name or pid 0).
 	smp := &c.Samples
@@ -115,7 +151,8 @@ func newClasses(c *Capture) *Classes {
 		if cl.Nodes[n]&IdleStack == 0 {
 			continue
 		}
-		if smp.PID[i] != 0 {
+		pid, idleComm := smp.PID[i], false
+		if pid != 0 {
 			cm := smp.Comm[i]
 			if commIdle[cm] == 0 {
 				commIdle[cm] = 1
@@ -123,11 +160,11 @@ func newClasses(c *Capture) *Classes {
 					commIdle[cm] = 2
 				}
 			}
-			if commIdle[cm] != 2 {
-				continue
-			}
+			idleComm = commIdle[cm] == 2
 		}
-		cl.IdleBits[i/64] |= 1 << (i % 64)
+		if cl.Nodes[n].IdleSample(pid, idleComm) {
+			cl.IdleBits[i/64] |= 1 << (i % 64)
+		}
 	}
 	return cl
 }

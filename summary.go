@@ -15,19 +15,13 @@ const MaxEvents = 1<<16 - 1
 
 // ChunkSummary counts the samples of one second of a capture, so that views
 // across many captures (a host's night) need not read the samples
-// themselves. The counts follow the cores map's definitions (heatmap.Cores)
-// with no filter:
+// themselves. Samples counts every sample; Busy the busy ones and System
+// the system ones, as a sample's classes define them (Class, ClassesOf) for
+// every view; Busy − System is user time. Counts are per event, since
+// adding samples of different events means nothing.
 //
-//   - Samples counts every sample.
-//   - Busy counts the samples that are not the idle loop: not (idle task —
-//     pid 0 or a command named swapper — whose stack passes through an
-//     idle-loop function without interrupt work; see IsIdleFunc and
-//     IsIrqFunc).
-//   - System counts the busy samples whose leaf frame (the first of the
-//     leaf-first stack) is a kernel frame: the CPU's system time.
-//
-// Busy − System approximates user time. Counts are per event, since adding
-// samples of different events means nothing.
+// The store counts them at import, with each chunk it writes; the host
+// views read them restricted to the first event (timeline.FromChunks).
 type ChunkSummary struct {
 	// Start is the second's first nanosecond, a multiple of ChunkSpan, or
 	// NoTime for the samples that carry no time.
@@ -42,17 +36,17 @@ type ChunkSummary struct {
 
 // CPUCount is the sample count of one CPU and event in a ChunkSummary.
 type CPUCount struct {
-	CPU    int32
-	Event  uint16 // index into Profile.Events
-	Counts Counts
+	CPU   int32
+	Event uint16 // index into Profile.Events
+	Counts
 }
 
 // CommCount is the sample count of one command and event in a
 // ChunkSummary.
 type CommCount struct {
-	Comm   string
-	Event  uint16 // index into Profile.Events
-	Counts Counts
+	Comm  string
+	Event uint16 // index into Profile.Events
+	Counts
 }
 
 // Counts are the sample, busy and system counts of a ChunkSummary entry.
@@ -67,4 +61,15 @@ func (c *Counts) Add(o Counts) {
 	c.Samples += o.Samples
 	c.Busy += o.Busy
 	c.System += o.System
+}
+
+// Count adds one sample to c: busy, system or neither (see Class.Time).
+func (c *Counts) Count(busy, system bool) {
+	c.Samples++
+	if busy {
+		c.Busy++
+	}
+	if system {
+		c.System++
+	}
 }

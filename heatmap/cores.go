@@ -18,23 +18,38 @@ const (
 	MeasureSystem Measure = "system" // Cores.System
 )
 
-// Fractions returns k's per-cell fractions for m: Busy or System.
-func (k *Cores) Fractions(m Measure) [][]float64 {
+// Cells are the cells of a cores map, a capture's (Cores) or a host's
+// night's (timeline.Grid): one row per CPU, CPUs in increasing order, and
+// Buckets columns of Bucket nanoseconds. Samples, Busy and System are
+// indexed [row][bucket]: Samples counts samples, and Busy and System are
+// the busy and system fractions in [0, 1], as a sample's classes define
+// them (subsecond.Classes), of what the map holding the cells says.
+type Cells struct {
+	Bucket  int64       `json:"bucket_ns"`
+	Buckets int         `json:"buckets"`
+	CPUs    []int32     `json:"cpus"`
+	Samples [][]int64   `json:"samples"`
+	Busy    [][]float64 `json:"busy"`
+	System  [][]float64 `json:"system"`
+}
+
+// Fractions returns the cells' fractions for m: Busy or System.
+func (k *Cells) Fractions(m Measure) [][]float64 {
 	if m == MeasureSystem {
 		return k.System
 	}
 	return k.Busy
 }
 
-// Cores is the cores map: one row per CPU, one column per bucket of Bucket
-// nanoseconds from T0. Samples[i][b] counts the samples of CPU CPUs[i] in
-// [T0 + b·Bucket, T0 + (b+1)·Bucket) that pass the filter. Busy[i][b] is the
-// bucket's non-idle samples that pass the filter (idle ones never count,
-// whatever the filter's Idle) divided by Expected, clamped to 1.
-// System[i][b] is the part of those non-idle samples whose leaf frame (the
-// first of the leaf-first stack) is a kernel frame, divided by Expected and
-// clamped to 1: the CPU's system time, %sys as top shows it. Busy − System
-// approximates user time.
+// Cores is a capture's cores map: its Cells, one column per bucket of
+// Bucket nanoseconds from T0. Samples[i][b] counts the samples of CPU
+// CPUs[i] in [T0 + b·Bucket, T0 + (b+1)·Bucket) that pass the filter.
+// Busy[i][b] is the bucket's busy samples that pass the filter (idle ones
+// never count, whatever the filter's Idle) divided by Expected, clamped to
+// 1. System[i][b] is the part of those busy samples that are system time
+// (their leaf frame, the first of the leaf-first stack, is a kernel frame),
+// divided by Expected and clamped to 1: %sys as top shows it. Busy − System
+// is user time.
 //
 // Expected is the number of samples one CPU yields per bucket at the
 // profile's sampling rate (FrequencyHz × Bucket). When the rate is unknown it
@@ -42,14 +57,9 @@ func (k *Cores) Fractions(m Measure) [][]float64 {
 // included. CPUs lists every CPU seen in the capture (any event), restricted
 // to the filter's CPU set; samples without a CPU are left out.
 type Cores struct {
-	T0       int64       `json:"t0_ns"`
-	Bucket   int64       `json:"bucket_ns"`
-	Buckets  int         `json:"buckets"`
-	CPUs     []int32     `json:"cpus"`
-	Samples  [][]int64   `json:"samples"`
-	Busy     [][]float64 `json:"busy"`
-	System   [][]float64 `json:"system"`
-	Expected float64     `json:"expected"`
+	T0 int64 `json:"t0_ns"`
+	Cells
+	Expected float64 `json:"expected"`
 
 	busy [][]int64 // non-idle counts behind Busy
 	sys  [][]int64 // non-idle, kernel-leaf counts behind System
@@ -143,11 +153,11 @@ func perCore(c *subsecond.Capture, f query.Filter, bucket int64) (*Cores, *cpuRo
 			len(cpus), nb, query.DisplaySeconds(bucket), MaxCells)
 	}
 	rows := &cpuRows{dense: row, sparse: sparse}
-	k := &Cores{T0: t0, Bucket: bucket, Buckets: int(nb), CPUs: cpus}
+	k := &Cores{T0: t0, Cells: Cells{Bucket: bucket, Buckets: int(nb), CPUs: cpus}}
 	k.Samples = grid(len(cpus), int(nb))
 	k.busy = grid(len(cpus), int(nb))
 	k.sys = grid(len(cpus), int(nb))
-	kernLeaf := kernelLeaves(c)
+	cl := subsecond.ClassesOf(c)
 
 	k.Expected = c.Profile.FrequencyHz * float64(bucket) / 1e9
 	var all [][]int64 // idle included, to scale Busy when the rate is unknown
@@ -166,9 +176,9 @@ func perCore(c *subsecond.Capture, f query.Filter, bucket int64) (*Cores, *cpuRo
 			continue
 		}
 		b := (s.Time[i] - t0) / bucket
-		if !idle {
+		if busy, sys := cl.Nodes[s.Stack[i]].Time(idle); busy {
 			k.busy[r][b]++
-			if kernLeaf[s.Stack[i]] {
+			if sys {
 				k.sys[r][b]++
 			}
 		}
@@ -213,31 +223,6 @@ func fractions(counts [][]int64, expected float64) [][]float64 {
 
 // maxDenseCPU bounds the CPU ids a cores map finds rows for by slice.
 const maxDenseCPU = 1 << 14
-
-type kernelLeavesKey struct{}
-
-// kernelLeaves reports per stack node whether its leaf frame (the node's
-// own frame) is a kernel frame; the root, an empty stack, is not. It is
-// computed once per capture.
-func kernelLeaves(c *subsecond.Capture) []bool {
-	return subsecond.Derived(c, kernelLeavesKey{}, func() leafKinds { return newKernelLeaves(c) })
-}
-
-// leafKinds is a per-stack-node flag as kernelLeaves keeps it.
-type leafKinds []bool
-
-// Bytes returns the memory k holds (subsecond.Sized).
-func (k leafKinds) Bytes() int64 { return subsecond.SliceBytes(k) }
-
-func newKernelLeaves(c *subsecond.Capture) []bool {
-	kern := make([]bool, len(c.Nodes))
-	for n := 1; n < len(c.Nodes); n++ {
-		if fr := c.Nodes[n].Frame; fr >= 0 && int(fr) < len(c.Frames) {
-			kern[n] = c.Frames[fr].Kind == subsecond.KindKernel
-		}
-	}
-	return kern
-}
 
 func grid(rows, cols int) [][]int64 {
 	flat := make([]int64, rows*cols)

@@ -171,8 +171,8 @@ type hunt struct {
 	k    *Cores
 	rows *cpuRows
 	nb   int
-	sys  bool   // the measure is system time
-	kern []bool // per stack node: its leaf frame is in the kernel
+	sys  bool              // the measure is system time
+	node []subsecond.Class // per stack node: subsecond.ClassesOf
 
 	win, minLen int
 	need, edge  float64
@@ -190,7 +190,7 @@ type hunt struct {
 // newHunt prepares a search of k for opt; last is the time of c's last
 // sample.
 func newHunt(c *subsecond.Capture, m *query.Match, k *Cores, rows *cpuRows, opt HotOptions, last int64) *hunt {
-	h := &hunt{c: c, m: m, k: k, rows: rows, nb: k.Buckets, sys: opt.Measure == MeasureSystem, kern: kernelLeaves(c), last: last}
+	h := &hunt{c: c, m: m, k: k, rows: rows, nb: k.Buckets, sys: opt.Measure == MeasureSystem, node: subsecond.ClassesOf(c).Nodes, last: last}
 	h.bhi = h.nb
 	for h.blo < h.nb && !inside(k.bucketRange(h.blo), opt.Range, last) {
 		h.blo++
@@ -287,9 +287,15 @@ func (h *hunt) each(at []int32, fn func(i int, row int32, mark int32)) {
 }
 
 // measured reports whether busy sample i counts for the measure: every
-// busy sample for busy, those with a kernel leaf for system.
+// busy sample for busy, the system ones for system.
 func (h *hunt) measured(i int) bool {
-	return !h.sys || h.kern[h.c.Samples.Stack[i]]
+	return !h.sys || h.system(i)
+}
+
+// system reports whether busy sample i is system time.
+func (h *hunt) system(i int) bool {
+	_, sys := h.node[h.c.Samples.Stack[i]].Time(false)
+	return sys
 }
 
 // index returns, for every cores-map cell (row·nb + bucket), the index of
@@ -398,7 +404,7 @@ func (h *hunt) describe(limit int) ([]Spot, int) {
 		}
 		st := &stats[sp]
 		st.n++
-		if h.kern[s.Stack[i]] {
+		if h.system(int(i)) {
 			st.sys++
 		}
 		j := find(st.comms, s.Comm[i])

@@ -184,7 +184,7 @@ func (e countEngine) Samples(c *subsecond.Capture, q *Query, limit int) (any, in
 // and its markers.
 type sqliteNight struct{ *store.Store }
 
-func (n sqliteNight) Summaries(ctx context.Context, id string) ([]timeline.Summary, error) {
+func (n sqliteNight) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 	sums, err := n.Store.Summaries(ctx, id)
 	if err != nil {
 		return nil, err

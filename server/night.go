@@ -24,7 +24,7 @@ import (
 // per-second summaries (never its samples, for the timeline and comm
 // shares) and each host's event markers.
 type Night interface {
-	Summaries(ctx context.Context, id string) ([]timeline.Summary, error)
+	Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error)
 	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)
 	AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error)
 }

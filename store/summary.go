@@ -8,30 +8,21 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
-// Node and comm flags the summaries are computed from, per stack node and
-// per string of the profile (see classifier).
-const (
-	nodeIdle    = 1 << iota // the stack passes through the idle loop without interrupt work
-	nodeKernel              // the leaf frame is a kernel frame
-	nodeHasIdle             // some frame on the path is an idle-loop function
-	nodeHasIrq              // some frame on the path is interrupt work
-)
-
 // classifier keeps, as a profile's tables grow, what the summaries need to
-// know of each stack node and command name: the definitions of
-// subsecond.ChunkSummary, which are the cores map's. Slices only grow and
-// entries never change, so a reader may use a prefix of them while the
+// know of each stack node and command name: the classes of
+// subsecond.ChunkSummary, which are subsecond.ClassesOf's. Slices only grow
+// and entries never change, so a reader may use a prefix of them while the
 // merger appends.
 type classifier struct {
-	node     []uint8 // per stack node
-	idleComm []bool  // per string: names the idle task
-	commIdx  []int32 // per string: index in comms, -1 when not a comm
+	node     []subsecond.Class // per stack node
+	idleComm []bool            // per string: names the idle task
+	commIdx  []int32           // per string: index in comms, -1 when not a comm
 	comms    []string
-	symFlags map[uint32]uint8 // per symbol string: nodeHasIdle|nodeHasIrq
+	symClass map[uint32]subsecond.Class // per symbol string: subsecond.SymbolClass
 }
 
 func newClassifier() *classifier {
-	return &classifier{node: []uint8{nodeIdle}, symFlags: map[uint32]uint8{}}
+	return &classifier{node: []subsecond.Class{subsecond.RootClass}, symClass: map[uint32]subsecond.Class{}}
 }
 
 // update classifies the strings and nodes in added to in since the last
@@ -44,28 +35,12 @@ func (k *classifier) update(in *subsecond.Interner) {
 	for n := len(k.node); n < len(in.Nodes); n++ {
 		nd := in.Nodes[n]
 		fr := in.Frames[nd.Frame]
-		sf, ok := k.symFlags[fr.Symbol]
+		sc, ok := k.symClass[fr.Symbol]
 		if !ok {
-			sym := in.Strings[fr.Symbol]
-			if subsecond.IsIdleFunc(sym) {
-				sf |= nodeHasIdle
-			}
-			if subsecond.IsIrqFunc(sym) {
-				sf |= nodeHasIrq
-			}
-			k.symFlags[fr.Symbol] = sf
+			sc = subsecond.SymbolClass(in.Strings[fr.Symbol])
+			k.symClass[fr.Symbol] = sc
 		}
-		fl := sf
-		if nd.Parent > 0 {
-			fl |= k.node[nd.Parent] & (nodeHasIdle | nodeHasIrq)
-		}
-		if fl&nodeHasIdle != 0 && fl&nodeHasIrq == 0 {
-			fl |= nodeIdle
-		}
-		if fr.Kind == subsecond.KindKernel {
-			fl |= nodeKernel
-		}
-		k.node = append(k.node, fl)
+		k.node = append(k.node, k.node[nd.Parent].Child(sc, fr.Kind))
 	}
 }
 
@@ -82,7 +57,7 @@ func (k *classifier) comm(s uint32, in *subsecond.Interner) int32 {
 
 // view is a read-only snapshot of a classifier, for the encoders.
 type view struct {
-	node     []uint8
+	node     []subsecond.Class
 	idleComm []bool
 	commIdx  []int32
 }
@@ -93,9 +68,8 @@ func (k *classifier) view() view {
 
 // classify returns the busy and system flags of sample i.
 func (v *view) classify(c *subsecond.Columns, i int) (busy, system bool) {
-	fl := v.node[c.Stack[i]]
-	idle := fl&nodeIdle != 0 && (v.idleComm[c.Comm[i]] || c.PID[i] == 0)
-	return !idle, !idle && fl&nodeKernel != 0
+	cl := v.node[c.Stack[i]]
+	return cl.Time(cl.IdleSample(c.PID[i], v.idleComm[c.Comm[i]]))
 }
 
 type cpuKey struct {
@@ -117,15 +91,6 @@ func encodeSummary(c *subsecond.Columns, lo, hi int, v *view) []byte {
 	var lastCPUc *subsecond.Counts
 	for i := lo; i < hi; i++ {
 		busy, sys := v.classify(c, i)
-		add := func(n *subsecond.Counts) {
-			n.Samples++
-			if busy {
-				n.Busy++
-			}
-			if sys {
-				n.System++
-			}
-		}
 		ck := cpuKey{c.CPU[i], c.Event[i]}
 		if lastCPUc == nil || ck != lastCPU {
 			lastCPU, lastCPUc = ck, cpus[ck]
@@ -134,14 +99,14 @@ func encodeSummary(c *subsecond.Columns, lo, hi int, v *view) []byte {
 				cpus[ck] = lastCPUc
 			}
 		}
-		add(lastCPUc)
+		lastCPUc.Count(busy, sys)
 		mk := commKey{v.commIdx[c.Comm[i]], c.Event[i]}
 		n := comms[mk]
 		if n == nil {
 			n = new(subsecond.Counts)
 			comms[mk] = n
 		}
-		add(n)
+		n.Count(busy, sys)
 	}
 	e := enc{b: make([]byte, 0, 16*(len(cpus)+len(comms))+8)}
 	e.byte(summaryFormat)

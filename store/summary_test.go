@@ -3,17 +3,23 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
 )
 
 // TestSummariesMatchSamples checks the per-second summaries stored with
-// the chunks against timeline.Summarize, which counts the same figures
-// from the samples with the filter's idle test, and checks that every
-// sample of every event is counted once.
+// the chunks, counted as the import streams samples into chunks and
+// merged from them, against timeline.Summarize, which counts the same
+// figures per second from the loaded capture's samples, and checks that
+// every sample of every event is counted once.
 func TestSummariesMatchSamples(t *testing.T) {
 	text := genText(t, genConfig{CPUs: 6, Seconds: 5, Hz: 49, Seed: 12, Start: 300.7, Events: 2})
 	forEach(t, store.Options{Workers: 2, BlockSize: 8 << 10}, func(t *testing.T, e *env) {
@@ -26,28 +32,25 @@ func TestSummariesMatchSamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := timeline.Summarize(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := timeline.Summarize(c)
 		sums, err := e.s.Summaries(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []timeline.Summary
+		var got []subsecond.ChunkSummary
 		perEvent := make([]int64, len(p.Events))
 		var busy, sys int64
 		for _, s := range sums {
 			if s.Start%subsecond.ChunkSpan != 0 {
 				t.Errorf("summary starts at %d, not a whole second", s.Start)
 			}
-			ts := timeline.Summary{Start: s.Start}
+			ts := subsecond.ChunkSummary{Start: s.Start}
 			var byCPU, byComm subsecond.Counts
 			for _, k := range s.CPUs {
 				byCPU.Add(k.Counts)
 				perEvent[k.Event] += k.Counts.Samples
 				if k.Event == 0 && k.CPU != subsecond.Unknown {
-					ts.CPUs = append(ts.CPUs, timeline.CPUCount{CPU: k.CPU, Counts: timeline.Counts(k.Counts)})
+					ts.CPUs = append(ts.CPUs, k)
 				}
 				busy += k.Counts.Busy
 				sys += k.Counts.System
@@ -55,7 +58,7 @@ func TestSummariesMatchSamples(t *testing.T) {
 			for _, k := range s.Comms {
 				byComm.Add(k.Counts)
 				if k.Event == 0 {
-					ts.Comms = append(ts.Comms, timeline.CommCount{Comm: k.Comm, Counts: timeline.Counts(k.Counts)})
+					ts.Comms = append(ts.Comms, k)
 				}
 			}
 			if byCPU != byComm {
@@ -84,7 +87,7 @@ func TestSummariesMatchSamples(t *testing.T) {
 	})
 }
 
-func equalSummary(a, b timeline.Summary) bool {
+func equalSummary(a, b subsecond.ChunkSummary) bool {
 	if a.Start != b.Start || len(a.CPUs) != len(b.CPUs) || len(a.Comms) != len(b.Comms) {
 		return false
 	}
@@ -99,4 +102,81 @@ func equalSummary(a, b timeline.Summary) bool {
 		}
 	}
 	return true
+}
+
+// TestSummaryCountsAreClasses checks the busy and system counts the import
+// stores, per CPU and event, against a direct count over the loaded
+// capture's samples with subsecond.ClassesOf, on real captures.
+func TestSummaryCountsAreClasses(t *testing.T) {
+	tests := []struct {
+		name string
+		open func() (io.ReadCloser, error)
+		idle bool // the capture has idle samples
+	}{
+		{"real-mixed", sampledata.Real, true},
+		{"dd-pegged", func() (io.ReadCloser, error) {
+			return os.Open(filepath.Join("..", "testdata", "perf", "dd-pegged-cpu1.perf.txt.zst"))
+		}, false},
+	}
+	type key struct {
+		cpu   int32
+		event uint16
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			forEach(t, store.Options{}, func(t *testing.T, e *env) {
+				r, err := tt.open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				ctx := context.Background()
+				p, _, err := e.s.Import(ctx, r, store.ImportOptions{Name: tt.name})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := e.s.Capture(ctx, p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[key]subsecond.Counts{}
+				cl := subsecond.ClassesOf(c)
+				s := &c.Samples
+				for i := range s.Len() {
+					k := key{s.CPU[i], s.Event[i]}
+					n := want[k]
+					n.Samples++
+					if !cl.Idle(i) {
+						n.Busy++
+					}
+					if cl.System(i, s.Stack[i]) {
+						n.System++
+					}
+					want[k] = n
+				}
+				sums, err := e.s.Summaries(ctx, p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[key]subsecond.Counts{}
+				for _, sum := range sums {
+					for _, k := range sum.CPUs {
+						n := got[key{k.CPU, k.Event}]
+						n.Add(k.Counts)
+						got[key{k.CPU, k.Event}] = n
+					}
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: summaries count %+v per (CPU, event); ClassesOf counts %+v", tt.name, got, want)
+				}
+				var total subsecond.Counts
+				for _, n := range want {
+					total.Add(n)
+				}
+				if total.System == 0 || total.Busy == total.System || (total.Busy < total.Samples) != tt.idle {
+					t.Errorf("%s: %+v; want some system and some user samples, idle ones %v", tt.name, total, tt.idle)
+				}
+			})
+		})
+	}
 }

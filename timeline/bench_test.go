@@ -16,29 +16,29 @@ import (
 // kernel for 5 s every 40 minutes.
 type memSource struct {
 	ps   []subsecond.Profile
-	sums map[string][]Summary
+	sums map[string][]subsecond.ChunkSummary
 }
 
 func newMemSource(cpus, captures int) *memSource {
-	m := &memSource{sums: map[string][]Summary{}}
+	m := &memSource{sums: map[string][]subsecond.ChunkSummary{}}
 	start := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC).UnixNano()
 	for i := range captures {
 		id := fmt.Sprintf("c%03d", i)
 		t0 := start + int64(i)*int64(2*time.Minute)
 		m.ps = append(m.ps, subsecond.Profile{ID: id, Host: "node-1", Start: t0, End: t0 + int64(2*time.Minute) - int64(time.Second)/49,
 			Samples: int64(cpus * 49 * 120), CPUs: cpus, FrequencyHz: 49, Wall: subsecond.WallClock{Source: subsecond.WallRealtime}})
-		sums := make([]Summary, 120)
+		sums := make([]subsecond.ChunkSummary, 120)
 		for s := range sums {
 			sec := t0 + int64(s)*int64(time.Second)
 			sums[s].Start = sec
 			for cpu := range cpus {
-				n := Counts{Samples: 49, Busy: 16, System: 4}
+				n := subsecond.Counts{Samples: 49, Busy: 16, System: 4}
 				if cpu == 39 && (sec-start)%int64(40*time.Minute) < int64(5*time.Second) {
-					n = Counts{Samples: 49, Busy: 49, System: 49}
+					n = subsecond.Counts{Samples: 49, Busy: 49, System: 49}
 				}
-				sums[s].CPUs = append(sums[s].CPUs, CPUCount{CPU: int32(cpu), Counts: n})
+				sums[s].CPUs = append(sums[s].CPUs, subsecond.CPUCount{CPU: int32(cpu), Counts: n})
 			}
-			sums[s].Comms = []CommCount{{"kubelet", Counts{Samples: 10, Busy: 10, System: 10}}, {"swapper", Counts{Samples: int64(cpus*49 - 10 - cpus*16), Busy: 0}}, {"trainer", Counts{Samples: int64(cpus * 16), Busy: int64(cpus * 16)}}}
+			sums[s].Comms = []subsecond.CommCount{{Comm: "kubelet", Counts: subsecond.Counts{Samples: 10, Busy: 10, System: 10}}, {Comm: "swapper", Counts: subsecond.Counts{Samples: int64(cpus*49 - 10 - cpus*16), Busy: 0}}, {Comm: "trainer", Counts: subsecond.Counts{Samples: int64(cpus * 16), Busy: int64(cpus * 16)}}}
 		}
 		m.sums[id] = sums
 	}
@@ -46,7 +46,7 @@ func newMemSource(cpus, captures int) *memSource {
 }
 
 func (m *memSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
-func (m *memSource) Summaries(_ context.Context, id string) ([]Summary, error) {
+func (m *memSource) Summaries(_ context.Context, id string) ([]subsecond.ChunkSummary, error) {
 	return m.sums[id], nil
 }
 func (m *memSource) Capture(context.Context, string) (*subsecond.Capture, error) {

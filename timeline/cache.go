@@ -2,7 +2,9 @@ package timeline
 
 import (
 	"context"
+	"unsafe"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/lru"
 )
 
@@ -14,8 +16,8 @@ import (
 // invalidation; a deleted capture's entry ages out. Safe for concurrent
 // use.
 type SummaryCache struct {
-	load  func(ctx context.Context, id string) ([]Summary, error)
-	cache *lru.Cache[string, []Summary]
+	load  func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error)
+	cache *lru.Cache[string, []subsecond.ChunkSummary]
 }
 
 // DefaultSummaryBudget is the byte budget NewSummaryCache takes for 0: a
@@ -24,17 +26,17 @@ const DefaultSummaryBudget = 256 << 20
 
 // NewSummaryCache returns a cache over load with budget bytes (0: the
 // default).
-func NewSummaryCache(load func(ctx context.Context, id string) ([]Summary, error), budget int64) *SummaryCache {
+func NewSummaryCache(load func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error), budget int64) *SummaryCache {
 	if budget <= 0 {
 		budget = DefaultSummaryBudget
 	}
-	return &SummaryCache{load: load, cache: lru.New[string](lru.Options[[]Summary]{Budget: budget, Size: sizeOf})}
+	return &SummaryCache{load: load, cache: lru.New[string](lru.Options[[]subsecond.ChunkSummary]{Budget: budget, Size: sizeOf})}
 }
 
 // Summaries returns capture id's summaries, loading them on first use; a
 // failed load is not kept. Callers must not modify them.
-func (c *SummaryCache) Summaries(ctx context.Context, id string) ([]Summary, error) {
-	sums, _, err := c.cache.Get(ctx, id, func(ctx context.Context) ([]Summary, error) { return c.load(ctx, id) })
+func (c *SummaryCache) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
+	sums, _, err := c.cache.Get(ctx, id, func(ctx context.Context) ([]subsecond.ChunkSummary, error) { return c.load(ctx, id) })
 	if err != nil {
 		return nil, err
 	}
@@ -42,10 +44,10 @@ func (c *SummaryCache) Summaries(ctx context.Context, id string) ([]Summary, err
 }
 
 // sizeOf estimates the memory summaries hold.
-func sizeOf(sums []Summary) int64 {
-	n := int64(len(sums)) * 56
+func sizeOf(sums []subsecond.ChunkSummary) int64 {
+	n := int64(len(sums)) * int64(unsafe.Sizeof(subsecond.ChunkSummary{}))
 	for _, s := range sums {
-		n += int64(len(s.CPUs))*32 + int64(len(s.Comms))*40
+		n += int64(len(s.CPUs))*int64(unsafe.Sizeof(subsecond.CPUCount{})) + int64(len(s.Comms))*int64(unsafe.Sizeof(subsecond.CommCount{}))
 		for _, c := range s.Comms {
 			n += int64(len(c.Comm))
 		}

@@ -7,18 +7,20 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+
+	"github.com/subsecond/subsecond"
 )
 
 func TestSummaryCache(t *testing.T) {
 	loads := map[string]int{}
-	sums := func(n int) []Summary {
-		out := make([]Summary, n)
+	sums := func(n int) []subsecond.ChunkSummary {
+		out := make([]subsecond.ChunkSummary, n)
 		for i := range out {
-			out[i] = Summary{Start: int64(i), CPUs: []CPUCount{{CPU: 0, Counts: Counts{Samples: 1}}}}
+			out[i] = subsecond.ChunkSummary{Start: int64(i), CPUs: []subsecond.CPUCount{{CPU: 0, Counts: subsecond.Counts{Samples: 1}}}}
 		}
 		return out
 	}
-	c := NewSummaryCache(func(ctx context.Context, id string) ([]Summary, error) {
+	c := NewSummaryCache(func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 		loads[id]++
 		if id == "bad" {
 			return nil, errors.New("no such capture")
@@ -54,10 +56,10 @@ func TestSummaryCacheSharesLoads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var loads atomic.Int32
 		release := make(chan struct{})
-		c := NewSummaryCache(func(ctx context.Context, id string) ([]Summary, error) {
+		c := NewSummaryCache(func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 			loads.Add(1)
 			<-release
-			return []Summary{{Start: 1}}, nil
+			return []subsecond.ChunkSummary{{Start: 1}}, nil
 		}, 0)
 		const n = 8
 		var wg sync.WaitGroup

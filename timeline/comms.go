@@ -5,6 +5,8 @@ import (
 	"context"
 	"math"
 	"slices"
+
+	"github.com/subsecond/subsecond"
 )
 
 // CommReport is the host's CPU share by command over [From, To) in buckets
@@ -57,7 +59,7 @@ func Comms(ctx context.Context, src Source, host string, span Span, comm string,
 	total := make([]int64, nb)
 	busy := map[string][]int64{}
 	unfollowed := map[string]bool{}
-	err = eachSecond(ctx, src, sp, nil, func(s *Summary, b int64) error {
+	err = eachSecond(ctx, src, sp, nil, func(s *subsecond.ChunkSummary, b int64) error {
 		for _, cc := range s.Comms {
 			total[b] += cc.Samples
 			if cc.Busy == 0 {

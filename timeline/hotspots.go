@@ -162,7 +162,7 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 	}
 	rep := &Report{Host: host, Measure: string(opt.Measure), Threshold: opt.Threshold, Min: opt.Min, Near: opt.Near, Spots: []Spot{}}
 	system := opt.Measure == heatmap.MeasureSystem
-	measure := func(c Counts) int64 {
+	measure := func(c subsecond.Counts) int64 {
 		if system {
 			return c.System
 		}

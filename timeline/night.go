@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -17,7 +18,7 @@ import (
 // Hotspots also loads the captures of the episodes it describes.
 type Source interface {
 	List(ctx context.Context) ([]subsecond.Profile, error)
-	Summaries(ctx context.Context, id string) ([]Summary, error)
+	Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error)
 	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
 }
 
@@ -144,25 +145,19 @@ func Captures(ctx context.Context, src Source, host string) (*CaptureList, error
 }
 
 // Grid is a host's cores × time map over [From, To) in wall-clock Unix
-// nanoseconds, Buckets columns of Bucket nanoseconds. Samples, Busy and
-// System are indexed [cpu row][bucket]; Busy and System are fractions of
-// the bucket's samples (0 where there are none). Covered is the fraction of
-// each bucket that some capture covers: 0 is a gap between captures, to be
-// drawn as a gap, not as idle time.
+// nanoseconds: its Cells, Buckets columns of Bucket nanoseconds from From.
+// Busy and System are fractions of the bucket's samples (0 where there are
+// none). Covered is the fraction of each bucket that some capture covers: 0
+// is a gap between captures, to be drawn as a gap, not as idle time.
 type Grid struct {
-	Host       string      `json:"host"`
-	From       int64       `json:"from_ns"`
-	To         int64       `json:"to_ns"`
-	Bucket     int64       `json:"bucket_ns"`
-	Buckets    int         `json:"buckets"`
-	CPUs       []int32     `json:"cpus"`
-	Samples    [][]int64   `json:"samples"`
-	Busy       [][]float64 `json:"busy"`
-	System     [][]float64 `json:"system"`
-	Covered    []float64   `json:"covered"`
-	Captures   []Capture   `json:"captures"`      // those overlapping [From, To)
-	Unplaced   int         `json:"unanchored"`    // captures of the host without a wall clock
-	Resolution int64       `json:"resolution_ns"` // the summaries' span: a bucket finer than this is not meaningful
+	Host string `json:"host"`
+	From int64  `json:"from_ns"`
+	To   int64  `json:"to_ns"`
+	heatmap.Cells
+	Covered    []float64 `json:"covered"`
+	Captures   []Capture `json:"captures"`      // those overlapping [From, To)
+	Unplaced   int       `json:"unanchored"`    // captures of the host without a wall clock
+	Resolution int64     `json:"resolution_ns"` // the summaries' span: a bucket finer than this is not meaningful
 }
 
 // MaxBuckets bounds a Grid's columns, and with MaxCPUs its cells.
@@ -199,7 +194,8 @@ func Timeline(ctx context.Context, src Source, host string, span Span) (*Grid, e
 	}
 	from, to, bucket, nb := sp.from, sp.to, sp.bucket, sp.buckets
 	const second = int64(time.Second)
-	g := &Grid{Host: host, From: from, To: to, Bucket: bucket, Buckets: int(nb), Covered: make([]float64, nb), Unplaced: sp.unplaced, Resolution: second}
+	g := &Grid{Host: host, From: from, To: to, Cells: heatmap.Cells{Bucket: bucket, Buckets: int(nb)},
+		Covered: make([]float64, nb), Unplaced: sp.unplaced, Resolution: second}
 	var rows cpuRows
 	var busy, sys [][]int64
 	err = eachSecond(ctx, src, sp, func(c *Capture) {
@@ -212,7 +208,7 @@ func Timeline(ctx context.Context, src Source, host string, span Span) (*Grid, e
 			}
 			g.Covered[b] += float64(min(hi, c.End)-max(lo, c.Start)) / float64(bucket)
 		}
-	}, func(s *Summary, b int64) error {
+	}, func(s *subsecond.ChunkSummary, b int64) error {
 		for _, cc := range s.CPUs {
 			r, err := rows.row(cc.CPU)
 			if err != nil {
@@ -294,7 +290,7 @@ func Locate(caps []Capture, from, to int64) (Window, bool) {
 // and second for each of its summaries whose wall-clock second starts in
 // that range, with the bucket it falls in.
 func eachSecond(ctx context.Context, src Source, sp *span,
-	capture func(c *Capture), second func(s *Summary, b int64) error) error {
+	capture func(c *Capture), second func(s *subsecond.ChunkSummary, b int64) error) error {
 	for i := range sp.caps {
 		c := &sp.caps[i]
 		if c.End <= sp.from || c.Start >= sp.to {

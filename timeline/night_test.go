@@ -20,7 +20,7 @@ import (
 // per-chunk summaries.
 type storeSource struct{ *store.Store }
 
-func (s storeSource) Summaries(ctx context.Context, id string) ([]Summary, error) {
+func (s storeSource) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 	sums, err := s.Store.Summaries(ctx, id)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func TestTimelineCountsEqualTheGenerator(t *testing.T) {
 			sec := (g.From + int64(b)*g.Bucket) / 1e9
 			want := counts[nightgen.Key{CPU: int(cpu), Second: sec}]
 			if want == nil {
-				want = &nightgen.Count{}
+				want = &subsecond.Counts{}
 			}
 			got := g.Samples[r][b]
 			busy := int64(math.Round(g.Busy[r][b] * float64(got)))
@@ -333,10 +333,7 @@ func TestSummariesFromChunks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := Summarize(c)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := Summarize(c)
 		if len(got) != len(want) || len(got) < 60 {
 			t.Fatalf("capture %s: %d summaries from chunks, %d from samples", id, len(got), len(want))
 		}

@@ -82,11 +82,9 @@ func hotspotsCommand(q *query.Query, arg string) string {
 // ◀ and the episodes are listed below the map, with all, the command that
 // lists them all. Busy rows also show the CPU's mean system fraction.
 func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Measure, rep *heatmap.Report, width int, all string) error {
-	frac := k.Fractions(m)
+	t := newCellsText(&k.Cells, width)
 	w := bufio.NewWriter(termWriter(e.stdout))
-	per := (k.Buckets + width - 1) / width
-	cols := (k.Buckets + per - 1) / per
-	span := int64(per) * k.Bucket
+	cols, span := t.cols, t.span()
 	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s s (one character = %s s), %.1f samples expected per bucket; shading: %s fraction\n",
 		clip(c.Profile.Name, nameWidth), len(k.CPUs), k.Buckets, query.DisplaySeconds(k.Bucket), query.DisplaySeconds(span), k.Expected, m)
 	axis := []rune(strings.Repeat(" ", cols+10))
@@ -98,37 +96,23 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 		sysHead = "   sys"
 	}
 	fmt.Fprintf(w, "%8s  %s  %5s %5s%s\n", "s →", strings.TrimRight(string(axis), " ")+strings.Repeat(" ", max(0, cols-len(strings.TrimRight(string(axis), " ")))), "mean", "peak", sysHead)
-	line := make([]rune, cols)
-	for r, cpu := range k.CPUs {
-		var sum, peak float64
-		for col := range line {
-			var s float64
-			n := 0
-			for b := col * per; b < min((col+1)*per, k.Buckets); b++ {
-				s += frac[r][b]
-				n++
-			}
-			m := s / float64(n)
-			line[col] = shade(m, 1)
-			sum += s
-			peak = max(peak, m)
-		}
+	t.writeRows(w, k.Fractions(m), nil, func(r int) string {
 		mark := ""
 		for i, s := range rep.Spots {
-			if s.CPU == cpu {
+			if s.CPU == k.CPUs[r] {
 				mark += fmt.Sprintf(" ◀%d", i+1)
 			}
 		}
 		sys := ""
 		if m == heatmap.MeasureBusy {
-			var t float64
+			var sum float64
 			for _, x := range k.System[r] {
-				t += x
+				sum += x
 			}
-			sys = fmt.Sprintf(" %4.0f%%", 100*t/float64(k.Buckets))
+			sys = fmt.Sprintf(" %4.0f%%", 100*sum/float64(k.Buckets))
 		}
-		fmt.Fprintf(w, "%8s │%s│ %4.0f%% %4.0f%%%s%s\n", "cpu "+strconv.Itoa(int(cpu)), string(line), 100*sum/float64(k.Buckets), 100*peak, sys, mark)
-	}
+		return sys + mark
+	})
 	if m == heatmap.MeasureSystem {
 		fmt.Fprintf(w, "%8s  legend: blank = no system time, ░ ▒ ▓ █ = system up to 25%% 50%% 75%% 100%% (leaf frame in the kernel)\n", "")
 	} else {

@@ -9,12 +9,12 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/markers"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/store"
@@ -31,7 +31,7 @@ type night struct {
 }
 
 func newNight(s *store.Store) night {
-	return night{s, timeline.NewSummaryCache(func(ctx context.Context, id string) ([]timeline.Summary, error) {
+	return night{s, timeline.NewSummaryCache(func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 		sums, err := s.Summaries(ctx, id)
 		if err != nil {
 			return nil, err
@@ -57,7 +57,7 @@ func (n night) warm(ctx context.Context) {
 
 // Summaries returns capture id's per-second summaries as the timeline
 // reads them (timeline.FromChunks).
-func (n night) Summaries(ctx context.Context, id string) ([]timeline.Summary, error) {
+func (n night) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
 	return n.cache.Summaries(ctx, id)
 }
 
@@ -172,57 +172,27 @@ func runTimeline(ctx context.Context, e env) error {
 // their mean fraction as ░ ▒ ▓ █, · where no capture covers them; then the
 // captures and markers.
 func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, system bool, width int) error {
+	t := newCellsText(&g.Cells, width)
 	w := bufio.NewWriter(out)
-	per := (g.Buckets + width - 1) / width
-	cols := (g.Buckets + per - 1) / per
-	span := int64(per) * g.Bucket
-	what := "busy"
-	frac := g.Busy
+	span := t.span()
+	m := heatmap.MeasureBusy
 	if system {
-		what, frac = "system", g.System
+		m = heatmap.MeasureSystem
 	}
+	what := string(m)
 	fmt.Fprintf(w, "%s: %d CPUs, %d captures from %s to %s (UTC), one character = %s; shading: %s fraction\n",
 		g.Host, len(g.CPUs), len(g.Captures), wallTime(g.From), wallTime(g.To), time.Duration(span), what)
 	// Marker row: ▼ in the column of each marker.
 	if len(ms) > 0 {
-		row := []rune(strings.Repeat(" ", cols))
-		for _, m := range ms {
-			if c := int((m.Time - g.From) / span); c >= 0 && c < cols {
+		row := []rune(strings.Repeat(" ", t.cols))
+		for _, mk := range ms {
+			if c := int((mk.Time - g.From) / span); c >= 0 && c < t.cols {
 				row[c] = '▼'
 			}
 		}
 		fmt.Fprintf(w, "%8s  %s\n", "markers", string(row))
 	}
-	line := make([]rune, cols)
-	for r, cpu := range g.CPUs {
-		var sum, peak, n float64
-		for col := range line {
-			var s, cov float64
-			k := 0
-			for b := col * per; b < min((col+1)*per, g.Buckets); b++ {
-				if g.Samples[r][b] > 0 {
-					s += frac[r][b]
-					k++
-				}
-				cov += g.Covered[b]
-			}
-			if cov == 0 {
-				line[col] = '·'
-				continue
-			}
-			m := 0.0
-			if k > 0 {
-				m = s / float64(k)
-			}
-			line[col] = shade(m, 1)
-			sum, n, peak = sum+m, n+1, max(peak, m)
-		}
-		mean := 0.0
-		if n > 0 {
-			mean = sum / n
-		}
-		fmt.Fprintf(w, "%8s │%s│ %4.0f%% %4.0f%%\n", "cpu "+strconv.Itoa(int(cpu)), string(line), 100*mean, 100*peak)
-	}
+	t.writeRows(w, g.Fractions(m), g.Covered, func(int) string { return "" })
 	fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = %s up to 25%% 50%% 75%% 100%%, · = no capture; columns: mean %s, peak\n", "", what, what)
 	if g.Unplaced > 0 {
 		fmt.Fprintf(w, "%d captures of %s have no wall-clock time and are not shown (record with -k CLOCK_REALTIME, or keep perf script's --header)\n", g.Unplaced, g.Host)

@@ -16,6 +16,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"time"
+
+	"github.com/subsecond/subsecond"
 )
 
 // Burst is a planted episode: CPU pegged by the kubelet walking memory
@@ -61,7 +63,7 @@ func (n *Night) CaptureStart(i int) time.Time {
 // Counts is what Write wrote, by CPU and wall-clock second (Unix seconds):
 // every sample, the busy ones (not idle) and the system ones (busy with a
 // kernel leaf).
-type Counts map[Key]*Count
+type Counts map[Key]*subsecond.Counts
 
 // Key is a CPU and a wall-clock second.
 type Key struct {
@@ -69,23 +71,14 @@ type Key struct {
 	Second int64
 }
 
-// Count is a sample, busy and system count.
-type Count struct{ Samples, Busy, System int64 }
-
 func (c Counts) add(cpu int, wall time.Time, busy, sys bool) {
 	k := Key{cpu, wall.Unix()}
 	n := c[k]
 	if n == nil {
-		n = new(Count)
+		n = new(subsecond.Counts)
 		c[k] = n
 	}
-	n.Samples++
-	if busy {
-		n.Busy++
-	}
-	if sys {
-		n.System++
-	}
+	n.Count(busy, sys)
 }
 
 var userStacks = [][]string{
