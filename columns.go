@@ -7,6 +7,19 @@ import (
 	"unsafe"
 )
 
+// Sample is one perf sample. Frames are leaf-first.
+type Sample struct {
+	Comm   string // complete command name, spaces included
+	PID    int32  // Unknown when absent
+	TID    int32  // Unknown when absent
+	CPU    int32  // Unknown when absent
+	Time   int64  // nanoseconds as perf printed them; NoTime when absent
+	Period uint64 // sample period; 0 when absent
+	Event  string // event name with modifiers (":ppp", ":u") removed
+	Frames []Frame
+	Line   int // line number of the sample's header line, 1-based
+}
+
 // Columns holds one entry per sample in each slice, all of the same length.
 // Comm indexes Capture.Strings; Event indexes Capture.Profile.Events;
 // Stack indexes Capture.Nodes.

@@ -77,19 +77,6 @@ type Frame struct {
 	Kind    FrameKind // kernel, user, JIT, inlined or unknown
 }
 
-// Sample is one perf sample. Frames are leaf-first.
-type Sample struct {
-	Comm   string // complete command name, spaces included
-	PID    int32  // Unknown when absent
-	TID    int32  // Unknown when absent
-	CPU    int32  // Unknown when absent
-	Time   int64  // nanoseconds as perf printed them; NoTime when absent
-	Period uint64 // sample period; 0 when absent
-	Event  string // event name with modifiers (":ppp", ":u") removed
-	Frames []Frame
-	Line   int // line number of the sample's header line, 1-based
-}
-
 // Metadata is what `perf script --header` prints about a capture.
 type Metadata struct {
 	Hostname    string   `json:"hostname,omitempty"`
