@@ -92,22 +92,6 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line,
 // Unwrap returns subsecond.ErrInvalid.
 func (e *SyntaxError) Unwrap() error { return subsecond.ErrInvalid }
 
-// header is a parsed sample header line.
-type header struct {
-	comm     string
-	pid, tid int32
-	cpu      int32
-	time     int64
-	tod      int64 // the tod field in Unix nanoseconds, 0 when absent
-	period   uint64
-	event    string
-	frame    subsecond.Frame // the frame printed on the header line, if any
-	frameID  uint32
-	hasFrame bool
-	payload  bool // text after the event that is not a frame (tracepoint data)
-	bare     bool // no event and nothing after the pid, CPU or time: a call chain must follow
-}
-
 type span struct{ start, end int }
 
 // Scanner streams samples out of perf script text.
@@ -469,23 +453,6 @@ func (s *Scanner) end() bool {
 		s.samples++
 	}
 	return ready
-}
-
-// begin opens a record for header h.
-func (s *Scanner) begin(h *header) {
-	c := s.cur
-	c.Comm, c.PID, c.TID, c.CPU = h.comm, h.pid, h.tid, h.cpu
-	c.Time, c.Period, c.Event, c.Line = h.time, h.period, h.event, s.line
-	if h.tod != 0 && h.time != subsecond.NoTime && s.meta.TODOffsetNS == 0 {
-		s.meta.TODOffsetNS = h.tod - h.time
-	}
-	c.Frames = c.Frames[:0]
-	s.curIDs = s.curIDs[:0]
-	if h.hasFrame {
-		c.Frames = append(c.Frames, h.frame)
-		s.curIDs = append(s.curIDs, h.frameID)
-	}
-	s.open, s.bad, s.single, s.payload, s.last, s.bare = true, false, h.hasFrame, h.payload, false, h.bare
 }
 
 // malformed records a bad line: an error in strict mode, otherwise a warning
