@@ -16,6 +16,7 @@ type Sample struct {
 	Time   int64  // nanoseconds as perf printed them; NoTime when absent
 	Period uint64 // sample period; 0 when absent
 	Event  string // event name with modifiers (":ppp", ":u") removed
+	Cgroup string // cgroup path (perf record --all-cgroups, perf script -F +cgroup); "" when absent
 	Frames []Frame
 	Line   int // line number of the sample's header line, 1-based
 }
@@ -37,6 +38,7 @@ type Columns struct {
 	Event  []uint16
 	Weight []uint64 // the sample's period, or 1 when the input had none
 	Stack  []int32
+	Cgroup []uint32 // indexes Capture.Strings; 0 ("") when the input had none
 }
 
 // sampleColumns is the column list: one row per slice of Columns, in the
@@ -59,6 +61,8 @@ var sampleColumns = []Column{
 		func(c *Columns) *[]uint64 { return &c.Weight }, func(r *Row) uint64 { return cmp.Or(r.Sample.Period, 1) }),
 	newCol(ColumnInfo{Name: "stack", Encoding: Plain, Table: NodeTable, Since: 1},
 		func(c *Columns) *[]int32 { return &c.Stack }, func(r *Row) int32 { return r.Stack() }),
+	newCol(ColumnInfo{Name: "cgroup", Encoding: Dict, Table: StringTable, Since: 2},
+		func(c *Columns) *[]uint32 { return &c.Cgroup }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Cgroup) }),
 }
 
 // SampleColumns returns the column list: one Column per slice of Columns,

@@ -22,6 +22,7 @@ type header struct {
 	tod      int64 // the tod field in Unix nanoseconds, 0 when absent
 	period   uint64
 	event    string
+	cgroup   string          // the cgroup path printed after the event (perf script -F +cgroup), if any
 	frame    subsecond.Frame // the frame printed on the header line, if any
 	frameID  uint32
 	hasFrame bool
@@ -33,7 +34,7 @@ type header struct {
 func (s *Scanner) begin(h *header) {
 	c := s.cur
 	c.Comm, c.PID, c.TID, c.CPU = h.comm, h.pid, h.tid, h.cpu
-	c.Time, c.Period, c.Event, c.Line = h.time, h.period, h.event, s.line
+	c.Time, c.Period, c.Event, c.Cgroup, c.Line = h.time, h.period, h.event, h.cgroup, s.line
 	if h.tod != 0 && h.time != subsecond.NoTime && s.meta.TODOffsetNS == 0 {
 		s.meta.TODOffsetNS = h.tod - h.time
 	}
@@ -178,6 +179,12 @@ func (s *Scanner) headerTail(line []byte, toks []span, a int, h *header, bare bo
 	}
 	h.event = s.lastEvent
 	rest := trimSpace(line[toks[i].end:])
+	if len(rest) > 0 && rest[0] == '/' {
+		// perf script -F +cgroup prints the sample's cgroup path after
+		// the event (and any frame after it).
+		end := nextSpace(rest, 0)
+		h.cgroup, rest = s.intern(rest[:end]), trimSpace(rest[end:])
+	}
 	if len(rest) > 0 {
 		if rest[len(rest)-1] == ')' && hexval[rest[0]] >= 0 {
 			if id, ok := s.parseFrame(rest, &h.frame); ok {

@@ -63,6 +63,9 @@ func TestHeaders(t *testing.T) {
 			subsecond.Sample{Comm: "perf", PID: U, TID: 1234, CPU: 1, Time: 77000001000, Event: "sched:sched_switch"}},
 		{"123 77 [000] 1.000000: 1 cpu-clock: ", // a numeric command name
 			subsecond.Sample{Comm: "123", PID: U, TID: 77, CPU: 0, Time: 1000000000, Period: 1, Event: "cpu-clock"}},
+		{"kubelet 2043/2051 [039] 5.000001: 20408163 cpu-clock:ppp:  /kubepods.slice/kubelet.service", // -F +cgroup
+			subsecond.Sample{Comm: "kubelet", PID: 2043, TID: 2051, CPU: 39, Time: 5000001000, Period: 20408163, Event: "cpu-clock",
+				Cgroup: "/kubepods.slice/kubelet.service"}},
 	}
 	for _, tt := range tests {
 		got, sc := scanAll(t, tt.line+"\n", Options{Strict: true})
@@ -79,6 +82,18 @@ func TestHeaders(t *testing.T) {
 		if fmt.Sprint(g) != fmt.Sprint(tt.want) {
 			t.Errorf("parse %q = %+v; want %+v", tt.line, g, tt.want)
 		}
+	}
+}
+
+// TestCgroupBeforeFrame: without call chains perf prints the cgroup path
+// between the event and the sample's one frame.
+func TestCgroupBeforeFrame(t *testing.T) {
+	got, sc := scanAll(t, "dd 811/811 [001] 9.5: 1000 cpu-clock: /system.slice/dd.service ffffffff81d35f05 read_zero+0x25 ([kernel.kallsyms])\n", Options{Strict: true})
+	if err := sc.Err(); err != nil || len(got) != 1 {
+		t.Fatalf("parse: %d samples, %v; want 1", len(got), err)
+	}
+	if g := got[0]; g.Cgroup != "/system.slice/dd.service" || len(g.Frames) != 1 || g.Frames[0].Symbol != "read_zero" {
+		t.Errorf("parse = cgroup %q, frames %+v; want /system.slice/dd.service and read_zero", g.Cgroup, g.Frames)
 	}
 }
 

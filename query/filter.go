@@ -22,6 +22,9 @@ import (
 //   - its event is Event (empty: the capture's default event, its first
 //     sampling event, such as cpu-clock, else its first event);
 //   - some frame's symbol matches Function (when set);
+//   - its cgroup path matches Cgroup (when set; a capture recorded without
+//     cgroups has the empty path, which only an expression such as ^$
+//     matches);
 //   - Only is "kernel": at least one frame is a kernel frame; Only is "user":
 //     at least one frame is not a kernel frame (user, JIT, inlined and unknown
 //     frames all count as user);
@@ -39,6 +42,7 @@ type Filter struct {
 	Event     string
 	Function  string
 	Only      string // "", "kernel" or "user"
+	Cgroup    string // a regular expression over the sample's cgroup path
 	Idle      bool
 }
 
@@ -257,6 +261,24 @@ var criteria = []criterion{
 		}
 		fn, stacks := functionNodes(m.c, cl.Order, re), m.c.Samples.Stack
 		return func(i int) bool { return fn[stacks[i]] }, nil
+	}},
+	{fields: []string{"Cgroup"}, compile: func(f *Filter, m *Match, _ *subsecond.Classes) (func(int) bool, error) {
+		re, err := compileParam("cgroup", f.Cgroup)
+		if re == nil || err != nil {
+			return nil, err
+		}
+		state := make([]uint8, len(m.c.Strings)) // per string: 0 unknown, 1 no, 2 yes
+		cgroups := m.c.Samples.Cgroup
+		return func(i int) bool {
+			s := cgroups[i]
+			if state[s] == 0 {
+				state[s] = 1
+				if re.MatchString(m.c.Strings[s]) {
+					state[s] = 2
+				}
+			}
+			return state[s] == 2
+		}, nil
 	}},
 	{fields: []string{"Only"}, compile: func(f *Filter, m *Match, _ *subsecond.Classes) (func(int) bool, error) {
 		var bit subsecond.Class

@@ -158,14 +158,14 @@ func TestDisplaySeconds(t *testing.T) {
 func TestParseFilter(t *testing.T) {
 	v := url.Values{
 		"cpu": {"0,3-5"}, "pid": {"10"}, "tid": {"11,12"}, "comm": {"java"}, "comm_regex": {"^ja"},
-		"event": {"cycles"}, "function": {"^mem_"}, "only": {"kernel"}, "idle": {"1"},
+		"event": {"cycles"}, "function": {"^mem_"}, "only": {"kernel"}, "idle": {"1"}, "cgroup": {"kubepods"},
 	}
 	f, err := query.ParseFilter(v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := query.Filter{CPUs: []int32{0, 3, 4, 5}, PIDs: []int32{10}, TIDs: []int32{11, 12}, Comm: "java",
-		CommRegex: "^ja", Event: "cycles", Function: "^mem_", Only: "kernel", Idle: true}
+		CommRegex: "^ja", Event: "cycles", Function: "^mem_", Only: "kernel", Cgroup: "kubepods", Idle: true}
 	if !reflect.DeepEqual(f, want) {
 		t.Errorf("ParseFilter = %+v; want %+v", f, want)
 	}
@@ -187,7 +187,7 @@ func TestParseFilter(t *testing.T) {
 
 	bad := []struct{ param, value string }{
 		{"cpu", "a"}, {"pid", "3-1"}, {"tid", "x"}, {"comm_regex", "("}, {"function", "[a"},
-		{"only", "both"}, {"idle", "yes"},
+		{"only", "both"}, {"idle", "yes"}, {"cgroup", "(x"},
 	}
 	for _, b := range bad {
 		_, err := query.ParseFilter(url.Values{b.param: {b.value}})

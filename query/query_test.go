@@ -50,8 +50,8 @@ func TestParams(t *testing.T) {
 			t.Errorf("%s: Parse(%s=%q) = %q, %v", p.Name, p.Name, p.Get(&def), p.Get(q), err)
 		}
 	}
-	if len(query.FilterParams()) != 9 {
-		t.Errorf("%d filter params; want the 9 fields of Filter", len(query.FilterParams()))
+	if n := reflect.TypeFor[query.Filter]().NumField(); len(query.FilterParams()) != n {
+		t.Errorf("%d filter params; want the %d fields of Filter", len(query.FilterParams()), n)
 	}
 	var cores []string
 	for _, p := range query.ParamsFor(query.ViewCores) {

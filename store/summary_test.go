@@ -7,9 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
@@ -179,4 +182,95 @@ func TestSummaryCountsAreClasses(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestCgroupColumn imports a real capture whose header lines carry a
+// cgroup path after the event, as perf script -F +cgroup prints them (the
+// field that perf record --all-cgroups records), and checks that the
+// stored column reads back and that the cgroup filter keeps exactly the
+// samples of each path, counted independently from the text.
+func TestCgroupColumn(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "testdata", "perf", "dd-pegged-cpu1.perf.txt.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := zstd.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// dd's samples go to one service's cgroup, the others to a user's,
+	// and every fifth header keeps no cgroup at all.
+	want := map[string]int{}
+	var b bytes.Buffer
+	headers := 0
+	for _, line := range strings.SplitAfter(string(text), "\n") {
+		body := strings.TrimRight(line, "\n")
+		if body == "" || body[0] == '#' || body[0] == ' ' || body[0] == '\t' || !strings.HasSuffix(strings.TrimSpace(body), ":") {
+			b.WriteString(line)
+			continue
+		}
+		cg := "/user.slice/user-0.slice/session-4.scope"
+		if strings.HasPrefix(body, "dd ") {
+			cg = "/system.slice/dd-load.service"
+		}
+		if headers%5 == 4 {
+			cg = ""
+		}
+		headers++
+		want[cg]++
+		if cg != "" {
+			body = strings.TrimSpace(body) + " " + cg
+		}
+		b.WriteString(body + "\n")
+	}
+	if len(want) != 3 || want["/system.slice/dd-load.service"] == 0 {
+		t.Fatalf("cgroups planted: %v; want three kinds", want)
+	}
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p, _, err := e.s.Import(ctx, bytes.NewReader(b.Bytes()), store.ImportOptions{Name: "cgroups"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Samples != int64(headers) {
+			t.Fatalf("imported %d samples; want the %d headers", p.Samples, headers)
+		}
+		c, err := e.s.Capture(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, s := range c.Samples.Cgroup {
+			got[c.Strings[s]]++
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("stored cgroups %v; want %v", got, want)
+		}
+		for expr, n := range map[string]int{
+			`dd-load\.service$`: want["/system.slice/dd-load.service"],
+			`^/user\.slice/`:    want["/user.slice/user-0.slice/session-4.scope"],
+			`^$`:                want[""],
+			`slice`:             headers - want[""],
+		} {
+			m, err := query.Filter{Cgroup: expr, Idle: true}.Compile(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept := 0
+			for i := range c.Samples.Len() {
+				if m.Keep(i) {
+					kept++
+				}
+			}
+			if kept != n {
+				t.Errorf("cgroup=%s keeps %d samples; want %d", expr, kept, n)
+			}
+		}
+	})
 }
