@@ -34,12 +34,19 @@ type Function struct {
 // sampling noise alone.
 const SignificantZ = 3.29
 
+// TintIntensity is the colour intensity (see Intensity) of a change whose
+// |z| just reaches SignificantZ: a clear tint, unlike the neutral 0 below it.
+const TintIntensity = 0.25
+
+// FullZ is the |z| from which a change is drawn in full colour (Intensity 1).
+const FullZ = 20
+
 // Z returns the two-proportion z-score of the change from x2 of n2 samples
 // (the base) to x1 of n1 (the target): (x1/n1 − x2/n2) / sqrt(p(1−p)(1/n1
 // + 1/n2)) with the pooled share p = (x1+x2)/(n1+n2). It is 0 when either
 // side has no samples or the shares are equal (which the pooled share
 // being 0 or 1 implies). The front end computes the same in
-// web/src/flame.ts.
+// web/src/flame.ts (zScore), which web's TestZScoreScript checks.
 func Z(x1, n1, x2, n2 int64) float64 {
 	if n1 <= 0 || n2 <= 0 {
 		return 0
@@ -54,14 +61,16 @@ func Z(x1, n1, x2, n2 int64) float64 {
 }
 
 // Intensity maps a change's z-score to a colour intensity in 0..1: 0 below
-// SignificantZ, then from a clear tint (0.25) up to full colour at |z| 20.
-// The web page uses the same scale (web/src/flame.ts).
+// SignificantZ, then linearly from TintIntensity up to full colour at
+// FullZ. The web page uses the same scale with the same constants, from
+// web/src/wire.ts (web/src/flame.ts's diffIntensity, which web's
+// TestZScoreScript checks).
 func Intensity(z float64) float64 {
 	a := math.Abs(z)
 	if a < SignificantZ {
 		return 0
 	}
-	return 0.25 + 0.75*min(1, (a-SignificantZ)/(20-SignificantZ))
+	return TintIntensity + (1-TintIntensity)*min(1, (a-SignificantZ)/(FullZ-SignificantZ))
 }
 
 // Functions returns g's function table. Rows are sorted by Self, then

@@ -39,6 +39,9 @@ const (
 	Static      Route = "/static/*"
 )
 
+// APIPrefix begins the path of every API route and of no page.
+const APIPrefix = "/api/"
+
 // The JSON API.
 const (
 	ProfilesAPI    Route = "/api/profiles"

@@ -76,7 +76,8 @@ func TestHotspots(t *testing.T) {
 	}
 }
 
-// TestRoutesListed checks that Routes names every route once.
+// TestRoutesListed checks that Routes names every route once, and that
+// the API's routes, and only they, begin with APIPrefix.
 func TestRoutesListed(t *testing.T) {
 	names, routes := map[string]bool{}, map[link.Route]bool{}
 	for _, r := range link.Routes {
@@ -84,6 +85,9 @@ func TestRoutesListed(t *testing.T) {
 			t.Errorf("route %s (%s) listed twice", r.Name, r.Route)
 		}
 		names[r.Name], routes[r.Route] = true, true
+		if api := strings.HasSuffix(r.Name, "API"); strings.HasPrefix(string(r.Route), link.APIPrefix) != api {
+			t.Errorf("route %s (%s): begins with %s = %v; want %v", r.Name, r.Route, link.APIPrefix, !api, api)
+		}
 	}
 }
 
@@ -120,6 +124,9 @@ export const routes = {
 	b.WriteString(`} as const;
 
 export type Route = keyof typeof routes;
+
+// API_PREFIX begins the path of every API route and of no page.
+export const API_PREFIX = ` + strconv.Quote(link.APIPrefix) + `;
 
 // escapeSegment escapes one path segment as Go's url.PathEscape does, so
 // that a link built here is the link the server builds.

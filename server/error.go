@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/web"
 )
@@ -112,7 +113,7 @@ func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	if code == http.StatusRequestTimeout {
 		w.Header().Set("Connection", "close")
 	}
-	if !strings.HasPrefix(r.URL.Path, "/api/") && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") {
+	if !strings.HasPrefix(r.URL.Path, link.APIPrefix) && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(code)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/subsecond/subsecond/link"
 )
 
 // importRE matches a module's imports of its siblings: import … from "./x",
@@ -99,6 +101,77 @@ func TestImportCycles(t *testing.T) {
 		}
 		if s := strings.Join(got, "; "); s != tc.want {
 			t.Errorf("importCycles(%v) = %q; want %q", tc.deps, s, tc.want)
+		}
+	}
+}
+
+// TestScriptPaths checks that no module of web/src but links.ts, which is
+// generated from package link, spells a page's or the API's path: each
+// builds its links with links.ts's path and withQuery.
+func TestScriptPaths(t *testing.T) {
+	files, err := filepath.Glob("src/*.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := pathRE(link.Routes)
+	n := 0
+	for _, f := range files {
+		if filepath.Base(f) == "links.ts" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := re.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q spells a route's path; build it with links.ts's path or withQuery", f, i+1, m)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("found no modules in web/src")
+	}
+}
+
+// pathRE matches what begins a route's path, or a segment of one, in
+// TypeScript: a quote, backquote or a template's closing brace, then "/"
+// and a literal segment of one of routes ("/api/", "/p/", `${api}/heatmap`).
+func pathRE(routes []struct {
+	Name  string
+	Route link.Route
+}) *regexp.Regexp {
+	var segs []string
+	for _, r := range routes {
+		for _, s := range strings.Split(string(r.Route), "/") {
+			if s != "" && !strings.HasPrefix(s, "{") && !slices.Contains(segs, s) {
+				segs = append(segs, regexp.QuoteMeta(s))
+			}
+		}
+	}
+	slices.Sort(segs)
+	return regexp.MustCompile("([\"'`]|\\})/(?:" + strings.Join(segs, "|") + ")\\b")
+}
+
+func TestPathRE(t *testing.T) {
+	re := pathRE(link.Routes)
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{`fetch("/api/profiles")`, true},
+		{"const t = `/p/${id}/diff?${q}`;", true},
+		{"getJSON(`${api}/heatmap?${q}`)", true},
+		{`u.pathname.startsWith('/hosts')`, true},
+		{`withQuery("flamePage", q, id)`, false},
+		{`// opens /p/ID/diff?base=ID2`, false},
+		{`"/static/app.js"`, false},
+		{`"/profile"`, false},
+		{`a / p`, false},
+	} {
+		if got := re.MatchString(tc.line); got != tc.want {
+			t.Errorf("pathRE matches %q = %v; want %v", tc.line, got, tc.want)
 		}
 	}
 }

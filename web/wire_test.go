@@ -75,6 +75,8 @@ var wireConstants = []struct {
 	doc  string
 }{
 	{"SIGNIFICANT_Z", flame.SignificantZ, "the |z| from which a change counts as significant (flame.SignificantZ); below it a differential graph draws a frame neutral."},
+	{"TINT_INTENSITY", flame.TintIntensity, "the colour intensity of a change whose |z| just reaches SIGNIFICANT_Z (flame.TintIntensity)."},
+	{"FULL_Z", flame.FullZ, "the |z| from which a change is drawn in full colour (flame.FullZ)."},
 	{"PERCENT_FLOOR", percentFloor, "the smallest percentage fmtPct writes; a smaller share above 0 reads \"<PERCENT_FLOOR%\" (web.Percent)."},
 	{"PERCENT_WIDE", percentWide, "the percentage from which fmtPct writes PERCENT_WIDE_DIGITS decimals, PERCENT_DIGITS below it."},
 	{"PERCENT_DIGITS", percentDigits, "fmtPct's decimals below PERCENT_WIDE."},

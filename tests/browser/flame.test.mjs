@@ -4,6 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeCapture, count, HOSTILE_SYMBOL, HOSTILE_COMM, HOSTILE_CORE, PEGGED } from './capture.mjs';
 import { startServer, launch, watch, shot, inkedPixels, tempDir, upload, cellCentre, gridPoint, timings } from './helpers.mjs';
@@ -274,6 +275,20 @@ test('a hot spot links to its flame graph', async () => {
   assert.equal(url.searchParams.get('cpu'), '5');
   const rows = await topRows(page, 1);
   assert.equal(rows[0][0], 'mark_object /usr/bin/gc');
+  await page.close();
+});
+
+test('the flame page\'s speedscope link downloads a speedscope file with samples', async () => {
+  const page = await browser.ctx.newPage();
+  await page.goto(`${server.url}/p/${id}/flame?start=12&end=13`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  const link = page.locator('[data-testid=export-speedscope]');
+  assert.equal(await link.textContent(), 'speedscope');
+  const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  assert.match(download.suggestedFilename(), /\.speedscope\.json$/);
+  const file = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(file.$schema, 'https://www.speedscope.app/file-format-schema.json');
+  assert.ok(Array.isArray(file.profiles) && file.profiles.some((p) => p.samples?.length > 0), JSON.stringify(file.profiles?.map((p) => [p.name, p.samples?.length])));
   await page.close();
 });
 

@@ -4,6 +4,7 @@
 // comm, else the one that jumps furthest.
 
 import { getJSON } from "./api";
+import { withQuery } from "./links";
 import { clear, h, setupCanvas } from "./dom";
 import { fmtMillis, fmtPct } from "./format";
 import { fmtWall, LABEL_W } from "./nightmap";
@@ -12,7 +13,7 @@ import { fmtISO } from "./wallclock";
 import type { CommReport, NightGrid } from "./wire";
 
 export interface CommSharesOptions {
-  api: string; // the host's API
+  host: string; // the host shown
   input: HTMLInputElement | null; // the command's field
   list: HTMLElement | null; // the field's datalist
   jumps: HTMLElement | null; // the list of the commands that jump
@@ -39,14 +40,15 @@ export class CommShares {
   // load fetches and draws the shares over g's range and buckets.
   async load(g: NightGrid | null): Promise<void> {
     this.grid = g;
-    const { api, input, list, jumps, onError } = this.opt;
+    const { host, input, list, jumps, onError } = this.opt;
     if (!g || !this.box) return;
     const p = currentParams();
     const q = new URLSearchParams({ from: fmtISO(g.from_ns), to: fmtISO(g.to_ns), bucket: fmtMillis(g.bucket_ns), limit: "10" });
     const comm = p.get("comm") || "";
+    // Without a command, the answer follows the one that jumps furthest.
+    if (comm) q.set("comm", comm);
     try {
-      // Without a command, the answer follows the one that jumps furthest.
-      const rep = await getJSON<CommReport>(`${api}/comms?${q}${comm ? "&comm=" + encodeURIComponent(comm) : ""}`);
+      const rep = await getJSON<CommReport>(withQuery("commsAPI", q, host));
       if (input) input.value = rep.comm || comm;
       if (list) {
         clear(list);

@@ -4,6 +4,7 @@
 
 import { $, h } from "./dom";
 import { fmtOffset, parseOffset } from "./format";
+import { path, withQuery } from "./links";
 import { fetchJSON } from "./nav";
 import { FILTER_PARAMS, pick, rememberBack } from "./state";
 import { withTZ } from "./wallclock";
@@ -26,7 +27,7 @@ export function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSe
   // The baseline may come from another profile: its whole capture unless a
   // range (seconds from its T0) is given.
   const other = h("select", { attrs: { name: "base", "aria-label": "baseline profile", "data-testid": "compare-profile" } }, h("option", { text: "this profile", attrs: { value: "" } }));
-  void fetchJSON<{ profiles: ProfileSummary[] }>("/api/profiles")
+  void fetchJSON<{ profiles: ProfileSummary[] }>(path("profilesAPI"))
     .then((list) => {
       for (const o of list.profiles) if (o.id !== id) other.append(h("option", { text: o.name || o.id, attrs: { value: o.id } }));
     })
@@ -57,7 +58,7 @@ export function compareForm(toolbar: HTMLElement, prof: ProfileSummary, p: URLSe
     if (other.value) q.set("base", other.value);
     if (from.value.trim() || !other.value) q.set("start2", from.value.trim());
     if (to.value.trim() || !other.value) q.set("end2", to.value.trim());
-    const target = `/p/${encodeURIComponent(id)}/diff?${q}`;
+    const target = withQuery("diffPage", q, id);
     const back = $<HTMLAnchorElement>("[data-testid=range] a");
     if (back) rememberBack(target, back.href);
     location.assign(withTZ(target));

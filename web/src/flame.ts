@@ -7,7 +7,7 @@
 import { CURRENT_COLOR, diffColor, frameColor, HIGHLIGHT_COLOR, KIND_STYLE, MATCH_COLOR } from "./colors";
 import { h, onNextFrame, type Pointer, setupCanvas, Tooltip } from "./dom";
 import { fmtInt, fmtPct } from "./format";
-import { type FlameJSON, SIGNIFICANT_Z } from "./wire";
+import { FULL_Z, type FlameJSON, SIGNIFICANT_Z, TINT_INTENSITY } from "./wire";
 
 export const ROW_H = 17;
 const FONT = "11.5px Menlo, Consolas, 'DejaVu Sans Mono', monospace";
@@ -21,7 +21,8 @@ export type Shape = "target" | "base";
 
 // zScore is the two-proportion z-score of the change from x2 of n2 samples
 // (baseline) to x1 of n1 (target), as flame.Z computes it in Go: 0 when a
-// side is empty or the shares are equal.
+// side is empty or the shares are equal. web's TestZScoreScript checks the
+// two against each other.
 export function zScore(x1: number, n1: number, x2: number, n2: number): number {
   if (n1 <= 0 || n2 <= 0) return 0;
   const p1 = x1 / n1;
@@ -31,12 +32,13 @@ export function zScore(x1: number, n1: number, x2: number, n2: number): number {
   return se > 0 ? (p1 - p2) / se : 0;
 }
 
-// diffIntensity maps a z-score to a colour intensity in 0..1: 0 (neutral)
-// below SIGNIFICANT_Z, then from a clear tint up to full colour at |z| 20.
+// diffIntensity maps a z-score to a colour intensity in 0..1 as
+// flame.Intensity does: 0 (neutral) below SIGNIFICANT_Z, then linearly from
+// TINT_INTENSITY up to full colour at FULL_Z.
 export function diffIntensity(z: number): number {
   const a = Math.abs(z);
   if (a < SIGNIFICANT_Z) return 0;
-  return 0.25 + 0.75 * Math.min(1, (a - SIGNIFICANT_Z) / (20 - SIGNIFICANT_Z));
+  return TINT_INTENSITY + (1 - TINT_INTENSITY) * Math.min(1, (a - SIGNIFICANT_Z) / (FULL_Z - SIGNIFICANT_Z));
 }
 
 // Tree is the flame JSON with derived per-node geometry.

@@ -15,6 +15,7 @@ import { TopTable } from "./toptable";
 import { FlameToolbar } from "./flametoolbar";
 import { DiffTable } from "./difftable";
 import { FlameGraph, type Shape, Tree } from "./flame";
+import { path } from "./links";
 import { apiURL, currentParams, FILTER_PARAMS, flameAPI, handOff, heatmapAPI, now, pageStart, pick, recallBack, recordTiming, rememberBack, takeHandOff, updateURL } from "./state";
 import { type LaneGroup, StackChart, type StackChartOptions } from "./stackchart";
 import { type FlameJSON, type FunctionTable, type HeatmapJSON, type ProfileSummary, type SamplesJSON, type ViewData } from "./wire";
@@ -28,11 +29,11 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   const diff = mode === "diff";
   const box = $("#flame");
   const prof = vd.profile;
-  const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
-  if (!box || !api) return;
+  if (!box || !prof) return;
+  const id = prof.id;
   // The strip's counts are fetched once the page's own data is in, so that
   // they never hold up the graph or the stack chart.
-  const loadStrip = prof ? timeline(api, prof, mode, boot) : null;
+  const loadStrip = timeline(prof, mode, boot);
   const selectMark = takeHandOff("select");
   // "← heatmaps" leads to the view this page was opened from, when known.
   const backLink = $<HTMLAnchorElement>("[data-testid=range] a");
@@ -45,7 +46,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   box.append(status);
   // The stack chart's samples come in parallel with the tree (the page's
   // head asked for both before this script loaded).
-  const samples = mode === "stacks" ? fetchJSON<SamplesJSON>(samplesAPI(api, p)) : null;
+  const samples = mode === "stacks" ? fetchJSON<SamplesJSON>(samplesAPI(id, p)) : null;
   samples?.catch(() => {}); // reported where it is awaited
   const stacksBox = samples ? $("#stacks") : null;
   if (stacksBox) {
@@ -54,7 +55,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   }
   let data: FlameJSON;
   try {
-    data = await fetchJSON<FlameJSON>(flameAPI(api, p, diff));
+    data = await fetchJSON<FlameJSON>(flameAPI(id, p, diff));
   } catch (e) {
     status.textContent = errorMessage(e);
     status.classList.add("error");
@@ -69,7 +70,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   let outline: ((node: number) => void) | null = null; // the graph's, once built
   let view: FlameView | null = null;
   const chart =
-    samples && stacksBox && prof
+    samples && stacksBox
       ? await stackChart(stacksBox, samples, tree, prof, p, t0, {
           onHover: (i) => outline?.(i),
           onClick: (i) => view?.zoomTo(i, true),
@@ -108,10 +109,10 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     const top = $("#top");
     if (top && !diff) view.showTable(top);
     const changes = $("#changes");
-    if (changes && diff) void changeTable(changes, api, p, (name) => view.find(name));
+    if (changes && diff) void changeTable(changes, id, p, (name) => view.find(name));
     document.body.dataset.rendered = "1";
   };
-  if (prof && !diff) compareForm(view.toolbar.el, prof, p);
+  if (!diff) compareForm(view.toolbar.el, prof, p);
 }
 
 // FlameView is a page's flame graph with its toolbar, its frame table, the
@@ -257,10 +258,10 @@ function shapeOf(diff: boolean, p: URLSearchParams): Shape {
 
 // changeTable fetches the differential graph's function table and shows it
 // in box; box says so when the fetch fails.
-async function changeTable(box: HTMLElement, api: string, p: URLSearchParams, onSearch: (name: string) => void): Promise<void> {
+async function changeTable(box: HTMLElement, id: string, p: URLSearchParams, onSearch: (name: string) => void): Promise<void> {
   box.textContent = "Loading the changes by function…";
   try {
-    const table = await fetchJSON<FunctionTable>(flameAPI(api, p, true, "functions"));
+    const table = await fetchJSON<FunctionTable>(flameAPI(id, p, true, "functions"));
     new DiffTable(box, table, onSearch);
     box.dataset.rendered = "1";
   } catch (e) {
@@ -271,7 +272,7 @@ async function changeTable(box: HTMLElement, api: string, p: URLSearchParams, on
 
 // timeline shows the capture's mini timeline with the page's range as a
 // brush; moving the brush opens the page of the new range in place.
-function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () => void): (() => void) | null {
+function timeline(prof: ProfileSummary, mode: PageMode, boot: () => void): (() => void) | null {
   const holder = $("#timeline");
   if (!holder) return null;
   const p = currentParams();
@@ -297,8 +298,8 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
       const back = $<HTMLAnchorElement>("[data-testid=range] a");
       if (back) rememberBack(target, back.href);
       handOff("select");
-      prefetchJSON(flameAPI(api, q, mode === "diff"));
-      if (mode === "stacks") prefetchJSON(samplesAPI(api, q));
+      prefetchJSON(flameAPI(prof.id, q, mode === "diff"));
+      if (mode === "stacks") prefetchJSON(samplesAPI(prof.id, q));
       void navigate(target, boot);
     },
   });
@@ -316,7 +317,7 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
     const q = pick(p, FILTER_PARAMS);
     q.set("rows", "1");
     q.set("col", String(col));
-    void getJSON<HeatmapJSON>(heatmapAPI(api, q)).then(
+    void getJSON<HeatmapJSON>(heatmapAPI(prof.id, q)).then(
       (d) => tl.setData(d, prof.t0_ns),
       () => {
         /* the strip stays empty; the brush still works */
@@ -325,11 +326,11 @@ function timeline(api: string, prof: ProfileSummary, mode: PageMode, boot: () =>
   };
 }
 
-// samplesAPI returns the URL of the stack chart's samples for the range,
-// filters and sample limit in p; the server's page preloads the same URL
-// (server/pages.go's samplesJSON).
-function samplesAPI(api: string, p: URLSearchParams): string {
-  return apiURL(`${api}/samples`, pick(p, ["start", "end", "max_samples", ...FILTER_PARAMS]));
+// samplesAPI returns the URL of profile id's samples that the stack chart
+// draws for the range, filters and sample limit in p; the server's page
+// preloads the same URL (server/pages.go's samplesJSON).
+function samplesAPI(id: string, p: URLSearchParams): string {
+  return apiURL(path("samplesAPI", id), pick(p, ["start", "end", "max_samples", ...FILTER_PARAMS]));
 }
 
 // stackChart draws the samples into holder as soon as they arrive, linked

@@ -10,6 +10,7 @@ import { errorMessage, getJSON } from "./api";
 import { CommShares } from "./commshares";
 import { $ } from "./dom";
 import { fmtMillis } from "./format";
+import { path, withQuery } from "./links";
 import { NightHotspots, renderMarkers } from "./nightlists";
 import { fmtWall, NightMap } from "./nightmap";
 import { currentParams, updateURL } from "./state";
@@ -20,9 +21,9 @@ const MIN_SPAN = 10e9; // the finest host range: 10 s, one-second buckets
 
 // hostPage fills the host page.
 export function hostPage(vd: ViewData): void {
-  const api = vd.api || "";
+  const host = vd.host || "";
   const mapEl = $("#night-map");
-  if (!api || !mapEl) return;
+  if (!host || !mapEl) return;
   const errBox = $("#night-error");
   const showError = (e: unknown) => {
     if (errBox) errBox.textContent = errorMessage(e);
@@ -34,10 +35,10 @@ export function hostPage(vd: ViewData): void {
   let markers: MarkerView[] = [];
   let loading: AbortController | null = null;
 
-  const map = new NightMap(mapEl, api, zoomTo);
+  const map = new NightMap(mapEl, host, zoomTo);
   const markersEl = $("#night-markers");
   const hotEl = $("#night-hotspots");
-  const hotspots = hotEl ? new NightHotspots(hotEl, api, map.compare) : null;
+  const hotspots = hotEl ? new NightHotspots(hotEl, host, map.compare) : null;
 
   function zoomTo(from: number, to: number): void {
     if (to - from < MIN_SPAN) {
@@ -95,7 +96,7 @@ export function hostPage(vd: ViewData): void {
     }
     try {
       if (errBox) errBox.textContent = "";
-      const [g, m] = await Promise.all([getJSON<NightGrid>(`${api}/timeline?${q}`, ac.signal), getJSON<MarkerList>(`${api}/markers`, ac.signal)]);
+      const [g, m] = await Promise.all([getJSON<NightGrid>(withQuery("timelineAPI", q, host), ac.signal), getJSON<MarkerList>(path("markersAPI", host), ac.signal)]);
       map.setGrid(g);
       markers = m.markers || [];
       map.setMarkers(markers);
@@ -111,7 +112,7 @@ export function hostPage(vd: ViewData): void {
 
   async function loadMarkers(): Promise<void> {
     try {
-      markers = (await getJSON<MarkerList>(`${api}/markers`)).markers || [];
+      markers = (await getJSON<MarkerList>(path("markersAPI", host))).markers || [];
       map.setMarkers(markers);
       if (markersEl) renderMarkers(markersEl, markers);
       map.draw();
@@ -131,7 +132,7 @@ export function hostPage(vd: ViewData): void {
   }
 
   const comms = new CommShares($("#night-commline"), {
-    api,
+    host,
     input: $<HTMLInputElement>("#night-comm"),
     list: $("#night-comm-list"),
     jumps: $("#night-jumps"),
@@ -155,7 +156,7 @@ function showRange(g: NightGrid | null): void {
       const base = c.offset_ns + c.t0_ns;
       const lo = Math.max(g.from_ns, c.start_ns) - base;
       const hi = Math.min(g.to_ns, c.end_ns) - base;
-      open.href = `/p/${encodeURIComponent(c.id)}?start=${fmtMillis(lo)}&end=${fmtMillis(hi)}`;
+      open.href = withQuery("profilePage", new URLSearchParams({ start: fmtMillis(lo), end: fmtMillis(hi) }), c.id);
       open.textContent = `Open ${fmtMillis(hi - lo)} s of ${c.name || c.id} in its own views`;
       open.hidden = false;
     } else open.hidden = true;

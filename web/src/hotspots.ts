@@ -7,6 +7,7 @@
 import { errorMessage, getJSON } from "./api";
 import { clear, h } from "./dom";
 import { fmtOffset, fmtPct } from "./format";
+import { withQuery } from "./links";
 import { FILTER_PARAMS, pick } from "./state";
 import { type Clock, wallSpan } from "./wallclock";
 import type { HotspotList } from "./wire";
@@ -18,8 +19,7 @@ import type { HotspotList } from "./wire";
 const HOT_PARAMS = [...FILTER_PARAMS, "measure", "threshold", "min", "start", "end"];
 
 export interface HotspotsOptions {
-  api: string; // the profile's API
-  flameBase: string; // the path of its flame graph page
+  id: string; // the profile's id
   clock: Clock;
   onFollow: (href: string) => void; // a hot spot's link is followed
 }
@@ -48,7 +48,7 @@ export class Hotspots {
   }
 
   private async load(p: URLSearchParams, signal: AbortSignal, initial: boolean): Promise<void> {
-    const { api, flameBase, clock } = this.opt;
+    const { id, clock } = this.opt;
     const origin = clock.t0;
     const ol = this.ol;
     if (initial && !("pending" in ol.dataset)) return;
@@ -56,7 +56,7 @@ export class Hotspots {
     // The server's note about the first view's list no longer applies.
     ol.parentElement?.querySelector(":scope > p.empty")?.remove();
     try {
-      const body = await getJSON<HotspotList>(`${api}/hotspots?${pick(p, HOT_PARAMS)}`, signal);
+      const body = await getJSON<HotspotList>(withQuery("hotspotsAPI", pick(p, HOT_PARAMS), id), signal);
       const list = body.hotspots || [];
       const what = body.what;
       const whatEl = ol.parentElement?.querySelector<HTMLElement>(":scope > [data-testid=hotspots-what]");
@@ -84,7 +84,7 @@ export class Hotspots {
           q.set("start", fmtOffset(s));
           q.set("end", fmtOffset(e));
           if (hs.cpu >= 0) q.set("cpu", String(hs.cpu));
-          href = `${flameBase}?${q}`;
+          href = withQuery("flamePage", q, id);
         }
         const what = (hs.cpu >= 0 ? `CPU ${hs.cpu}, ` : "") + `${fmtOffset(s)}–${fmtOffset(e)} s`;
         // Spaced as the server's markup is, so the text reads the same.

@@ -29,6 +29,9 @@ export const routes = {
 
 export type Route = keyof typeof routes;
 
+// API_PREFIX begins the path of every API route and of no page.
+export const API_PREFIX = "/api/";
+
 // escapeSegment escapes one path segment as Go's url.PathEscape does, so
 // that a link built here is the link the server builds.
 export function escapeSegment(s: string): string {

@@ -11,6 +11,7 @@
 // reload, Back or a shared link brings them back.
 
 import { getJSON } from "./api";
+import { path, withQuery } from "./links";
 import { $, h } from "./dom";
 import { currentParams, rememberBack, updateURL } from "./state";
 import { cpuList, fmtMillis, fmtOffset, parseDuration } from "./format";
@@ -76,7 +77,7 @@ export function diffURL(target: Side, base: Side, cpus: string): string {
   if (base.cap.id !== target.cap.id) q.set("base", base.cap.id);
   q.set("start2", at(base, base.from));
   q.set("end2", at(base, base.to));
-  return `/p/${encodeURIComponent(target.cap.id)}/diff?${q}`;
+  return withQuery("diffPage", q, target.cap.id);
 }
 
 // describe writes a side for the panel: "03:01:10–03:01:20 UTC in
@@ -100,7 +101,7 @@ export class NightCompare {
   private ready = false;
 
   constructor(
-    private api: string,
+    private host: string,
     map: HTMLElement,
   ) {
     this.marks = {
@@ -198,7 +199,7 @@ export class NightCompare {
 
   // captures returns the host's captures, fetched once.
   private captures(): Promise<NightCapture[]> {
-    this.caps ??= getJSON<CaptureList>(`${this.api}/captures`).then((l) => l.captures || []);
+    this.caps ??= getJSON<CaptureList>(path("capturesAPI", this.host)).then((l) => l.captures || []);
     return this.caps;
   }
 

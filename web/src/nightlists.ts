@@ -3,6 +3,7 @@
 // graph, its capture and a button that makes it the Compare panel's target.
 
 import { getJSON } from "./api";
+import { withQuery } from "./links";
 import { clear, h } from "./dom";
 import { fmtMillis, fmtPct } from "./format";
 import type { NightCompare } from "./nightcompare";
@@ -26,14 +27,14 @@ export function renderMarkers(ul: HTMLElement, markers: MarkerView[]): void {
 export class NightHotspots {
   constructor(
     private ol: HTMLElement,
-    private api: string, // the host's API
+    private host: string,
     private compare: NightCompare,
   ) {}
 
   // load lists the 20 best hot spots of measure ("busy" or "system").
   async load(measure: string): Promise<void> {
     const ol = this.ol;
-    const rep = await getJSON<NightReport>(`${this.api}/hotspots?measure=${measure}&limit=20`);
+    const rep = await getJSON<NightReport>(withQuery("hostHotspotsAPI", new URLSearchParams({ measure, limit: "20" }), this.host));
     clear(ol);
     if (rep.hotspots.length === 0) ol.append(h("li", { class: "empty", text: `No CPU stayed ${measure} long enough.` }));
     for (const s of rep.hotspots) {

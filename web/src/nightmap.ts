@@ -8,6 +8,7 @@
 import { coreColor, emptyCell, systemColor } from "./colors";
 import { clear, h, setupCanvas, Tooltip } from "./dom";
 import { fmtMillis, fmtPct } from "./format";
+import { withQuery } from "./links";
 import { NightCompare } from "./nightcompare";
 import { currentParams } from "./state";
 import { fmtClock, withTZ, zone, zoneName } from "./wallclock";
@@ -43,13 +44,13 @@ export class NightMap {
 
   constructor(
     private map: HTMLElement,
-    api: string, // the host's API
+    host: string, // the host shown
     private onZoom: (from: number, to: number) => void, // a drag across [from, to), wall-clock Unix ns
   ) {
     const { canvas, sel, tip } = this;
     clear(map);
     map.append(canvas);
-    this.compare = new NightCompare(api, map);
+    this.compare = new NightCompare(host, map);
     sel.hidden = true;
     map.append(sel);
     canvas.addEventListener("mousemove", (ev) => this.hover(ev));
@@ -217,7 +218,8 @@ export class NightMap {
     const lo = Math.max(g.from_ns + b * g.bucket_ns, c.start_ns);
     const hi = Math.min(g.from_ns + (b + 1) * g.bucket_ns, c.end_ns);
     const base = c.offset_ns + c.t0_ns;
-    return `/p/${encodeURIComponent(c.id)}/flame?cpu=${g.cpus[r]}&start=${fmtMillis(lo - base)}&end=${fmtMillis(hi - base)}`;
+    const q = new URLSearchParams({ cpu: String(g.cpus[r]), start: fmtMillis(lo - base), end: fmtMillis(hi - base) });
+    return withQuery("flamePage", q, c.id);
   }
 
   // hover follows a drag, or shows the cell under the pointer.

@@ -11,6 +11,7 @@ import { FilterForm } from "./filterform";
 import { cpuList, fmtOffset, parseDuration, parseOffset } from "./format";
 import { HeatmapView } from "./heatmap";
 import { Hotspots } from "./hotspots";
+import { withQuery } from "./links";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
 import { currentParams, FILTER_PARAMS, flameAPI, handOff, heatmapAPI, now, pick, recordTiming, rememberBack, takeHandOff, updateURL } from "./state";
 import { Clock, parseWallParam, TZ_EVENT } from "./wallclock";
@@ -18,10 +19,8 @@ import type { CoresJSON, HeatmapJSON, ProfileSummary, ViewData } from "./wire";
 
 export function profilePage(vd: ViewData, boot: () => void): void {
   const prof = vd.profile;
-  const api = vd.api || (prof ? `/api/profiles/${encodeURIComponent(prof.id)}` : "");
-  if (!prof || !api) return;
+  if (!prof) return;
   const clock = new Clock(prof.t0_ns, prof.wall);
-  const flameBase = `/p/${encodeURIComponent(prof.id)}/flame`;
   const marks = { upload: takeHandOff("upload"), sent: takeHandOff("upload-sent"), stored: takeHandOff("upload-stored") };
 
   // open shows the flame graph of a selection, fetching its JSON while the
@@ -30,17 +29,16 @@ export function profilePage(vd: ViewData, boot: () => void): void {
     const q = pick(currentParams(), FILTER_PARAMS);
     for (const [k, v] of Object.entries(extra)) q.set(k, v);
     handOff("select");
-    prefetchJSON(flameAPI(api, q, false));
-    const target = flameBase + "?" + q.toString();
+    prefetchJSON(flameAPI(prof.id, q, false));
+    const target = withQuery("flamePage", q, prof.id);
     rememberBack(target, here());
     void navigate(target, boot);
   };
   // A hot spot's link leads back here too.
   const hotEl = $("ol[data-testid=hotspots]");
-  const hotspots = hotEl ? new Hotspots(hotEl, { api, flameBase, clock, onFollow: (href) => rememberBack(href, here()) }) : null;
+  const hotspots = hotEl ? new Hotspots(hotEl, { id: prof.id, clock, onFollow: (href) => rememberBack(href, here()) }) : null;
   const refreshHotspots = (p: URLSearchParams, initial: boolean) => hotspots?.refresh(p, initial) ?? Promise.resolve();
   const maps = new ProfileMaps($("#heatmap"), $("#cores"), {
-    api,
     prof,
     clock,
     marks,
@@ -110,7 +108,6 @@ function noSamples(p: URLSearchParams): string {
 const scaleOf = (p: URLSearchParams): Scale => (p.get("scale") === "log" ? "log" : "linear");
 
 export interface ProfileMapsOptions {
-  api: string; // the profile's API
   prof: ProfileSummary;
   clock: Clock;
   // The hand-over marks of an upload that opened the page (takeHandOff):
@@ -182,7 +179,7 @@ export class ProfileMaps {
   // load fetches and draws the maps of query p, recording their timings
   // from t0; it returns a job per map.
   load(p: URLSearchParams, signal: AbortSignal, t0: number): Promise<void>[] {
-    const { api, marks } = this.opt;
+    const { prof, marks } = this.opt;
     const heat = this.heat;
     const cores = this.cores;
     const cq = pick(p, [...FILTER_PARAMS, "bucket"]);
@@ -193,7 +190,7 @@ export class ProfileMaps {
       heat.setScale(scaleOf(p));
       jobs.push(
         // After an upload, the upload page has fetched it already.
-        fetchJSON<HeatmapJSON>(heatmapAPI(api, p), signal).then(
+        fetchJSON<HeatmapJSON>(heatmapAPI(prof.id, p), signal).then(
           (d) => {
             if (signal.aborted) return;
             if (d.total === 0) heat.showMessage(noSamples(p), "empty");
@@ -218,7 +215,7 @@ export class ProfileMaps {
     }
     if (cores) {
       jobs.push(
-        getJSON<CoresJSON>(`${api}/cpus?${cq}`, signal).then(
+        getJSON<CoresJSON>(withQuery("coresAPI", cq, prof.id), signal).then(
           (d) => {
             // A filter that no CPU's samples pass: no rows to draw.
             if (!d.cpus || d.cpus.length === 0) cores.showMessage(noSamples(p), "empty");

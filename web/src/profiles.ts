@@ -5,6 +5,7 @@
 
 import { APIError, errorMessage } from "./api";
 import { $, clear, h } from "./dom";
+import { path } from "./links";
 import type { Profile, ViewData } from "./wire";
 
 type Key = "name" | "host" | "duration" | "samples" | "cpus" | "size" | "uploaded";
@@ -78,7 +79,7 @@ async function change(method: "PATCH" | "DELETE", id: string, body?: unknown): P
   const token = $<HTMLInputElement>("#upload-token")?.value;
   if (token) headers.Authorization = "Bearer " + token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const res = await fetch(`/api/profiles/${encodeURIComponent(id)}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(path("profileAPI", id), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!res.ok) {
     let msg = res.statusText;
     try {

@@ -4,6 +4,7 @@
 // URL are written by format.ts (seconds from the profile's T0, decimals
 // allowed, half-open ranges).
 
+import { path, withQuery } from "./links";
 import { PARAMS } from "./params";
 import type { ViewData } from "./wire";
 
@@ -68,20 +69,20 @@ export function updateURL(changes: Record<string, string | null>, push: boolean)
   return p;
 }
 
-// heatmapAPI returns the JSON API URL of the offset heatmap that a profile
-// page with query p shows.
-export function heatmapAPI(api: string, p: URLSearchParams): string {
-  return `${api}/heatmap?${pick(p, [...FILTER_PARAMS, "rows", "col"])}`;
+// heatmapAPI returns the JSON API URL of the offset heatmap of profile id
+// that a profile page with query p shows.
+export function heatmapAPI(id: string, p: URLSearchParams): string {
+  return withQuery("heatmapAPI", pick(p, [...FILTER_PARAMS, "rows", "col"]), id);
 }
 
-// flameAPI returns the JSON API URL of the flame graph (or, for diff, the
-// differential graph, in format, json by default) that a flame page with
-// query p shows. The server's page asks for the same URL from its head
-// (server/pages.go's graphJSON).
-export function flameAPI(api: string, p: URLSearchParams, diff: boolean, format = "json"): string {
+// flameAPI returns the JSON API URL of profile id's flame graph (or, for
+// diff, its differential graph, in format, json by default) that a flame
+// page with query p shows. The server's page asks for the same URL from its
+// head (server/pages.go's graphJSON).
+export function flameAPI(id: string, p: URLSearchParams, diff: boolean, format = "json"): string {
   const q = pick(p, [...RANGE_PARAMS, ...FILTER_PARAMS]);
   q.set("format", format);
-  return apiURL(`${api}/${diff ? "diff" : "flamegraph"}`, q);
+  return apiURL(path(diff ? "diffAPI" : "flameAPI", id), q);
 }
 
 // apiURL returns path with the query q written as the server writes it (Go's

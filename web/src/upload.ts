@@ -3,6 +3,7 @@
 // server answers, a clear error, or straight on to the new profile.
 
 import { $, h } from "./dom";
+import { path } from "./links";
 import { navigate, prefetchJSON } from "./nav";
 import { handOff, heatmapAPI } from "./state";
 
@@ -53,7 +54,7 @@ export function setupUpload(boot: () => void): void {
     const q = new URLSearchParams({ name });
     if (file.name) q.set("filename", file.name);
     const xhr = new XMLHttpRequest();
-    xhr.open("POST", (form.getAttribute("action") || "/api/profiles") + "?" + q.toString());
+    xhr.open("POST", (form.getAttribute("action") || path("profilesAPI")) + "?" + q.toString());
     xhr.setRequestHeader("Content-Type", "application/octet-stream");
     xhr.setRequestHeader("Accept", "application/json");
     const token = form.querySelector<HTMLInputElement>("input[name=token]");
@@ -92,7 +93,7 @@ export function setupUpload(boot: () => void): void {
         return fail(`Upload failed (HTTP ${xhr.status}): ${why}`);
       }
       const id = body.profile && body.profile.id;
-      let dest = id ? `/p/${encodeURIComponent(id)}` : "";
+      let dest = id ? path("profilePage", id) : "";
       if (body.url) {
         try {
           const u = new URL(body.url, location.href);
@@ -106,7 +107,7 @@ export function setupUpload(boot: () => void): void {
       statusEl.textContent = body.existed ? "Already stored — opening…" : "Done — opening…";
       // Open the profile page in place, its heatmap's data fetched beside
       // its HTML: a full load would fetch and run the script again first.
-      if (id) prefetchJSON(heatmapAPI(`/api/profiles/${encodeURIComponent(id)}`, new URLSearchParams(dest.split("?")[1] || "")));
+      if (id) prefetchJSON(heatmapAPI(id, new URLSearchParams(dest.split("?")[1] || "")));
       void navigate(dest, boot);
     });
     handOff("upload");

@@ -14,6 +14,7 @@
 import { h, whenIdle } from "./dom";
 import { currentParams, updateURL } from "./state";
 import { fmtTick } from "./format";
+import { API_PREFIX } from "./links";
 import type { WallJSON } from "./wire";
 
 // Zone is how the pages show times: times of day in UTC or in the
@@ -322,7 +323,7 @@ export function followTZ(): void {
 export function withTZ(href: string): string {
   try {
     const u = new URL(href, location.href);
-    if (u.origin !== location.origin || u.pathname.startsWith("/api/")) return href;
+    if (u.origin !== location.origin || u.pathname.startsWith(API_PREFIX)) return href;
     const z = zone();
     const had = u.searchParams.get("tz");
     setTZParam(u.searchParams, z);

@@ -8,6 +8,13 @@
 // (flame.SignificantZ); below it a differential graph draws a frame neutral.
 export const SIGNIFICANT_Z = 3.29;
 
+// TINT_INTENSITY is the colour intensity of a change whose |z| just reaches
+// SIGNIFICANT_Z (flame.TintIntensity).
+export const TINT_INTENSITY = 0.25;
+
+// FULL_Z is the |z| from which a change is drawn in full colour (flame.FullZ).
+export const FULL_Z = 20;
+
 // PERCENT_FLOOR is the smallest percentage fmtPct writes; a smaller share above
 // 0 reads "<PERCENT_FLOOR%" (web.Percent).
 export const PERCENT_FLOOR = 0.01;
