@@ -5,12 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/golden"
 	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
 )
@@ -94,20 +94,7 @@ func TestRoutesListed(t *testing.T) {
 // TestLinksTS checks that web/src/links.ts, the front end's routes, is the
 // Go table; -update rewrites it.
 func TestLinksTS(t *testing.T) {
-	const path = "../web/src/links.ts"
-	want := linksTS()
-	if *update {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the routes of package link; run go test ./link -run TestLinksTS -update\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "../web/src/links.ts", linksTS(), *update, "go test ./link -run TestLinksTS -update")
 }
 
 func linksTS() []byte {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/golden"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -219,20 +220,7 @@ func TestCheckParam(t *testing.T) {
 // TestParamsTS checks that web/src/params.ts, the front end's list of
 // parameters, is the Go table; -update rewrites it.
 func TestParamsTS(t *testing.T) {
-	const path = "../web/src/params.ts"
-	want := paramsTS(t)
-	if *update {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the Go table of query parameters; run go test ./query -run TestParamsTS -update\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "../web/src/params.ts", paramsTS(t), *update, "go test ./query -run TestParamsTS -update")
 }
 
 func paramsTS(t *testing.T) []byte {

@@ -18,6 +18,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/internal/golden"
 	"github.com/subsecond/subsecond/timeline"
 )
 
@@ -87,20 +88,7 @@ var wireConstants = []struct {
 // the server sends and the constants it shares with the server, is what the
 // Go types and constants give; -update rewrites it.
 func TestWireTS(t *testing.T) {
-	const path = "src/wire.ts"
-	want := wireTS(t)
-	if *update {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("web/%s differs from the Go types; run go test ./web -run TestWireTS -update\ngot:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.Check(t, "src/wire.ts", wireTS(t), *update, "go test ./web -run TestWireTS -update")
 }
 
 func wireTS(t *testing.T) []byte {
