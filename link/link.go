@@ -37,6 +37,11 @@ const (
 	HostsPage   Route = "/hosts"
 	HostPage    Route = "/hosts/{host}"
 	Static      Route = "/static/*"
+
+	// A host's wall-clock range across its captures (from, to).
+	HostFlamePage  Route = "/hosts/{host}/flame"
+	HostDiffPage   Route = "/hosts/{host}/diff"
+	HostStacksPage Route = "/hosts/{host}/stacks"
 )
 
 // APIPrefix begins the path of every API route and of no page.
@@ -59,6 +64,10 @@ const (
 	HostHotspotAPI Route = "/api/hosts/{host}/hotspots"
 	CommsAPI       Route = "/api/hosts/{host}/comms"
 	MarkersAPI     Route = "/api/hosts/{host}/markers"
+	SessionsAPI    Route = "/api/hosts/{host}/sessions"
+	HostFlameAPI   Route = "/api/hosts/{host}/flamegraph"
+	HostDiffAPI    Route = "/api/hosts/{host}/diff"
+	HostSamplesAPI Route = "/api/hosts/{host}/samples"
 )
 
 // Routes lists every route with the name the generated TypeScript gives
@@ -69,11 +78,13 @@ var Routes = []struct {
 }{
 	{"index", Index}, {"profilePage", ProfilePage}, {"flamePage", FlamePage}, {"diffPage", DiffPage},
 	{"stacksPage", StacksPage}, {"hostsPage", HostsPage}, {"hostPage", HostPage},
+	{"hostFlamePage", HostFlamePage}, {"hostDiffPage", HostDiffPage}, {"hostStacksPage", HostStacksPage},
 	{"profilesAPI", ProfilesAPI}, {"profileAPI", ProfileAPI}, {"heatmapAPI", HeatmapAPI},
 	{"coresAPI", CoresAPI}, {"hotspotsAPI", HotspotsAPI}, {"flameAPI", FlameAPI}, {"diffAPI", DiffAPI},
 	{"samplesAPI", SamplesAPI}, {"hostsAPI", HostsAPI}, {"hostAPI", HostAPI}, {"capturesAPI", CapturesAPI},
 	{"timelineAPI", TimelineAPI}, {"hostHotspotsAPI", HostHotspotAPI}, {"commsAPI", CommsAPI},
-	{"markersAPI", MarkersAPI},
+	{"markersAPI", MarkersAPI}, {"sessionsAPI", SessionsAPI}, {"hostFlameAPI", HostFlameAPI},
+	{"hostDiffAPI", HostDiffAPI}, {"hostSamplesAPI", HostSamplesAPI},
 }
 
 // Path fills r's {name} segments with args, in order, each escaped with

@@ -10,6 +10,9 @@ export const routes = {
   stacksPage: "/p/{id}/stacks",
   hostsPage: "/hosts",
   hostPage: "/hosts/{host}",
+  hostFlamePage: "/hosts/{host}/flame",
+  hostDiffPage: "/hosts/{host}/diff",
+  hostStacksPage: "/hosts/{host}/stacks",
   profilesAPI: "/api/profiles",
   profileAPI: "/api/profiles/{id}",
   heatmapAPI: "/api/profiles/{id}/heatmap",
@@ -25,6 +28,10 @@ export const routes = {
   hostHotspotsAPI: "/api/hosts/{host}/hotspots",
   commsAPI: "/api/hosts/{host}/comms",
   markersAPI: "/api/hosts/{host}/markers",
+  sessionsAPI: "/api/hosts/{host}/sessions",
+  hostFlameAPI: "/api/hosts/{host}/flamegraph",
+  hostDiffAPI: "/api/hosts/{host}/diff",
+  hostSamplesAPI: "/api/hosts/{host}/samples",
 } as const;
 
 export type Route = keyof typeof routes;
