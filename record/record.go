@@ -224,10 +224,15 @@ func (r *recorder) cycle(ctx context.Context) error {
 		if err := checkFree(r.o.Dir, r.o.MinFree); err != nil {
 			return fmt.Errorf("record: %w", err)
 		}
-		if err := r.convert(ctx, f); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				return fmt.Errorf("record: convert %s: %w: %v", filepath.Base(f), ErrDiskFull, err)
-			}
+		err := r.convert(ctx, f)
+		var bad *unreadableError
+		switch {
+		case err == nil:
+		case errors.As(err, &bad):
+			r.reject(f, bad)
+		case errors.Is(err, syscall.ENOSPC):
+			return fmt.Errorf("record: convert %s: %w: %v", filepath.Base(f), ErrDiskFull, err)
+		default:
 			fmt.Fprintf(r.o.Log, "convert %s: %v\n", filepath.Base(f), err)
 		}
 	}
@@ -251,7 +256,8 @@ func (r *recorder) cycle(ctx context.Context) error {
 
 // convert runs perf script --header on the finished capture raw, writes its
 // output zstd-compressed to pending/ and deletes raw. A capture perf script
-// prints nothing for is left as it is, to be converted in a later cycle.
+// prints nothing for is left as it is, to be converted in a later cycle; one
+// perf script fails on is an *unreadableError.
 func (r *recorder) convert(ctx context.Context, raw string) error {
 	out := filepath.Join(r.o.Dir, "pending", filepath.Base(raw)+".perf.txt.zst")
 	tmp := out + ".tmp"
@@ -274,9 +280,21 @@ func (r *recorder) convert(ctx context.Context, raw string) error {
 	var stderr tail
 	text := &counter{w: zw}
 	cmd.Stdout, cmd.Stderr = text, &stderr
-	if err := cmd.Run(); err != nil {
+	if runErr := cmd.Run(); runErr != nil {
 		zw.Close()
-		return fmt.Errorf("perf script: %v: %s", err, stderr.String())
+		err := fmt.Errorf("perf script: %v: %s", runErr, stderr.String())
+		var exit *exec.ExitError
+		switch fi, statErr := os.Stat(raw); {
+		case text.err != nil:
+			return fmt.Errorf("write %s: %w", filepath.Base(tmp), text.err) // not the capture's fault
+		case ctx.Err() != nil, !errors.As(runErr, &exit), statErr != nil:
+			return err
+		case fi.Size() == 0:
+			return fmt.Errorf("%v: the file is not written yet; kept, retried next cycle", err)
+		}
+		// perf wrote and renamed the file before this cycle saw it: what it
+		// cannot read now (truncated by a full disk or a kill) it never will.
+		return &unreadableError{err}
 	}
 	if text.n == 0 {
 		// perf script --header prints a header for any whole perf.data,
@@ -300,6 +318,28 @@ func (r *recorder) convert(ctx context.Context, raw string) error {
 	return os.Remove(raw)
 }
 
+// unreadableError is perf script's failure on a whole capture file: trying
+// again cannot help.
+type unreadableError struct{ err error }
+
+func (e *unreadableError) Error() string { return e.err.Error() }
+func (e *unreadableError) Unwrap() error { return e.err }
+
+// reject moves the raw capture f, which perf script could not read, to
+// rejected/ and writes why beside it, in rejected/<name>.reason.
+func (r *recorder) reject(f string, why error) {
+	name := filepath.Base(f)
+	dst := filepath.Join(r.o.Dir, "rejected", name)
+	if err := os.Rename(f, dst); err != nil {
+		fmt.Fprintf(r.o.Log, "convert %s: %v; and it cannot be set aside: %v\n", name, why, err)
+		return
+	}
+	reason := fmt.Sprintf("%s: perf script could not read this capture (tried once, %s):\n%v\n",
+		name, time.Now().UTC().Format(time.RFC3339), why)
+	os.WriteFile(dst+".reason", []byte(reason), 0o600)
+	fmt.Fprintf(r.o.Log, "convert %s: %v (moved to rejected/, reason in rejected/%s.reason)\n", name, why, name)
+}
+
 // send offers the converted capture f to the Sink and moves it to sent/
 // once accepted.
 func (r *recorder) send(ctx context.Context, f string) error {
@@ -317,10 +357,10 @@ func (r *recorder) send(ctx context.Context, f string) error {
 }
 
 // prune deletes captures last written more than Keep before now: converted
-// ones, sent or pending, and finished raw ones perf script could not
-// convert.
+// ones, sent, pending or rejected, and raw ones, set aside in rejected/ with
+// their reasons or not yet converted.
 func (r *recorder) prune(now time.Time) {
-	for _, pattern := range []string{"sent/*.perf.txt.zst", "pending/*.perf.txt.zst", "rejected/*.perf.txt.zst", "perf.data.*"} {
+	for _, pattern := range []string{"sent/*.perf.txt.zst", "pending/*.perf.txt.zst", "rejected/*", "perf.data.*"} {
 		files, _ := filepath.Glob(filepath.Join(r.o.Dir, pattern))
 		for _, f := range files {
 			if fi, err := os.Stat(f); err == nil && now.Sub(fi.ModTime()) > r.o.Keep {
@@ -381,15 +421,20 @@ func CheckPermission(procRoot string, euid int) error {
 		ErrPermission, paranoid)
 }
 
-// counter counts the bytes written through it to w.
+// counter counts the bytes written through it to w and keeps the first
+// error w returned.
 type counter struct {
-	w io.Writer
-	n int64
+	w   io.Writer
+	n   int64
+	err error
 }
 
 func (c *counter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
 	return n, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,10 +127,12 @@ func TestRunConvertsSendsAndDeletes(t *testing.T) {
 		t.Errorf("last name %q; want perf.data.99999999999999.perf.txt.zst", names[2])
 	}
 	// Raw files are deleted once converted; the one perf script refused
-	// stays for a person to look at, and is named in the log.
+	// is set aside in rejected/ for a person to look at, and is named in
+	// the log.
 	raw, _ := filepath.Glob(filepath.Join(dir, "perf.data.*"))
-	if len(raw) != 1 || !strings.HasSuffix(raw[0], ".20261130000012") {
-		t.Errorf("raw files left: %q; want only the one perf script failed on", raw)
+	set, _ := filepath.Glob(filepath.Join(dir, "rejected", "perf.data.*[0-9]"))
+	if len(raw) != 0 || len(set) != 1 || !strings.HasSuffix(set[0], ".20261130000012") {
+		t.Errorf("raw files left: %q, set aside: %q; want only the one perf script failed on, in rejected/", raw, set)
 	}
 	sent, _ := filepath.Glob(filepath.Join(dir, "sent", "*"))
 	pending, _ := filepath.Glob(filepath.Join(dir, "pending", "*"))
@@ -299,5 +302,57 @@ func TestSwitchSpec(t *testing.T) {
 		if got := switchSpec(d); got != want {
 			t.Errorf("switchSpec(%v) = %q; want %q", d, got, want)
 		}
+	}
+}
+
+// TestRunRejectsAnUnreadableCaptureOnce: a finished capture perf script
+// cannot read (truncated when the disk filled or perf was killed) is tried
+// once, then moved to rejected/ with its reason beside it, and not tried
+// again every cycle.
+func TestRunRejectsAnUnreadableCaptureOnce(t *testing.T) {
+	truncated := "fail: not perf data\n"
+	tests := []struct{ name, capture, reason string }{
+		{"fake", truncated, "not a perf.data file"},
+	}
+	if real, err := exec.LookPath("perf"); err == nil {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "perf", "realtime.perf.data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("FAKE_PERF_REAL", real)
+		tests = append(tests, struct{ name, capture, reason string }{"real perf, truncated", string(b[:40000]), "perf script"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fakePerf(t, "capture 3\n", "capture 1\n", tt.capture)
+			dir := t.TempDir()
+			c := &collector{}
+			r := startRun(t, Options{Dir: dir, Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1})
+			bad := "perf.data.20261130000012"
+			waitFor(t, "the unreadable capture rejected", func() bool {
+				_, err := os.Stat(filepath.Join(dir, "rejected", bad))
+				return err == nil || strings.Count(r.log(), "convert "+bad) > 1
+			})
+			time.Sleep(200 * time.Millisecond) // 20 cycles
+			if err := r.stop(); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if n := strings.Count(r.log(), "convert "+bad); n != 1 {
+				t.Errorf("%s tried %d times; want once:\n%s", bad, n, r.log())
+			}
+			if _, err := os.Stat(filepath.Join(dir, bad)); err == nil {
+				t.Errorf("%s left in %s", bad, dir)
+			}
+			reason, err := os.ReadFile(filepath.Join(dir, "rejected", bad+".reason"))
+			if err != nil || !strings.Contains(string(reason), tt.reason) {
+				t.Errorf("rejected/%s.reason: %q, %v; want perf script's message (%q)", bad, reason, err, tt.reason)
+			}
+			if !strings.Contains(r.log(), "rejected/"+bad+".reason") {
+				t.Errorf("log does not name the reason file:\n%s", r.log())
+			}
+			if _, texts := c.got(); !slices.Equal(texts, []string{"capture 1\n", "capture 3\n"}) {
+				t.Errorf("sink got %q; want the readable captures", texts)
+			}
+		})
 	}
 }
