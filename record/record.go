@@ -142,11 +142,13 @@ func Run(ctx context.Context, o Options) error {
 	if err := checkFree(o.Dir, o.MinFree); err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
+	r := &recorder{o: o, perf: perf}
+	if err := r.finalise(); err != nil {
+		return err
+	}
 
 	cmd := exec.Command(perf, Args(o)...)
-	// perf and perf script run in their own process group, so that a
-	// terminal's Ctrl-C reaches only subsecond, which stops them in order.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	var stderr tail
 	cmd.Stderr = &stderr
 	cmd.Stdout = io.Discard
@@ -157,7 +159,6 @@ func Run(ctx context.Context, o Options) error {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	r := &recorder{o: o, perf: perf}
 	tick := time.NewTicker(o.Poll)
 	defer tick.Stop()
 	var perfErr error
@@ -274,7 +275,7 @@ func (r *recorder) convert(ctx context.Context, raw string) error {
 	ctx, cancel := context.WithTimeout(ctx, max(10*time.Minute, 3*r.o.Switch))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.perf, "script", "--header", "-i", raw)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = procAttr()
 	// perf prints "# captured on" in local time; UTC keeps it unambiguous.
 	cmd.Env = append(os.Environ(), "TZ=UTC")
 	var stderr tail
@@ -316,6 +317,42 @@ func (r *recorder) convert(ctx context.Context, raw string) error {
 	}
 	fmt.Fprintf(r.o.Log, "converted %s\n", filepath.Base(out))
 	return os.Remove(raw)
+}
+
+// finalise turns a perf.data left in Dir by a recorder that was killed
+// into a finished capture, perf.data.<its modification time>, for the next
+// cycle to convert or, if perf script cannot read it, to set aside; perf
+// record would otherwise move it to perf.data.old. It refuses to go on when
+// a process still has the file open: another perf is recording into Dir.
+func (r *recorder) finalise() error {
+	f := filepath.Join(r.o.Dir, "perf.data")
+	fi, err := os.Stat(f)
+	if err != nil {
+		return nil
+	}
+	if pid := openedBy(r.o.ProcRoot, f); pid != "" {
+		return fmt.Errorf("record: %s is open in process %s: another perf is recording into %s; stop it or choose another --dir", f, pid, r.o.Dir)
+	}
+	t := fi.ModTime()
+	name := fmt.Sprintf("%s.%s%02d", f, t.Format("20060102150405"), t.Nanosecond()/1e7)
+	if err := os.Rename(f, name); err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	fmt.Fprintf(r.o.Log, "found %s left by a recorder that was stopped abruptly; finishing it as %s\n", f, filepath.Base(name))
+	return nil
+}
+
+// openedBy returns the ID of a process that has the file f open, read from
+// procRoot (normally /proc), or "" when none has that this process may see.
+func openedBy(procRoot, f string) string {
+	f, _ = filepath.Abs(f)
+	fds, _ := filepath.Glob(filepath.Join(procRoot, "[0-9]*", "fd", "*"))
+	for _, fd := range fds {
+		if target, err := os.Readlink(fd); err == nil && target == f {
+			return filepath.Base(filepath.Dir(filepath.Dir(fd)))
+		}
+	}
+	return ""
 }
 
 // unreadableError is perf script's failure on a whole capture file: trying

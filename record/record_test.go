@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -354,5 +355,81 @@ func TestRunRejectsAnUnreadableCaptureOnce(t *testing.T) {
 				t.Errorf("sink got %q; want the readable captures", texts)
 			}
 		})
+	}
+}
+
+// TestPerfDiesWithTheRecorder kills a recorder with SIGKILL: its perf
+// receives SIGTERM, finishes its file and exits, rather than recording on
+// with nobody to convert its files.
+func TestPerfDiesWithTheRecorder(t *testing.T) {
+	if os.Getenv("RECORD_HELPER_DIR") != "" {
+		t.Skip("the helper process itself")
+	}
+	fakePerf(t, "capture 2\n", "capture 1\n")
+	pidFile := filepath.Join(t.TempDir(), "perf.pid")
+	t.Setenv("FAKE_PERF_PID", pidFile)
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRun$")
+	cmd.Env = append(os.Environ(), "RECORD_HELPER_DIR="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var pid int
+	waitFor(t, "perf started", func() bool {
+		b, _ := os.ReadFile(pidFile)
+		_, err := fmt.Sscan(string(b), &pid)
+		return err == nil
+	})
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitFor(t, "perf to finish its file and exit", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "perf.data.99999999999999"))
+		return err == nil && syscall.Kill(pid, 0) != nil
+	})
+}
+
+// TestHelperRun is the recorder TestPerfDiesWithTheRecorder kills.
+func TestHelperRun(t *testing.T) {
+	dir := os.Getenv("RECORD_HELPER_DIR")
+	if dir == "" {
+		t.Skip("run by TestPerfDiesWithTheRecorder")
+	}
+	Run(context.Background(), Options{Dir: dir, Sink: (&collector{}).sink, Poll: 10 * time.Millisecond, MinFree: 1})
+}
+
+// TestRunFinishesALeftPerfData: a perf.data left in Dir by a recorder that
+// was killed, with no perf writing it any more, is tried once with perf
+// script when the next recorder starts: converted and sent if readable, set
+// aside in rejected/ if not.
+func TestRunFinishesALeftPerfData(t *testing.T) {
+	for _, tt := range []struct {
+		left string
+		sent bool
+	}{
+		{"capture left\n", true},
+		{"fail: truncated\n", false},
+	} {
+		fakePerf(t, "capture 2\n", "capture 1\n")
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "perf.data"), []byte(tt.left), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := &collector{}
+		r := startRun(t, Options{Dir: dir, Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1})
+		waitFor(t, "capture 1 sent", func() bool { n, _ := c.got(); return len(n) >= 1 })
+		time.Sleep(100 * time.Millisecond)
+		if err := r.stop(); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		_, texts := c.got()
+		set, _ := filepath.Glob(filepath.Join(dir, "rejected", "perf.data.*[0-9]"))
+		if got := slices.Contains(texts, tt.left); got != tt.sent || (len(set) == 1) == tt.sent {
+			t.Errorf("perf.data holding %q: sent %v, set aside %q; want sent %v\n%s", tt.left, got, set, tt.sent, r.log())
+		}
+		if n := strings.Count(r.log(), "convert perf.data."); !tt.sent && n != 1 {
+			t.Errorf("perf.data holding %q tried %d times; want once", tt.left, n)
+		}
 	}
 }

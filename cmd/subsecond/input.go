@@ -68,6 +68,7 @@ func openInput(ctx context.Context, e env, name string) (*input, error) {
 	// perf prints "# captured on" and the reference time in the local time
 	// zone, which the parser reads as UTC: in UTC, TZ cannot move a capture.
 	cmd.Env = append(os.Environ(), "TZ=UTC")
+	dieWithParent(cmd)
 	if name == "-" {
 		cmd.Stdin = br // perf's pipe mode reads it from us
 	}
