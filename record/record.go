@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +55,11 @@ type Options struct {
 	// EUID is the effective user ID the permission check assumes
 	// [os.Geteuid()]; tests set it with ProcRoot.
 	EUID *int
+	// Ready, when set, is called once perf has started, before any capture
+	// is offered to Sink; its error stops perf and is Run's. A Sink that
+	// creates something (a database) can create it here, so that a
+	// recorder that cannot start leaves nothing behind.
+	Ready func() error
 }
 
 func (o *Options) defaults() {
@@ -127,9 +133,9 @@ func Run(ctx context.Context, o Options) error {
 	if o.Dir == "" || o.Sink == nil {
 		return errors.New("record: Options.Dir and Options.Sink are required")
 	}
-	perf, err := exec.LookPath(o.Perf)
+	perf, err := lookPerf(o.Perf)
 	if err != nil {
-		return fmt.Errorf("record: %w: %q is not on PATH; install it (Debian: apt install linux-perf; Ubuntu: apt install linux-tools-$(uname -r))", ErrNoPerf, o.Perf)
+		return fmt.Errorf("record: %w", err)
 	}
 	if err := CheckPermission(o.ProcRoot, *o.EUID); err != nil {
 		return fmt.Errorf("record: %w", err)
@@ -158,6 +164,13 @@ func Run(ctx context.Context, o Options) error {
 	fmt.Fprintf(o.Log, "recording: %s %s\n", perf, strings.Join(Args(o), " "))
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	if o.Ready != nil {
+		if err := o.Ready(); err != nil {
+			cmd.Process.Signal(os.Interrupt)
+			<-exited
+			return err
+		}
+	}
 
 	tick := time.NewTicker(o.Poll)
 	defer tick.Stop()
@@ -198,6 +211,29 @@ loop:
 		return err
 	}
 	return perfErr
+}
+
+// lookPerf returns the path of the perf command name: a path as it is,
+// when it is an executable file, or else name looked up on PATH. The error
+// wraps ErrNoPerf and says what is wrong.
+func lookPerf(name string) (string, error) {
+	if !strings.Contains(name, "/") {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			return "", fmt.Errorf("%w: %q is not on PATH; install it (Debian: apt install linux-perf; Ubuntu: apt install linux-tools-$(uname -r))", ErrNoPerf, name)
+		}
+		return p, nil
+	}
+	fi, err := os.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%w: %q does not exist", ErrNoPerf, name)
+	case err != nil:
+		return "", fmt.Errorf("%w: %v", ErrNoPerf, err)
+	case !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0:
+		return "", fmt.Errorf("%w: %q is not an executable file", ErrNoPerf, name)
+	}
+	return name, nil
 }
 
 // recorder holds Run's state between cycles.

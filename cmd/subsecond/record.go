@@ -69,23 +69,31 @@ Flags:`)
 	if *every < time.Second || *keep < *every || *freq < 1 || *freq > 100000 {
 		return errors.New("record: --switch must be at least 1s, --keep at least --switch, --freq from 1 to 100000")
 	}
-	var sink record.Sink
+	opt := record.Options{Perf: *perf, Dir: *dir, Freq: *freq, Switch: *every, Keep: *keep, Log: e.stderr}
 	if *upload != "" {
 		u, err := url.Parse(*upload)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("record: --upload %q is not an http:// or https:// URL", *upload)
 		}
-		sink = uploadSink(u, *token, *host)
+		opt.Sink = uploadSink(u, *token, *host)
 	} else {
-		s, err := openStore(ctx, e, *db, store.Options{})
-		if err != nil {
+		// The database is opened once perf runs: a recorder that cannot
+		// start leaves no empty one behind.
+		var s *store.Store
+		defer func() {
+			if s != nil {
+				s.Close()
+			}
+		}()
+		opt.Ready = func() (err error) {
+			s, err = openStore(ctx, e, *db, store.Options{})
 			return err
 		}
-		defer s.Close()
-		sink = storeSink(s, *host, e.stdout)
+		opt.Sink = func(ctx context.Context, name string, r io.Reader) error {
+			return storeSink(s, *host, e.stdout)(ctx, name, r)
+		}
 	}
-	return record.Run(ctx, record.Options{Perf: *perf, Dir: *dir, Freq: *freq, Switch: *every, Keep: *keep,
-		Sink: sink, Log: e.stderr})
+	return record.Run(ctx, opt)
 }
 
 // storeSink imports each capture into s and prints its summary line.

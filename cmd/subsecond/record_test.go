@@ -148,3 +148,24 @@ func TestRecordErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordWithoutPerfLeavesNothing: a perf that is not there is named
+// plainly, and no empty database is left behind.
+func TestRecordWithoutPerfLeavesNothing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, tt := range []struct {
+		perf, want string
+	}{
+		{"perf", "perf not found"},
+		{"/bad/path", `"/bad/path" does not exist`},
+	} {
+		db := filepath.Join(t.TempDir(), "x.db")
+		_, _, err := runStoreCmd(t, "", "record", "--dir", t.TempDir(), "--db", db, "--perf", tt.perf)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("record --perf %s: %v; want %q", tt.perf, err, tt.want)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("record --perf %s left a database behind", tt.perf)
+		}
+	}
+}
