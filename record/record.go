@@ -45,8 +45,10 @@ type Options struct {
 	Switch  time.Duration // length of one capture [2 min]
 	Keep    time.Duration // how long converted captures are kept [12 h]
 	MinFree int64         // bytes that must be free in Dir to start and to convert [512 MiB]
-	Sink    Sink          // where converted captures go (required)
-	Log     io.Writer     // one line per event [io.Discard]
+	// Free returns the bytes free in dir [statfs(2)]; tests fake a full disk.
+	Free func(dir string) (int64, error)
+	Sink Sink      // where converted captures go (required)
+	Log  io.Writer // one line per event [io.Discard]
 	// Poll is how often Dir is looked at for finished captures [1 s].
 	Poll time.Duration
 	// ProcRoot is where the permission check reads perf_event_paranoid and
@@ -77,6 +79,9 @@ func (o *Options) defaults() {
 	}
 	if o.MinFree <= 0 {
 		o.MinFree = 512 << 20
+	}
+	if o.Free == nil {
+		o.Free = statfsFree
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -145,7 +150,7 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("record: %w", err)
 		}
 	}
-	if err := checkFree(o.Dir, o.MinFree); err != nil {
+	if err := checkFree(o.Free, o.Dir, o.MinFree); err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	r := &recorder{o: o, perf: perf}
@@ -153,21 +158,13 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 
-	cmd := exec.Command(perf, Args(o)...)
-	cmd.SysProcAttr = procAttr()
-	var stderr tail
-	cmd.Stderr = &stderr
-	cmd.Stdout = io.Discard
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("record: start perf: %w", err)
+	p, err := r.start()
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(o.Log, "recording: %s %s\n", perf, strings.Join(Args(o), " "))
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	if o.Ready != nil {
 		if err := o.Ready(); err != nil {
-			cmd.Process.Signal(os.Interrupt)
-			<-exited
+			p.stop()
 			return err
 		}
 	}
@@ -177,40 +174,88 @@ func Run(ctx context.Context, o Options) error {
 	var perfErr error
 loop:
 	for {
+		var exited <-chan error // nil while recording is paused
+		if p != nil {
+			exited = p.exited
+		}
 		select {
 		case <-ctx.Done():
-			// perf writes out and renames its last file on SIGINT.
-			cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-exited:
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				<-exited
+			if p != nil {
+				p.stop()
 			}
 			break loop
 		case err := <-exited:
-			perfErr = fmt.Errorf("record: perf stopped: %v: %s", err, stderr.String())
+			if low := checkFree(o.Free, o.Dir, o.MinFree); low != nil {
+				fmt.Fprintf(o.Log, "perf stopped: %v: %s\nrecording paused: %v; it resumes when %d MiB are free\n",
+					err, p.stderr.String(), low, o.MinFree>>20)
+				p = nil
+				continue
+			}
+			perfErr = fmt.Errorf("record: perf stopped: %v: %s", err, p.stderr.String())
 			break loop
 		case <-tick.C:
 			if ctx.Err() != nil {
 				continue // stop first, then convert what is left
 			}
+			low := checkFree(o.Free, o.Dir, o.MinFree)
+			switch {
+			case low != nil && p != nil:
+				fmt.Fprintf(o.Log, "recording paused: %v; it resumes when %d MiB are free\n", low, o.MinFree>>20)
+				p.stop()
+				p = nil
+			case low == nil && p == nil:
+				if err := r.finalise(); err != nil {
+					return err
+				}
+				if p, err = r.start(); err != nil {
+					return err
+				}
+				fmt.Fprintf(o.Log, "recording resumed: %d MiB free in %s\n", o.MinFree>>20, o.Dir)
+			}
 			// A conversion under way is finished even if ctx ends meanwhile:
 			// perf goes on recording, and nothing is converted twice.
-			if err := r.cycle(context.WithoutCancel(ctx)); err != nil {
-				cmd.Process.Signal(os.Interrupt)
-				<-exited
-				return err
-			}
+			r.cycle(context.WithoutCancel(ctx))
 		}
 	}
 	// The last capture is converted and sent even though ctx has ended.
 	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
-	if err := r.cycle(final); err != nil {
-		return err
-	}
+	r.cycle(final)
 	return perfErr
+}
+
+// perfProcess is a running perf record.
+type perfProcess struct {
+	cmd    *exec.Cmd
+	exited chan error // receives Wait's result once perf has exited
+	stderr tail
+}
+
+// start starts perf record.
+func (r *recorder) start() (*perfProcess, error) {
+	p := &perfProcess{exited: make(chan error, 1)}
+	p.cmd = exec.Command(r.perf, Args(r.o)...)
+	p.cmd.SysProcAttr = procAttr()
+	p.cmd.Stderr = &p.stderr
+	p.cmd.Stdout = io.Discard
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("record: start perf: %w", err)
+	}
+	fmt.Fprintf(r.o.Log, "recording: %s %s\n", r.perf, strings.Join(Args(r.o), " "))
+	go func() { p.exited <- p.cmd.Wait() }()
+	return p, nil
+}
+
+// stop interrupts perf, on which it writes out and renames its last file,
+// and waits for it to exit, killing it after 30 s.
+func (p *perfProcess) stop() {
+	p.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-p.exited:
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		<-p.exited
+	}
 }
 
 // lookPerf returns the path of the perf command name: a path as it is,
@@ -243,23 +288,20 @@ type recorder struct {
 	mu   sync.Mutex
 }
 
-// cycle converts every finished capture, offers every pending one to the
-// Sink and deletes converted captures older than Keep. It returns an error
-// only for what recording cannot go on after: a full disk.
-func (r *recorder) cycle(ctx context.Context) error {
+// cycle converts every finished capture while MinFree is free, offers
+// every pending one to the Sink and deletes converted captures older than
+// Keep.
+func (r *recorder) cycle(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	raw, err := filepath.Glob(filepath.Join(r.o.Dir, "perf.data.*"))
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
+	raw, _ := filepath.Glob(filepath.Join(r.o.Dir, "perf.data.*"))
 	slices.Sort(raw) // perf names them by time
 	for _, f := range raw {
 		if strings.HasSuffix(f, ".tmp") {
 			continue
 		}
-		if err := checkFree(r.o.Dir, r.o.MinFree); err != nil {
-			return fmt.Errorf("record: %w", err)
+		if checkFree(r.o.Free, r.o.Dir, r.o.MinFree) != nil {
+			break // converted later; Run pauses recording meanwhile
 		}
 		err := r.convert(ctx, f)
 		var bad *unreadableError
@@ -267,10 +309,11 @@ func (r *recorder) cycle(ctx context.Context) error {
 		case err == nil:
 		case errors.As(err, &bad):
 			r.reject(f, bad)
-		case errors.Is(err, syscall.ENOSPC):
-			return fmt.Errorf("record: convert %s: %w: %v", filepath.Base(f), ErrDiskFull, err)
 		default:
 			fmt.Fprintf(r.o.Log, "convert %s: %v\n", filepath.Base(f), err)
+		}
+		if errors.Is(err, syscall.ENOSPC) {
+			break
 		}
 	}
 	pending, _ := filepath.Glob(filepath.Join(r.o.Dir, "pending", "*.perf.txt.zst"))
@@ -288,7 +331,6 @@ func (r *recorder) cycle(ctx context.Context) error {
 		}
 	}
 	r.prune(time.Now())
-	return nil
 }
 
 // convert runs perf script --header on the finished capture raw, writes its
@@ -445,14 +487,23 @@ func (r *recorder) prune(now time.Time) {
 	}
 }
 
-// checkFree returns an error wrapping ErrDiskFull when fewer than min bytes
-// are free in dir.
-func checkFree(dir string, min int64) error {
+// statfsFree returns the bytes free in dir for an unprivileged user.
+func statfsFree(dir string) (int64, error) {
 	var st syscall.Statfs_t
 	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), nil
+}
+
+// checkFree returns an error wrapping ErrDiskFull when free says fewer than
+// min bytes are free in dir.
+func checkFree(free func(string) (int64, error), dir string, min int64) error {
+	n, err := free(dir)
+	if err != nil {
 		return fmt.Errorf("free space in %s: %w", dir, err)
 	}
-	if free := int64(st.Bavail) * int64(st.Bsize); free < min {
+	if free := n; free < min {
 		return fmt.Errorf("%w: %d MiB free in %s, and recording needs at least %d MiB for perf's files: free some space or choose another --dir",
 			ErrDiskFull, free>>20, dir, min>>20)
 	}

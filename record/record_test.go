@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -431,5 +432,42 @@ func TestRunFinishesALeftPerfData(t *testing.T) {
 		if n := strings.Count(r.log(), "convert perf.data."); !tt.sent && n != 1 {
 			t.Errorf("perf.data holding %q tried %d times; want once", tt.left, n)
 		}
+	}
+}
+
+// TestRunPausesOnAFullDisk: when the disk fills, perf is stopped cleanly
+// and the night goes on; recording resumes once MinFree is free again.
+func TestRunPausesOnAFullDisk(t *testing.T) {
+	fakePerf(t, "capture 3\n", "capture 1\n")
+	var free atomic.Int64
+	free.Store(1 << 30)
+	c := &collector{}
+	r := startRun(t, Options{Dir: t.TempDir(), Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1 << 20,
+		Free: func(string) (int64, error) { return free.Load(), nil }})
+	waitFor(t, "capture 1 sent", func() bool { n, _ := c.got(); return len(n) == 1 })
+	free.Store(1 << 10)
+	waitFor(t, "recording paused", func() bool { return strings.Contains(r.log(), "recording paused") })
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case err := <-r.done:
+		r.done <- err
+		t.Fatalf("Run ended on a full disk: %v\n%s", err, r.log())
+	default:
+	}
+	if n, _ := c.got(); len(n) != 1 {
+		t.Errorf("converted and sent %d captures while the disk was full; want none after the first", len(n))
+	}
+	free.Store(1 << 30)
+	waitFor(t, "recording resumed", func() bool {
+		return strings.Contains(r.log(), "recording resumed") && strings.Count(r.log(), "recording: ") == 2
+	})
+	waitFor(t, "the capture finished at the pause sent", func() bool { n, _ := c.got(); return len(n) >= 3 })
+	if err := r.stop(); err != nil {
+		t.Fatalf("Run: %v\n%s", err, r.log())
+	}
+	_, texts := c.got()
+	slices.Sort(texts)
+	if want := []string{"capture 1\n", "capture 1\n", "capture 3\n", "capture 3\n"}; !slices.Equal(texts, want) {
+		t.Errorf("sink got %q; want both recordings' captures, the one perf finished at the pause too", texts)
 	}
 }
