@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,11 @@ type Options struct {
 	// EUID is the effective user ID the permission check assumes
 	// [os.Geteuid()]; tests set it with ProcRoot.
 	EUID *int
+	// RetryMin and RetryMax bound the wait before a capture the Sink failed
+	// to take is offered again: RetryMin after the first failure, doubling
+	// with each one after it up to RetryMax, less up to half at random so
+	// that recorders do not come back in step [1 s, 5 min].
+	RetryMin, RetryMax time.Duration
 	// Ready, when set, is called once perf has started, before any capture
 	// is offered to Sink; its error stops perf and is Run's. A Sink that
 	// creates something (a database) can create it here, so that a
@@ -89,6 +95,12 @@ func (o *Options) defaults() {
 	if o.Poll <= 0 {
 		o.Poll = time.Second
 	}
+	if o.RetryMin <= 0 {
+		o.RetryMin = time.Second
+	}
+	if o.RetryMax < o.RetryMin {
+		o.RetryMax = max(o.RetryMin, 5*time.Minute)
+	}
 	if o.ProcRoot == "" {
 		o.ProcRoot = "/proc"
 	}
@@ -103,6 +115,26 @@ func (o *Options) defaults() {
 // rejected/ and goes on with the next one. Any other Sink error keeps the
 // capture in pending/ to be offered again.
 var ErrRejected = errors.New("capture rejected")
+
+// ErrDenied marks a Sink's refusal of every capture for as long as Run
+// runs (the server refused the credentials): Run says so once, offers
+// nothing more, and keeps the captures in pending/ for a later run.
+var ErrDenied = errors.New("not permitted to send")
+
+// ErrUnsent is wrapped by Run's error when it stops with captures left in
+// pending/; the error names them.
+var ErrUnsent = errors.New("captures not sent")
+
+// RetryAfterError is a Sink error that asks for a wait before the next
+// offer, as a server's Retry-After does; Run waits at least After (capped
+// at an hour).
+type RetryAfterError struct {
+	After time.Duration
+	Err   error
+}
+
+func (e *RetryAfterError) Error() string { return fmt.Sprintf("%v (retry after %v)", e.Err, e.After) }
+func (e *RetryAfterError) Unwrap() error { return e.Err }
 
 // Errors Run returns before it starts perf, so a wrapper can tell them apart.
 var (
@@ -213,15 +245,29 @@ loop:
 				fmt.Fprintf(o.Log, "recording resumed: %d MiB free in %s\n", o.MinFree>>20, o.Dir)
 			}
 			// A conversion under way is finished even if ctx ends meanwhile:
-			// perf goes on recording, and nothing is converted twice.
-			r.cycle(context.WithoutCancel(ctx))
+			// perf goes on recording, and nothing is converted twice. A send
+			// in flight is stopped.
+			r.cycle(context.WithoutCancel(ctx), ctx, false)
 		}
 	}
-	// The last capture is converted and sent even though ctx has ended.
+	// The last capture is converted even though ctx has ended, and sent
+	// unless the Sink was failing.
 	final, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
-	r.cycle(final)
-	return perfErr
+	r.cycle(final, final, true)
+	left, _ := filepath.Glob(filepath.Join(o.Dir, "pending", "*.perf.txt.zst"))
+	if len(left) == 0 {
+		return perfErr
+	}
+	names := make([]string, len(left))
+	for i, f := range left {
+		names[i] = filepath.Base(f)
+	}
+	unsent := fmt.Errorf("record: %w: %d left in %s: %s", ErrUnsent, len(left), filepath.Join(o.Dir, "pending"), strings.Join(names, ", "))
+	if r.denied != nil {
+		unsent = fmt.Errorf("%w; %w", unsent, r.denied)
+	}
+	return errors.Join(perfErr, unsent)
 }
 
 // perfProcess is a running perf record.
@@ -286,12 +332,18 @@ type recorder struct {
 	o    Options
 	perf string
 	mu   sync.Mutex
+
+	failures int       // failed offers since the Sink last answered
+	retryAt  time.Time // no offer before; zero when the Sink answered last
+	denied   error     // the Sink's ErrDenied, which ends sending for the run
 }
 
-// cycle converts every finished capture while MinFree is free, offers
-// every pending one to the Sink and deletes converted captures older than
-// Keep.
-func (r *recorder) cycle(ctx context.Context) {
+// cycle converts every finished capture while MinFree is free (with
+// ctx), offers every pending one to the Sink (with sendCtx) once the
+// back-off allows and deletes converted captures older than Keep. The last
+// cycle offers only if the Sink took the last offer, so that stopping does
+// not wait on a server that is failing.
+func (r *recorder) cycle(ctx, sendCtx context.Context, last bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	raw, _ := filepath.Glob(filepath.Join(r.o.Dir, "perf.data.*"))
@@ -316,19 +368,8 @@ func (r *recorder) cycle(ctx context.Context) {
 			break
 		}
 	}
-	pending, _ := filepath.Glob(filepath.Join(r.o.Dir, "pending", "*.perf.txt.zst"))
-	slices.Sort(pending)
-	for _, f := range pending {
-		err := r.send(ctx, f)
-		if errors.Is(err, ErrRejected) {
-			fmt.Fprintf(r.o.Log, "send %s: %v (moved to rejected/)\n", filepath.Base(f), err)
-			os.Rename(f, filepath.Join(r.o.Dir, "rejected", filepath.Base(f)))
-			continue
-		}
-		if err != nil {
-			fmt.Fprintf(r.o.Log, "send %s: %v (kept in pending/, retried next cycle)\n", filepath.Base(f), err)
-			break // keep the order: the next cycle retries from here
-		}
+	if r.denied == nil && (last && r.retryAt.IsZero() || !last && !time.Now().Before(r.retryAt)) {
+		r.sendPending(sendCtx)
 	}
 	r.prune(time.Now())
 }
@@ -453,6 +494,51 @@ func (r *recorder) reject(f string, why error) {
 		name, time.Now().UTC().Format(time.RFC3339), why)
 	os.WriteFile(dst+".reason", []byte(reason), 0o600)
 	fmt.Fprintf(r.o.Log, "convert %s: %v (moved to rejected/, reason in rejected/%s.reason)\n", name, why, name)
+}
+
+// sendPending offers the pending captures to the Sink in order, until one
+// fails: that one waits for the back-off, and the ones after it with it.
+func (r *recorder) sendPending(ctx context.Context) {
+	pending, _ := filepath.Glob(filepath.Join(r.o.Dir, "pending", "*.perf.txt.zst"))
+	slices.Sort(pending)
+	for _, f := range pending {
+		name := filepath.Base(f)
+		err := r.send(ctx, f)
+		var ra *RetryAfterError
+		switch {
+		case err == nil:
+			r.failures, r.retryAt = 0, time.Time{}
+		case errors.Is(err, ErrRejected):
+			r.failures, r.retryAt = 0, time.Time{}
+			fmt.Fprintf(r.o.Log, "send %s: %v (moved to rejected/)\n", name, err)
+			os.Rename(f, filepath.Join(r.o.Dir, "rejected", name))
+		case errors.Is(err, ErrDenied):
+			r.denied = err
+			fmt.Fprintf(r.o.Log, "send %s: %v (kept in pending/): no capture will be sent in this run; "+
+				"recording goes on into pending/, which the next run with the right credentials sends\n", name, err)
+			return
+		default:
+			r.failures++
+			wait := r.backoff()
+			if errors.As(err, &ra) {
+				wait = max(wait, min(ra.After, time.Hour))
+			}
+			r.retryAt = time.Now().Add(wait)
+			fmt.Fprintf(r.o.Log, "send %s: %v (kept in pending/, retried next cycle) once %v have passed\n",
+				name, err, wait.Round(time.Millisecond))
+			return // keep the order: the next offer starts from here
+		}
+	}
+}
+
+// backoff returns the wait after the latest of r.failures failed offers:
+// RetryMin doubled per failure up to RetryMax, less up to half at random.
+func (r *recorder) backoff() time.Duration {
+	d := r.o.RetryMax
+	if n := r.failures - 1; n < 32 && r.o.RetryMin<<n > 0 && r.o.RetryMin<<n < d {
+		d = r.o.RetryMin << n
+	}
+	return d - rand.N(d/2+1)
 }
 
 // send offers the converted capture f to the Sink and moves it to sent/

@@ -471,3 +471,70 @@ func TestRunPausesOnAFullDisk(t *testing.T) {
 		t.Errorf("sink got %q; want both recordings' captures, the one perf finished at the pause too", texts)
 	}
 }
+
+// TestRunBacksOff: a Sink that keeps failing is offered the capture again
+// after waits that double (with jitter) up to RetryMax, and after at least
+// the Retry-After it asks for, not every cycle; when Run stops, the error
+// names the capture left in pending/.
+func TestRunBacksOff(t *testing.T) {
+	fakePerf(t, "", "capture 1\n")
+	var mu sync.Mutex
+	var offers []time.Time
+	sink := func(ctx context.Context, name string, r io.Reader) error {
+		mu.Lock()
+		defer mu.Unlock()
+		offers = append(offers, time.Now())
+		if len(offers) == 1 {
+			return &RetryAfterError{After: 300 * time.Millisecond, Err: errors.New("503 Service Unavailable")}
+		}
+		return errors.New("server unavailable")
+	}
+	dir := t.TempDir()
+	r := startRun(t, Options{Dir: dir, Sink: sink, Poll: 5 * time.Millisecond, MinFree: 1,
+		RetryMin: 40 * time.Millisecond, RetryMax: 160 * time.Millisecond})
+	time.Sleep(1200 * time.Millisecond)
+	err := r.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(offers) < 4 || len(offers) > 14 {
+		t.Errorf("offered %d times in 1.2 s; want a back-off from 40 ms to 160 ms after a 300 ms Retry-After:\n%s", len(offers), r.log())
+	}
+	for i := 1; i < len(offers); i++ {
+		gap := offers[i].Sub(offers[i-1])
+		want := min(40*time.Millisecond<<(i-1), 160*time.Millisecond) / 2 // the least jitter allows
+		if i == 1 {
+			want = 300 * time.Millisecond
+		}
+		if gap < want {
+			t.Errorf("offer %d came %v after the one before; want at least %v", i+1, gap, want)
+		}
+	}
+	if !errors.Is(err, ErrUnsent) || !strings.Contains(err.Error(), "perf.data.20261130000011.perf.txt.zst") {
+		t.Errorf("Run: %v; want ErrUnsent naming the capture left in pending/", err)
+	}
+}
+
+// TestRunStopsOfferingWhenDenied: a Sink error wrapping ErrDenied (a
+// wrong token) holds for the run: said once, the captures kept in pending/
+// and named when Run stops.
+func TestRunStopsOfferingWhenDenied(t *testing.T) {
+	fakePerf(t, "capture 3\n", "capture 1\n", "capture 2\n")
+	var offers atomic.Int32
+	sink := func(ctx context.Context, name string, r io.Reader) error {
+		offers.Add(1)
+		return fmt.Errorf("%w: 401 Unauthorized", ErrDenied)
+	}
+	dir := t.TempDir()
+	r := startRun(t, Options{Dir: dir, Sink: sink, Poll: 5 * time.Millisecond, MinFree: 1})
+	waitFor(t, "two captures converted", func() bool {
+		p, _ := filepath.Glob(filepath.Join(dir, "pending", "*"))
+		return len(p) == 2
+	})
+	err := r.stop()
+	if n := offers.Load(); n != 1 || strings.Count(r.log(), "401") != 1 {
+		t.Errorf("offered %d times, 401 logged %d times; want once each:\n%s", n, strings.Count(r.log(), "401"), r.log())
+	}
+	if !errors.Is(err, ErrUnsent) || !errors.Is(err, ErrDenied) || strings.Count(err.Error(), ".perf.txt.zst") != 3 {
+		t.Errorf("Run: %v; want ErrUnsent and ErrDenied naming the 3 captures left", err)
+	}
+}
