@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,7 +76,7 @@ Flags:`)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("record: --upload %q is not an http:// or https:// URL", *upload)
 		}
-		opt.Sink = uploadSink(u, *token, *host)
+		opt.Sink = uploadSink(u, *token, *host, uploadTimeout)
 	} else {
 		// The database is opened once perf runs: a recorder that cannot
 		// start leaves no empty one behind.
@@ -111,10 +112,19 @@ func storeSink(s *store.Store, host string, out io.Writer) record.Sink {
 	}
 }
 
-// uploadSink posts each capture to the server at base, as curl would.
-func uploadSink(base *url.URL, token, host string) record.Sink {
-	client := &http.Client{Timeout: 10 * time.Minute}
+// uploadTimeout bounds one upload, from connecting to the server's answer:
+// a server that takes the connection and never answers holds up the
+// captures behind it no longer than this.
+const uploadTimeout = 2 * time.Minute
+
+// uploadSink posts each capture to the server at base, as curl would, each
+// request within timeout. A 401 or 403 wraps record.ErrDenied; a 429 or 503
+// with Retry-After is a *record.RetryAfterError.
+func uploadSink(base *url.URL, token, host string, timeout time.Duration) record.Sink {
+	client := &http.Client{}
 	return func(ctx context.Context, name string, r io.Reader) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
 		u := base.JoinPath("api", "profiles")
 		q := url.Values{"name": {strings.TrimSuffix(name, ".zst")}}
 		if host != "" {
@@ -131,6 +141,9 @@ func uploadSink(base *url.URL, token, host string) record.Sink {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
 		res, err := client.Do(req)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("upload: no answer from %s within %v", base.Host, timeout)
+		}
 		if err != nil {
 			return fmt.Errorf("upload: %w", err)
 		}
@@ -148,7 +161,28 @@ func uploadSink(base *url.URL, token, host string) record.Sink {
 		case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
 			// The server will refuse these bytes however often they come.
 			return fmt.Errorf("%w: %w", record.ErrRejected, err)
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("%w: %w (check --token or $SUBSECOND_TOKEN)", record.ErrDenied, err)
+		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+			if d, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
+				return &record.RetryAfterError{After: d, Err: err}
+			}
 		}
 		return err
 	}
+}
+
+// retryAfter parses a Retry-After header, seconds or an HTTP date, as the
+// wait from now.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
 }
