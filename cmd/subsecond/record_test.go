@@ -54,12 +54,18 @@ func nightCapture(h string, sec int) string {
 // interrupts it as SIGINT would and returns its output and error.
 func runUntil(t *testing.T, cond func() bool, args ...string) (string, string, error) {
 	t.Helper()
+	return runUntilLog(t, func(string) bool { return cond() }, args...)
+}
+
+// runUntilLog is runUntil with a condition on what has been logged so far.
+func runUntilLog(t *testing.T, cond func(log string) bool, args ...string) (string, string, error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, strings.NewReader(""), out, errOut) }()
 	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
+	for !cond(errOut.String()) {
 		if time.Now().After(deadline) {
 			cancel()
 			<-done
@@ -129,9 +135,10 @@ func TestRecordUploads(t *testing.T) {
 
 	// A wrong token is not a rejection: the capture waits in pending/.
 	fakePerfOnPath(t, nightCapture("web-1", 1796005999), nightCapture("web-1", 1796004999))
-	_, logs, err = runUntil(t, func() bool {
+	// (An interrupt stops a send in flight: wait for the server's answer.)
+	_, logs, err = runUntilLog(t, func(log string) bool {
 		p, _ := filepath.Glob(filepath.Join(dir, "rec2", "pending", "*"))
-		return len(p) == 1
+		return len(p) == 1 && strings.Contains(log, "401")
 	}, "record", "--dir", filepath.Join(dir, "rec2"), "--upload", url, "--token", "wrong")
 	if err == nil || !strings.Contains(err.Error(), "perf.data.") || !strings.Contains(logs, "401") || !strings.Contains(logs, "kept in pending/") {
 		t.Errorf("wrong token: %v; want the 401 logged, the capture kept and named in the error:\n%s", err, logs)
