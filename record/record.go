@@ -8,10 +8,23 @@
 //
 // Files in Dir: perf.data is the capture being written; perf.data.<time>
 // are finished captures waiting to be converted; pending/*.perf.txt.zst are
-// converted captures not yet accepted by the Sink (retried every cycle);
-// sent/*.perf.txt.zst were accepted; rejected/*.perf.txt.zst were refused
-// for good (see ErrRejected). Captures older than Keep are deleted, sent or
-// not, which bounds the disk the recorder uses.
+// converted captures not yet accepted by the Sink; sent/*.perf.txt.zst were
+// accepted; rejected/ holds what was refused for good: converted captures
+// the Sink refused (see ErrRejected), and raw perf.data.<time> files perf
+// script could not read (truncated by a full disk or a kill), each tried
+// once and set aside with its reason in rejected/<name>.reason. Captures
+// older than Keep are deleted, sent or not, which bounds the disk the
+// recorder uses.
+//
+// A capture the Sink failed to take is offered again after a back-off
+// (RetryMin doubling up to RetryMax, with jitter, at least a server's
+// Retry-After); after ErrDenied nothing more is offered in that run. When
+// Run stops with captures left in pending/, its error wraps ErrUnsent and
+// names them. A disk with less than MinFree free pauses recording (perf is
+// stopped cleanly) until the space is back. perf and perf script get
+// SIGTERM if the recorder dies, and a perf.data a killed recorder left
+// behind is finished at the next start: converted if perf script reads it,
+// else set aside in rejected/.
 package record
 
 import (
@@ -160,11 +173,14 @@ func switchSpec(d time.Duration) string {
 }
 
 // Run records until ctx ends, then stops perf, converts the last capture,
-// hands it to the Sink and returns. A capture the Sink refuses stays in
-// pending/ and is offered again every cycle until Keep has passed. Run
-// returns at once with an error wrapping ErrNoPerf, ErrPermission or
-// ErrDiskFull when recording cannot start, and with perf's own message
-// when perf stops by itself.
+// hands it to the Sink (unless the Sink was failing) and returns. A
+// capture the Sink fails to take stays in pending/ and is offered again
+// after a back-off until Keep has passed; an ended ctx stops a send in
+// flight. Run returns at once with an error wrapping ErrNoPerf,
+// ErrPermission or ErrDiskFull when recording cannot start, with perf's own
+// message when perf stops by itself (other than on a full disk, which
+// pauses recording), and with an error wrapping ErrUnsent when captures are
+// left in pending/.
 func Run(ctx context.Context, o Options) error {
 	o.defaults()
 	if o.Dir == "" || o.Sink == nil {

@@ -49,9 +49,22 @@ perf starts a new file every two minutes without losing a sample; each
 finished file is converted with 'perf script --header' in the background,
 compressed with zstd, imported into the local database (or uploaded with
 --upload) and deleted. Converted captures stay in DIR for --keep, which
-bounds the disk used. One the server could not take (down, wrong token)
-waits in DIR/pending/ and is offered again every second; one it refuses for
-good (not perf text, too large) is set aside in DIR/rejected/.
+bounds the disk used. A file perf script cannot read (truncated by a full
+disk or a kill) is tried once and set aside in DIR/rejected/, its reason in
+DIR/rejected/NAME.reason.
+
+One the server could not take (down, busy) waits in DIR/pending/ and is
+offered again after a back-off (1 s doubling up to 5 min, with jitter, at
+least the server's Retry-After); each upload must be answered within 2 min.
+A 401 or 403 (wrong token) is said once and nothing more is sent in this
+run. One the server refuses for good (not perf text, too large) is set
+aside in DIR/rejected/. On SIGINT an upload in flight stops; record exits
+non-zero naming the captures left in DIR/pending/, which the next run sends.
+
+Less than 512 MiB free in DIR pauses recording (perf is stopped cleanly)
+until the space is back. perf gets SIGTERM if record dies, and a perf.data
+left by a killed record is finished at the next start. The database is
+created only once perf runs.
 
 Flags:`)
 		fs.PrintDefaults()
