@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,10 +129,12 @@ func TestRunConvertsSendsAndDeletes(t *testing.T) {
 		t.Errorf("last name %q; want perf.data.99999999999999.perf.txt.zst", names[2])
 	}
 	// Raw files are deleted once converted; the one perf script refused
-	// stays for a person to look at, and is named in the log.
+	// is set aside in rejected/ for a person to look at, and is named in
+	// the log.
 	raw, _ := filepath.Glob(filepath.Join(dir, "perf.data.*"))
-	if len(raw) != 1 || !strings.HasSuffix(raw[0], ".20261130000012") {
-		t.Errorf("raw files left: %q; want only the one perf script failed on", raw)
+	set, _ := filepath.Glob(filepath.Join(dir, "rejected", "perf.data.*[0-9]"))
+	if len(raw) != 0 || len(set) != 1 || !strings.HasSuffix(set[0], ".20261130000012") {
+		t.Errorf("raw files left: %q, set aside: %q; want only the one perf script failed on, in rejected/", raw, set)
 	}
 	sent, _ := filepath.Glob(filepath.Join(dir, "sent", "*"))
 	pending, _ := filepath.Glob(filepath.Join(dir, "pending", "*"))
@@ -299,5 +304,237 @@ func TestSwitchSpec(t *testing.T) {
 		if got := switchSpec(d); got != want {
 			t.Errorf("switchSpec(%v) = %q; want %q", d, got, want)
 		}
+	}
+}
+
+// TestRunRejectsAnUnreadableCaptureOnce: a finished capture perf script
+// cannot read (truncated when the disk filled or perf was killed) is tried
+// once, then moved to rejected/ with its reason beside it, and not tried
+// again every cycle.
+func TestRunRejectsAnUnreadableCaptureOnce(t *testing.T) {
+	truncated := "fail: not perf data\n"
+	tests := []struct{ name, capture, reason string }{
+		{"fake", truncated, "not a perf.data file"},
+	}
+	if real, err := exec.LookPath("perf"); err == nil {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "perf", "realtime.perf.data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("FAKE_PERF_REAL", real)
+		tests = append(tests, struct{ name, capture, reason string }{"real perf, truncated", string(b[:40000]), "perf script"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fakePerf(t, "capture 3\n", "capture 1\n", tt.capture)
+			dir := t.TempDir()
+			c := &collector{}
+			r := startRun(t, Options{Dir: dir, Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1})
+			bad := "perf.data.20261130000012"
+			waitFor(t, "the unreadable capture rejected", func() bool {
+				_, err := os.Stat(filepath.Join(dir, "rejected", bad))
+				return err == nil || strings.Count(r.log(), "convert "+bad) > 1
+			})
+			time.Sleep(200 * time.Millisecond) // 20 cycles
+			if err := r.stop(); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if n := strings.Count(r.log(), "convert "+bad); n != 1 {
+				t.Errorf("%s tried %d times; want once:\n%s", bad, n, r.log())
+			}
+			if _, err := os.Stat(filepath.Join(dir, bad)); err == nil {
+				t.Errorf("%s left in %s", bad, dir)
+			}
+			reason, err := os.ReadFile(filepath.Join(dir, "rejected", bad+".reason"))
+			if err != nil || !strings.Contains(string(reason), tt.reason) {
+				t.Errorf("rejected/%s.reason: %q, %v; want perf script's message (%q)", bad, reason, err, tt.reason)
+			}
+			if !strings.Contains(r.log(), "rejected/"+bad+".reason") {
+				t.Errorf("log does not name the reason file:\n%s", r.log())
+			}
+			if _, texts := c.got(); !slices.Equal(texts, []string{"capture 1\n", "capture 3\n"}) {
+				t.Errorf("sink got %q; want the readable captures", texts)
+			}
+		})
+	}
+}
+
+// TestPerfDiesWithTheRecorder kills a recorder with SIGKILL: its perf
+// receives SIGTERM, finishes its file and exits, rather than recording on
+// with nobody to convert its files.
+func TestPerfDiesWithTheRecorder(t *testing.T) {
+	if os.Getenv("RECORD_HELPER_DIR") != "" {
+		t.Skip("the helper process itself")
+	}
+	fakePerf(t, "capture 2\n", "capture 1\n")
+	pidFile := filepath.Join(t.TempDir(), "perf.pid")
+	t.Setenv("FAKE_PERF_PID", pidFile)
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRun$")
+	cmd.Env = append(os.Environ(), "RECORD_HELPER_DIR="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var pid int
+	waitFor(t, "perf started", func() bool {
+		b, _ := os.ReadFile(pidFile)
+		_, err := fmt.Sscan(string(b), &pid)
+		return err == nil
+	})
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitFor(t, "perf to finish its file and exit", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "perf.data.99999999999999"))
+		return err == nil && syscall.Kill(pid, 0) != nil
+	})
+}
+
+// TestHelperRun is the recorder TestPerfDiesWithTheRecorder kills.
+func TestHelperRun(t *testing.T) {
+	dir := os.Getenv("RECORD_HELPER_DIR")
+	if dir == "" {
+		t.Skip("run by TestPerfDiesWithTheRecorder")
+	}
+	Run(context.Background(), Options{Dir: dir, Sink: (&collector{}).sink, Poll: 10 * time.Millisecond, MinFree: 1})
+}
+
+// TestRunFinishesALeftPerfData: a perf.data left in Dir by a recorder that
+// was killed, with no perf writing it any more, is tried once with perf
+// script when the next recorder starts: converted and sent if readable, set
+// aside in rejected/ if not.
+func TestRunFinishesALeftPerfData(t *testing.T) {
+	for _, tt := range []struct {
+		left string
+		sent bool
+	}{
+		{"capture left\n", true},
+		{"fail: truncated\n", false},
+	} {
+		fakePerf(t, "capture 2\n", "capture 1\n")
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "perf.data"), []byte(tt.left), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := &collector{}
+		r := startRun(t, Options{Dir: dir, Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1})
+		waitFor(t, "capture 1 sent", func() bool { n, _ := c.got(); return len(n) >= 1 })
+		time.Sleep(100 * time.Millisecond)
+		if err := r.stop(); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		_, texts := c.got()
+		set, _ := filepath.Glob(filepath.Join(dir, "rejected", "perf.data.*[0-9]"))
+		if got := slices.Contains(texts, tt.left); got != tt.sent || (len(set) == 1) == tt.sent {
+			t.Errorf("perf.data holding %q: sent %v, set aside %q; want sent %v\n%s", tt.left, got, set, tt.sent, r.log())
+		}
+		if n := strings.Count(r.log(), "convert perf.data."); !tt.sent && n != 1 {
+			t.Errorf("perf.data holding %q tried %d times; want once", tt.left, n)
+		}
+	}
+}
+
+// TestRunPausesOnAFullDisk: when the disk fills, perf is stopped cleanly
+// and the night goes on; recording resumes once MinFree is free again.
+func TestRunPausesOnAFullDisk(t *testing.T) {
+	fakePerf(t, "capture 3\n", "capture 1\n")
+	var free atomic.Int64
+	free.Store(1 << 30)
+	c := &collector{}
+	r := startRun(t, Options{Dir: t.TempDir(), Sink: c.sink, Poll: 10 * time.Millisecond, MinFree: 1 << 20,
+		Free: func(string) (int64, error) { return free.Load(), nil }})
+	waitFor(t, "capture 1 sent", func() bool { n, _ := c.got(); return len(n) == 1 })
+	free.Store(1 << 10)
+	waitFor(t, "recording paused", func() bool { return strings.Contains(r.log(), "recording paused") })
+	time.Sleep(100 * time.Millisecond)
+	select {
+	case err := <-r.done:
+		r.done <- err
+		t.Fatalf("Run ended on a full disk: %v\n%s", err, r.log())
+	default:
+	}
+	if n, _ := c.got(); len(n) != 1 {
+		t.Errorf("converted and sent %d captures while the disk was full; want none after the first", len(n))
+	}
+	free.Store(1 << 30)
+	waitFor(t, "recording resumed", func() bool {
+		return strings.Contains(r.log(), "recording resumed") && strings.Count(r.log(), "recording: ") == 2
+	})
+	waitFor(t, "the capture finished at the pause sent", func() bool { n, _ := c.got(); return len(n) >= 3 })
+	if err := r.stop(); err != nil {
+		t.Fatalf("Run: %v\n%s", err, r.log())
+	}
+	_, texts := c.got()
+	slices.Sort(texts)
+	if want := []string{"capture 1\n", "capture 1\n", "capture 3\n", "capture 3\n"}; !slices.Equal(texts, want) {
+		t.Errorf("sink got %q; want both recordings' captures, the one perf finished at the pause too", texts)
+	}
+}
+
+// TestRunBacksOff: a Sink that keeps failing is offered the capture again
+// after waits that double (with jitter) up to RetryMax, and after at least
+// the Retry-After it asks for, not every cycle; when Run stops, the error
+// names the capture left in pending/.
+func TestRunBacksOff(t *testing.T) {
+	fakePerf(t, "", "capture 1\n")
+	var mu sync.Mutex
+	var offers []time.Time
+	sink := func(ctx context.Context, name string, r io.Reader) error {
+		mu.Lock()
+		defer mu.Unlock()
+		offers = append(offers, time.Now())
+		if len(offers) == 1 {
+			return &RetryAfterError{After: 300 * time.Millisecond, Err: errors.New("503 Service Unavailable")}
+		}
+		return errors.New("server unavailable")
+	}
+	dir := t.TempDir()
+	r := startRun(t, Options{Dir: dir, Sink: sink, Poll: 5 * time.Millisecond, MinFree: 1,
+		RetryMin: 40 * time.Millisecond, RetryMax: 160 * time.Millisecond})
+	time.Sleep(1200 * time.Millisecond)
+	err := r.stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(offers) < 4 || len(offers) > 14 {
+		t.Errorf("offered %d times in 1.2 s; want a back-off from 40 ms to 160 ms after a 300 ms Retry-After:\n%s", len(offers), r.log())
+	}
+	for i := 1; i < len(offers); i++ {
+		gap := offers[i].Sub(offers[i-1])
+		want := min(40*time.Millisecond<<(i-1), 160*time.Millisecond) / 2 // the least jitter allows
+		if i == 1 {
+			want = 300 * time.Millisecond
+		}
+		if gap < want {
+			t.Errorf("offer %d came %v after the one before; want at least %v", i+1, gap, want)
+		}
+	}
+	if !errors.Is(err, ErrUnsent) || !strings.Contains(err.Error(), "perf.data.20261130000011.perf.txt.zst") {
+		t.Errorf("Run: %v; want ErrUnsent naming the capture left in pending/", err)
+	}
+}
+
+// TestRunStopsOfferingWhenDenied: a Sink error wrapping ErrDenied (a
+// wrong token) holds for the run: said once, the captures kept in pending/
+// and named when Run stops.
+func TestRunStopsOfferingWhenDenied(t *testing.T) {
+	fakePerf(t, "capture 3\n", "capture 1\n", "capture 2\n")
+	var offers atomic.Int32
+	sink := func(ctx context.Context, name string, r io.Reader) error {
+		offers.Add(1)
+		return fmt.Errorf("%w: 401 Unauthorized", ErrDenied)
+	}
+	dir := t.TempDir()
+	r := startRun(t, Options{Dir: dir, Sink: sink, Poll: 5 * time.Millisecond, MinFree: 1})
+	waitFor(t, "two captures converted", func() bool {
+		p, _ := filepath.Glob(filepath.Join(dir, "pending", "*"))
+		return len(p) == 2
+	})
+	err := r.stop()
+	if n := offers.Load(); n != 1 || strings.Count(r.log(), "401") != 1 {
+		t.Errorf("offered %d times, 401 logged %d times; want once each:\n%s", n, strings.Count(r.log(), "401"), r.log())
+	}
+	if !errors.Is(err, ErrUnsent) || !errors.Is(err, ErrDenied) || strings.Count(err.Error(), ".perf.txt.zst") != 3 {
+		t.Errorf("Run: %v; want ErrUnsent and ErrDenied naming the 3 captures left", err)
 	}
 }

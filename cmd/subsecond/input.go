@@ -30,7 +30,8 @@ func (in *input) Close() error { return in.close() }
 // text. A perf.data file (perf's binary recording, recognised by its
 // PERFILE2 magic) is converted on the fly when perf is installed: `perf
 // script --header -i FILE` runs with its output streamed to the reader, no
-// temporary copy, and a note on standard error says so. Without perf the
+// temporary copy, and a note on standard error says so. perf script runs
+// with TZ=UTC, so that the times it prints do not depend on the local zone. Without perf the
 // error gives that command.
 func openInput(ctx context.Context, e env, name string) (*input, error) {
 	in := &input{name: name}
@@ -64,6 +65,10 @@ func openInput(ctx context.Context, e env, name string) (*input, error) {
 	}
 	fmt.Fprintf(e.stderr, "subsecond: %s is a perf.data file; reading it through %s\n", in.name, cmdline)
 	cmd := exec.CommandContext(ctx, perf, "script", "--header", "-i", name)
+	// perf prints "# captured on" and the reference time in the local time
+	// zone, which the parser reads as UTC: in UTC, TZ cannot move a capture.
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	dieWithParent(cmd)
 	if name == "-" {
 		cmd.Stdin = br // perf's pipe mode reads it from us
 	}

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond"
 )
 
 // fakePerf puts a perf on PATH that runs script as a shell script with the
@@ -92,5 +96,54 @@ func TestPerfDataRecorded(t *testing.T) {
 	out, stderr, err := runCmd(t, nil, "collapse", data)
 	if err != nil || !strings.Contains(out, "sh;") || !strings.Contains(stderr, "reading it through perf script") {
 		t.Errorf("collapse of a recorded perf.data: %.200q, stderr %q, %v; want sh's stacks", out, stderr, err)
+	}
+}
+
+// TestPerfDataWallClockUTC imports real perf.data files, one recorded with
+// -k CLOCK_REALTIME and one with perf's default clock, with TZ set to New
+// York and to UTC: perf script prints "# captured on" and the reference
+// time in the local zone, so the conversion must run it in UTC for the
+// wall clock (and the stored text) not to depend on TZ.
+func TestPerfDataWallClockUTC(t *testing.T) {
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf is not installed")
+	}
+	for _, file := range []string{"realtime.perf.data", "default-clock.perf.data"} {
+		data := filepath.Join("..", "..", "testdata", "perf", file)
+		type result struct {
+			start      int64
+			capturedOn string
+			sha        string
+		}
+		got := map[string]result{}
+		for _, tz := range []string{"America/New_York", "UTC"} {
+			t.Setenv("TZ", tz)
+			db := filepath.Join(t.TempDir(), "tz.db")
+			if _, stderr, err := runCmd(t, nil, "import", "--db", db, data); err != nil {
+				t.Fatalf("import %s with TZ=%s: %v\n%s", file, tz, err, stderr)
+			}
+			out, _, err := runCmd(t, nil, "list", "--db", db, "--format", "json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var list struct{ Profiles []subsecond.Profile }
+			if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Profiles) != 1 {
+				t.Fatalf("list: %v, %d profiles\n%s", err, len(list.Profiles), out)
+			}
+			p := list.Profiles[0]
+			if !p.Wall.Known() {
+				t.Fatalf("%s: no wall clock: %+v", file, p.Wall)
+			}
+			got[tz] = result{p.Wall.Wall(p.Start), p.Meta.CapturedOn, p.SHA256}
+		}
+		ny, utc := got["America/New_York"], got["UTC"]
+		if ny.start != utc.start {
+			t.Errorf("%s: wall-clock start with TZ=America/New_York %v; with TZ=UTC %v",
+				file, time.Unix(0, ny.start).UTC(), time.Unix(0, utc.start).UTC())
+		}
+		if ny.capturedOn != utc.capturedOn || ny.sha != utc.sha {
+			t.Errorf("%s: captured on %q (text %.8s) with TZ=America/New_York; %q (text %.8s) with TZ=UTC",
+				file, ny.capturedOn, ny.sha, utc.capturedOn, utc.sha)
+		}
 	}
 }

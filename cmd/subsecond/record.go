@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,9 +49,22 @@ perf starts a new file every two minutes without losing a sample; each
 finished file is converted with 'perf script --header' in the background,
 compressed with zstd, imported into the local database (or uploaded with
 --upload) and deleted. Converted captures stay in DIR for --keep, which
-bounds the disk used. One the server could not take (down, wrong token)
-waits in DIR/pending/ and is offered again every second; one it refuses for
-good (not perf text, too large) is set aside in DIR/rejected/.
+bounds the disk used. A file perf script cannot read (truncated by a full
+disk or a kill) is tried once and set aside in DIR/rejected/, its reason in
+DIR/rejected/NAME.reason.
+
+One the server could not take (down, busy) waits in DIR/pending/ and is
+offered again after a back-off (1 s doubling up to 5 min, with jitter, at
+least the server's Retry-After); each upload must be answered within 2 min.
+A 401 or 403 (wrong token) is said once and nothing more is sent in this
+run. One the server refuses for good (not perf text, too large) is set
+aside in DIR/rejected/. On SIGINT an upload in flight stops; record exits
+non-zero naming the captures left in DIR/pending/, which the next run sends.
+
+Less than 512 MiB free in DIR pauses recording (perf is stopped cleanly)
+until the space is back. perf gets SIGTERM if record dies, and a perf.data
+left by a killed record is finished at the next start. The database is
+created only once perf runs.
 
 Flags:`)
 		fs.PrintDefaults()
@@ -69,23 +83,31 @@ Flags:`)
 	if *every < time.Second || *keep < *every || *freq < 1 || *freq > 100000 {
 		return errors.New("record: --switch must be at least 1s, --keep at least --switch, --freq from 1 to 100000")
 	}
-	var sink record.Sink
+	opt := record.Options{Perf: *perf, Dir: *dir, Freq: *freq, Switch: *every, Keep: *keep, Log: e.stderr}
 	if *upload != "" {
 		u, err := url.Parse(*upload)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("record: --upload %q is not an http:// or https:// URL", *upload)
 		}
-		sink = uploadSink(u, *token, *host)
+		opt.Sink = uploadSink(u, *token, *host, uploadTimeout)
 	} else {
-		s, err := openStore(ctx, e, *db, store.Options{})
-		if err != nil {
+		// The database is opened once perf runs: a recorder that cannot
+		// start leaves no empty one behind.
+		var s *store.Store
+		defer func() {
+			if s != nil {
+				s.Close()
+			}
+		}()
+		opt.Ready = func() (err error) {
+			s, err = openStore(ctx, e, *db, store.Options{})
 			return err
 		}
-		defer s.Close()
-		sink = storeSink(s, *host, e.stdout)
+		opt.Sink = func(ctx context.Context, name string, r io.Reader) error {
+			return storeSink(s, *host, e.stdout)(ctx, name, r)
+		}
 	}
-	return record.Run(ctx, record.Options{Perf: *perf, Dir: *dir, Freq: *freq, Switch: *every, Keep: *keep,
-		Sink: sink, Log: e.stderr})
+	return record.Run(ctx, opt)
 }
 
 // storeSink imports each capture into s and prints its summary line.
@@ -103,10 +125,19 @@ func storeSink(s *store.Store, host string, out io.Writer) record.Sink {
 	}
 }
 
-// uploadSink posts each capture to the server at base, as curl would.
-func uploadSink(base *url.URL, token, host string) record.Sink {
-	client := &http.Client{Timeout: 10 * time.Minute}
+// uploadTimeout bounds one upload, from connecting to the server's answer:
+// a server that takes the connection and never answers holds up the
+// captures behind it no longer than this.
+const uploadTimeout = 2 * time.Minute
+
+// uploadSink posts each capture to the server at base, as curl would, each
+// request within timeout. A 401 or 403 wraps record.ErrDenied; a 429 or 503
+// with Retry-After is a *record.RetryAfterError.
+func uploadSink(base *url.URL, token, host string, timeout time.Duration) record.Sink {
+	client := &http.Client{}
 	return func(ctx context.Context, name string, r io.Reader) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
 		u := base.JoinPath("api", "profiles")
 		q := url.Values{"name": {strings.TrimSuffix(name, ".zst")}}
 		if host != "" {
@@ -123,6 +154,9 @@ func uploadSink(base *url.URL, token, host string) record.Sink {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
 		res, err := client.Do(req)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("upload: no answer from %s within %v", base.Host, timeout)
+		}
 		if err != nil {
 			return fmt.Errorf("upload: %w", err)
 		}
@@ -140,7 +174,28 @@ func uploadSink(base *url.URL, token, host string) record.Sink {
 		case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
 			// The server will refuse these bytes however often they come.
 			return fmt.Errorf("%w: %w", record.ErrRejected, err)
+		case http.StatusUnauthorized, http.StatusForbidden:
+			return fmt.Errorf("%w: %w (check --token or $SUBSECOND_TOKEN)", record.ErrDenied, err)
+		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+			if d, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
+				return &record.RetryAfterError{After: d, Err: err}
+			}
 		}
 		return err
 	}
+}
+
+// retryAfter parses a Retry-After header, seconds or an HTTP date, as the
+// wait from now.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
 }

@@ -2,14 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/record"
 )
 
 // fakePerfOnPath installs ../../record/testdata/fake-perf as perf on PATH,
@@ -48,12 +54,18 @@ func nightCapture(h string, sec int) string {
 // interrupts it as SIGINT would and returns its output and error.
 func runUntil(t *testing.T, cond func() bool, args ...string) (string, string, error) {
 	t.Helper()
+	return runUntilLog(t, func(string) bool { return cond() }, args...)
+}
+
+// runUntilLog is runUntil with a condition on what has been logged so far.
+func runUntilLog(t *testing.T, cond func(log string) bool, args ...string) (string, string, error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, strings.NewReader(""), out, errOut) }()
 	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
+	for !cond(errOut.String()) {
 		if time.Now().After(deadline) {
 			cancel()
 			<-done
@@ -123,12 +135,17 @@ func TestRecordUploads(t *testing.T) {
 
 	// A wrong token is not a rejection: the capture waits in pending/.
 	fakePerfOnPath(t, nightCapture("web-1", 1796005999), nightCapture("web-1", 1796004999))
-	_, logs, err = runUntil(t, func() bool {
+	// (An interrupt stops a send in flight: wait for the server's answer.)
+	_, logs, err = runUntilLog(t, func(log string) bool {
 		p, _ := filepath.Glob(filepath.Join(dir, "rec2", "pending", "*"))
-		return len(p) == 1
+		return len(p) == 1 && strings.Contains(log, "401")
 	}, "record", "--dir", filepath.Join(dir, "rec2"), "--upload", url, "--token", "wrong")
-	if err != nil || !strings.Contains(logs, "401") || !strings.Contains(logs, "kept in pending/") {
-		t.Errorf("wrong token: %v; want the 401 logged and the capture kept:\n%s", err, logs)
+	if err == nil || !strings.Contains(err.Error(), "perf.data.") || !strings.Contains(logs, "401") || !strings.Contains(logs, "kept in pending/") {
+		t.Errorf("wrong token: %v; want the 401 logged, the capture kept and named in the error:\n%s", err, logs)
+	}
+	// A 401 holds for the whole run: said once, not retried every cycle.
+	if n := strings.Count(logs, "401"); n != 1 || !strings.Contains(logs, "no capture will be sent in this run") {
+		t.Errorf("wrong token: the 401 logged %d times; want once, saying that sending stops:\n%s", n, logs)
 	}
 }
 
@@ -146,5 +163,118 @@ func TestRecordErrors(t *testing.T) {
 		if _, _, err := runStoreCmd(t, "", args...); err == nil {
 			t.Errorf("%q: no error", args)
 		}
+	}
+}
+
+// TestRecordWithoutPerfLeavesNothing: a perf that is not there is named
+// plainly, and no empty database is left behind.
+func TestRecordWithoutPerfLeavesNothing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, tt := range []struct {
+		perf, want string
+	}{
+		{"perf", "perf not found"},
+		{"/bad/path", `"/bad/path" does not exist`},
+	} {
+		db := filepath.Join(t.TempDir(), "x.db")
+		_, _, err := runStoreCmd(t, "", "record", "--dir", t.TempDir(), "--db", db, "--perf", tt.perf)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("record --perf %s: %v; want %q", tt.perf, err, tt.want)
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("record --perf %s left a database behind", tt.perf)
+		}
+	}
+}
+
+// TestRecordStopsASendInFlight: SIGINT stops an upload the server never
+// answers at once; the capture stays in pending/ and the error names it.
+func TestRecordStopsASendInFlight(t *testing.T) {
+	fakePerfOnPath(t, nightCapture("web-1", 1796005999), nightCapture("web-1", 1796004999))
+	release := make(chan struct{})
+	var mu sync.Mutex
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		mu.Unlock()
+		select { // accept the connection and never answer
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errOut := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"record", "--dir", dir, "--upload", srv.URL}, strings.NewReader(""), &syncBuffer{}, errOut)
+	}()
+	waitUntil(t, "an upload in flight", func() bool { mu.Lock(); defer mu.Unlock(); return requests > 0 })
+	cancel()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("record did not stop within 5 s of SIGINT with an upload in flight:\n%s", errOut.String())
+	}
+	pending, _ := filepath.Glob(filepath.Join(dir, "pending", "*"))
+	if len(pending) == 0 || err == nil || !strings.Contains(err.Error(), filepath.Base(pending[0])) {
+		t.Errorf("record: %v; pending/ holds %q; want the unsent captures kept and named\n%s", err, pending, errOut.String())
+	}
+}
+
+// waitUntil polls cond for up to 20 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestUploadSink: each request has its own deadline, a 401 or 403 is
+// ErrDenied, and a 503 or 429 carries its Retry-After.
+func TestUploadSink(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("name") {
+		case "hang":
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case "busy":
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case "slow-down":
+			w.Header().Set("Retry-After", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat))
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "forbidden":
+			w.WriteHeader(http.StatusForbidden)
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	u, _ := url.Parse(srv.URL)
+	sink := uploadSink(u, "t", "", 200*time.Millisecond)
+	start := time.Now()
+	err := sink(context.Background(), "hang.zst", strings.NewReader("x"))
+	if err == nil || time.Since(start) > 3*time.Second || !strings.Contains(err.Error(), "no answer") {
+		t.Errorf("a server that never answers: %v after %v; want 'no answer' after the request's 200 ms", err, time.Since(start))
+	}
+	var ra *record.RetryAfterError
+	if err := sink(context.Background(), "busy.zst", strings.NewReader("x")); !errors.As(err, &ra) || ra.After != 7*time.Second {
+		t.Errorf("503 with Retry-After: 7: %v; want a RetryAfterError of 7s", err)
+	}
+	if err := sink(context.Background(), "slow-down.zst", strings.NewReader("x")); !errors.As(err, &ra) || ra.After < 59*time.Minute {
+		t.Errorf("429 with Retry-After in an hour: %v; want a RetryAfterError of about 1h", err)
+	}
+	if err := sink(context.Background(), "forbidden.zst", strings.NewReader("x")); !errors.Is(err, record.ErrDenied) {
+		t.Errorf("403: %v; want ErrDenied", err)
 	}
 }
