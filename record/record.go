@@ -160,8 +160,23 @@ var (
 // command itself.
 func Args(o Options) []string {
 	o.defaults()
-	return []string{"record", "-F", strconv.Itoa(o.Freq), "-a", "-g", "-k", "CLOCK_REALTIME",
+	return []string{"record", "-F", strconv.Itoa(o.Freq), "-a", "-g", "--all-cgroups", "-k", "CLOCK_REALTIME",
 		"--switch-output=" + switchSpec(o.Switch), "-o", filepath.Join(o.Dir, "perf.data")}
+}
+
+// scriptArgs returns the perf script arguments that convert a capture:
+// --header, and -F +cgroup when this perf can print each sample's cgroup
+// (recorded by --all-cgroups; perf script gained the field after 6.1,
+// which answers "Invalid field requested" for it).
+func scriptArgs(ctx context.Context, perf string) []string {
+	args := []string{"script", "--header"}
+	probe := exec.CommandContext(ctx, perf, "script", "-F", "+cgroup", "-i", "/nonexistent/subsecond-probe")
+	probe.SysProcAttr = procAttr()
+	out, _ := probe.CombinedOutput()
+	if !strings.Contains(string(out), "Invalid field") {
+		args = append(args, "-F", "+cgroup")
+	}
+	return args
 }
 
 // switchSpec writes d as perf's --switch-output time ("2m", "90s").
@@ -201,7 +216,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := checkFree(o.Free, o.Dir, o.MinFree); err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
-	r := &recorder{o: o, perf: perf}
+	r := &recorder{o: o, perf: perf, script: scriptArgs(ctx, perf)}
 	if err := r.finalise(); err != nil {
 		return err
 	}
@@ -345,9 +360,10 @@ func lookPerf(name string) (string, error) {
 
 // recorder holds Run's state between cycles.
 type recorder struct {
-	o    Options
-	perf string
-	mu   sync.Mutex
+	o      Options
+	perf   string
+	script []string // perf script's arguments before -i (see scriptArgs)
+	mu     sync.Mutex
 
 	failures int       // failed offers since the Sink last answered
 	retryAt  time.Time // no offer before; zero when the Sink answered last
@@ -409,7 +425,7 @@ func (r *recorder) convert(ctx context.Context, raw string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, max(10*time.Minute, 3*r.o.Switch))
 	defer cancel()
-	cmd := exec.CommandContext(ctx, r.perf, "script", "--header", "-i", raw)
+	cmd := exec.CommandContext(ctx, r.perf, append(r.script, "-i", raw)...)
 	cmd.SysProcAttr = procAttr()
 	// perf prints "# captured on" in local time; UTC keeps it unambiguous.
 	cmd.Env = append(os.Environ(), "TZ=UTC")

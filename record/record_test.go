@@ -118,7 +118,7 @@ func TestRunConvertsSendsAndDeletes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "record -F 49 -a -g -k CLOCK_REALTIME --switch-output=2m -o " + filepath.Join(dir, "perf.data"); strings.TrimSpace(string(b)) != want {
+	if want := "record -F 49 -a -g --all-cgroups -k CLOCK_REALTIME --switch-output=2m -o " + filepath.Join(dir, "perf.data"); strings.TrimSpace(string(b)) != want {
 		t.Errorf("perf ran as %q; want %q", strings.TrimSpace(string(b)), want)
 	}
 	names, texts := c.got()

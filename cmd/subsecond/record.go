@@ -43,10 +43,11 @@ func runRecord(ctx context.Context, e env) error {
 Records every CPU of this host with perf (as root, or with CAP_PERFMON, or
 kernel.perf_event_paranoid <= 0) until interrupted:
 
-  perf record -F 49 -a -g -k CLOCK_REALTIME --switch-output=2m -o DIR/perf.data
+  perf record -F 49 -a -g --all-cgroups -k CLOCK_REALTIME --switch-output=2m -o DIR/perf.data
 
 perf starts a new file every two minutes without losing a sample; each
-finished file is converted with 'perf script --header' in the background,
+finished file is converted with 'perf script --header' (and -F +cgroup where
+perf can print it) in the background,
 compressed with zstd, imported into the local database (or uploaded with
 --upload) and deleted. Converted captures stay in DIR for --keep, which
 bounds the disk used. A file perf script cannot read (truncated by a full
