@@ -12,7 +12,8 @@ const MaxHostLen = 253
 
 // HostProblem says why h cannot name a host, or returns "" when it can: a
 // host name is 1 to MaxHostLen bytes of UTF-8 with no spaces, control
-// characters or '/', since it is one segment of the /hosts/{host} URLs.
+// characters or '/', and not "." or "..", since it is one segment of the
+// /hosts/{host} URLs.
 // query.CheckHost phrases the problem as a parameter error.
 func HostProblem(h string) string {
 	switch {
@@ -24,6 +25,8 @@ func HostProblem(h string) string {
 		return "not UTF-8"
 	case strings.ContainsFunc(h, func(r rune) bool { return r == '/' || unicode.IsSpace(r) || unicode.IsControl(r) }):
 		return strconv.Quote(h) + " holds a space, a control character or '/'"
+	case h == "." || h == "..":
+		return strconv.Quote(h) + " is not a name a URL path can hold"
 	}
 	return ""
 }
@@ -43,6 +46,9 @@ func hostOf(m Metadata) string {
 	}
 	if h == "" {
 		return UnknownHost
+	}
+	if h == "." || h == ".." {
+		return strings.Repeat("_", len(h))
 	}
 	return h
 }

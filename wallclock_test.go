@@ -63,13 +63,14 @@ func TestHosts(t *testing.T) {
 		{"  ", UnknownHost},
 		{"web-1.example.com", "web-1.example.com"},
 		{"a/b c\x1b[31m", "a_b_c_[31m"},
+		{"..", "__"},
 	} {
 		got := hostOf(Metadata{Hostname: tt.hostname})
 		if got != tt.want || HostProblem(got) != "" {
 			t.Errorf("hostOf(%q) = %q (HostProblem: %q); want %q", tt.hostname, got, HostProblem(got), tt.want)
 		}
 	}
-	for _, bad := range []string{"", "a/b", "a b", "x\n", string(make([]byte, MaxHostLen+1))} {
+	for _, bad := range []string{"", "a/b", "a b", "x\n", ".", "..", string(make([]byte, MaxHostLen+1))} {
 		if HostProblem(bad) == "" {
 			t.Errorf("HostProblem(%q) = \"\"; want a reason", bad)
 		}

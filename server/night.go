@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 
@@ -40,9 +41,19 @@ func (s *Server) source() timeline.Source { return nightSource{s.store, s.night}
 // maxMarkerBody bounds a POST of markers, in bytes.
 const maxMarkerBody = 8 << 20
 
-// hostParam returns the {host} of the URL, checked.
+// hostParam returns the {host} of the URL, unescaped and checked. chi
+// matches the escaped path (and so gives escaped parameters) when the
+// request's path has escapes the decoded path would not have, as links to
+// a host named "rack;7" do (link.HostPage escapes with url.PathEscape).
 func hostParam(r *http.Request) (string, error) {
 	h := chi.URLParam(r, "host")
+	if r.URL.RawPath != "" {
+		u, err := url.PathUnescape(h)
+		if err != nil {
+			return "", fmt.Errorf("host %q: %w", h, subsecond.ErrNotFound)
+		}
+		h = u
+	}
 	if err := query.CheckHost(h); err != nil {
 		return "", fmt.Errorf("host %q: %w", h, subsecond.ErrNotFound)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/nightgen"
+	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/timeline"
@@ -348,4 +349,33 @@ func TestWallClockRangeInPages(t *testing.T) {
 	wantError(t, res, b, 400, "from2: give the range as from2 and to2, or as start2 and end2, not both")
 	res, b = e.do("GET", "/api/profiles/"+c1.ID+"/diff?base="+c0.ID+"&from2="+esc(wall(1, 30*time.Second)), nil)
 	wantError(t, res, b, 400, "from2: "+query.DisplayWallTime(n.CaptureStart(1).Add(30*time.Second).UnixNano())+" is after the capture")
+}
+
+// TestHostNamesRoundTrip: a host whose name holds characters that a path
+// escapes (';', ',', '%', '?', '#') is reached by the links the server
+// builds for it, on its page and every host API.
+func TestHostNamesRoundTrip(t *testing.T) {
+	e := newEnv(t, Config{})
+	for _, host := range []string{"rack;7,a", "100%", "q?x#y", "plain-host"} {
+		n := &nightgen.Night{Host: host, CPUs: 2, Hz: 49, Start: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC),
+			Captures: 1, Length: 10 * time.Second, Unanchored: -1, Seed: 5}
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(n.Write(pw, 0, nil)) }()
+		if _, _, err := e.st.Import(context.Background(), pr, store.ImportOptions{FileName: "c", Host: host}); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{link.HostPage.Path(host), link.TimelineAPI.Path(host), link.CapturesAPI.Path(host),
+			link.HostHotspotAPI.Path(host), link.CommsAPI.Path(host), link.MarkersAPI.Path(host)} {
+			if res, b := e.do("GET", path, nil); res.StatusCode != http.StatusOK {
+				t.Errorf("GET %s (host %q) = %d %.200s; want 200", path, host, res.StatusCode, b)
+			}
+		}
+		var caps struct {
+			Host string `json:"host"`
+		}
+		e.getJSON(link.CapturesAPI.Path(host), &caps)
+		if caps.Host != host {
+			t.Errorf("GET %s names host %q; want %q", link.CapturesAPI.Path(host), caps.Host, host)
+		}
+	}
 }
