@@ -245,3 +245,6 @@ func SelectQuery(ctx context.Context, src Source, host string, q *query.Query, d
 	}
 	return target, base, nil
 }
+
+// Bytes returns the bytes the cache holds.
+func (c *RangeCache) Bytes() int64 { return c.cache.Bytes() }
