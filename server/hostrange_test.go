@@ -68,7 +68,7 @@ func TestHostRangeAPI(t *testing.T) {
 	for path, want := range map[string]int{
 		"/api/hosts/node-1/flamegraph?start=1&end=2":                                                          400,
 		"/api/hosts/node-1/diff?" + span:                                                                      400,
-		"/api/hosts/node-1/flamegraph?from=2026-11-29T00:00:00Z&to=2026-11-29T00:00:10Z":                      404,
+		"/api/hosts/node-1/flamegraph?from=2026-11-29T00:00:00Z&to=2026-11-29T00:00:10Z":                      400,
 		"/api/hosts/nobody/flamegraph?" + span:                                                                404,
 		"/api/hosts/node-1/flamegraph?from=" + wall(5*time.Second) + "&to=" + wall(-5*time.Second):            400,
 		"/api/hosts/node-1/flamegraph?from=" + wall(-5*time.Second) + "&to=" + wall(5*time.Second) + "&cpu=9": 400,
