@@ -48,20 +48,24 @@ func (s *Server) selectHostRange(r *http.Request, diff bool) (*hostRange, error)
 	return &hostRange{host: host, q: q, target: target, base: base}, nil
 }
 
-// load joins the captures of the range (and of its base) in a heavy slot,
-// which the caller gives back with release.
-func (s *Server) loadHostRange(r *http.Request, hr *hostRange) (c, bc *subsecond.Capture, release func(), err error) {
+// loadHostRange selects the range a request names (selectHostRange) and
+// joins its captures (and its base's) in a heavy slot, which the caller
+// gives back with release.
+func (s *Server) loadHostRange(r *http.Request, diff bool) (hr *hostRange, c, bc *subsecond.Capture, release func(), err error) {
+	if hr, err = s.selectHostRange(r, diff); err != nil {
+		return nil, nil, nil, nil, err
+	}
 	if release, err = s.heavy.enter(r.Context()); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if c, err = hr.target.Load(r.Context(), s.source(), s.ranges); err == nil && hr.base != nil {
 		bc, err = hr.base.Load(r.Context(), s.source(), s.ranges)
 	}
 	if err != nil {
 		release()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return c, bc, release, nil
+	return hr, c, bc, release, nil
 }
 
 // hostFlamegraph handles GET /api/hosts/{host}/flamegraph?from=&to=&<filters>&format=:
@@ -86,12 +90,7 @@ func (s *Server) hostGraph(w http.ResponseWriter, r *http.Request, isDiff bool) 
 		s.error(w, r, err)
 		return
 	}
-	hr, err := s.selectHostRange(r, isDiff)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	c, bc, release, err := s.loadHostRange(r, hr)
+	hr, c, bc, release, err := s.loadHostRange(r, isDiff)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -119,12 +118,7 @@ func (s *Server) hostGraph(w http.ResponseWriter, r *http.Request, isDiff bool) 
 // the stack chart's samples of a host's range across its captures, times
 // on the wall clock after start_ns, as a capture's samples are.
 func (s *Server) hostSamples(w http.ResponseWriter, r *http.Request) {
-	hr, err := s.selectHostRange(r, false)
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	c, _, release, err := s.loadHostRange(r, hr)
+	hr, c, _, release, err := s.loadHostRange(r, false)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -224,28 +218,12 @@ func (s *Server) hostGraphPage(w http.ResponseWriter, r *http.Request, kind stri
 	if isDiff {
 		page.Base = selectionSide(hr.base)
 	}
-	for _, f := range flame.Formats() {
-		if f.Title != "" {
-			e := pick(v, "from", "to", "from2", "to2")
-			e.Set("format", f.Name)
-			page.Exports = append(page.Exports, web.Export{Name: f.Name, Label: f.Title, Href: api + "?" + e.Encode(), Download: f.Attachment})
-		}
+	export := func(format string) string {
+		e := pick(v, "from", "to", "from2", "to2")
+		e.Set("format", format)
+		return api + "?" + e.Encode()
 	}
-	for _, k := range sortedKeys(v) {
-		if k != "search" {
-			page.Hidden = append(page.Hidden, web.Option{Value: k, Label: v.Get(k)})
-		}
-	}
-	if !isDiff {
-		other := url.Values{}
-		for k, vs := range v {
-			if k != "lanes" || kind == "flame" {
-				other[k] = vs
-			}
-		}
-		page.StacksURL = link.HostStacksPage.With(other, host)
-		page.FlameURL = link.HostFlamePage.With(other, host)
-	}
+	graphLinks(&page, v, kind, export, link.HostStacksPage, link.HostFlamePage, host)
 	s.render(w, r, web.Flame(page))
 }
 

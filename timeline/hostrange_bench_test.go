@@ -44,8 +44,8 @@ func newRangeSource(b *testing.B, captures int) *rangeSource {
 	m := &rangeSource{caps: map[string]*subsecond.Capture{}, sums: map[string][]subsecond.ChunkSummary{}}
 	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC).UnixNano()
 	for i := range captures {
-		c := *inc
-		c.Samples = subsecond.MakeColumns(inc.Samples.Len())
+		c := &subsecond.Capture{Profile: inc.Profile, Strings: inc.Strings, Frames: inc.Frames, Nodes: inc.Nodes,
+			Samples: subsecond.MakeColumns(inc.Samples.Len())}
 		c.Samples.AppendRange(&inc.Samples, 0, inc.Samples.Len())
 		shift := start + int64(i)*int64(2*time.Minute) - inc.Profile.T0()
 		for k := range c.Samples.Time {
@@ -57,8 +57,8 @@ func newRangeSource(b *testing.B, captures int) *rangeSource {
 		c.Profile.End += shift
 		c.Profile.Wall = subsecond.WallClock{Source: subsecond.WallRealtime}
 		m.ps = append(m.ps, c.Profile)
-		m.caps[c.Profile.ID] = &c
-		m.sums[c.Profile.ID] = Summarize(&c)
+		m.caps[c.Profile.ID] = c
+		m.sums[c.Profile.ID] = Summarize(c)
 	}
 	return m
 }
