@@ -87,6 +87,17 @@ func SliceBytes[E any](s []E) int64 {
 	return int64(cap(s)) * int64(unsafe.Sizeof(e))
 }
 
+// Bytes returns the bytes of c's own columns, tables and strings, by
+// their capacity; the indexes derived from it are DerivedBytes.
+func (c *Capture) Bytes() int64 {
+	n := c.Samples.Bytes()
+	n += SliceBytes(c.Frames) + SliceBytes(c.Nodes) + SliceBytes(c.Strings)
+	for _, s := range c.Strings {
+		n += int64(len(s))
+	}
+	return n
+}
+
 // FrameRec is an interned frame. Symbol, DSO and SrcLine index Capture.Strings.
 type FrameRec struct {
 	Symbol  uint32

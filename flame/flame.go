@@ -63,12 +63,18 @@ type Graph struct {
 	Depth   []int32  `json:"depth"`
 	TotalN  []int64  `json:"total_n"`
 	SelfN   []int64  `json:"self_n"`
+	// Unrecorded is how much of the range no capture recorded, in
+	// nanoseconds: set for a host's range across captures
+	// (timeline.Selection), 0 within one capture.
+	Unrecorded int64 `json:"unrecorded_ns,omitempty"`
 
 	BaseStart int64   `json:"base_start_ns,omitempty"`
 	BaseEnd   int64   `json:"base_end_ns,omitempty"`
 	BaseTotal int64   `json:"base_total,omitempty"`
 	BaseN     []int64 `json:"base_n,omitempty"`
 	BaseSelfN []int64 `json:"base_self_n,omitempty"`
+	// BaseUnrecorded is Unrecorded of the base range.
+	BaseUnrecorded int64 `json:"base_unrecorded_ns,omitempty"`
 
 	Parent []int32 `json:"-"` // -1 for the root
 

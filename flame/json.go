@@ -37,6 +37,10 @@ func (g *Graph) WriteJSON(w io.Writer) error {
 	e.int64s(g.TotalN)
 	e.raw(`,"self_n":`)
 	e.int64s(g.SelfN)
+	if g.Unrecorded != 0 {
+		e.raw(`,"unrecorded_ns":`)
+		e.int(g.Unrecorded)
+	}
 	if g.BaseN != nil {
 		e.raw(`,"base_start_ns":`)
 		e.int(g.BaseStart)
@@ -48,6 +52,10 @@ func (g *Graph) WriteJSON(w io.Writer) error {
 		e.int64s(g.BaseN)
 		e.raw(`,"base_self_n":`)
 		e.int64s(g.BaseSelfN)
+		if g.BaseUnrecorded != 0 {
+			e.raw(`,"base_unrecorded_ns":`)
+			e.int(g.BaseUnrecorded)
+		}
 	}
 	e.raw("}\n")
 	return e.flush()

@@ -27,6 +27,9 @@ type Samples struct {
 	TID     []int32  `json:"tid"`
 	Comm    []int32  `json:"comm"`
 	Leaf    []int32  `json:"leaf"`
+	// Unrecorded is how much of the range no capture recorded, in
+	// nanoseconds (see Graph.Unrecorded).
+	Unrecorded int64 `json:"unrecorded_ns,omitempty"`
 }
 
 // StackSamples returns the stack-chart samples of c in r that pass f, or,

@@ -281,7 +281,6 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 		s.error(w, r, err)
 		return
 	}
-	format := ft.Name
 	if isDiff {
 		if err := needBase(r.URL.Query()); err != nil {
 			s.error(w, r, err)
@@ -303,8 +302,21 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 	} else {
 		g, err = s.engine.Flame(c, q)
 	}
+	kind := "flame"
+	if isDiff {
+		kind = "diff"
+	}
+	t0 := c.Profile.T0()
+	name := fmt.Sprintf("%s-%s-%s-%s.%s", c.Profile.ID, kind, query.FormatSeconds(q.Range.Start-t0), query.FormatSeconds(q.Range.End-t0), ft.Ext)
+	s.writeGraph(w, r, g, err, ft, name)
+}
+
+// writeGraph writes g, computed with error err, in format ft, as an
+// attachment called name when ft is saved as a file; the graph's size is
+// checked against the server's node limit first.
+func (s *Server) writeGraph(w http.ResponseWriter, r *http.Request, g Graph, err error, ft flame.Format, name string) {
 	if err == nil {
-		err = s.checkNodes(g.Len(), format)
+		err = s.checkNodes(g.Len(), ft.Name)
 	}
 	if err == nil {
 		// The graph is built; its export is the costly part, not worth
@@ -319,16 +331,10 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 	h.Set("Content-Type", ft.MediaType)
 	h.Set("Cache-Control", "no-store")
 	if ft.Attachment {
-		kind := "flame"
-		if isDiff {
-			kind = "diff"
-		}
-		name := fmt.Sprintf("%s-%s-%s-%s.%s", c.Profile.ID, kind,
-			query.FormatSeconds(q.Range.Start-c.Profile.T0()), query.FormatSeconds(q.Range.End-c.Profile.T0()), ft.Ext)
 		h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
 	}
 	cw := &countingWriter{w: w}
-	if err := g.Export(cw, format); err != nil {
+	if err := g.Export(cw, ft.Name); err != nil {
 		if cw.n == 0 {
 			h.Del("Content-Disposition")
 			s.error(w, r, err)
@@ -337,7 +343,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 		// The response has begun: cut it short so that the client sees a
 		// broken transfer rather than a truncated file; the request's log
 		// line says why.
-		noteError(r, fmt.Errorf("export %s: %w", format, err))
+		noteError(r, fmt.Errorf("export %s: %w", ft.Name, err))
 		panic(http.ErrAbortHandler)
 	}
 }

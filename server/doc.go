@@ -19,6 +19,9 @@
 //	GET /p/{id}/stacks        stack chart of start..end (lanes per CPU or thread) above its flame graph
 //	GET /hosts                hosts and the span of their captures
 //	GET /hosts/{host}         a host's night: cores × time map, hot spots, markers, comm shares
+//	GET /hosts/{host}/flame   flame graph of the host's wall-clock range from..to across its captures
+//	GET /hosts/{host}/diff    differential flame graph from the host's from2..to2 to from..to
+//	GET /hosts/{host}/stacks  stack chart of the host's from..to above its flame graph
 //	GET /static/*             embedded front-end assets
 //
 // # JSON API
@@ -44,6 +47,9 @@
 //	GET    /api/hosts/{host}/comms       comm's share and the comms that jump: comm, from, to, bucket, limit
 //	GET    /api/hosts/{host}/markers     {"markers": [...]}: from, to; each with its "10 s before" window and url
 //	POST   /api/hosts/{host}/markers     JSON {"markers": [{"time", "text"}]} or a log as text with ?match=REGEX
+//	GET    /api/hosts/{host}/flamegraph  the range from, to across the host's captures: filters, format (with from2, to2: as diff); "unrecorded_ns"
+//	GET    /api/hosts/{host}/diff        from2, to2 (base), from, to, filters, format, each range across the host's captures
+//	GET    /api/hosts/{host}/samples     stack chart of the host's from, to: filters, max_samples
 //
 // Filters are cpu, pid, tid, comm, comm_regex, event, function, only, idle.
 // Errors are {"error": "..."} with status 400 (naming the bad parameter),
@@ -59,6 +65,9 @@
 // Every view's cost is bounded before it starts: a heatmap or cores map
 // past Config.MaxCells cells is refused with 400 naming col or bucket and
 // a value that fits, and a flame graph past Config.MaxNodes nodes with 413.
+// A host's range across captures holding more than Config.MaxRangeSamples
+// samples, as the captures' per-second summaries count them before any is
+// loaded, is refused with 413 naming from, to and cpu.
 // At most Config.MaxHeavy views that read a whole capture are computed at
 // once; the others wait while their clients do. An upload gets its long
 // deadline (Config.UploadTimeout) only once authorised, must keep

@@ -283,6 +283,16 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		Back:    link.Profile(p.ID, profileParams(v)),
 		Search:  v.Get("search"),
 	}
+	graphLinks(&page, v, kind, export, link.StacksPage, link.FlamePage, p.ID)
+	s.render(w, r, web.Flame(page))
+}
+
+// graphLinks fills the links of a graph page of kind "flame", "diff" or
+// "stacks" with query v: its exports (export gives a format's URL), the
+// view parameters its search form keeps, and the stack chart and flame
+// graph of the same view (stacks and flame, filled with args), which link
+// each other.
+func graphLinks(page *web.FlamePage, v url.Values, kind string, export func(format string) string, stacks, flameRoute link.Route, args ...string) {
 	for _, f := range flame.Formats() {
 		if f.Title != "" {
 			page.Exports = append(page.Exports, web.Export{Name: f.Name, Label: f.Title, Href: export(f.Name), Download: f.Attachment})
@@ -293,18 +303,17 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 			page.Hidden = append(page.Hidden, web.Option{Value: k, Label: v.Get(k)})
 		}
 	}
-	// The stack chart and the flame graph of the same view link each other.
-	if !isDiff {
-		other := url.Values{}
-		for k, vs := range v {
-			if k != "lanes" || kind == "flame" {
-				other[k] = vs
-			}
-		}
-		page.StacksURL = link.StacksPage.With(other, p.ID)
-		page.FlameURL = link.FlamePage.With(other, p.ID)
+	if kind == "diff" {
+		return
 	}
-	s.render(w, r, web.Flame(page))
+	other := url.Values{}
+	for k, vs := range v {
+		if k != "lanes" || kind == "flame" {
+			other[k] = vs
+		}
+	}
+	page.StacksURL = stacks.With(other, args...)
+	page.FlameURL = flameRoute.With(other, args...)
 }
 
 // offsetsRedirect sends a page asked for with a range on the wall clock

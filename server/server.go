@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"io"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/link"
+	"github.com/subsecond/subsecond/timeline"
 	"github.com/subsecond/subsecond/web"
 )
 
@@ -118,6 +120,13 @@ type Config struct {
 	// MaxNodes bounds the nodes of a flame graph sent or exported (413);
 	// 0 means DefaultMaxNodes.
 	MaxNodes int
+	// MaxRangeSamples bounds the samples of a host's range across its
+	// captures, counted from their summaries before any is loaded (413
+	// naming from, to and cpu); 0 means DefaultMaxRangeSamples.
+	MaxRangeSamples int64
+	// RangeCacheSize is the byte budget of the host ranges kept joined
+	// (timeline.RangeCache); 0 means timeline.DefaultRangeBudget.
+	RangeCacheSize int64
 
 	// MinUploadRate is the slowest pace an upload may keep, in bytes per
 	// second over each RateWindow spent waiting for the client; slower
@@ -148,6 +157,10 @@ type Server struct {
 	maxCells  int64
 	maxNodes  int
 	hot       hotCache
+	// maxRangeSamples bounds a host range's samples; ranges keeps the
+	// ranges joined.
+	maxRangeSamples int64
+	ranges          *timeline.RangeCache
 	// pageHotSamples is the largest capture, in samples, whose profile
 	// page waits for its hot spots (pageHotspotSamples).
 	pageHotSamples int64
@@ -181,6 +194,9 @@ func New(cfg Config) *Server {
 		heavy:     newGate(cfg.MaxHeavy, cfg.HeavyQueue, cfg.HeavyWait),
 		maxCells:  cfg.MaxCells,
 		maxNodes:  cfg.MaxNodes,
+
+		maxRangeSamples: cmp.Or(cfg.MaxRangeSamples, DefaultMaxRangeSamples),
+		ranges:          timeline.NewRangeCache(cfg.RangeCacheSize),
 
 		pageHotSamples: pageHotspotSamples,
 	}
@@ -241,6 +257,9 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.StacksPage), s.stacksPage)
 		r.Get(string(link.HostsPage), s.hostsPage)
 		r.Get(string(link.HostPage), s.hostPage)
+		r.Get(string(link.HostFlamePage), s.hostFlamePage)
+		r.Get(string(link.HostDiffPage), s.hostDiffPage)
+		r.Get(string(link.HostStacksPage), s.hostStacksPage)
 		r.Get(string(link.Static), s.static)
 
 		r.Get(string(link.ProfilesAPI), s.listProfiles)
@@ -258,6 +277,9 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.HostHotspotAPI), s.hostHotspots)
 		r.Get(string(link.CommsAPI), s.hostComms)
 		r.Get(string(link.MarkersAPI), s.hostMarkers)
+		r.Get(string(link.HostFlameAPI), s.hostFlamegraph)
+		r.Get(string(link.HostDiffAPI), s.hostDiff)
+		r.Get(string(link.HostSamplesAPI), s.hostSamples)
 	})
 	return r
 }

@@ -40,15 +40,7 @@ func derivedSize(c *subsecond.Capture) int64 {
 }
 
 // tablesSize returns the bytes of c's own columns, tables and strings.
-func tablesSize(c *subsecond.Capture) int64 {
-	s := &c.Samples
-	n := s.Bytes()
-	n += subsecond.SliceBytes(c.Frames) + subsecond.SliceBytes(c.Nodes) + subsecond.SliceBytes(c.Strings)
-	for _, str := range c.Strings {
-		n += int64(len(str))
-	}
-	return max(n, 1)
-}
+func tablesSize(c *subsecond.Capture) int64 { return max(c.Bytes(), 1) }
 
 // derivedAllowance estimates, from c's shape, the indexes that the first
 // view of a capture derives from it: the filter's (a bit per sample, a few

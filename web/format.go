@@ -14,6 +14,16 @@ func Duration(d int64) string {
 	return time.Duration(d).Round(time.Millisecond).String()
 }
 
+// Unrecorded says how much of a range, d nanoseconds, no capture
+// recorded: "3.2s of this range were not recorded"; "" for none.
+func Unrecorded(d int64) string {
+	if d <= 0 {
+		return ""
+	}
+	ms := (d + 500_000) / 1_000_000 * 1_000_000
+	return query.DisplaySeconds(ms) + " s of this range were not recorded"
+}
+
 // Bytes formats a size in bytes for people, in powers of 1000 as disks
 // and networks count: "950 B", "3.9 MB", "12 GB".
 func Bytes(n int64) string {

@@ -70,7 +70,7 @@ func Summarize(p *subsecond.Profile) *ProfileSummary {
 type ViewData struct {
 	Page          string            `json:"page"`
 	Profile       *ProfileSummary   `json:"profile,omitempty"`
-	Host          string            `json:"host,omitempty"` // the host page's host
+	Host          string            `json:"host,omitempty"` // the host of a host page, or of a host range's flame, diff or stack-chart page
 	Params        map[string]string `json:"params"`
 	API           string            `json:"api,omitempty"`
 	ReadOnly      bool              `json:"readOnly"`
@@ -180,11 +180,15 @@ type FlamePage struct {
 	// Base and Target are the two sides of a differential graph, from the
 	// baseline to the target.
 	Base, Target DiffSide
-	Filters      string   // the active filters, "CPU 5 · comm gc"; "" when none
-	Back         string   // the profile page with the same filters
-	Hidden       []Option // other view parameters kept when the search form is submitted
-	Search       string
-	Exports      []Export // the graph's exports, as links
+	Filters      string // the active filters, "CPU 5 · comm gc"; "" when none
+	Back         string // the profile page with the same filters
+	BackLabel    string // the Back link's text; "" for "← heatmaps"
+	// Unrecorded says how much of a host's range no capture recorded
+	// ("3.2s of this range were not recorded"); "" when all of it was.
+	Unrecorded string
+	Hidden     []Option // other view parameters kept when the search form is submitted
+	Search     string
+	Exports    []Export // the graph's exports, as links
 }
 
 // DiffSide is one side of a differential graph: which host, capture and

@@ -33,7 +33,7 @@ func runServe(ctx context.Context, e env) error {
 	fs.Var(&maxUpload, "max-upload", "largest accepted upload `size`, as sent (compressed), e.g. 500MiB or 2GiB")
 	maxText := byteSize(store.DefaultMaxText)
 	fs.Var(&maxText, "max-text", "largest accepted capture `size` once decompressed; larger gets 413")
-	maxSamples := fs.Int64("max-samples", store.DefaultMaxSamples, "most samples one capture may hold; more gets 413 and nothing is stored")
+	maxSamples := fs.Int64("max-samples", store.DefaultMaxSamples, "most samples one capture may hold (more gets 413 and nothing is stored), and a host's range across captures may span (more gets 413 naming from, to and cpu)")
 	cacheSize := byteSize(store.DefaultCacheSize)
 	fs.Var(&cacheSize, "cache-size", "memory `size` for captures kept loaded for views, with the indexes the views build from them, least recently used out first")
 	token := fs.String("token", os.Getenv("SUBSECOND_TOKEN"), "require this bearer `token` for uploads and deletes ($SUBSECOND_TOKEN)")
@@ -161,6 +161,7 @@ func runServe(ctx context.Context, e env) error {
 		MaxHeavy:         lim.maxHeavy,
 		MaxCells:         lim.maxCells,
 		MaxNodes:         lim.maxNodes,
+		MaxRangeSamples:  *maxSamples,
 		UploadTimeout:    lim.uploadTimeout,
 		MinUploadRate:    int64(lim.minRate),
 		UploadsPerClient: lim.perClient,

@@ -31,9 +31,12 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   const prof = vd.profile;
   if (!box || !prof) return;
   const id = prof.id;
+  // A host's range across its captures (vd.host) has the views of a
+  // capture's range, from the host's APIs, and no capture's strip.
+  const host = vd.host ?? "";
   // The strip's counts are fetched once the page's own data is in, so that
   // they never hold up the graph or the stack chart.
-  const loadStrip = timeline(prof, mode, boot);
+  const loadStrip = host ? null : timeline(prof, mode, boot);
   const selectMark = takeHandOff("select");
   // "← heatmaps" leads to the view this page was opened from, when known.
   const backLink = $<HTMLAnchorElement>("[data-testid=range] a");
@@ -46,7 +49,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   box.append(status);
   // The stack chart's samples come in parallel with the tree (the page's
   // head asked for both before this script loaded).
-  const samples = mode === "stacks" ? fetchJSON<SamplesJSON>(samplesAPI(id, p)) : null;
+  const samples = mode === "stacks" ? fetchJSON<SamplesJSON>(samplesAPI(id, p, host)) : null;
   samples?.catch(() => {}); // reported where it is awaited
   const stacksBox = samples ? $("#stacks") : null;
   if (stacksBox) {
@@ -55,7 +58,7 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
   }
   let data: FlameJSON;
   try {
-    data = await fetchJSON<FlameJSON>(flameAPI(id, p, diff));
+    data = await fetchJSON<FlameJSON>(flameAPI(id, p, diff, "json", host));
   } catch (e) {
     status.textContent = errorMessage(e);
     status.classList.add("error");
@@ -109,10 +112,10 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
     const top = $("#top");
     if (top && !diff) view.showTable(top);
     const changes = $("#changes");
-    if (changes && diff) void changeTable(changes, id, p, (name) => view.find(name));
+    if (changes && diff) void changeTable(changes, id, host, p, (name) => view.find(name));
     document.body.dataset.rendered = "1";
   };
-  if (!diff) compareForm(view.toolbar.el, prof, p);
+  if (!diff && !host) compareForm(view.toolbar.el, prof, p);
 }
 
 // FlameView is a page's flame graph with its toolbar, its frame table, the
@@ -258,10 +261,10 @@ function shapeOf(diff: boolean, p: URLSearchParams): Shape {
 
 // changeTable fetches the differential graph's function table and shows it
 // in box; box says so when the fetch fails.
-async function changeTable(box: HTMLElement, id: string, p: URLSearchParams, onSearch: (name: string) => void): Promise<void> {
+async function changeTable(box: HTMLElement, id: string, host: string, p: URLSearchParams, onSearch: (name: string) => void): Promise<void> {
   box.textContent = "Loading the changes by function…";
   try {
-    const table = await fetchJSON<FunctionTable>(flameAPI(id, p, true, "functions"));
+    const table = await fetchJSON<FunctionTable>(flameAPI(id, p, true, "functions", host));
     new DiffTable(box, table, onSearch);
     box.dataset.rendered = "1";
   } catch (e) {
@@ -326,10 +329,12 @@ function timeline(prof: ProfileSummary, mode: PageMode, boot: () => void): (() =
   };
 }
 
-// samplesAPI returns the URL of profile id's samples that the stack chart
-// draws for the range, filters and sample limit in p; the server's page
-// preloads the same URL (server/pages.go's samplesJSON).
-function samplesAPI(id: string, p: URLSearchParams): string {
+// samplesAPI returns the URL of profile id's samples (with host, those of
+// the host's range from, to) that the stack chart draws for the range,
+// filters and sample limit in p; the server's page preloads the same URL
+// (server/pages.go's samplesJSON, server/hostrange.go's hostGraphPage).
+function samplesAPI(id: string, p: URLSearchParams, host = ""): string {
+  if (host) return apiURL(path("hostSamplesAPI", host), pick(p, ["from", "to", "max_samples", ...FILTER_PARAMS]));
   return apiURL(path("samplesAPI", id), pick(p, ["start", "end", "max_samples", ...FILTER_PARAMS]));
 }
 

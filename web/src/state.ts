@@ -77,11 +77,13 @@ export function heatmapAPI(id: string, p: URLSearchParams): string {
 
 // flameAPI returns the JSON API URL of profile id's flame graph (or, for
 // diff, its differential graph, in format, json by default) that a flame
-// page with query p shows. The server's page asks for the same URL from its
-// head (server/pages.go's graphJSON).
-export function flameAPI(id: string, p: URLSearchParams, diff: boolean, format = "json"): string {
+// page with query p shows; with host, that of the host's wall-clock range
+// across its captures (from, to) instead. The server's page asks for the
+// same URL from its head (server/pages.go's graphJSON).
+export function flameAPI(id: string, p: URLSearchParams, diff: boolean, format = "json", host = ""): string {
   const q = pick(p, [...RANGE_PARAMS, ...FILTER_PARAMS]);
   q.set("format", format);
+  if (host) return apiURL(path(diff ? "hostDiffAPI" : "hostFlameAPI", host), q);
   return apiURL(path(diff ? "diffAPI" : "flameAPI", id), q);
 }
 

@@ -34,7 +34,7 @@ export const PERCENT_WIDE_DIGITS = 1;
 export interface ViewData {
   page: string;
   profile?: ProfileSummary;
-  host?: string; // the host page's host
+  host?: string; // the host of a host page, or of a host range's flame, diff or stack-chart page
   params: Record<string, string> | null;
   api?: string;
   readOnly: boolean;
@@ -156,11 +156,13 @@ export interface FlameJSON {
   depth: number[];
   total_n: number[];
   self_n: number[];
+  unrecorded_ns?: number;
   base_start_ns?: number;
   base_end_ns?: number;
   base_total?: number;
   base_n?: number[];
   base_self_n?: number[];
+  base_unrecorded_ns?: number;
 }
 
 // FunctionTable is flame.FunctionTable: the function table of a graph
@@ -203,6 +205,7 @@ export interface SamplesJSON {
   tid: number[];
   comm: number[];
   leaf: number[];
+  unrecorded_ns?: number;
 }
 
 // HotspotList is web.HotspotList: the profile hot-spots endpoint's answer: the
