@@ -713,7 +713,7 @@ func (p Param) Get(q *Query) string {
 		if !f.Set {
 			return ""
 		}
-		return time.Unix(0, f.NS).UTC().Format(time.RFC3339Nano)
+		return FormatWallTime(f.NS)
 	}
 	panic("query table: " + p.Name + ": unsupported field type")
 }
