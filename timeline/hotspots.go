@@ -491,8 +491,7 @@ func (n *night) describe(ctx context.Context, spots []Spot) error {
 		}
 		from, to := max(rec.Start, sp.Start-second), min(rec.End, sp.End+second)
 		nb := (to - from + bucket - 1) / bucket
-		measured := map[string][]int64{} // by command; "" for all
-		measured[""] = make([]int64, nb)
+		all, measured := make([]int64, nb), map[string][]int64{} // measured samples, and by command
 		loaded := map[string]*subsecond.Capture{}
 		hz := 0.0
 		for ci := range rec.Captures {
@@ -518,36 +517,32 @@ func (n *night) describe(ctx context.Context, spots []Spot) error {
 					if measured[comm] == nil {
 						measured[comm] = make([]int64, nb)
 					}
-					measured[""][b]++
+					all[b]++
 					measured[comm][b]++
 				}
 			}
 		}
 		// As in a capture's hot spots, a command that keeps the CPU hot on
-		// its own gives the edges; else all that ran does.
+		// its own gives the edges; else all that ran does. Of each, the
+		// episode that overlaps the summaries' run most.
 		thr := min(n.opt.Threshold, query.DefaultThreshold)
-		edges := func(counts []int64) (lo, hi int64, ok bool) {
-			bestOv := int64(0)
+		var lo, hi, bestOv int64
+		series := make([][]int64, 0, len(measured)+1)
+		for _, comm := range slices.Sorted(maps.Keys(measured)) {
+			series = append(series, measured[comm])
+		}
+		for i, counts := range append(series, all) {
+			if i == len(series) && bestOv > 0 {
+				break
+			}
 			for _, e := range heatmap.Episodes(counts, hz*float64(bucket)/float64(second), bucket, thr, second) {
 				a, b := from+int64(e[0])*bucket, from+int64(e[1])*bucket
 				if ov := min(b, sp.End) - max(a, sp.Start); ov > bestOv {
 					lo, hi, bestOv = a, b, ov
 				}
 			}
-			return lo, hi, bestOv > 0
 		}
-		var lo, hi, bestOv int64
-		for _, comm := range slices.Sorted(maps.Keys(measured)) {
-			if a, b, ok := edges(measured[comm]); ok && comm != "" {
-				if ov := min(b, sp.End) - max(a, sp.Start); ov > bestOv {
-					lo, hi, bestOv = a, b, ov
-				}
-			}
-		}
-		if bestOv == 0 {
-			lo, hi, _ = edges(measured[""])
-		}
-		if hi > lo {
+		if bestOv > 0 {
 			sp.Start, sp.End = lo, hi
 		}
 		tl := heatmap.NewTally(sp.CPU)
