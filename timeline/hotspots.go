@@ -54,8 +54,9 @@ func HotOptionsOf(q *query.Query, ms []subsecond.Marker) HotOptions {
 // Score = Samples × (1 − Usual), where Samples are the episode's busy (or
 // system) samples: the scale is the whole night's, so the first spot is
 // the night's most unusual. Comm, Function and Stack describe the episode
-// as the capture's own hot spots do (heatmap.Spot). The spots returned are
-// described from the samples of every capture they cross, which also give
+// as the capture's own hot spots do (heatmap.Spot). The spots returned (the
+// first hundred, see described) are described from the samples of every
+// capture they cross, which also give
 // their edges to the cores map's 0.1 s, and every figure (Samples, Busy,
 // System, Score, Before) is then that of exactly [Start, End) on the CPU,
 // the range FlameURL shows; Busy and System are fractions of all its
