@@ -174,10 +174,9 @@ type hunt struct {
 	sys  bool              // the measure is system time
 	node []subsecond.Class // per stack node: subsecond.ClassesOf
 
-	win, minLen int
-	need, edge  float64
-	blo, bhi    int   // the buckets where episodes are looked for (HotOptions.Range)
-	last        int64 // the time of the capture's last sample
+	detector
+	blo, bhi int   // the buckets where episodes are looked for (HotOptions.Range)
+	last     int64 // the time of the capture's last sample
 
 	eps     []span
 	spots   []span
@@ -198,17 +197,42 @@ func newHunt(c *subsecond.Capture, m *query.Match, k *Cores, rows *cpuRows, opt 
 	for h.bhi > h.blo && !inside(k.bucketRange(h.bhi-1), opt.Range, last) {
 		h.bhi--
 	}
-	h.win = max(1, int((min(opt.Min, smooth)+opt.Bucket-1)/opt.Bucket))
-	h.minLen = int((opt.Min + opt.Bucket - 1) / opt.Bucket)
-	h.need = opt.Threshold * k.Expected * float64(h.win) // measured samples a window needs
-	h.edge = opt.Threshold * (k.Expected - 1)            // measured samples an edge bucket needs
+	h.detector = newDetector(k.Expected, opt.Bucket, opt.Threshold, opt.Min)
 	h.lo, h.hi = c.Window(subsecond.Range{Start: k.T0, End: k.T0 + int64(k.Buckets)*k.Bucket})
 	return h
 }
 
+// detector finds episodes in one CPU's measured counts per bucket: a
+// bucket is hot when some window of win buckets holding it has need
+// measured samples, edge buckets short of edge are trimmed, and a run
+// lasts at least minLen buckets (see Hotspots).
+type detector struct {
+	win, minLen int
+	need, edge  float64
+}
+
+// newDetector returns the detector of episodes at or above threshold for
+// at least minDur ns, in buckets of bucket ns in which a CPU yields
+// expected samples.
+func newDetector(expected float64, bucket int64, threshold float64, minDur int64) detector {
+	d := detector{win: max(1, int((min(minDur, smooth)+bucket-1)/bucket)), minLen: int((minDur + bucket - 1) / bucket)}
+	d.need = threshold * expected * float64(d.win) // measured samples a window needs
+	d.edge = threshold * (expected - 1)            // measured samples an edge bucket needs
+	return d
+}
+
+// Episodes returns the runs [lo, hi) of buckets of measured, one CPU's
+// measured samples per bucket of bucket ns in which it yields expected
+// samples, that Hotspots would find at threshold lasting at least minDur
+// ns: the capture's own detection, for counts gathered elsewhere (a
+// host's night across the captures of a recording).
+func Episodes(measured []int64, expected float64, bucket int64, threshold float64, minDur int64) [][2]int {
+	return newDetector(expected, bucket, threshold, minDur).detect(measured)
+}
+
 // detect returns the runs of busy (measured counts per bucket) that
 // qualify.
-func (h *hunt) detect(busy []int64) [][2]int {
+func (h detector) detect(busy []int64) [][2]int {
 	nb := len(busy)
 	if nb < h.win {
 		return nil

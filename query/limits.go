@@ -30,9 +30,13 @@ const (
 	DefaultMin       = int64(time.Second)
 )
 
-// DefaultNear is the default of the parameter "near": a host's hot spots
-// that end within it before an event marker rank first, in nanoseconds.
-const DefaultNear = int64(time.Minute)
+// DefaultNear is the default of the parameter "near", in nanoseconds: a
+// host's hot spot that ends within it before an event marker is marked
+// with it and ranks first. It is the 10 s before a marker that the
+// marker's link opens (timeline.Before), so that a marked hot spot is one
+// that link shows, and nearness singles out what a longer reach (a minute
+// caught every hot spot of a night with frequent markers) does not.
+const DefaultNear = int64(10 * time.Second)
 
 // Limits of the stack chart's parameter "max_samples": the most samples of
 // the filters that its range may hold, by default and at most. Each sample

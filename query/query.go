@@ -277,7 +277,7 @@ var params = []Param{
 
 	{Name: "bucket", Type: TypeDuration, Unit: "s", Min: MinBucket, Max: MaxBucket, Help: "column width: of a capture's cores map, also the resolution of its hot spots (default 0.1 s); of a host's timeline and comm shares, at least 1 s (default: whole seconds that make at most 1,000 columns)", Group: GroupCores, Views: ViewCores | ViewHotspots | ViewTimeline | ViewComms,
 		field: func(q *Query) any { return &q.Bucket }},
-	{Name: "measure", Type: TypeChoice, Choices: []string{"busy", "system"}, Default: "busy", Help: "what is measured: busy (busy fraction; the cores map hues it by system share) or system (system fraction: busy samples whose leaf frame is in the kernel); it shades the cores map and is what hot spots must keep above the threshold", Group: GroupCores, Views: ViewCores | ViewHotspots | ViewHostHotspots,
+	{Name: "measure", Type: TypeChoice, Choices: []string{"busy", "system"}, Default: "busy", Help: "what is measured: busy (busy fraction; the cores map hues it by system share) or system (system fraction: busy samples whose leaf frame is in the kernel); it shades the cores map and is what hot spots must keep above the threshold; across a host's night, busy measures system time on a core that is busy most of the night", Group: GroupCores, Views: ViewCores | ViewHotspots | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Measure }},
 
 	{Name: "threshold", Type: TypeFraction, Default: strconv.FormatFloat(DefaultThreshold, 'f', -1, 64), Help: "hot spots: the busy or system fraction (see measure) that counts as hot", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots,
@@ -288,7 +288,7 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Limit }},
 	{Name: "cells", Type: TypeInt, Min: 1, Max: 1000, Default: "10", Help: "how many of the hottest heatmap cells to list", Group: GroupHotspots, Views: ViewHotspots,
 		field: func(q *Query) any { return &q.Cells }},
-	{Name: "near", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultNear), Help: "a host's hot spots: those ending within this long before a marker rank first", Group: GroupHotspots, Views: ViewHostHotspots,
+	{Name: "near", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultNear), Help: "a host's hot spots: one ending within this long before a marker is marked with it and ranks first", Group: GroupHotspots, Views: ViewHostHotspots,
 		field: func(q *Query) any { return &q.Near }},
 
 	{Name: "max_samples", Type: TypeInt, Min: 1, Max: MaxMaxSamples, Default: strconv.Itoa(DefaultMaxSamples), Help: "stack chart: the most samples of the filters its range may hold", Group: GroupRange, Views: ViewStacks,
@@ -713,7 +713,7 @@ func (p Param) Get(q *Query) string {
 		if !f.Set {
 			return ""
 		}
-		return time.Unix(0, f.NS).UTC().Format(time.RFC3339Nano)
+		return FormatWallTime(f.NS)
 	}
 	panic("query table: " + p.Name + ": unsupported field type")
 }

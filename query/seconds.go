@@ -89,6 +89,13 @@ func DisplayRange(start, end int64) string {
 	return "[" + DisplaySeconds(start) + ", " + DisplaySeconds(end) + ") s"
 }
 
+// FormatWallTime writes Unix nanoseconds as an RFC 3339 time in UTC,
+// exactly, as a from or to parameter is written: the inverse of
+// ParseWallTime. 1796008325500000000 is "2026-11-30T03:12:05.5Z".
+func FormatWallTime(ns int64) string {
+	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
+}
+
 // DisplayWallTime writes Unix nanoseconds for people as an RFC 3339 time in
 // UTC, rounded to the microsecond, without trailing zeros:
 // "2026-11-30T00:16:59Z", "2025-03-11T02:12:07.501234Z".

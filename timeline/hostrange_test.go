@@ -12,11 +12,11 @@ import (
 	"github.com/subsecond/subsecond/query"
 )
 
-// rotationNight is three one-minute captures of 8 CPUs at 49 Hz, the third
+// rangeNight is three one-minute captures of 8 CPUs at 49 Hz, the third
 // after a 3 s pause, with a 5 s kernel burst on CPU 3 across the first
 // rotation point: from 2 s before the first capture's end to 3 s into the
 // second.
-func rotationNight() *nightgen.Night {
+func rangeNight() *nightgen.Night {
 	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
 	n := &nightgen.Night{Host: "node-1", CPUs: 8, Hz: 49, Start: start, Captures: 3, Length: time.Minute,
 		Gaps: map[int]time.Duration{2: 3 * time.Second}, Unanchored: -1, Seed: 11}
@@ -59,7 +59,7 @@ func containsInt(s []int, v int) bool {
 // generator's count of that wall-clock window across both files, and so
 // is the burst's kernel frame.
 func TestHostRangeAcrossRotation(t *testing.T) {
-	n := rotationNight()
+	n := rangeNight()
 	src, counts, ids := importNight(t, n)
 	ctx := context.Background()
 	marker := n.Bursts[0].End.Add(2 * time.Second)
@@ -112,7 +112,7 @@ func TestHostRangeAcrossRotation(t *testing.T) {
 // capture, and the time before the first and after the last, are reported
 // as not recorded, and a range no capture overlaps is refused.
 func TestHostRangeUnrecorded(t *testing.T) {
-	n := rotationNight()
+	n := rangeNight()
 	src, _, _ := importNight(t, n)
 	ctx := context.Background()
 	c2 := n.CaptureStart(2)
@@ -148,7 +148,7 @@ func TestHostRangeUnrecorded(t *testing.T) {
 // different captures against the two ranges' graphs computed on their
 // own: every frame's counts on each side.
 func TestHostRangeDiff(t *testing.T) {
-	n := rotationNight()
+	n := rangeNight()
 	src, _, _ := importNight(t, n)
 	ctx := context.Background()
 	rot := n.CaptureStart(1)

@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"time"
@@ -21,15 +22,18 @@ type HotOptions struct {
 	// Measure is what must stay at or above Threshold: busy time
 	// (heatmap.MeasureBusy, the default) or system time, the busy samples
 	// in the kernel (heatmap.MeasureSystem): a core pegged mostly in the
-	// kernel.
+	// kernel. Busy time measures system time on a core that is busy most
+	// of the night (its usual busy share at or above Threshold), where
+	// every second would be hot: a training worker's core, which a kernel
+	// burst leaves as busy as it was.
 	Measure   heatmap.Measure
 	Threshold float64 // fraction of a second's samples that counts as hot, (0, 1]; default query.DefaultThreshold
 	Min       int64   // shortest episode, ns, at least 1 s; default query.DefaultMin
 	// Limit is how many episodes to return, best first; 0 for all (at
 	// most maxSpots, the table's largest limit).
 	Limit int
-	// Markers, when given, rank first the episodes that end within Near ns
-	// before a marker (default query.DefaultNear).
+	// Markers, when given, mark the episodes that end within Near ns
+	// before a marker (default query.DefaultNear), and rank them first.
 	Markers []subsecond.Marker
 	Near    int64
 }
@@ -41,14 +45,22 @@ func HotOptionsOf(q *query.Query, ms []subsecond.Marker) HotOptions {
 }
 
 // Spot is one episode of one CPU across a host's night: [Start, End) in
-// wall-clock Unix nanoseconds, within capture Capture.
+// wall-clock Unix nanoseconds, within one recording (see Recording), so
+// that an episode crossing a rotation point is one. Capture is the capture
+// that holds most of it.
 //
-// Usual is the CPU's median share (busy or system, as measured) over every
-// second of the host's night, and Score = Samples × (1 − Usual), where
-// Samples are the episode's busy (or system) samples: the scale is the
-// whole night's, so the first spot is the night's most unusual. Comm,
-// Function and Stack describe the episode as the capture's own hot spots
-// do (heatmap.Spot), found in the capture's samples on that CPU.
+// Measure is what it was found on (see HotOptions.Measure); Usual is the
+// CPU's median share of it over every second of the host's night, and
+// Score = Samples × (1 − Usual), where Samples are the episode's busy (or
+// system) samples: the scale is the whole night's, so the first spot is
+// the night's most unusual. Comm, Function and Stack describe the episode
+// as the capture's own hot spots do (heatmap.Spot). The spots returned (the
+// first hundred, see described) are described from the samples of every
+// capture they cross, which also give
+// their edges to the cores map's 0.1 s, and every figure (Samples, Busy,
+// System, Score, Before) is then that of exactly [Start, End) on the CPU,
+// the range FlameURL shows; Busy and System are fractions of all its
+// samples.
 type Spot struct {
 	CPU         int32   `json:"cpu"`
 	Start       int64   `json:"start_ns"`
@@ -58,6 +70,7 @@ type Spot struct {
 	Offset      int64   `json:"offset_ns"` // wall clock minus the capture's clock
 	T0          int64   `json:"t0_ns"`     // the capture's T0 on its clock
 	Approximate bool    `json:"approximate"`
+	Measure     string  `json:"measure"`
 	Busy        float64 `json:"busy"`
 	System      float64 `json:"system"`
 	Samples     int64   `json:"samples"`
@@ -71,10 +84,11 @@ type Spot struct {
 	// and Before how long before it (ns).
 	Marker *subsecond.Marker `json:"marker,omitempty"`
 	Before int64             `json:"before_marker_ns,omitempty"`
-	// URL is the capture's page zoomed to the episode on its CPU, FlameURL
-	// the episode's flame graph, and CompareURL the differential flame
-	// graph from the same CPU and place in the previous capture to the
-	// episode ("" in the host's first capture).
+	// URL is Capture's page zoomed to its part of the episode on its CPU,
+	// FlameURL the flame graph of the host's range [Start, End) on the CPU,
+	// across captures, and CompareURL the differential flame graph from
+	// the same CPU and place in the capture before Capture to that part
+	// ("" in the host's first capture).
 	URL        string `json:"url"`
 	FlameURL   string `json:"flame_url"`
 	CompareURL string `json:"compare_url,omitempty"`
@@ -127,14 +141,15 @@ func (c *cpuRows) row(cpu int32) (int, error) {
 // described bounds how many episodes Hotspots describes from their
 // captures' samples: each may load a capture, which across a 96-CPU night
 // costs tens of milliseconds apiece.
-const described = 10
+const described = 100
 
 // Hotspots finds the episodes of host's night in which a CPU's busy (or
 // system) share stays at or above the threshold, second by second from the
-// summaries, for at least Min, within one capture; scores them on the
-// night's scale (see Spot) and describes the best from their captures'
-// samples with the capture's own hot-spot detection on that CPU, whose
-// finer (0.1 s) edges then replace the whole seconds.
+// summaries, for at least Min, within one recording (a second that two of
+// its captures share at a rotation point counted once, with both
+// captures' samples); scores them on the night's scale (see Spot) and
+// describes the ones it returns from the samples of the captures they
+// cross (see Spot).
 func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Report, error) {
 	d := query.Default()
 	opt.Measure = cmp.Or(opt.Measure, heatmap.Measure(d.Measure))
@@ -160,48 +175,213 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 	if err != nil {
 		return nil, err
 	}
+	recs := Recordings(caps)
 	rep := &Report{Host: host, Measure: string(opt.Measure), Threshold: opt.Threshold, Min: opt.Min, Near: opt.Near, Spots: []Spot{}}
-	system := opt.Measure == heatmap.MeasureSystem
-	measure := func(c subsecond.Counts) int64 {
-		if system {
-			return c.System
-		}
-		return c.Busy
-	}
 	// Markers in time order: an episode's is the first at or after its end.
 	marks := slices.Clone(opt.Markers)
 	slices.SortStableFunc(marks, func(a, b subsecond.Marker) int { return cmp.Compare(a.Time, b.Time) })
-	best := spotHeap{}
-	// Pass 1: each CPU's usual share, the median over the night's seconds,
-	// from a histogram of per-mille shares (the summaries are in memory or
-	// cheap to read twice; sorting 43,200 seconds × 96 CPUs is not).
-	var rows cpuRows
-	var hist [][usualBins]int32
-	for ci := range caps {
-		sums, err := src.Summaries(ctx, caps[ci].ID)
+	n := &night{src: src, recs: recs, marks: marks, opt: opt}
+
+	// Pass 1: each CPU's usual busy and system shares, the medians over
+	// the night's seconds, from histograms of per-mille shares (the
+	// summaries are in memory or cheap to read twice; sorting 43,200
+	// seconds × 96 CPUs is not).
+	var hist [2][][usualBins]int32 // busy, system
+	for ri := range recs {
+		err := n.seconds(ctx, &recs[ri], func(r int, _ int64, c subsecond.Counts, _ float64) {
+			if c.Samples == 0 {
+				return
+			}
+			for m, v := range []int64{c.Busy, c.System} {
+				for len(hist[m]) <= r {
+					hist[m] = append(hist[m], [usualBins]int32{})
+				}
+				hist[m][r][v*(usualBins-1)/c.Samples]++
+			}
+		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("host %q: %w", host, err)
+		}
+	}
+	for m := range hist {
+		for len(hist[m]) < len(n.rows.ids) {
+			hist[m] = append(hist[m], [usualBins]int32{})
+		}
+	}
+	n.usual = [2][]float64{medians(hist[0]), medians(hist[1])}
+	n.system = make([]bool, len(n.rows.ids))
+	for r := range n.system {
+		// A core busy most of the night is busy in every episode: its
+		// system time is what can stand out.
+		n.system[r] = opt.Measure == heatmap.MeasureSystem || n.usual[0][r] >= opt.Threshold
+	}
+
+	// Pass 2: per recording and CPU, the runs of hot seconds.
+	second := int64(time.Second)
+	minSecs := max(1, (opt.Min+second-1)/second)
+	type run struct {
+		open        bool
+		start, last int64 // wall-clock starts of the first and last second
+		secs        int64
+		c           subsecond.Counts
+	}
+	best := spotHeap{}
+	for ri := range recs {
+		rec := &recs[ri]
+		runs := make([]run, len(n.system))
+		emit := func(r int) {
+			ru := &runs[r]
+			if ru.open && ru.secs >= minSecs {
+				sp := Spot{CPU: n.rows.ids[r], Start: ru.start, End: ru.last + second}
+				n.figures(&sp, rec, r, ru.c)
+				rep.Found++
+				best.offer(sp, keep)
+			}
+			ru.open = false
+		}
+		err := n.seconds(ctx, rec, func(r int, wall int64, c subsecond.Counts, hz float64) {
+			ru := &runs[r]
+			// A second at the recording's edge holds fewer samples: it is
+			// judged by the samples it has, if it has at least half a
+			// second's worth.
+			hot := c.Samples >= int64(hz/2) && c.Samples > 0 && float64(n.measured(r, c)) >= opt.Threshold*float64(c.Samples)
+			if ru.open && (!hot || wall != ru.last+second) {
+				emit(r)
+			}
+			if !hot {
+				return
+			}
+			if !ru.open {
+				*ru = run{open: true, start: wall}
+			}
+			ru.last, ru.secs = wall, ru.secs+1
+			ru.c.Samples, ru.c.Busy, ru.c.System = ru.c.Samples+c.Samples, ru.c.Busy+c.Busy, ru.c.System+c.System
+		})
+		if err != nil {
+			return nil, fmt.Errorf("host %q: %w", host, err)
+		}
+		for r := range runs {
+			emit(r)
+		}
+	}
+	rep.Spots = best.sorted()
+	if err := n.describe(ctx, rep.Spots[:min(len(rep.Spots), described)]); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(rep.Spots, func(a, b Spot) int { return rank(&a, &b) })
+	linkSpots(host, rep.Spots, caps)
+	return rep, nil
+}
+
+// night is the state of one Hotspots run.
+type night struct {
+	src   Source
+	recs  []Recording
+	marks []subsecond.Marker
+	opt   HotOptions
+	rows  cpuRows
+	usual [2][]float64 // by row: the median busy and system shares
+	// system, by row, is set when the CPU's episodes are measured on
+	// system time (see HotOptions.Measure).
+	system []bool
+}
+
+// measured returns the samples of c that row r's measure counts.
+func (n *night) measured(r int, c subsecond.Counts) int64 {
+	if n.system[r] {
+		return c.System
+	}
+	return c.Busy
+}
+
+// figures sets sp's place, shares, score and marker from c, the counts of
+// [sp.Start, sp.End) on its CPU, row r, within rec.
+func (n *night) figures(sp *Spot, rec *Recording, r int, c subsecond.Counts) {
+	w, _ := Locate(rec.Captures, sp.Start, sp.End)
+	sp.Approximate = false
+	for i := range rec.Captures {
+		k := &rec.Captures[i]
+		if k.ID == w.Capture {
+			sp.Capture, sp.CaptureName, sp.Offset, sp.T0 = k.ID, k.Name, k.Offset, k.T0
+		}
+		if k.End > sp.Start && k.Start < sp.End {
+			sp.Approximate = sp.Approximate || k.Approximate
+		}
+	}
+	m := 0
+	sp.Measure = string(heatmap.MeasureBusy)
+	if n.system[r] {
+		m, sp.Measure = 1, string(heatmap.MeasureSystem)
+	}
+	sp.Samples, sp.Usual = n.measured(r, c), n.usual[m][r]
+	sp.Busy, sp.System = 0, 0
+	if c.Samples > 0 {
+		sp.Busy, sp.System = float64(c.Busy)/float64(c.Samples), float64(c.System)/float64(c.Samples)
+	}
+	sp.Score = float64(sp.Samples) * (1 - sp.Usual)
+	sp.Marker, sp.Before = nil, 0
+	if k, _ := slices.BinarySearchFunc(n.marks, sp.End, func(m subsecond.Marker, t int64) int { return cmp.Compare(m.Time, t) }); k < len(n.marks) && n.marks[k].Time-sp.End <= n.opt.Near {
+		sp.Marker, sp.Before = &n.marks[k], n.marks[k].Time-sp.End
+	}
+}
+
+// seconds calls fn with each CPU's counts in each wall-clock second of
+// rec, in time order for each CPU (row r, numbered in n.rows), with the
+// sampling rate of the capture it was first seen in. A summary's second
+// goes to the wall-clock second holding its start, and a second that two
+// captures share at a rotation point is counted once with the samples of
+// both.
+func (n *night) seconds(ctx context.Context, rec *Recording, fn func(r int, wall int64, c subsecond.Counts, hz float64)) error {
+	type pending struct {
+		set  bool
+		wall int64
+		c    subsecond.Counts
+		hz   float64
+	}
+	var open []pending
+	for ci := range rec.Captures {
+		c := &rec.Captures[ci]
+		sums, err := n.src.Summaries(ctx, c.ID)
+		if err != nil {
+			return err
 		}
 		for k := range sums {
+			wall := subsecond.FloorSecond(sums[k].Start + c.Offset)
 			for _, cc := range sums[k].CPUs {
-				if cc.Samples == 0 {
-					continue
-				}
-				r, err := rows.row(cc.CPU)
+				r, err := n.rows.row(cc.CPU)
 				if err != nil {
-					return nil, fmt.Errorf("host %q: %w", host, err)
+					return err
 				}
-				for len(hist) <= r {
-					hist = append(hist, [usualBins]int32{})
+				for len(open) <= r {
+					open = append(open, pending{})
 				}
-				hist[r][measure(cc.Counts)*(usualBins-1)/cc.Samples]++
+				p := &open[r]
+				if p.set && wall > p.wall {
+					fn(r, p.wall, p.c, p.hz)
+					p.set = false
+				}
+				if !p.set {
+					*p = pending{set: true, wall: wall, hz: c.Hz}
+				}
+				p.c.Samples, p.c.Busy, p.c.System = p.c.Samples+cc.Samples, p.c.Busy+cc.Busy, p.c.System+cc.System
 			}
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	usual := make([]float64, len(hist))
+	for r := range open {
+		if p := &open[r]; p.set {
+			fn(r, p.wall, p.c, p.hz)
+		}
+	}
+	return nil
+}
+
+// medians returns, for each histogram of per-mille shares, its median
+// share.
+func medians(hist [][usualBins]int32) []float64 {
+	out := make([]float64, len(hist))
 	for r := range hist {
 		var total, seen int64
 		for _, n := range hist[r] {
@@ -209,98 +389,35 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 		}
 		for bin, n := range hist[r] {
 			if seen += int64(n); seen > total/2 {
-				usual[r] = float64(bin) / (usualBins - 1)
+				out[r] = float64(bin) / (usualBins - 1)
 				break
 			}
 		}
 	}
-	// Pass 2: per capture and CPU, the runs of hot seconds.
-	second := int64(time.Second)
-	minSecs := max(1, (opt.Min+second-1)/second)
-	type run struct {
-		open        bool
-		start, last int64 // wall-clock starts of the first and last second
-		secs        int64
-		n, busy, sy int64
-	}
-	runs := make([]run, len(hist))
-	for ci := range caps {
-		c := &caps[ci]
-		sums, err := src.Summaries(ctx, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		// A second at the capture's edge holds fewer samples: it is judged by
-		// the samples it has, if it has at least half a second's worth.
-		enough := int64(c.Hz / 2)
-		emit := func(r int, cpu int32) {
-			ru := &runs[r]
-			if ru.open && ru.secs >= minSecs {
-				v := ru.busy
-				if system {
-					v = ru.sy
-				}
-				u := usual[r]
-				sp := Spot{CPU: cpu, Start: ru.start, End: ru.last + second,
-					Capture: c.ID, CaptureName: c.Name, Offset: c.Offset, T0: c.T0, Approximate: c.Approximate,
-					Busy: float64(ru.busy) / float64(ru.n), System: float64(ru.sy) / float64(ru.n), Samples: v, Usual: u,
-					Score: float64(v) * (1 - u)}
-				if k, _ := slices.BinarySearchFunc(marks, sp.End, func(m subsecond.Marker, t int64) int { return cmp.Compare(m.Time, t) }); k < len(marks) && marks[k].Time-sp.End <= opt.Near {
-					sp.Marker, sp.Before = &marks[k], marks[k].Time-sp.End
-				}
-				rep.Found++
-				best.offer(sp, keep)
-			}
-			ru.open = false
-		}
-		for k := range sums {
-			wall := sums[k].Start + c.Offset
-			for _, cc := range sums[k].CPUs {
-				r, _ := rows.row(cc.CPU)
-				ru := &runs[r]
-				hot := cc.Samples >= enough && cc.Samples > 0 && float64(measure(cc.Counts)) >= opt.Threshold*float64(cc.Samples)
-				if ru.open && (!hot || wall != ru.last+second) {
-					emit(r, cc.CPU)
-				}
-				if !hot {
-					continue
-				}
-				if !ru.open {
-					*ru = run{open: true, start: wall}
-				}
-				ru.last, ru.secs = wall, ru.secs+1
-				ru.n, ru.busy, ru.sy = ru.n+cc.Samples, ru.busy+cc.Busy, ru.sy+cc.System
-			}
-		}
-		for r := range runs {
-			emit(r, rows.ids[r])
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-	}
-	rep.Spots = best.sorted()
-	for i := range rep.Spots[:min(len(rep.Spots), described)] {
-		if err := describe(ctx, src, &rep.Spots[i], opt); err != nil {
-			return nil, err
-		}
-	}
-	linkSpots(rep.Spots, caps)
-	return rep, nil
+	return out
 }
 
-// linkSpots sets each spot's links to its capture's views (see Spot).
-func linkSpots(spots []Spot, caps []Capture) {
+// linkSpots sets each spot's links (see Spot).
+func linkSpots(host string, spots []Spot, caps []Capture) {
 	prev := map[string]string{} // capture → the one before it
-	for i := 1; i < len(caps); i++ {
-		prev[caps[i].ID] = caps[i-1].ID
+	at := map[string]*Capture{}
+	for i := range caps {
+		at[caps[i].ID] = &caps[i]
+		if i > 0 {
+			prev[caps[i].ID] = caps[i-1].ID
+		}
 	}
 	for i := range spots {
 		sp := &spots[i]
-		lo, hi := query.FormatSeconds(sp.Start-sp.Offset-sp.T0), query.FormatSeconds(sp.End-sp.Offset-sp.T0)
+		sp.FlameURL = HostFlameURL(host, sp.Start, sp.End, sp.CPU)
+		c := at[sp.Capture]
+		if c == nil {
+			continue
+		}
+		on := func(t int64) string { return query.FormatSeconds(min(max(t, c.Start), c.End) - sp.Offset - sp.T0) }
+		lo, hi := on(sp.Start), on(sp.End)
 		qs := fmt.Sprintf("?cpu=%d&start=%s&end=%s", sp.CPU, lo, hi)
 		sp.URL = link.ProfilePage.Path(sp.Capture) + qs
-		sp.FlameURL = link.FlamePage.Path(sp.Capture) + qs
 		if base, ok := prev[sp.Capture]; ok {
 			sp.CompareURL = link.DiffPage.Path(sp.Capture) + qs + "&base=" + url.QueryEscape(base) + "&start2=" + lo + "&end2=" + hi
 		}
@@ -354,32 +471,95 @@ func (h spotHeap) sorted() []Spot {
 	return h
 }
 
-// describe names what ran in s from its capture's samples: the capture's
-// own hot spot on that CPU that overlaps s most gives its comm, function,
-// stack and finer edges.
-func describe(ctx context.Context, src Source, s *Spot, opt HotOptions) error {
-	c, err := src.Capture(ctx, s.Capture)
-	if err != nil {
-		return err
-	}
-	rep, err := heatmap.Hotspots(c, query.Filter{CPUs: []int32{s.CPU}}, heatmap.HotOptions{Measure: opt.Measure,
-		Threshold: min(opt.Threshold, query.DefaultThreshold), Min: int64(time.Second), Limit: -1, Cells: 1})
-	if err != nil {
-		return nil // nothing finer to say: keep the summaries' episode
-	}
-	var best *heatmap.Spot
-	bestOv := int64(0)
-	for i := range rep.Spots {
-		h := &rep.Spots[i]
-		ov := min(h.End+s.Offset, s.End) - max(h.Start+s.Offset, s.Start)
-		if ov > bestOv {
-			best, bestOv = h, ov
+// describe describes spots from the samples of the captures they cross:
+// their edges to the cores map's buckets, by the capture's own detection
+// (heatmap.Episodes) over the measured samples of the CPU from a second
+// before to a second after the summaries' run; what ran in them; and
+// every figure, of exactly their range (see Spot).
+func (n *night) describe(ctx context.Context, spots []Spot) error {
+	const bucket = query.DefaultBucket
+	second := int64(time.Second)
+	for i := range spots {
+		sp := &spots[i]
+		ri := recordingAt(n.recs, sp.Start)
+		if ri < 0 {
+			continue
+		}
+		rec := &n.recs[ri]
+		r, err := n.rows.row(sp.CPU)
+		if err != nil {
+			return err
+		}
+		from, to := max(rec.Start, sp.Start-second), min(rec.End, sp.End+second)
+		nb := (to - from + bucket - 1) / bucket
+		all, measured := make([]int64, nb), map[string][]int64{} // measured samples, and by command
+		loaded := map[string]*subsecond.Capture{}
+		hz := 0.0
+		for ci := range rec.Captures {
+			c := &rec.Captures[ci]
+			if c.End <= from || c.Start >= to {
+				continue
+			}
+			k, err := n.src.Capture(ctx, c.ID)
+			if err != nil {
+				return err
+			}
+			loaded[c.ID], hz = k, max(hz, c.Hz)
+			cl := subsecond.ClassesOf(k)
+			ev := uint16(k.Profile.DefaultEvent())
+			s := &k.Samples
+			lo, hi := k.Window(subsecond.Range{Start: from - c.Offset, End: to - c.Offset})
+			for j := lo; j < hi; j++ {
+				if s.CPU[j] != sp.CPU || s.Event[j] != ev || s.Time[j] == subsecond.NoTime {
+					continue
+				}
+				if busy, sys := cl.Nodes[s.Stack[j]].Time(cl.Idle(j)); sys || busy && !n.system[r] {
+					b, comm := (s.Time[j]+c.Offset-from)/bucket, k.Strings[s.Comm[j]]
+					if measured[comm] == nil {
+						measured[comm] = make([]int64, nb)
+					}
+					all[b]++
+					measured[comm][b]++
+				}
+			}
+		}
+		// As in a capture's hot spots, a command that keeps the CPU hot on
+		// its own gives the edges; else all that ran does. Of each, the
+		// episode that overlaps the summaries' run most.
+		thr := min(n.opt.Threshold, query.DefaultThreshold)
+		var lo, hi, bestOv int64
+		series := make([][]int64, 0, len(measured)+1)
+		for _, comm := range slices.Sorted(maps.Keys(measured)) {
+			series = append(series, measured[comm])
+		}
+		for i, counts := range append(series, all) {
+			if i == len(series) && bestOv > 0 {
+				break
+			}
+			for _, e := range heatmap.Episodes(counts, hz*float64(bucket)/float64(second), bucket, thr, second) {
+				a, b := from+int64(e[0])*bucket, from+int64(e[1])*bucket
+				if ov := min(b, sp.End) - max(a, sp.Start); ov > bestOv {
+					lo, hi, bestOv = a, b, ov
+				}
+			}
+		}
+		if bestOv > 0 {
+			sp.Start, sp.End = lo, hi
+		}
+		tl := heatmap.NewTally(sp.CPU)
+		for ci := range rec.Captures {
+			c := &rec.Captures[ci]
+			if k := loaded[c.ID]; k != nil && c.End > sp.Start && c.Start < sp.End {
+				if err := tl.Add(k, subsecond.Range{Start: sp.Start - c.Offset, End: sp.End - c.Offset}); err != nil {
+					return err
+				}
+			}
+		}
+		n.figures(sp, rec, r, subsecond.Counts{Samples: tl.Samples, Busy: tl.Busy, System: tl.System})
+		sp.Comm, sp.CommShare, sp.Function, _, sp.Stack, _ = tl.Describe()
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 	}
-	if best == nil {
-		return nil
-	}
-	s.Comm, s.CommShare, s.Function, s.Stack = best.Comm, best.CommShare, best.Function, best.Stack
-	s.Start, s.End = best.Start+s.Offset, best.End+s.Offset
 	return nil
 }

@@ -2,6 +2,8 @@ package timeline
 
 import (
 	"context"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -10,16 +12,27 @@ import (
 )
 
 // Before is how far back a marker's window reaches: "the 10 s before it".
+// By default (query.DefaultNear) a hot spot is marked with a marker when
+// it ends within the same reach, so that its window shows it.
 const Before = 10 * time.Second
 
-// MarkerView is a marker with its window, the Before just before it in the
-// capture that holds most of them, and URL, the path of that capture's
-// page zoomed to the window; both are absent when no capture holds any of
-// it.
+// MarkerView is a marker with its window: Before, the Before just before
+// it as far as the host's recordings hold it, across their captures, and
+// URL, the path of the host's flame graph page of that range; both are
+// absent when no capture holds any of it.
 type MarkerView struct {
 	subsecond.Marker
-	Before *Window `json:"before,omitempty"`
+	Before *Period `json:"before,omitempty"`
 	URL    string  `json:"url,omitempty"`
+}
+
+// Period is a wall-clock range of a host's night, [From, To) in Unix ns,
+// that may span captures; Missing ns of it were not recorded (the time
+// between recordings, see Recording).
+type Period struct {
+	From    int64 `json:"from_ns"`
+	To      int64 `json:"to_ns"`
+	Missing int64 `json:"missing_ns"`
 }
 
 // MarkerList is a host's markers, in time order, as the API's
@@ -31,22 +44,49 @@ type MarkerList struct {
 }
 
 // Markers returns host's markers ms with their windows among its
-// captures. A host with markers but no capture is no error.
+// recordings. A host with markers but no capture is no error.
 func Markers(ctx context.Context, src Source, host string, ms []subsecond.Marker) (*MarkerList, error) {
 	caps, _, err := HostCaptures(ctx, src, host)
 	if err != nil && len(ms) == 0 {
 		return nil, err
 	}
+	rs := Recordings(caps)
 	out := &MarkerList{Host: host, Markers: make([]MarkerView, 0, len(ms))}
 	for _, m := range ms {
 		v := MarkerView{Marker: m}
-		if win, ok := Locate(caps, m.Time-int64(Before), m.Time); ok {
-			v.Before = &win
-			v.URL = link.ProfilePage.Path(win.Capture) + "?start=" + query.FormatSeconds(win.Start) + "&end=" + query.FormatSeconds(win.End)
+		if p, ok := Recorded(rs, m.Time-int64(Before), m.Time); ok {
+			v.Before = &p
+			v.URL = HostFlameURL(host, p.From, p.To, -1)
 		}
 		out.Markers = append(out.Markers, v)
 	}
 	return out, nil
+}
+
+// Recorded returns the part of the wall-clock range [from, to) from the
+// first to the last instant some recording of rs holds, with how much of
+// it is missing, and false when none holds any of it.
+func Recorded(rs []Recording, from, to int64) (Period, bool) {
+	lo, hi := to, from
+	for i := range rs {
+		if r := &rs[i]; r.End > from && r.Start < to {
+			lo, hi = min(lo, max(from, r.Start)), max(hi, min(to, r.End))
+		}
+	}
+	if hi <= lo {
+		return Period{}, false
+	}
+	return Period{From: lo, To: hi, Missing: Missing(rs, lo, hi)}, true
+}
+
+// HostFlameURL returns the path of host's flame graph page of the
+// wall-clock range [from, to), on one CPU when cpu ≥ 0.
+func HostFlameURL(host string, from, to int64, cpu int32) string {
+	v := url.Values{"from": {query.FormatWallTime(from)}, "to": {query.FormatWallTime(to)}}
+	if cpu >= 0 {
+		v.Set("cpu", strconv.Itoa(int(cpu)))
+	}
+	return link.HostFlamePage.With(v, host)
 }
 
 // EndOfTime is a wall-clock time, in Unix ns, after every marker: the

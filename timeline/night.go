@@ -354,7 +354,7 @@ func plan(ctx context.Context, src Source, host string, want Span) (*span, error
 			name = "from" // the default end is before the given start
 		}
 		return nil, query.Invalidf(name, "the range %s to %s is empty; to must be after from",
-			time.Unix(0, sp.from).UTC().Format(time.RFC3339Nano), time.Unix(0, sp.to).UTC().Format(time.RFC3339Nano))
+			query.FormatWallTime(sp.from), query.FormatWallTime(sp.to))
 	}
 	// The most CPUs of a capture in the range: the grid's rows.
 	cpus := 1

@@ -316,7 +316,10 @@ func listMarkers(ctx context.Context, e env, args []string) error {
 	for _, m := range list.Markers {
 		where := "no capture holds the 10 s before it"
 		if b := m.Before; b != nil {
-			where = fmt.Sprintf("10 s before: %s --start %s --end %s", b.Capture, query.FormatSeconds(b.Start), query.FormatSeconds(b.End))
+			where = fmt.Sprintf("10 s before: --host %s --from %s --to %s", *v.host, query.FormatWallTime(b.From), query.FormatWallTime(b.To))
+			if b.Missing > 0 {
+				where += fmt.Sprintf(" (%s s of it not recorded)", query.DisplaySeconds(b.Missing))
+			}
 		}
 		fmt.Fprintf(w, "%s  %s\n    %s\n", wallTime(m.Time), clip(m.Text, stackWidth), where)
 	}

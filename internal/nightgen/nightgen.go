@@ -48,6 +48,9 @@ type Night struct {
 	// Boot is the host's boot time, for the boot-clock capture's times.
 	Boot time.Time
 	Seed uint64
+	// Busy is the share of the samples outside bursts that are training
+	// work; 0 for a third. At 1 every core is busy all night.
+	Busy float64
 }
 
 // CaptureStart returns the wall-clock start of capture i.
@@ -94,8 +97,8 @@ const kubeletUser = "4a2200 k8s.io/kubernetes/pkg/kubelet/cm.(*containerManagerI
 
 // Write writes capture i as perf script text to w and adds what it wrote
 // to counts (nil: not counted). Every CPU is sampled at Hz; about a third
-// of the samples are training work in user space, the rest idle, but for
-// the bursts, where the kubelet holds the CPU in the kernel.
+// of the samples (Busy of them) are training work in user space, the rest
+// idle, but for the bursts, where the kubelet holds the CPU in the kernel.
 func (n *Night) Write(w io.Writer, i int, counts Counts) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	start := n.CaptureStart(i)
@@ -135,7 +138,7 @@ func (n *Night) Write(w io.Writer, i int, counts Counts) error {
 			case burst:
 				fmt.Fprintf(bw, "kubelet 2210/2245 [%03d] %s: %d cpu-clock:pppH: \n\t%s\n\n", cpu, ts, period, memcgStack)
 				busy, sys = true, true
-			case rng.IntN(3) == 0:
+			case n.Busy == 0 && rng.IntN(3) == 0 || n.Busy > 0 && rng.Float64() < n.Busy:
 				st := userStacks[rng.IntN(len(userStacks))]
 				fmt.Fprintf(bw, "trainer 4100/%d [%03d] %s: %d cpu-clock:pppH: \n", 4101+cpu, cpu, ts, period)
 				for _, f := range st {

@@ -308,10 +308,10 @@ export interface MarkerList {
   markers: MarkerView[];
 }
 
-// MarkerView is timeline.MarkerView: a marker with the capture range of the 10
-// s before it.
+// MarkerView is timeline.MarkerView: a marker with the host's range of the 10 s
+// before it, across captures, and the link to its flame graph.
 export interface MarkerView extends Marker {
-  before?: MarkerWindow;
+  before?: NightPeriod;
   url?: string;
 }
 
@@ -322,12 +322,12 @@ export interface Marker {
   text: string;
 }
 
-// MarkerWindow is timeline.Window: a range [start_ns, end_ns) of one capture,
-// on its clock.
-export interface MarkerWindow {
-  capture: string;
-  start_ns: number;
-  end_ns: number;
+// NightPeriod is timeline.Period: a wall-clock range [from_ns, to_ns) of a
+// host's night, across captures; missing_ns of it were not recorded.
+export interface NightPeriod {
+  from_ns: number;
+  to_ns: number;
+  missing_ns: number;
 }
 
 // NightReport is timeline.Report: a host's hot spots across its night.
@@ -342,7 +342,7 @@ export interface NightReport {
 }
 
 // NightSpot is timeline.Spot: one hot spot of a host's night, in wall-clock
-// Unix nanoseconds, with the links to its capture's views.
+// Unix nanoseconds, with the links to its views.
 export interface NightSpot {
   cpu: number;
   start_ns: number;
@@ -352,6 +352,7 @@ export interface NightSpot {
   offset_ns: number; // wall clock minus the capture's clock
   t0_ns: number; // the capture's T0 on its clock
   approximate: boolean;
+  measure: string;
   busy: number;
   system: number;
   samples: number;
