@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
-import { startServer, launch, watch, tempDir, upload, shot } from './helpers.mjs';
+import { startServer, launch, watch, tempDir, upload, shot, postMarker, contrast, nightCapture } from './helpers.mjs';
 
 const HOST = 'gpu-node-17';
 const HZ = 9;
@@ -25,24 +25,6 @@ const LENGTH = 600;
 const BURST = { cpu: 1, start: T('2026-11-30T23:52:00Z'), end: T('2026-11-30T23:52:20Z') };
 const MARKER = T('2026-11-30T23:52:25Z');
 
-function capture(t0, length) {
-  let out = `# ========\n# captured on    : Mon Nov 30 23:40:00 2026\n# hostname : ${HOST}\n# clockid: realtime (0)\n# ========\n#\n`;
-  for (let k = 0; k < length * HZ; k++) {
-    for (let cpu = 0; cpu < CPUS; cpu++) {
-      const t = t0 + k / HZ + cpu * 1e-5;
-      const ts = t.toFixed(6);
-      if (cpu === BURST.cpu && t >= BURST.start && t < BURST.end) {
-        out += `kubelet 2210/2245 [00${cpu}] ${ts}: 111111111 cpu-clock:pppH: \n\tffffffff81201100 mem_cgroup_nr_lru_pages+0x1a ([kernel.kallsyms])\n\tffffffff81201200 memcg_stat_show+0x9c ([kernel.kallsyms])\n\n`;
-      } else if ((k + cpu) % 3 === 0) {
-        out += `trainer 4100/4101 [00${cpu}] ${ts}: 111111111 cpu-clock:pppH: \n\t7f0000001000 run_model+0x10 (/usr/bin/trainer)\n\n`;
-      } else {
-        out += `swapper 0/0 [00${cpu}] ${ts}: 111111111 cpu-clock:pppH: \n\tffffffff81000010 native_safe_halt+0x6 ([kernel.kallsyms])\n\n`;
-      }
-    }
-  }
-  return out;
-}
-
 let server, browser;
 
 before(async () => {
@@ -52,15 +34,10 @@ before(async () => {
   const caps = [[EARLY.start, EARLY.length], ...[0, 1, 2, 3].map((i) => [NIGHT + i * LENGTH, LENGTH])];
   for (const [i, [t0, length]] of caps.entries()) {
     const path = join(dir, `c${i}.txt`);
-    writeFileSync(path, capture(t0, length));
+    writeFileSync(path, nightCapture({ host: HOST, t0, length, hz: HZ, cpus: CPUS, burst: BURST }));
     await upload(server.url, path, `capture-${i}`);
   }
-  const r = await fetch(`${server.url}/api/hosts/${HOST}/markers`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ markers: [{ time: new Date(MARKER * 1000).toISOString(), text: 'NETDEV WATCHDOG: eth0 transmit queue 3 timed out' }] }),
-  });
-  assert.equal(r.status, 200, await r.text());
+  await postMarker(server.url, HOST, MARKER, 'NETDEV WATCHDOG: eth0 transmit queue 3 timed out');
 });
 
 after(async () => {
@@ -171,19 +148,6 @@ test('the night map from the keyboard: arrows, Enter to a cell, Shift+arrows and
   assert.deepEqual(w.errors, []);
   await page.close();
 });
-
-// contrast returns the WCAG contrast ratio of two CSS colours.
-function contrast(a, b) {
-  const lum = (c) => {
-    const [r, g, b2] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => {
-      v /= 255;
-      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b2;
-  };
-  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
-  return (x + 0.05) / (y + 0.05);
-}
 
 test('dark mode: axe-core finds nothing serious; the axes and the marker line 4.5:1', async () => {
   const page = await browser.ctx.newPage();
