@@ -54,6 +54,11 @@ type Query struct {
 	Cells     int     // hot spots: how many of the hottest heatmap cells to list
 	Near      int64   // a host's hot spots: those ending within Near ns before a marker rank first
 
+	// Session is the recording session of a host whose span a host view
+	// covers where from or to is not given: its number, 1 for the host's
+	// first; 0 for the one holding the bound given, else the latest.
+	Session int
+
 	MaxSamples int // stack chart: the most samples its range may hold
 
 	// Page is view state that only the pages keep in their URL: it
@@ -259,10 +264,12 @@ var params = []Param{
 	{Name: "end2", Type: TypeOffset, Unit: "s", Help: "differential graph: base range end, seconds from T0, exclusive", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.End2 }},
 
-	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds: in a capture's views instead of start; a host's views start by default where its first capture does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers,
+	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds: in a capture's views instead of start; a host's views start by default where their session does (see session)", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers,
 		field: func(q *Query) any { return &q.From }},
-	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where its last capture does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers,
+	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where their session does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers,
 		field: func(q *Query) any { return &q.To }},
+	{Name: "session", Type: TypeInt, Min: 0, Max: 1000000, Default: "0", Help: "a host's views: the recording session (its captures with no pause longer than 30 minutes) whose span is the range where from or to is not given, 1 for the host's first; 0: the session holding the bound given, else the latest", Group: GroupRange, Views: ViewTimeline | ViewComms,
+		field: func(q *Query) any { return &q.Session }},
 	{Name: "from2", Type: TypeWallTime, Help: "differential graph: base range start as wall-clock time, instead of start2; read on the base profile's clock", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.From2 }},
 	{Name: "to2", Type: TypeWallTime, Help: "differential graph: base range end as wall-clock time, exclusive, instead of end2", Group: GroupRange, Views: ViewDiff,

@@ -18,7 +18,7 @@
 //	GET /p/{id}/diff          differential flame graph from start2..end2 (of profile base) to start..end
 //	GET /p/{id}/stacks        stack chart of start..end (lanes per CPU or thread) above its flame graph
 //	GET /hosts                hosts and the span of their captures
-//	GET /hosts/{host}         a host's night: cores × time map, hot spots, markers, comm shares
+//	GET /hosts/{host}         a host's night (its latest session, or session=N): cores × time map, hot spots, markers, comm shares
 //	GET /hosts/{host}/flame   flame graph of the host's wall-clock range from..to across its captures
 //	GET /hosts/{host}/diff    differential flame graph from the host's from2..to2 to from..to
 //	GET /hosts/{host}/stacks  stack chart of the host's from..to above its flame graph
@@ -41,8 +41,9 @@
 // # Hosts (a host's captures as one wall-clock night)
 //
 //	GET    /api/hosts                    {"hosts": [...]}: captures, samples, span of each host
-//	GET    /api/hosts/{host}/captures    {"captures": [...]}: the host's captures placed on its night, in time order
-//	GET    /api/hosts/{host}/timeline    cores × time grid: from, to (RFC 3339 or Unix s), bucket (≥ 1 s; columns × CPUs ≤ max cells)
+//	GET    /api/hosts/{host}/captures    {"captures": [...]}: the host's captures placed on its night, in time order, each with its session
+//	GET    /api/hosts/{host}/sessions    {"sessions": [...]}: recording sessions (pauses ≤ 30 min), each with its span, captures, samples
+//	GET    /api/hosts/{host}/timeline    cores × time grid: from, to (RFC 3339 or Unix s; default: session's span), session (default: the latest), bucket (≥ 1 s; columns × CPUs ≤ max cells)
 //	GET    /api/hosts/{host}/hotspots    episodes across the night, with links: measure=busy|system, threshold, min (≥ 1 s), limit, near
 //	GET    /api/hosts/{host}/comms       comm's share and the comms that jump: comm, from, to, bucket, limit
 //	GET    /api/hosts/{host}/markers     {"markers": [...]}: from, to; each with its "10 s before" window and url

@@ -102,6 +102,23 @@ func (s *Server) hostCaptures(w http.ResponseWriter, r *http.Request) {
 	s.json(w, http.StatusOK, list)
 }
 
+// hostSessions handles GET /api/hosts/{host}/sessions: the host's
+// recording sessions, each with its wall-clock span, captures and samples
+// (timeline.SessionList), from the profiles' metadata alone.
+func (s *Server) hostSessions(w http.ResponseWriter, r *http.Request) {
+	host, err := hostParam(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	list, err := timeline.Sessions(r.Context(), s.source(), host)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.json(w, http.StatusOK, list)
+}
+
 // hostTimeline handles GET /api/hosts/{host}/timeline?from=&to=&bucket=:
 // the cores × time grid of the host's night (timeline.Grid), from the
 // captures' summaries, its columns × CPUs bounded by the server's cell
@@ -276,8 +293,9 @@ func (s *Server) hostsPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, web.Hosts(page))
 }
 
-// hostPage handles GET /hosts/{host}?from=&to=&measure=&comm=&tz=: the
-// host's night, drawn by the page's script from the host API.
+// hostPage handles GET /hosts/{host}?session=&from=&to=&measure=&comm=&tz=:
+// the host's night, drawn by the page's script from the host API, with a
+// picker of its recording sessions.
 func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
 	host, err := hostParam(r)
 	if err != nil {
@@ -302,6 +320,15 @@ func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
 	page := web.HostPage{Layout: s.layout(host, web.ViewData{Page: "host", Host: host, API: link.HostAPI.Path(host)}, r),
 		Host: host, Captures: h.Captures, Without: h.Unanchored}
 	page.Wall = hostWall(*h)
+	ss, err := timeline.Sessions(r.Context(), s.source(), host)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	for _, x := range ss.Sessions {
+		page.Sessions = append(page.Sessions, web.SessionOption{Number: x.Number, Captures: x.Captures, Samples: x.Samples,
+			Wall: web.WallRange{From: x.Start, To: x.End, Approximate: x.Approximate, Date: true}})
+	}
 	s.render(w, r, web.Host(page))
 }
 

@@ -273,6 +273,7 @@ func (s *Server) Handler() http.Handler {
 
 		r.Get(string(link.HostsAPI), s.listHosts)
 		r.Get(string(link.CapturesAPI), s.hostCaptures)
+		r.Get(string(link.SessionsAPI), s.hostSessions)
 		r.Get(string(link.TimelineAPI), s.hostTimeline)
 		r.Get(string(link.HostHotspotAPI), s.hostHotspots)
 		r.Get(string(link.CommsAPI), s.hostComms)

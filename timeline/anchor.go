@@ -3,6 +3,14 @@
 // per-chunk summaries) answers the host views: the cores × time map over the
 // night, comm shares and hot spots across captures.
 //
+// A host's captures fall into recording sessions: a capture that starts
+// more than SessionGap (30 minutes) after the host's earlier captures have
+// all ended opens a new one. The recorder rotates captures back to back and
+// comes back within minutes of a restart, so a longer pause is another
+// recording (another night, or a sample imported months before), and the
+// host views cover one session, the latest, unless given a range or a
+// session: a map over both would give each a few columns of hours.
+//
 //	walls := timeline.Anchor(profiles) // one WallClock per profile
 //	start := walls[i].Wall(profiles[i].Start)
 //

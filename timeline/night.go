@@ -51,10 +51,12 @@ type Capture struct {
 	Samples     int64   `json:"samples"`
 	CPUs        int     `json:"cpus"`
 	Hz          float64 `json:"frequency_hz"`
+	Session     int     `json:"session"` // the host's recording session it belongs to, from 1 (see SessionGap)
 }
 
 // place returns the captures of ps that have a wall clock, anchored
-// together (see Anchor), in time order, and how many have none.
+// together (see Anchor), in time order and numbered by session, and how
+// many have none.
 func place(ps []subsecond.Profile) (caps []Capture, unanchored int) {
 	walls := Anchor(ps)
 	for i, p := range ps {
@@ -71,6 +73,7 @@ func place(ps []subsecond.Profile) (caps []Capture, unanchored int) {
 			Offset: w.Offset, T0: p.T0(), Source: w.Source, Approximate: w.Approximate, Samples: p.Samples, CPUs: p.CPUs, Hz: p.FrequencyHz})
 	}
 	slices.SortFunc(caps, func(a, b Capture) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.ID, b.ID)) })
+	numberSessions(caps)
 	return caps, unanchored
 }
 
@@ -167,8 +170,9 @@ const (
 )
 
 // Span asks a host view for the wall-clock range [From, To) in Unix
-// nanoseconds (a zero From or To: the start or end of the host's
-// captures) in columns of Bucket nanoseconds (0: the whole seconds that
+// nanoseconds (a zero From or To: the start or end of recording session
+// Session, or when 0 of the session holding the other bound, else of the
+// latest session; see SessionGap) in columns of Bucket nanoseconds (0: the whole seconds that
 // make at most 1,000 columns). MaxCells, when not 0, bounds the view's
 // columns × CPUs (the server's --max-cells): a zero Bucket then picks
 // columns that fit, and a Bucket making more is refused before any summary
@@ -176,12 +180,14 @@ const (
 // refused too: the capture's own views are the place for them.
 type Span struct {
 	From, To, Bucket int64
+	Session          int
 	MaxCells         int64
 }
 
-// SpanOf returns the span a query asks for: its from, to and bucket.
+// SpanOf returns the span a query asks for: its from, to, bucket and
+// session.
 func SpanOf(q *query.Query) Span {
-	return Span{From: q.From.NS, To: q.To.NS, Bucket: q.Bucket}
+	return Span{From: q.From.NS, To: q.To.NS, Bucket: q.Bucket, Session: q.Session}
 }
 
 // Timeline returns host's cores × time map over span, from the captures'
@@ -339,14 +345,9 @@ func plan(ctx context.Context, src Source, host string, want Span) (*span, error
 	if len(caps) == 0 {
 		return nil, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
 	}
-	sp := &span{caps: caps, unplaced: un, from: want.From, to: want.To, bucket: want.Bucket}
-	if sp.from == 0 {
-		sp.from = subsecond.FloorSecond(caps[0].Start)
-	}
-	if sp.to == 0 {
-		for _, c := range caps {
-			sp.to = max(sp.to, c.End)
-		}
+	sp := &span{caps: caps, unplaced: un, bucket: want.Bucket}
+	if sp.from, sp.to, err = defaultRange(caps, want); err != nil {
+		return nil, err
 	}
 	if sp.to <= sp.from {
 		name := "to"

@@ -1,5 +1,7 @@
 package web
 
+import "strconv"
+
 // HostRow is one host of the hosts page, ready to show.
 type HostRow struct {
 	Host     string
@@ -24,4 +26,35 @@ type HostPage struct {
 	Captures int
 	Wall     *WallRange // the wall-clock span of its captures; nil when none has one
 	Without  int
+	// Sessions are the host's recording sessions, which the page's picker
+	// offers when there are more than one.
+	Sessions []SessionOption
+}
+
+// SessionOption is one recording session in the host page's picker.
+type SessionOption struct {
+	Number   int
+	Wall     WallRange
+	Captures int
+	Samples  int64
+}
+
+// sessionLabel names a session in the picker, in UTC (the script rewrites
+// it in the page's zone): "3: 2026-11-30 03:00:00–04:12:30 UTC, 40
+// captures", the end's date too when it is another day.
+func sessionLabel(s SessionOption) string {
+	n := strconv.Itoa(s.Captures) + " captures"
+	if s.Captures == 1 {
+		n = "1 capture"
+	}
+	approx := ""
+	if s.Wall.Approximate {
+		approx = "≈ "
+	}
+	from := Clock(s.Wall.From, true)
+	to := Clock(s.Wall.To, true)
+	if to[:10] == from[:10] {
+		to = Clock(s.Wall.To, false) // the same day
+	}
+	return strconv.Itoa(s.Number) + ": " + approx + from + "–" + to + " UTC, " + n
 }

@@ -184,9 +184,10 @@ func Hosts(p HostsPage) templ.Component {
 	})
 }
 
-// Host is a host's night: the cores × time map over its captures (gaps
-// between captures drawn as gaps, boundaries and markers marked), the comm
-// share line, the hot spots across the night and the markers.
+// Host is a host's night: the cores × time map over one recording session
+// (the latest unless the picker names another; gaps between captures drawn
+// as gaps, boundaries and markers marked), the comm share line, the hot
+// spots across the night and the markers.
 func Host(p HostPage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -223,7 +224,7 @@ func Host(p HostPage) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(p.Host)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 45, Col: 15}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 46, Col: 15}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
@@ -236,7 +237,7 @@ func Host(p HostPage) templ.Component {
 			var templ_7745c5c3_Var12 string
 			templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(p.Captures))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 47, Col: 30}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 48, Col: 30}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 			if templ_7745c5c3_Err != nil {
@@ -265,7 +266,7 @@ func Host(p HostPage) templ.Component {
 				var templ_7745c5c3_Var13 string
 				templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(p.Without))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 54, Col: 33}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 55, Col: 33}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 				if templ_7745c5c3_Err != nil {
@@ -276,7 +277,105 @@ func Host(p HostPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</p><div class=\"night-controls\"><label>Shade by <select id=\"night-measure\" data-testid=\"night-measure\"><option value=\"busy\">busy</option> <option value=\"system\">system</option></select></label> <button type=\"button\" id=\"night-out\" data-testid=\"night-out\">Zoom out</button> <button type=\"button\" id=\"night-all\" data-testid=\"night-all\">Whole night</button> <span id=\"night-range\" data-testid=\"night-range\"></span> <a id=\"night-open\" data-testid=\"night-open\" hidden>Open in the capture</a></div><div id=\"night-map\" data-testid=\"night-map\" class=\"night-map\" tabindex=\"0\" role=\"group\" aria-label=\"cores by time: drag to zoom, Shift+drag to pick a range to compare, click a cell to open its flame graph\"></div><div id=\"night-tip\" class=\"tip\" role=\"status\" hidden></div><div id=\"night-error\" data-testid=\"night-error\" class=\"error\" role=\"alert\"></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</p><div class=\"night-controls\"><label>Shade by <select id=\"night-measure\" data-testid=\"night-measure\"><option value=\"busy\">busy</option> <option value=\"system\">system</option></select></label> ")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			if len(p.Sessions) > 1 {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<label>Session <select id=\"night-session\" data-testid=\"night-session\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				for _, s := range p.Sessions {
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<option value=\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var14 string
+					templ_7745c5c3_Var14, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(s.Number)).Resolve(ctx)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 71, Col: 46}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var14)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "\" data-from=\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var15 string
+					templ_7745c5c3_Var15, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(s.Wall.From, 10)).Resolve(ctx)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 71, Col: 95}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var15)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "\" data-to=\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var16 string
+					templ_7745c5c3_Var16, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(s.Wall.To, 10)).Resolve(ctx)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 71, Col: 140}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" data-captures=\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var17 string
+					templ_7745c5c3_Var17, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(s.Captures)).Resolve(ctx)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 71, Col: 183}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var17)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "\" data-approximate=\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var18 string
+					templ_7745c5c3_Var18, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatBool(s.Wall.Approximate)).Resolve(ctx)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 71, Col: 243}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var18)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "\">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var19 string
+					templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(sessionLabel(s))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 72, Col: 26}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "</option>")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "</select></label> ")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<button type=\"button\" id=\"night-out\" data-testid=\"night-out\">Zoom out</button> <button type=\"button\" id=\"night-all\" data-testid=\"night-all\">Whole session</button> <span id=\"night-range\" data-testid=\"night-range\"></span> <a id=\"night-open\" data-testid=\"night-open\" hidden>Open in the capture</a></div><div id=\"night-map\" data-testid=\"night-map\" class=\"night-map\" tabindex=\"0\" role=\"application\" aria-label=\"cores by time: arrows move a cell, Shift+arrows select a range, Enter opens the cell's flame graph or zooms to the range, + and − zoom in and out; with a pointer, drag to zoom, Shift+drag to pick a range to compare, click a cell to open its flame graph\"></div><div id=\"night-tip\" class=\"tip\" role=\"status\" hidden></div><div id=\"night-error\" data-testid=\"night-error\" class=\"error\" role=\"alert\"></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -284,7 +383,7 @@ func Host(p HostPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<div class=\"night-lower\"><section class=\"night-hotspots\"><h2>Hot spots across the night</h2><ol id=\"night-hotspots\" data-testid=\"night-hotspots\"></ol></section><section class=\"night-markers\"><h2>Markers</h2><ul id=\"night-markers\" data-testid=\"night-markers\"></ul></section></div><section class=\"night-comms\"><h2>CPU share by command</h2><label>Command <input type=\"text\" id=\"night-comm\" data-testid=\"night-comm\" list=\"night-comm-list\"></label> <datalist id=\"night-comm-list\"></datalist><div id=\"night-commline\" data-testid=\"night-commline\" class=\"night-commline\" role=\"img\"></div><p>Furthest above their usual level:</p><ol id=\"night-jumps\" data-testid=\"night-jumps\"></ol></section></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<div class=\"night-lower\"><section class=\"night-hotspots\"><h2>Hot spots across the night</h2><ol id=\"night-hotspots\" data-testid=\"night-hotspots\"></ol></section><section class=\"night-markers\"><h2>Markers</h2><ul id=\"night-markers\" data-testid=\"night-markers\"></ul></section></div><section class=\"night-comms\"><h2>CPU share by command</h2><label>Command <input type=\"text\" id=\"night-comm\" data-testid=\"night-comm\" list=\"night-comm-list\"></label> <datalist id=\"night-comm-list\"></datalist><div id=\"night-commline\" data-testid=\"night-commline\" class=\"night-commline\" role=\"img\"></div><p>Furthest above their usual level:</p><ol id=\"night-jumps\" data-testid=\"night-jumps\"></ol></section></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -318,7 +417,7 @@ func nightCompare() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<section id=\"night-compare\" class=\"night-compare\" data-testid=\"night-compare\" aria-labelledby=\"compare-heading\"><h2 id=\"compare-heading\">Compare</h2><p id=\"compare-hint\" class=\"hint\" aria-live=\"polite\">Shift+drag across the map to pick a range to compare.</p><div id=\"compare-body\" hidden><table class=\"compare-sides\"><tr><th scope=\"row\">Target</th><td id=\"compare-target\" data-testid=\"compare-target\">none yet</td></tr><tr><th scope=\"row\">Baseline</th><td><select id=\"compare-mode\" data-testid=\"compare-mode\" aria-label=\"baseline\"><option value=\"previous\">the same place in the previous capture</option> <option value=\"earlier\">the same range, earlier by</option> <option value=\"pick\">a range Shift+dragged on the map</option></select> <label id=\"compare-minutes-label\" hidden><input id=\"compare-minutes\" data-testid=\"compare-minutes\" type=\"number\" min=\"0\" step=\"any\" value=\"10\" aria-label=\"minutes earlier\"> min</label> <span id=\"compare-base\" data-testid=\"compare-base\"></span></td></tr><tr><th scope=\"row\">CPUs</th><td><input id=\"compare-cpu\" data-testid=\"compare-cpu\" name=\"cpu\" placeholder=\"all\" aria-label=\"CPUs of both sides\"> <span class=\"hint\">the same on both sides, e.g. 2 or 0-3</span></td></tr></table><p><a id=\"compare-open\" data-testid=\"compare-open\" class=\"btn\" aria-disabled=\"true\">Open the differential flame graph</a> <button type=\"button\" id=\"compare-clear\" data-testid=\"compare-clear\">Clear</button></p></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<section id=\"night-compare\" class=\"night-compare\" data-testid=\"night-compare\" aria-labelledby=\"compare-heading\"><h2 id=\"compare-heading\">Compare</h2><p id=\"compare-hint\" class=\"hint\" aria-live=\"polite\">Shift+drag across the map to pick a range to compare.</p><div id=\"compare-body\" hidden><table class=\"compare-sides\"><tr><th scope=\"row\">Target</th><td id=\"compare-target\" data-testid=\"compare-target\">none yet</td></tr><tr><th scope=\"row\">Baseline</th><td><select id=\"compare-mode\" data-testid=\"compare-mode\" aria-label=\"baseline\"><option value=\"previous\">the same place in the previous capture</option> <option value=\"earlier\">the same range, earlier by</option> <option value=\"pick\">a range Shift+dragged on the map</option></select> <label id=\"compare-minutes-label\" hidden><input id=\"compare-minutes\" data-testid=\"compare-minutes\" type=\"number\" min=\"0\" step=\"any\" value=\"10\" aria-label=\"minutes earlier\"> min</label> <span id=\"compare-base\" data-testid=\"compare-base\"></span></td></tr><tr><th scope=\"row\">CPUs</th><td><input id=\"compare-cpu\" data-testid=\"compare-cpu\" name=\"cpu\" placeholder=\"all\" aria-label=\"CPUs of both sides\"> <span class=\"hint\">the same on both sides, e.g. 2 or 0-3</span></td></tr></table><p><a id=\"compare-open\" data-testid=\"compare-open\" class=\"btn\" aria-disabled=\"true\">Open the differential flame graph</a> <button type=\"button\" id=\"compare-clear\" data-testid=\"compare-clear\">Clear</button></p></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -346,38 +445,38 @@ func wallTime(ns int64, approx bool) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if approx {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "≈ ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "≈ ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "<time datetime=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<time datetime=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var16 string
-		templ_7745c5c3_Var16, templ_7745c5c3_Err = templruntime.NewAttributeExpression(Datetime(ns)).Resolve(ctx)
+		var templ_7745c5c3_Var22 string
+		templ_7745c5c3_Var22, templ_7745c5c3_Err = templruntime.NewAttributeExpression(Datetime(ns)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 140, Col: 30}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 153, Col: 30}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" data-clock=\"date\">")
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var22)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var17 string
-		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(Clock(ns, true))
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 140, Col: 68}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "\" data-clock=\"date\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "</time>")
+		var templ_7745c5c3_Var23 string
+		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(Clock(ns, true))
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 153, Col: 68}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "</time>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

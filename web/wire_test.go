@@ -53,6 +53,8 @@ var wireTypes = []struct {
 	{"NightGrid", timeline.Grid{}, "a host's night as cores × time, over wall-clock Unix nanoseconds [from_ns, to_ns)."},
 	{"NightCapture", timeline.Capture{}, "a capture's place on its host's night: [start_ns, end_ns) in wall-clock Unix nanoseconds; a sample at wall time w is at w - offset_ns on the capture's clock, whose T0 is t0_ns."},
 	{"CaptureList", timeline.CaptureList{}, "a host's captures."},
+	{"SessionList", timeline.SessionList{}, "a host's recording sessions, in time order (timeline.SessionGap)."},
+	{"NightSession", timeline.Session{}, "one recording session of a host: [start_ns, end_ns) in wall-clock Unix nanoseconds, numbered from 1."},
 	{"MarkerList", timeline.MarkerList{}, "a host's markers, in time order."},
 	{"MarkerView", timeline.MarkerView{}, "a marker with the host's range of the 10 s before it, across captures, and the link to its flame graph."},
 	{"Marker", subsecond.Marker{}, "an event on a host's wall clock (Unix ns), such as a dmesg line."},

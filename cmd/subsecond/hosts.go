@@ -75,7 +75,7 @@ func approx(a bool) string {
 // runHosts implements `subsecond hosts [--db PATH] [--format text|json]
 // [HOST]`.
 func runHosts(ctx context.Context, e env) error {
-	r := newReadFlags("hosts", "Usage: subsecond hosts [--db PATH] [--format text|json] [HOST]\n\nLists the hosts of the stored captures: how many captures, samples, and the\nwall-clock span they cover (≈ when some capture's time is an estimate).\nWith HOST, lists that host's captures in time order, where each lies on its\nnight.")
+	r := newReadFlags("hosts", "Usage: subsecond hosts [--db PATH] [--format text|json] [HOST]\n\nLists the hosts of the stored captures: how many captures, samples, and the\nwall-clock span they cover (≈ when some capture's time is an estimate).\nWith HOST, lists that host's captures in time order, where each lies on its\nnight and in which recording session, and the sessions when there are more\nthan one (a pause of more than 30 minutes starts another).")
 	s, err := r.open(ctx, e, 0, 1, "HOST")
 	if err != nil {
 		return err
@@ -115,15 +115,30 @@ func hostCaptures(ctx context.Context, e env, s *store.Store, host, format strin
 		return json.NewEncoder(e.stdout).Encode(list) // as the API sends it
 	}
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tFROM (UTC)\tTO (UTC)\tSAMPLES\tCLOCK")
+	fmt.Fprintln(tw, "ID\tNAME\tSESSION\tFROM (UTC)\tTO (UTC)\tSAMPLES\tCLOCK")
 	for _, c := range list.Captures {
 		a := approx(c.Approximate)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.ID, c.Name, a+wallTime(c.Start), a+wallTime(c.End), c.Samples, c.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\t%s\n", c.ID, c.Name, c.Session, a+wallTime(c.Start), a+wallTime(c.End), c.Samples, c.Source)
 	}
 	if list.Unanchored > 0 {
 		fmt.Fprintf(tw, "(%d more without wall-clock time)\n", list.Unanchored)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// More than one session: each, with its span; the host views show the
+	// latest unless given --session or a range.
+	if ss := timeline.SessionsOf(list.Captures); len(ss) > 1 {
+		fmt.Fprintf(e.stdout, "\n%d recording sessions (a pause of more than %v starts another); the host views show the latest unless given --session N:\n", len(ss), timeline.SessionGap)
+		tw = tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tFROM (UTC)\tTO (UTC)\tCAPTURES\tSAMPLES")
+		for _, x := range ss {
+			a := approx(x.Approximate)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%d\n", x.Number, a+wallTime(x.Start), a+wallTime(x.End), x.Captures, x.Samples)
+		}
+		return tw.Flush()
+	}
+	return nil
 }
 
 // runTimeline implements `subsecond timeline --host H [--from T] [--to T]

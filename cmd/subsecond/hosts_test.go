@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -133,4 +134,43 @@ func importNight(t *testing.T, db string) *nightgen.Night {
 		t.Fatalf("markers import: %v\n%s", err, out)
 	}
 	return n
+}
+
+// TestHostSessionsCommand: a capture of node-1 months before its night is
+// a session of its own; hosts HOST numbers each capture's session and
+// lists both, and timeline shows the latest unless given --session.
+func TestHostSessionsCommand(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "n.db")
+	importNight(t, db)
+	early := &nightgen.Night{Host: "node-1", CPUs: 2, Hz: 49, Start: time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC), Captures: 1, Length: 10 * time.Second, Unanchored: -1, Seed: 2}
+	f := filepath.Join(dir, "early.txt")
+	w, err := os.Create(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := early.Write(w, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, _, err := runStoreCmd(t, "", "import", "--db", db, f); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runStoreCmd(t, "", "hosts", "--db", db, "node-1")
+	lines := strings.Split(out, "\n")
+	if err != nil || len(lines) < 10 || !strings.Contains(lines[0], "SESSION") || !strings.Contains(lines[1], "2026-07-01T12:00:00.") ||
+		!strings.Contains(out, "2 recording sessions") || !regexp.MustCompile(`(?m)^1\s+2026-07-01T12:00:00\.\S+\s+\S+\s+1\s`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^2\s+2026-11-30T03:00:00\.\S+\s+2026-11-30T03:06:00\.\S+\s+4\s`).MatchString(out) {
+		t.Errorf("hosts node-1: %v\n%s; want the early capture in session 1, the night in session 2, both sessions listed", err, out)
+	}
+	for _, tt := range []struct{ args, want string }{
+		{"", "4 captures from 2026-11-30T03:00:00.000Z"},
+		{"--session 1", "1 captures from 2026-07-01T12:00:00.000Z"},
+	} {
+		args := append([]string{"timeline", "--db", db, "--host", "node-1"}, strings.Fields(tt.args)...)
+		out, _, err := runStoreCmd(t, "", args...)
+		if err != nil || !strings.Contains(out, tt.want) {
+			t.Errorf("timeline %s: %v\n%s; want %q", tt.args, err, out, tt.want)
+		}
+	}
 }

@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { count, PEGGED } from './capture.mjs';
-import { watch, knownProfile, stopKnown } from './helpers.mjs';
+import { watch, knownProfile, stopKnown, contrast } from './helpers.mjs';
 
 let server, browser, id, records;
 
@@ -154,19 +154,6 @@ test("the flame graph's frames from the keyboard, and as a table", async () => {
   assert.deepEqual(w.errors, []);
   await page.close();
 });
-
-// contrast returns the WCAG contrast ratio of two CSS colours.
-function contrast(a, b) {
-  const lum = (c) => {
-    const [r, g, b2] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => {
-      v /= 255;
-      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b2;
-  };
-  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
-  return (x + 0.05) / (y + 0.05);
-}
 
 test('focus ring 3:1, axis text 4.5:1, colour scales distinct from the page, light and dark', async () => {
   const report = [];

@@ -253,3 +253,50 @@ export async function stopKnown({ server, browser } = {}) {
   await browser?.close();
   await server?.stop();
 }
+
+// postMarker adds a marker of host at Unix seconds t, with text, through
+// the API.
+export async function postMarker(url, host, t, text) {
+  const r = await fetch(`${url}/api/hosts/${host}/markers`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ markers: [{ time: new Date(t * 1000).toISOString(), text }] }),
+  });
+  if (r.status !== 200) throw new Error(`POST markers: ${r.status} ${await r.text()}`);
+}
+
+// contrast returns the WCAG contrast ratio of two CSS colours.
+export function contrast(a, b) {
+  const lum = (c) => {
+    const [r, g, b2] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b2;
+  };
+  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+
+// nightCapture writes one capture of a host's night as perf script text on
+// the realtime clock: cpus CPUs sampled at hz for length seconds from Unix
+// second t0, CPU burst.cpu running the kubelet in the kernel over [burst.start,
+// burst.end), a third of the other samples busy in a trainer, the rest idle.
+export function nightCapture({ host, t0, length, hz, cpus, burst }) {
+  const period = Math.round(1e9 / hz);
+  let out = `# ========\n# captured on    : Mon Nov 30 03:00:00 2026\n# hostname : ${host}\n# clockid: realtime (0)\n# ========\n#\n`;
+  for (let k = 0; k < length * hz; k++) {
+    for (let cpu = 0; cpu < cpus; cpu++) {
+      const t = t0 + k / hz + cpu * 1e-5;
+      const ts = t.toFixed(6);
+      if (cpu === burst.cpu && t >= burst.start && t < burst.end) {
+        out += `kubelet 2210/2245 [00${cpu}] ${ts}: ${period} cpu-clock:pppH: \n\tffffffff81201100 mem_cgroup_nr_lru_pages+0x1a ([kernel.kallsyms])\n\tffffffff81201200 memcg_stat_show+0x9c ([kernel.kallsyms])\n\n`;
+      } else if ((k + cpu) % 3 === 0) {
+        out += `trainer 4100/4101 [00${cpu}] ${ts}: ${period} cpu-clock:pppH: \n\t7f0000001000 run_model+0x10 (/usr/bin/trainer)\n\n`;
+      } else {
+        out += `swapper 0/0 [00${cpu}] ${ts}: ${period} cpu-clock:pppH: \n\tffffffff81000010 native_safe_halt+0x6 ([kernel.kallsyms])\n\tffffffff81000200 do_idle+0x1f ([kernel.kallsyms])\n\n`;
+      }
+    }
+  }
+  return out;
+}

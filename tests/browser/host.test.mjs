@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { startServer, launch, watch, tempDir, upload, shot } from './helpers.mjs';
+import { startServer, launch, watch, tempDir, upload, shot, postMarker, nightCapture } from './helpers.mjs';
 
 const HOST = 'node-7';
 const START = Date.UTC(2026, 10, 30, 3, 0, 0) / 1000; // Unix seconds
@@ -20,24 +20,6 @@ const CAPTURES = [START, START + 60, START + 180];
 const BURST = { cpu: 2, start: START + 70, end: START + 80 }; // in the second capture
 const MARKER = START + 84;
 
-function capture(t0) {
-  let out = `# ========\n# captured on    : Mon Nov 30 03:00:00 2026\n# hostname : ${HOST}\n# clockid: realtime (0)\n# ========\n#\n`;
-  for (let k = 0; k < LENGTH * HZ; k++) {
-    for (let cpu = 0; cpu < CPUS; cpu++) {
-      const t = t0 + k / HZ + cpu * 1e-5;
-      const ts = t.toFixed(6);
-      if (cpu === BURST.cpu && t >= BURST.start && t < BURST.end) {
-        out += `kubelet 2210/2245 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\tffffffff81201100 mem_cgroup_nr_lru_pages+0x1a ([kernel.kallsyms])\n\tffffffff81201200 memcg_stat_show+0x9c ([kernel.kallsyms])\n\n`;
-      } else if ((k + cpu) % 3 === 0) {
-        out += `trainer 4100/4101 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\t7f0000001000 run_model+0x10 (/usr/bin/trainer)\n\n`;
-      } else {
-        out += `swapper 0/0 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\tffffffff81000010 native_safe_halt+0x6 ([kernel.kallsyms])\n\tffffffff81000200 do_idle+0x1f ([kernel.kallsyms])\n\n`;
-      }
-    }
-  }
-  return out;
-}
-
 let server, browser;
 
 before(async () => {
@@ -46,15 +28,10 @@ before(async () => {
   const dir = tempDir();
   for (const [i, t0] of CAPTURES.entries()) {
     const path = join(dir, `c${i}.txt`);
-    writeFileSync(path, capture(t0));
+    writeFileSync(path, nightCapture({ host: HOST, t0, length: LENGTH, hz: HZ, cpus: CPUS, burst: BURST }));
     await upload(server.url, path, `capture-${i}`);
   }
-  const r = await fetch(`${server.url}/api/hosts/${HOST}/markers`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ markers: [{ time: new Date(MARKER * 1000).toISOString(), text: 'NETDEV WATCHDOG: eth0 transmit queue 3 timed out' }] }),
-  });
-  assert.equal(r.status, 200, await r.text());
+  await postMarker(server.url, HOST, MARKER, 'NETDEV WATCHDOG: eth0 transmit queue 3 timed out');
 });
 
 after(async () => {

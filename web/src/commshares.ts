@@ -1,12 +1,14 @@
 // The host page's command shares: the CPU share of one command across the
-// night drawn as a line over its usual level, and the commands whose share
-// jumps furthest, each a link that draws its own. The command is the URL's
-// comm, else the one that jumps furthest.
+// night drawn as a line over its usual level, under the map's time axis
+// (nightaxis.ts), and the commands whose share jumps furthest, each a link
+// that draws its own. The command is the URL's comm, else the one that
+// jumps furthest.
 
 import { getJSON } from "./api";
 import { withQuery } from "./links";
 import { clear, h, setupCanvas } from "./dom";
 import { fmtMillis, fmtPct } from "./format";
+import { drawAxis, wallTicks } from "./nightaxis";
 import { fmtWall, LABEL_W } from "./nightmap";
 import { currentParams, updateURL } from "./state";
 import { fmtISO } from "./wallclock";
@@ -75,8 +77,10 @@ export class CommShares {
   private draw(box: HTMLElement, rep: CommReport): void {
     clear(box);
     const series = rep.series || [];
-    const c = h("canvas", { attrs: { "data-testid": "night-commcanvas" } });
-    box.append(c);
+    const c = h("canvas", { attrs: { "data-testid": "night-commcanvas", "aria-hidden": "true" } });
+    const yaxis = h("div", { class: "night-yaxis", attrs: { "aria-hidden": "true" } });
+    const xaxis = h("div", { class: "night-xaxis", attrs: { "data-testid": "night-commaxis", "aria-hidden": "true" } });
+    box.append(c, yaxis, xaxis);
     const w = this.opt.width();
     const hgt = 90;
     const ctx = setupCanvas(c, w, hgt);
@@ -84,11 +88,33 @@ export class CommShares {
     for (const v of series) if (v !== null && v > top) top = v;
     top = top || 0.01;
     const x = (b: number) => LABEL_W + ((b + 0.5) / rep.buckets) * (w - LABEL_W);
-    const y = (v: number) => hgt - 12 - (v / top) * (hgt - 20);
-    ctx.fillStyle = "#333";
-    ctx.font = "10px sans-serif";
-    ctx.fillText(fmtPct(top), 2, 12);
-    ctx.fillText("0%", 2, hgt - 12);
+    const y = (v: number) => hgt - 4 - (v / top) * (hgt - 12);
+    // The share axis: its top and 0, text in the page like the map's.
+    for (const [v, text] of [
+      [top, fmtPct(top)],
+      [0, "0%"],
+    ] as const) {
+      const el = h("span", { text });
+      el.style.top = Math.min(hgt - 12, Math.max(0, y(v) - 6)) + "px";
+      yaxis.append(el);
+    }
+    // The time axis: the map's ticks over the same range.
+    const g = this.grid;
+    if (g) {
+      const span = rep.buckets * rep.bucket_ns;
+      const tx = (t: number) => LABEL_W + ((t - rep.from_ns) / span) * (w - LABEL_W);
+      const ticks = wallTicks(g.from_ns, g.to_ns, w - LABEL_W, new Set(g.captures.map((c) => c.session)).size > 1);
+      ctx.strokeStyle = getComputedStyle(box).getPropertyValue("--fg2").trim() || "#4b5361";
+      for (const t of ticks) {
+        const px = Math.round(tx(t.ns)) + 0.5;
+        ctx.beginPath();
+        ctx.moveTo(px, hgt - 4);
+        ctx.lineTo(px, hgt);
+        ctx.stroke();
+      }
+      xaxis.style.width = w + "px";
+      drawAxis(xaxis, ticks, tx);
+    }
     // The usual level.
     ctx.strokeStyle = "#888";
     ctx.setLineDash([4, 3]);

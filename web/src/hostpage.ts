@@ -1,6 +1,7 @@
-// The host page: a host's night as one cores × time map over the union of
-// its captures (NightMap), the hot spots across the night and the markers
-// with their "10 s before" links (nightlists.ts) and the CPU share of one
+// The host page: a host's night as one cores × time map over one recording
+// session, the latest unless the session picker (session in the URL) names
+// another (NightMap), the hot spots across the night and the markers with
+// their "10 s before" links (nightlists.ts) and the CPU share of one
 // command (CommShares). Drag across the map to zoom in (the range goes into
 // the URL as from/to), click a cell to open that capture's flame graph for
 // the cell's CPU and time. hostPage builds the widgets, loads the range the
@@ -14,7 +15,7 @@ import { path, withQuery } from "./links";
 import { NightHotspots, renderMarkers } from "./nightlists";
 import { fmtWall, NightMap } from "./nightmap";
 import { currentParams, updateURL } from "./state";
-import { fmtISO, TZ_EVENT } from "./wallclock";
+import { fmtClock, fmtISO, TZ_EVENT, zoneName } from "./wallclock";
 import type { MarkerList, MarkerView, NightGrid, ViewData } from "./wire";
 
 const MIN_SPAN = 10e9; // the finest host range: 10 s, one-second buckets
@@ -35,7 +36,8 @@ export function hostPage(vd: ViewData): void {
   let markers: MarkerView[] = [];
   let loading: AbortController | null = null;
 
-  const map = new NightMap(mapEl, host, zoomTo);
+  const map = new NightMap(mapEl, host, zoomTo, zoomOut);
+  const sessionSel = $<HTMLSelectElement>("#night-session");
   const markersEl = $("#night-markers");
   const hotEl = $("#night-hotspots");
   const hotspots = hotEl ? new NightHotspots(hotEl, host, map.compare) : null;
@@ -50,14 +52,22 @@ export function hostPage(vd: ViewData): void {
     void load();
   }
 
-  $("#night-out")?.addEventListener("click", () => {
+  function zoomOut(): void {
     const g = map.current;
     if (!g) return;
     const span = g.to_ns - g.from_ns;
     zoomTo(g.from_ns - span * 1.5, g.to_ns + span * 1.5);
-  });
+  }
+
+  $("#night-out")?.addEventListener("click", zoomOut);
+  // The whole session shown: its own, named when the host has others.
   $("#night-all")?.addEventListener("click", () => {
-    updateURL({ from: null, to: null }, true);
+    const s = sessionSel ? sessionOf(map.current) : null;
+    updateURL({ from: null, to: null, session: s ? String(s) : null }, true);
+    void load();
+  });
+  sessionSel?.addEventListener("change", () => {
+    updateURL({ from: null, to: null, session: sessionSel.value }, true);
     void load();
   });
   measureSel?.addEventListener("change", () => {
@@ -68,6 +78,7 @@ export function hostPage(vd: ViewData): void {
   // The header's Times toggle (wallclock.ts) has put the zone in the URL.
   window.addEventListener(TZ_EVENT, () => {
     if (!mapEl.isConnected) return;
+    if (sessionSel) labelSessions(sessionSel);
     map.draw();
     showRange(map.current);
     void loadHotspots();
@@ -90,7 +101,7 @@ export function hostPage(vd: ViewData): void {
     loading = ac;
     const p = currentParams();
     const q = new URLSearchParams();
-    for (const k of ["from", "to", "bucket"]) {
+    for (const k of ["from", "to", "bucket", "session"]) {
       const v = p.get(k);
       if (v) q.set(k, v);
     }
@@ -98,6 +109,7 @@ export function hostPage(vd: ViewData): void {
       if (errBox) errBox.textContent = "";
       const [g, m] = await Promise.all([getJSON<NightGrid>(withQuery("timelineAPI", q, host), ac.signal), getJSON<MarkerList>(path("markersAPI", host), ac.signal)]);
       map.setGrid(g);
+      if (sessionSel) sessionSel.value = p.get("session") || String(sessionOf(g) ?? "");
       markers = m.markers || [];
       map.setMarkers(markers);
       map.draw();
@@ -140,7 +152,28 @@ export function hostPage(vd: ViewData): void {
     onError: showError,
   });
 
+  if (sessionSel) labelSessions(sessionSel);
   void load();
+}
+
+// sessionOf returns the recording session g shows (its first capture's).
+function sessionOf(g: NightGrid | null): number | null {
+  return g?.captures[0]?.session ?? null;
+}
+
+// labelSessions writes the picker's sessions in the page's zone, as the
+// server does in UTC: "2: 2026-11-30 03:00:00–03:03:00 UTC, 3 captures".
+function labelSessions(sel: HTMLSelectElement): void {
+  for (const o of sel.options) {
+    const from = Number(o.dataset.from);
+    const to = Number(o.dataset.to);
+    const n = Number(o.dataset.captures);
+    const start = fmtClock(from, true);
+    let end = fmtClock(to, true);
+    if (end.slice(0, 10) === start.slice(0, 10)) end = fmtClock(to);
+    const approx = o.dataset.approximate === "true" ? "≈ " : "";
+    o.textContent = `${o.value}: ${approx}${start}–${end} ${zoneName(undefined, from)}, ${n} capture${n === 1 ? "" : "s"}`;
+  }
 }
 
 // showRange says which range the map shows and, at fine zoom inside one

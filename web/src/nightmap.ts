@@ -1,14 +1,19 @@
 // The host page's map: a host's night as one cores × time canvas over the
-// union of its captures, gaps between captures drawn as gaps, capture
-// boundaries and markers marked. A drag zooms in (onZoom), a Shift+drag
-// picks a range for the Compare panel, and a click opens that capture's
-// flame graph for the cell's CPU and time: the hand-over to the capture's
-// own subsecond views.
+// range shown (one recording session unless zoomed), gaps between captures
+// drawn as gaps, capture and session boundaries and markers marked, its
+// axes written as text beside it (nightaxis.ts). A drag zooms in (onZoom),
+// a Shift+drag picks a range for the Compare panel, and a click opens that
+// capture's flame graph for the cell's CPU and time: the hand-over to the
+// capture's own subsecond views. From the keyboard, as on a capture's
+// maps: the arrows move a cursor cell, Shift+arrows select a range of
+// columns, Enter opens the cursor's cell (or zooms to the selection), + and
+// − zoom in around the cursor and out, Esc drops the selection.
 
 import { coreColor, emptyCell, systemColor } from "./colors";
 import { clear, h, setupCanvas, Tooltip } from "./dom";
 import { fmtMillis, fmtPct } from "./format";
 import { withQuery } from "./links";
+import { drawAxis, wallTicks } from "./nightaxis";
 import { NightCompare } from "./nightcompare";
 import { currentParams } from "./state";
 import { fmtClock, withTZ, zone, zoneName } from "./wallclock";
@@ -16,6 +21,7 @@ import type { NightCapture, NightGrid } from "./wire";
 
 export const LABEL_W = 56; // px left of the map for CPU labels
 const MARK_H = 14; // px above the map for markers and capture boundaries
+const TICK_H = 4; // px below the map for the time axis's ticks
 
 // fmtWall writes a time of day in the page's zone (UTC, or the browser's
 // with tz=local; see wallclock.ts), with the date and the zone's name when
@@ -38,29 +44,49 @@ export class NightMap {
   private drawn = 0;
   // A drag zooms; with Shift it picks a range to compare (NightCompare).
   private drag: { x0: number; x1: number; y0: number; shift: boolean } | null = null;
-  private canvas = h("canvas", { attrs: { "data-testid": "night-canvas" } });
+  private canvas = h("canvas", { attrs: { "data-testid": "night-canvas", "aria-hidden": "true" } });
   private sel = h("div", { class: "night-selection", attrs: { "data-testid": "night-selection" } });
+  private yaxis = h("div", { class: "night-yaxis", attrs: { "data-testid": "night-yaxis", "aria-hidden": "true" } });
+  private xaxis = h("div", { class: "night-xaxis", attrs: { "data-testid": "night-xaxis", "aria-hidden": "true" } });
+  // The keyboard's cursor cell and what it says of it; a Shift+arrow
+  // selection runs from anchor to the cursor's column.
+  private cursor: { r: number; b: number } | null = null;
+  private anchor: number | null = null;
+  private said = h("p", { class: "night-cursor", attrs: { "data-testid": "night-cursor", "aria-live": "polite" } });
   private tip = new Tooltip();
 
   constructor(
     private map: HTMLElement,
     host: string, // the host shown
     private onZoom: (from: number, to: number) => void, // a drag across [from, to), wall-clock Unix ns
+    private onZoomOut: () => void, // the − key
   ) {
     const { canvas, sel, tip } = this;
     clear(map);
-    map.append(canvas);
+    map.append(canvas, this.yaxis);
     this.compare = new NightCompare(host, map);
     sel.hidden = true;
-    map.append(sel);
+    map.append(sel, this.xaxis);
+    map.after(this.said);
     canvas.addEventListener("mousemove", (ev) => this.hover(ev));
     canvas.addEventListener("mouseleave", () => tip.hide());
     canvas.addEventListener("mousedown", (ev) => {
       const r = canvas.getBoundingClientRect();
       const x = ev.clientX - r.left;
+      // The cell's tooltip would outlive the range it describes.
+      tip.hide();
       this.drag = { x0: x, x1: x, y0: ev.clientY - r.top, shift: ev.shiftKey };
     });
     window.addEventListener("mouseup", (ev) => this.release(ev));
+    map.addEventListener("keydown", (ev) => this.key(ev));
+    map.addEventListener("focus", () => {
+      this.cursor ??= { r: 0, b: 0 };
+      this.moved();
+    });
+    map.addEventListener("blur", () => {
+      this.said.textContent = "";
+      this.draw();
+    });
   }
 
   // current returns the grid drawn, or null before the first.
@@ -68,8 +94,19 @@ export class NightMap {
     return this.grid;
   }
 
+  // setGrid shows g from the next draw; the keyboard's cursor keeps its
+  // CPU row and moves to the column holding its time, and the tooltip of
+  // the range before is gone.
   setGrid(g: NightGrid): void {
+    const old = this.grid;
+    if (this.cursor && old) {
+      const t = old.from_ns + (this.cursor.b + 0.5) * old.bucket_ns;
+      this.cursor = { r: Math.min(this.cursor.r, g.cpus.length - 1), b: Math.min(g.buckets - 1, Math.max(0, Math.floor((t - g.from_ns) / g.bucket_ns))) };
+    }
+    this.anchor = null;
     this.grid = g;
+    this.tip.hide();
+    this.sel.hidden = true;
   }
 
   setMarkers(m: { time_ns: number }[]): void {
@@ -105,7 +142,7 @@ export class NightMap {
     const rh = this.rowH(g);
     const w = this.width();
     this.drawn = w;
-    const hgt = MARK_H + rh * g.cpus.length + 18;
+    const hgt = MARK_H + rh * g.cpus.length + TICK_H;
     const ctx = setupCanvas(canvas, w, hgt);
     ctx.clearRect(0, 0, w, hgt);
     const cw = (w - LABEL_W) / g.buckets;
@@ -170,22 +207,163 @@ export class NightMap {
       ctx.stroke();
     }
     ctx.setLineDash([]);
-    // Labels: CPUs every few rows, times along the bottom.
-    ctx.fillStyle = "#333";
-    ctx.font = "10px sans-serif";
-    ctx.textBaseline = "middle";
-    const every = Math.max(1, Math.ceil(10 / rh));
-    g.cpus.forEach((cpu, r) => {
-      if (r % every === 0) ctx.fillText("cpu " + cpu, 2, MARK_H + r * rh + rh / 2);
+    // Sessions: where one begins, a solid line through the map.
+    const bottom = MARK_H + rh * g.cpus.length;
+    ctx.strokeStyle = getComputedStyle(map).getPropertyValue("--fg2").trim() || "#4b5361";
+    ctx.lineWidth = 2;
+    g.captures.forEach((c, i) => {
+      if (i === 0 || c.session === g.captures[i - 1].session || c.start_ns <= g.from_ns) return;
+      const x = Math.round(this.colX(g, c.start_ns));
+      ctx.beginPath();
+      ctx.moveTo(x, 0);
+      ctx.lineTo(x, bottom);
+      ctx.stroke();
     });
-    ctx.textBaseline = "top";
-    const ticks = 6;
-    for (let i = 0; i <= ticks; i++) {
-      const t = g.from_ns + ((g.to_ns - g.from_ns) * i) / ticks;
-      const x = this.colX(g, t);
-      ctx.fillText(fmtWall(t, false), Math.min(Math.max(LABEL_W, x - 30), w - 70), MARK_H + rh * g.cpus.length + 4);
+    ctx.lineWidth = 1;
+    // The time axis: ticks on round times of the page's zone, dated when
+    // the range crosses midnight or a session boundary; the labels, and
+    // the CPUs', are text in the page.
+    const sessions = new Set(g.captures.map((c) => c.session)).size > 1;
+    const ticks = wallTicks(g.from_ns, g.to_ns, w - LABEL_W, sessions);
+    for (const t of ticks) {
+      const x = Math.round(this.colX(g, t.ns)) + 0.5;
+      ctx.beginPath();
+      ctx.moveTo(x, bottom);
+      ctx.lineTo(x, bottom + TICK_H);
+      ctx.stroke();
     }
+    this.xaxis.style.width = w + "px";
+    drawAxis(this.xaxis, ticks, (t) => this.colX(g, t));
+    clear(this.yaxis);
+    this.yaxis.append(h("span", { class: "axis-title", text: "CPU" }));
+    const every = Math.max(1, Math.ceil(12 / rh));
+    g.cpus.forEach((cpu, r) => {
+      if (r % every !== 0) return;
+      const el = h("span", { text: String(cpu) });
+      el.style.top = Math.max(MARK_H, MARK_H + r * rh + rh / 2 - 6) + "px";
+      this.yaxis.append(el);
+    });
+    this.drawCursor(ctx, g, rh, cw);
+    if (this.cursor && document.activeElement === map) this.say(g, this.cursor);
     this.compare.layout((t) => Math.min(w, Math.max(LABEL_W, this.colX(g, t))), MARK_H + rh * g.cpus.length + "px");
+  }
+
+  // drawCursor outlines the keyboard's cell, and its selection, while the
+  // map has the focus.
+  private drawCursor(ctx: CanvasRenderingContext2D, g: NightGrid, rh: number, cw: number): void {
+    const c = this.cursor;
+    if (!c || document.activeElement !== this.map) return;
+    ctx.strokeStyle = getComputedStyle(this.map).getPropertyValue("--focus").trim() || "#1f5fbf";
+    ctx.lineWidth = 2;
+    if (this.anchor !== null) {
+      const [b0, b1] = [Math.min(this.anchor, c.b), Math.max(this.anchor, c.b)];
+      ctx.strokeRect(LABEL_W + b0 * cw, MARK_H, (b1 - b0 + 1) * cw, rh * g.cpus.length);
+    }
+    ctx.strokeRect(LABEL_W + c.b * cw - 1, MARK_H + c.r * rh - 1, Math.max(2, cw) + 2, rh + 2);
+  }
+
+  // key follows the keyboard (see the file's comment).
+  private key(ev: KeyboardEvent): void {
+    const g = this.grid;
+    if (!g || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const c = this.cursor ?? { r: 0, b: 0 };
+    let { r, b } = c;
+    const page = Math.max(1, Math.round(g.buckets / 10));
+    switch (ev.key) {
+      case "ArrowLeft":
+        b--;
+        break;
+      case "ArrowRight":
+        b++;
+        break;
+      case "ArrowUp":
+        r--;
+        break;
+      case "ArrowDown":
+        r++;
+        break;
+      case "PageUp":
+        b -= page;
+        break;
+      case "PageDown":
+        b += page;
+        break;
+      case "Home":
+        b = 0;
+        break;
+      case "End":
+        b = g.buckets - 1;
+        break;
+      case "Enter": {
+        ev.preventDefault();
+        if (this.anchor !== null) {
+          const [b0, b1] = [Math.min(this.anchor, b), Math.max(this.anchor, b)];
+          this.onZoom(g.from_ns + b0 * g.bucket_ns, Math.min(g.to_ns, g.from_ns + (b1 + 1) * g.bucket_ns));
+          return;
+        }
+        const link = this.cellLink(r, b, g.from_ns + (b + 0.5) * g.bucket_ns);
+        if (link) location.href = withTZ(link);
+        return;
+      }
+      case "+":
+      case "=": {
+        // Zoom in: a fifth of the range, around the cursor's column.
+        ev.preventDefault();
+        const t = g.from_ns + (b + 0.5) * g.bucket_ns;
+        const half = (g.to_ns - g.from_ns) / 10;
+        this.onZoom(t - half, t + half);
+        return;
+      }
+      case "-":
+      case "−":
+        ev.preventDefault();
+        this.onZoomOut();
+        return;
+      case "Escape":
+        if (this.anchor === null) return;
+        this.anchor = null;
+        break;
+      default:
+        return;
+    }
+    ev.preventDefault();
+    if (ev.shiftKey && ev.key !== "Escape") this.anchor ??= c.b;
+    else if (ev.key !== "Escape") this.anchor = null;
+    this.cursor = { r: Math.min(g.cpus.length - 1, Math.max(0, r)), b: Math.min(g.buckets - 1, Math.max(0, b)) };
+    this.moved();
+  }
+
+  // moved redraws the map with the cursor, which says what it holds.
+  private moved(): void {
+    this.draw();
+  }
+
+  // say writes what the cursor c holds: its cell as the tooltip does, or
+  // the columns selected.
+  private say(g: NightGrid, c: { r: number; b: number }): void {
+    if (this.anchor !== null) {
+      const [b0, b1] = [Math.min(this.anchor, c.b), Math.max(this.anchor, c.b)];
+      const from = g.from_ns + b0 * g.bucket_ns;
+      const to = Math.min(g.to_ns, g.from_ns + (b1 + 1) * g.bucket_ns);
+      this.said.textContent = `${fmtWall(from)} – ${fmtWall(to, false)} (${fmtMillis(to - from)} s) selected: Enter zooms to it, Esc drops it`;
+      return;
+    }
+    this.said.textContent = this.describe(c.r, c.b).join(" · ");
+  }
+
+  // describe says what cell (r, b) holds, as its tooltip's lines.
+  // (at time t, the pointer's, else the middle of its bucket).
+  private describe(r: number, b: number, t?: number): string[] {
+    const g = this.grid!;
+    const start = g.from_ns + b * g.bucket_ns;
+    const c = this.captureAt(t ?? start + g.bucket_ns / 2);
+    const lines = [`cpu ${g.cpus[r]} · ${fmtWall(start)} + ${fmtMillis(g.bucket_ns)} s`];
+    if (g.covered[b] === 0) lines.push("no capture: not recorded");
+    else {
+      lines.push(`busy ${fmtPct(g.busy[r][b])}, system ${fmtPct(g.system[r][b])}, ${g.samples[r][b]} samples`);
+      if (c) lines.push(`capture ${c.name || c.id}${c.approximate ? " (time approximate)" : ""}: click for its flame graph`);
+    }
+    return lines;
   }
 
   // cellAt returns the CPU row and bucket under a pointer, or null.
@@ -241,14 +419,7 @@ export class NightMap {
       tip.hide();
       return;
     }
-    const start = g.from_ns + cell.b * g.bucket_ns;
-    const c = this.captureAt(cell.t);
-    const lines = [`cpu ${g.cpus[cell.r]} · ${fmtWall(start)} + ${fmtMillis(g.bucket_ns)} s`];
-    if (g.covered[cell.b] === 0) lines.push("no capture: not recorded");
-    else {
-      lines.push(`busy ${fmtPct(g.busy[cell.r][cell.b])}, system ${fmtPct(g.system[cell.r][cell.b])}, ${g.samples[cell.r][cell.b]} samples`);
-      if (c) lines.push(`capture ${c.name || c.id}${c.approximate ? " (time approximate)" : ""}: click for its flame graph`);
-    }
+    const lines = this.describe(cell.r, cell.b, cell.t);
     tip.show(ev, lines);
   }
 

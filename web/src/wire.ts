@@ -293,6 +293,7 @@ export interface NightCapture {
   samples: number;
   cpus: number;
   frequency_hz: number;
+  session: number; // the host's recording session it belongs to, from 1 (see SessionGap)
 }
 
 // CaptureList is timeline.CaptureList: a host's captures.
@@ -300,6 +301,25 @@ export interface CaptureList {
   host: string;
   captures: NightCapture[];
   unanchored: number;
+}
+
+// SessionList is timeline.SessionList: a host's recording sessions, in time
+// order (timeline.SessionGap).
+export interface SessionList {
+  host: string;
+  sessions: NightSession[];
+  unanchored: number;
+}
+
+// NightSession is timeline.Session: one recording session of a host: [start_ns,
+// end_ns) in wall-clock Unix nanoseconds, numbered from 1.
+export interface NightSession {
+  number: number;
+  start_ns: number;
+  end_ns: number;
+  captures: number;
+  samples: number;
+  approximate: boolean; // some capture's place in time is an estimate
 }
 
 // MarkerList is timeline.MarkerList: a host's markers, in time order.
