@@ -41,8 +41,10 @@ func run() error {
 	n := &nightgen.Night{Host: *host, CPUs: *cpus, Hz: *hz, Length: *length, Unanchored: -1, Seed: 1,
 		Start: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
 	n.Captures = int(time.Duration(*hours*float64(time.Hour)) / *length)
-	// A burst on CPU 39 every 40 minutes, 5 s long, in the kernel.
-	for t := 17 * time.Minute; t < time.Duration(*hours*float64(time.Hour)); t += 40 * time.Minute {
+	// A burst on CPU 39 every 40 minutes, 5 s long, in the kernel, from 2 s
+	// before a rotation point to 3 s after it (the first at 00:17:58, the
+	// 00:18:00 rotation of two-minute captures in its middle).
+	for t := 18*time.Minute - 2*time.Second; t < time.Duration(*hours*float64(time.Hour)); t += 40 * time.Minute {
 		n.Bursts = append(n.Bursts, nightgen.Burst{CPU: min(39, *cpus-1), Start: n.Start.Add(t), End: n.Start.Add(t + 5*time.Second)})
 	}
 	ctx := context.Background()
