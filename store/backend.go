@@ -31,6 +31,10 @@ type Backend interface {
 	// Load returns profile id, its comm list, its table segments and
 	// every chunk with its data, in (Second, Seq) order.
 	Load(ctx context.Context, id string) (*Stored, error)
+	// LoadWindow returns profile id, its comm list, its table segments and
+	// the chunks whose Second lies in [from, to] (inclusive), with their
+	// data, in (Second, Seq) order.
+	LoadWindow(ctx context.Context, id string, from, to int64) (*Stored, error)
 	// Chunks returns profile id (without warning messages) with its comm
 	// list and the chunks whose Second lies in [from, to] (inclusive), in
 	// (Second, Seq) order, but no table segments. With data false the

@@ -360,6 +360,36 @@ func (s *Store) load(ctx context.Context, id string) (*subsecond.Capture, error)
 	return c, nil
 }
 
+// CaptureWindow returns profile id's capture holding only the samples of
+// the whole seconds that r (half-open, in the capture's own clock)
+// overlaps: its tables whole, its samples decoded from those chunks alone.
+// It bypasses the capture cache: the night's hot spots look at a few
+// seconds of one CPU in each of many captures, where loading each whole
+// capture (and evicting others for it) costs a hundred times more.
+func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error) {
+	from, to := chunkSecond(r.Start), chunkSecond(r.End-1)
+	if r.Empty() {
+		from, to = 1, 0
+	}
+	st, err := s.b.LoadWindow(ctx, id, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: %w", id, err)
+	}
+	c := &subsecond.Capture{Profile: st.Profile}
+	if err := decodeSegments(st.Segments, c); err != nil {
+		return nil, fmt.Errorf("profile %q: %w", id, err)
+	}
+	var n int64
+	for _, ch := range st.Chunks {
+		n += int64(ch.Samples)
+	}
+	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(c.Profile.Events)}
+	if c.Samples, err = s.decodeChunks(ctx, st.Chunks, lim, n); err != nil {
+		return nil, fmt.Errorf("window of %s: %w", id, err)
+	}
+	return c, nil
+}
+
 // decodeChunks decodes chunks, sorted by (Second, Seq), into one set of
 // columns in capture order, in parallel. want is the sample count the
 // profile records; the chunks must hold exactly that many.

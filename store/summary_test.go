@@ -274,3 +274,40 @@ func TestCgroupColumn(t *testing.T) {
 		}
 	})
 }
+
+// TestCaptureWindow: a window of a stored capture holds its tables whole
+// and exactly the samples of the seconds the range overlaps, as the whole
+// capture has them.
+func TestCaptureWindow(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		r, err := sampledata.Real()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		ctx := context.Background()
+		p, _, err := e.s.Import(ctx, r, store.ImportOptions{Name: "real"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := e.s.Capture(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t0 := p.T0()
+		rg := subsecond.Range{Start: t0 + 1_500_000_000, End: t0 + 3_200_000_000} // seconds 1, 2 and 3
+		w, err := e.s.CaptureWindow(ctx, p.ID, rg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(w.Strings, whole.Strings) || !reflect.DeepEqual(w.Nodes, whole.Nodes) || !reflect.DeepEqual(w.Frames, whole.Frames) {
+			t.Fatal("the window's tables differ from the capture's")
+		}
+		lo, hi := whole.Window(subsecond.Range{Start: t0 + 1e9, End: t0 + 4e9})
+		want := whole.Samples.Slice(lo, hi, hi)
+		if w.Samples.Len() == 0 || !reflect.DeepEqual(w.Samples.Time, want.Time) || !reflect.DeepEqual(w.Samples.Stack, want.Stack) ||
+			!reflect.DeepEqual(w.Samples.CPU, want.CPU) || !reflect.DeepEqual(w.Samples.Comm, want.Comm) {
+			t.Errorf("window holds %d samples; want the %d of seconds 1 to 3, column for column", w.Samples.Len(), want.Len())
+		}
+	})
+}

@@ -273,6 +273,24 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 	return rep, nil
 }
 
+// WindowSource is a Source that can read a capture's samples of one range
+// alone, with the capture's tables (store.Store.CaptureWindow): the night's
+// hot spots describe a few seconds of one CPU in each of many captures,
+// where loading every capture whole would cost a hundred times more.
+type WindowSource interface {
+	CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error)
+}
+
+// load returns capture id with at least its samples of r (in the
+// capture's own clock): a window of it when the source can read one, else
+// the whole capture.
+func (n *night) load(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error) {
+	if ws, ok := n.src.(WindowSource); ok {
+		return ws.CaptureWindow(ctx, id, r)
+	}
+	return n.src.Capture(ctx, id)
+}
+
 // night is the state of one Hotspots run.
 type night struct {
 	src   Source
@@ -500,7 +518,7 @@ func (n *night) describe(ctx context.Context, spots []Spot) error {
 			if c.End <= from || c.Start >= to {
 				continue
 			}
-			k, err := n.src.Capture(ctx, c.ID)
+			k, err := n.load(ctx, c.ID, subsecond.Range{Start: from - c.Offset, End: to - c.Offset})
 			if err != nil {
 				return err
 			}

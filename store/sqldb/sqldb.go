@@ -225,6 +225,12 @@ func (d *DB) Load(ctx context.Context, id string) (*store.Stored, error) {
 	return d.read(ctx, id, true, -1<<63, 1<<63-1, true)
 }
 
+// LoadWindow returns profile id with its comm list, its table segments
+// and its chunks with Second in [from, to], with their data.
+func (d *DB) LoadWindow(ctx context.Context, id string, from, to int64) (*store.Stored, error) {
+	return d.read(ctx, id, true, from, to, true)
+}
+
 // Chunks returns profile id with its comm list and its chunks with Second
 // in [from, to], their data when data is set.
 func (d *DB) Chunks(ctx context.Context, id string, from, to int64, data bool) (*store.Stored, error) {
