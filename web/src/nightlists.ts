@@ -61,7 +61,7 @@ export class NightHotspots {
   // target.
   private spotCompare(s: NightSpot): HTMLElement {
     const b = h("button", { class: "btn small", text: "compare…", attrs: { type: "button", "data-testid": "night-hotspot-compare" } });
-    b.addEventListener("click", () => void this.compare.pickSpot(s.capture, s.cpu, s.start_ns, s.end_ns));
+    b.addEventListener("click", () => void this.compare.pickSpot(s.cpu, s.start_ns, s.end_ns));
     return b;
   }
 }
