@@ -268,7 +268,7 @@ var params = []Param{
 		field: func(q *Query) any { return &q.From }},
 	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where their session does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers,
 		field: func(q *Query) any { return &q.To }},
-	{Name: "session", Type: TypeInt, Min: 0, Max: 1000000, Default: "0", Help: "a host's views: the recording session (its captures with no pause longer than 30 minutes) whose span is the range where from or to is not given, 1 for the host's first; 0: the session holding the bound given, else the latest", Group: GroupRange, Views: ViewTimeline | ViewComms,
+	{Name: "session", Type: TypeInt, Min: 0, Max: 1000000, Default: "0", Help: "a host's views: the recording session (its captures with no pause longer than 30 minutes) whose span is the range where from or to is not given, 1 for the host's first; 0: the session holding the bound given, else the latest; a host's hot spots are those of the session (default the latest)", Group: GroupRange, Views: ViewTimeline | ViewComms | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Session }},
 	{Name: "from2", Type: TypeWallTime, Help: "differential graph: base range start as wall-clock time, instead of start2; read on the base profile's clock", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.From2 }},

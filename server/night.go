@@ -162,10 +162,11 @@ func (s *Server) hostSpanJSON(w http.ResponseWriter, r *http.Request, view func(
 	})
 }
 
-// hostHotspots handles GET /api/hosts/{host}/hotspots?measure=&threshold=&min=&limit=&near=:
-// the night's episodes on one score scale, those ending within near
-// before a marker first, each with links to its capture's views
-// (timeline.Report).
+// hostHotspots handles GET /api/hosts/{host}/hotspots?session=&measure=&threshold=&min=&limit=&near=:
+// the episodes of one recording session (by default the latest, as the
+// timeline shows) on one score scale, those ending within near before a
+// marker first, each with links to its host range's flame graph and
+// differential graph and to its capture's views (timeline.Report).
 func (s *Server) hostHotspots(w http.ResponseWriter, r *http.Request) {
 	host, q, err := hostQuery(r)
 	if err != nil {

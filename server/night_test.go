@@ -89,12 +89,13 @@ func TestHostAPI(t *testing.T) {
 	if s := hot.Hotspots[0]; s.FlameURL != "/hosts/node-1/flame?cpu=3&from="+url.QueryEscape(query.FormatWallTime(s.Start))+"&to="+url.QueryEscape(query.FormatWallTime(s.End)) {
 		t.Errorf("flame url = %q; want the host's range [%d, %d) on CPU 3", s.FlameURL, s.Start, s.End)
 	}
-	// The comparison is the diff from the same place in the first capture.
-	hs, _, _ := timeline.HostCaptures(context.Background(), e.s.source(), "node-1")
-	if want := "/p/" + hot.Hotspots[0].Capture + "/diff?cpu=3&start=10&end=15&base=" + hs[0].ID + "&start2=10&end2=15"; hot.Hotspots[0].CompareURL != want {
+	// The comparison is the diff of the host's ranges from the same place
+	// in the first capture (nothing was recorded an hour before).
+	s0 := hot.Hotspots[0].Spot
+	if want := timeline.HostDiffURL("node-1", s0.Start, s0.End, s0.Start-int64(time.Minute), s0.End-int64(time.Minute), 3); hot.Hotspots[0].CompareURL != want {
 		t.Errorf("compare url = %q; want %q", hot.Hotspots[0].CompareURL, want)
 	}
-	if res, b := e.do("GET", strings.Replace(hot.Hotspots[0].CompareURL, "/p/", "/api/profiles/", 1)+"&format=json", nil); res.StatusCode != 200 {
+	if res, b := e.do("GET", strings.Replace(hot.Hotspots[0].CompareURL, "/hosts/", "/api/hosts/", 1)+"&format=json", nil); res.StatusCode != 200 {
 		t.Errorf("the comparison's diff = %d %s", res.StatusCode, b)
 	}
 	if res, _ := e.do("GET", hot.Hotspots[0].CompareURL, nil); res.StatusCode != 200 {

@@ -54,6 +54,20 @@ func TestHostSessions(t *testing.T) {
 	if res, b := e.do("GET", "/api/hosts/"+sample.Host+"/timeline?session=3", nil); res.StatusCode != 400 || !strings.Contains(string(b), "2 sessions") {
 		t.Errorf("session=3 = %d %s; want 400 saying the host has 2 sessions", res.StatusCode, b)
 	}
+	// The hot spots are those of the session shown: the night's (which has
+	// none), or with session=1 the sample's.
+	var hot timeline.Report
+	e.getJSON("/api/hosts/"+sample.Host+"/hotspots?measure=system", &hot)
+	if hot.Session != 2 || hot.Found != 0 {
+		t.Errorf("hot spots by default: session %d, %d found (%+v); want the night's, none", hot.Session, hot.Found, hot.Spots)
+	}
+	e.getJSON("/api/hosts/"+sample.Host+"/hotspots?measure=system&session=1", &hot)
+	if hot.Session != 1 || hot.Found == 0 || hot.Spots[0].Capture != sample.ID {
+		t.Errorf("hot spots of session 1: session %d, %d found (%+v); want the sample's", hot.Session, hot.Found, hot.Spots)
+	}
+	if res, b := e.do("GET", "/api/hosts/"+sample.Host+"/hotspots?session=3", nil); res.StatusCode != 400 || !strings.Contains(string(b), "2 sessions") {
+		t.Errorf("hot spots of session 3 = %d %s; want 400 saying the host has 2 sessions", res.StatusCode, b)
+	}
 	if res, _ := e.do("GET", "/api/hosts/nosuch/sessions", nil); res.StatusCode != 404 {
 		t.Errorf("sessions of an unknown host = %d; want 404", res.StatusCode)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"time"
 
@@ -36,24 +35,28 @@ type HotOptions struct {
 	// before a marker (default query.DefaultNear), and rank them first.
 	Markers []subsecond.Marker
 	Near    int64
+	// Session is the recording session searched (see SessionGap), 1 for
+	// the host's first; 0 for the latest, the one a host's views show by
+	// default.
+	Session int
 }
 
 // HotOptionsOf returns the options q asks for (measure, threshold, min,
-// limit and near), with the host's markers ms.
+// limit, near and session), with the host's markers ms.
 func HotOptionsOf(q *query.Query, ms []subsecond.Marker) HotOptions {
-	return HotOptions{Measure: heatmap.Measure(q.Measure), Threshold: q.Threshold, Min: q.Min, Limit: q.Limit, Near: q.Near, Markers: ms}
+	return HotOptions{Measure: heatmap.Measure(q.Measure), Threshold: q.Threshold, Min: q.Min, Limit: q.Limit, Near: q.Near, Markers: ms, Session: q.Session}
 }
 
-// Spot is one episode of one CPU across a host's night: [Start, End) in
+// Spot is one episode of one CPU in a host's recording session: [Start, End) in
 // wall-clock Unix nanoseconds, within one recording (see Recording), so
 // that an episode crossing a rotation point is one. Capture is the capture
 // that holds most of it.
 //
 // Measure is what it was found on (see HotOptions.Measure); Usual is the
-// CPU's median share of it over every second of the host's night, and
+// CPU's median share of it over every second of the session, and
 // Score = Samples × (1 − Usual), where Samples are the episode's busy (or
-// system) samples: the scale is the whole night's, so the first spot is
-// the night's most unusual. Comm, Function and Stack describe the episode
+// system) samples: the scale is the whole session's, so the first spot is
+// its most unusual. Comm, Function and Stack describe the episode
 // as the capture's own hot spots do (heatmap.Spot). The spots returned (the
 // first hundred, see described) are described from the samples of every
 // capture they cross, which also give
@@ -86,20 +89,21 @@ type Spot struct {
 	Before int64             `json:"before_marker_ns,omitempty"`
 	// URL is Capture's page zoomed to its part of the episode on its CPU,
 	// FlameURL the flame graph of the host's range [Start, End) on the CPU,
-	// across captures, and CompareURL the differential flame graph from
-	// the same CPU and place in the capture before Capture to that part
-	// ("" in the host's first capture).
+	// across captures, and CompareURL the differential flame graph of the
+	// host's ranges from a baseline to [Start, End) on the CPU (see
+	// CompareBase; "" when there is none).
 	URL        string `json:"url"`
 	FlameURL   string `json:"flame_url"`
 	CompareURL string `json:"compare_url,omitempty"`
 }
 
-// Report is the night's hot spots, best first; Found counts them all.
-// Measure, Threshold, Min and Near (ns) are what they were found and
-// ranked with. The API's /api/hosts/{host}/hotspots and the CLI's
+// Report is the hot spots of a host's recording session, best first;
+// Found counts them all. Session is the session's number, and Measure,
+// Threshold, Min and Near (ns) are what they were found and ranked with. The API's /api/hosts/{host}/hotspots and the CLI's
 // `hotspots --host H --format json` write it alike.
 type Report struct {
 	Host      string  `json:"host"`
+	Session   int     `json:"session"`
 	Measure   string  `json:"measure"`
 	Threshold float64 `json:"threshold"`
 	Min       int64   `json:"min_ns"`
@@ -143,7 +147,8 @@ func (c *cpuRows) row(cpu int32) (int, error) {
 // costs tens of milliseconds apiece.
 const described = 100
 
-// Hotspots finds the episodes of host's night in which a CPU's busy (or
+// Hotspots finds the episodes of one of host's recording sessions
+// (HotOptions.Session, by default the latest) in which a CPU's busy (or
 // system) share stays at or above the threshold, second by second from the
 // summaries, for at least Min, within one recording (a second that two of
 // its captures share at a rotation point counted once, with both
@@ -171,19 +176,34 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 	if keep == 0 || keep > maxSpots {
 		keep = maxSpots
 	}
-	caps, _, err := HostCaptures(ctx, src, host)
+	all, _, err := HostCaptures(ctx, src, host)
 	if err != nil {
 		return nil, err
 	}
-	recs := Recordings(caps)
 	rep := &Report{Host: host, Measure: string(opt.Measure), Threshold: opt.Threshold, Min: opt.Min, Near: opt.Near, Spots: []Spot{}}
+	if len(all) == 0 {
+		return rep, nil // no capture has a wall clock: nothing to search
+	}
+	// The session's captures, chosen as the host's views choose their span.
+	from, to, err := defaultRange(all, Span{Session: opt.Session})
+	if err != nil {
+		return nil, err
+	}
+	var caps []Capture
+	for _, c := range all {
+		if c.End > from && c.Start < to {
+			caps = append(caps, c)
+		}
+	}
+	recs := Recordings(caps)
+	rep.Session = caps[0].Session
 	// Markers in time order: an episode's is the first at or after its end.
 	marks := slices.Clone(opt.Markers)
 	slices.SortStableFunc(marks, func(a, b subsecond.Marker) int { return cmp.Compare(a.Time, b.Time) })
 	n := &night{src: src, recs: recs, marks: marks, opt: opt}
 
 	// Pass 1: each CPU's usual busy and system shares, the medians over
-	// the night's seconds, from histograms of per-mille shares (the
+	// the session's seconds, from histograms of per-mille shares (the
 	// summaries are in memory or cheap to read twice; sorting 43,200
 	// seconds × 96 CPUs is not).
 	var hist [2][][usualBins]int32 // busy, system
@@ -269,7 +289,7 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 		return nil, err
 	}
 	slices.SortStableFunc(rep.Spots, func(a, b Spot) int { return rank(&a, &b) })
-	linkSpots(host, rep.Spots, caps)
+	linkSpots(host, rep.Spots, all)
 	return rep, nil
 }
 
@@ -415,31 +435,55 @@ func medians(hist [][usualBins]int32) []float64 {
 	return out
 }
 
-// linkSpots sets each spot's links (see Spot).
+// linkSpots sets each spot's links (see Spot), caps being all of the
+// host's captures.
 func linkSpots(host string, spots []Spot, caps []Capture) {
-	prev := map[string]string{} // capture → the one before it
 	at := map[string]*Capture{}
 	for i := range caps {
 		at[caps[i].ID] = &caps[i]
-		if i > 0 {
-			prev[caps[i].ID] = caps[i-1].ID
-		}
 	}
+	recs := Recordings(caps)
 	for i := range spots {
 		sp := &spots[i]
 		sp.FlameURL = HostFlameURL(host, sp.Start, sp.End, sp.CPU)
+		if from, to, ok := CompareBase(caps, recs, sp); ok {
+			sp.CompareURL = HostDiffURL(host, sp.Start, sp.End, from, to, sp.CPU)
+		}
 		c := at[sp.Capture]
 		if c == nil {
 			continue
 		}
 		on := func(t int64) string { return query.FormatSeconds(min(max(t, c.Start), c.End) - sp.Offset - sp.T0) }
-		lo, hi := on(sp.Start), on(sp.End)
-		qs := fmt.Sprintf("?cpu=%d&start=%s&end=%s", sp.CPU, lo, hi)
-		sp.URL = link.ProfilePage.Path(sp.Capture) + qs
-		if base, ok := prev[sp.Capture]; ok {
-			sp.CompareURL = link.DiffPage.Path(sp.Capture) + qs + "&base=" + url.QueryEscape(base) + "&start2=" + lo + "&end2=" + hi
-		}
+		sp.URL = link.ProfilePage.Path(sp.Capture) + fmt.Sprintf("?cpu=%d&start=%s&end=%s", sp.CPU, on(sp.Start), on(sp.End))
 	}
+}
+
+// CompareBase returns the baseline a hot spot is compared with, a
+// wall-clock range [from, to) as long as the spot's, before it: the same
+// range an hour earlier when the host's recordings recs hold all of it (a
+// night's steady state at the same place in its cycle), else the same
+// place in the capture before the spot's Capture among caps (the host's
+// captures in time order; the shift rounded to 0.1 s), the baseline the host page's Compare panel
+// takes by default, when a recording holds some of it and it ends before
+// the spot starts. ok is false when neither is there: the spot is in the
+// host's first capture, or the capture before it is too short.
+func CompareBase(caps []Capture, recs []Recording, sp *Spot) (from, to int64, ok bool) {
+	hour := int64(time.Hour)
+	if Missing(recs, sp.Start-hour, sp.End-hour) == 0 {
+		return sp.Start - hour, sp.End - hour, true
+	}
+	i := slices.IndexFunc(caps, func(c Capture) bool { return c.ID == sp.Capture })
+	if i <= 0 {
+		return 0, 0, false
+	}
+	// The captures' starts differ by their length and rotation, to the
+	// cores map's bucket, on which the spot's edges lie.
+	d := int64(time.Duration(caps[i].Start - caps[i-1].Start).Round(time.Duration(query.DefaultBucket)))
+	from, to = sp.Start-d, sp.End-d
+	if _, rec := Recorded(recs, from, to); !rec || to > sp.Start {
+		return 0, 0, false
+	}
+	return from, to, true
 }
 
 // rank orders a before b (-1) or after it (1): an episode just before a

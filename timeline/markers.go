@@ -82,11 +82,27 @@ func Recorded(rs []Recording, from, to int64) (Period, bool) {
 // HostFlameURL returns the path of host's flame graph page of the
 // wall-clock range [from, to), on one CPU when cpu ≥ 0.
 func HostFlameURL(host string, from, to int64, cpu int32) string {
-	v := url.Values{"from": {query.FormatWallTime(from)}, "to": {query.FormatWallTime(to)}}
+	return hostRangeURL(link.HostFlamePage, host, cpu, "from", from, "to", to)
+}
+
+// HostDiffURL returns the path of host's differential flame graph page
+// from the wall-clock range [from2, to2) to [from, to), on one CPU when
+// cpu ≥ 0.
+func HostDiffURL(host string, from, to, from2, to2 int64, cpu int32) string {
+	return hostRangeURL(link.HostDiffPage, host, cpu, "from", from, "to", to, "from2", from2, "to2", to2)
+}
+
+// hostRangeURL returns the path of host's page r with the wall-clock
+// times given as name, time pairs, on one CPU when cpu ≥ 0.
+func hostRangeURL(r link.Route, host string, cpu int32, times ...any) string {
+	v := url.Values{}
+	for i := 0; i < len(times); i += 2 {
+		v.Set(times[i].(string), query.FormatWallTime(times[i+1].(int64)))
+	}
 	if cpu >= 0 {
 		v.Set("cpu", strconv.Itoa(int(cpu)))
 	}
-	return link.HostFlamePage.With(v, host)
+	return r.With(v, host)
 }
 
 // EndOfTime is a wall-clock time, in Unix ns, after every marker: the

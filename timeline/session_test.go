@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/internal/nightgen"
 	"github.com/subsecond/subsecond/query"
 )
@@ -100,5 +101,61 @@ func TestSessionMonthsApart(t *testing.T) {
 	}
 	if len(g.Captures) != 1 || g.Captures[0].ID != ids[0] || g.Captures[0].Session != 1 || g.From != start.UnixNano() {
 		t.Errorf("Timeline(session 1) = %+v from %d; want capture %s from %d", g.Captures, g.From, ids[0], start.UnixNano())
+	}
+}
+
+// TestHotspotsOfSession: a host's hot spots are those of one recording
+// session, the latest by default, each compared with the same range an
+// hour earlier when the host recorded it, else with the same place in the
+// capture before.
+func TestHotspotsOfSession(t *testing.T) {
+	start := time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)
+	// Two captures back to back, then one an hour after the first.
+	n := &nightgen.Night{Host: "node-1", CPUs: 4, Hz: 49, Start: start, Captures: 3, Length: time.Minute,
+		Gaps: map[int]time.Duration{2: 58 * time.Minute}, Unanchored: -1, Seed: 3}
+	c1, c2 := n.CaptureStart(1), n.CaptureStart(2)
+	n.Bursts = []nightgen.Burst{
+		{CPU: 1, Start: c1.Add(10 * time.Second), End: c1.Add(15 * time.Second)},
+		{CPU: 2, Start: c2.Add(20 * time.Second), End: c2.Add(25 * time.Second)},
+	}
+	src, _, ids := importNight(t, n)
+	ctx := context.Background()
+	hour := int64(time.Hour)
+	for _, tc := range []struct {
+		session, want int
+		cpu           int32
+		capture       string
+		shift         int64 // how far before the spot its baseline lies
+	}{
+		{0, 2, 2, ids[2], hour},
+		{2, 2, 2, ids[2], hour},
+		{1, 1, 1, ids[1], int64(time.Minute)}, // the captures start a minute apart
+	} {
+		rep, err := Hotspots(ctx, src, "node-1", HotOptions{Measure: heatmap.MeasureSystem, Session: tc.session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Session != tc.want || rep.Found != 1 || len(rep.Spots) != 1 {
+			t.Fatalf("session %d: session %d, %d hot spots %+v; want session %d's one burst", tc.session, rep.Session, rep.Found, rep.Spots, tc.want)
+		}
+		s := rep.Spots[0]
+		if s.CPU != tc.cpu || s.Capture != tc.capture {
+			t.Errorf("session %d: CPU %d in %s; want CPU %d in %s", tc.session, s.CPU, s.Capture, tc.cpu, tc.capture)
+		}
+		if want := HostDiffURL("node-1", s.Start, s.End, s.Start-tc.shift, s.End-tc.shift, s.CPU); s.CompareURL != want {
+			t.Errorf("session %d: compare url %s; want %s", tc.session, s.CompareURL, want)
+		}
+	}
+	var pe *query.ParamError
+	if _, err := Hotspots(ctx, src, "node-1", HotOptions{Session: 3}); !errors.As(err, &pe) || pe.Name != "session" {
+		t.Errorf("session 3 of 2: %v; want a session error", err)
+	}
+	// The first capture's hot spot has no capture before it, and nothing
+	// an hour earlier: no comparison.
+	n.Bursts = []nightgen.Burst{{CPU: 3, Start: start.Add(5 * time.Second), End: start.Add(10 * time.Second)}}
+	src, _, _ = importNight(t, n)
+	rep, err := Hotspots(ctx, src, "node-1", HotOptions{Measure: heatmap.MeasureSystem, Session: 1})
+	if err != nil || len(rep.Spots) != 1 || rep.Spots[0].CompareURL != "" {
+		t.Errorf("a hot spot in the first capture: %v, %+v; want one, with no comparison", err, rep)
 	}
 }

@@ -225,7 +225,8 @@ func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, s
 	return w.Flush()
 }
 
-// hostHotspots is `subsecond hotspots --host H`: the night's episodes.
+// hostHotspots is `subsecond hotspots --host H [--session N]`: the
+// episodes of one recording session, by default the latest.
 func hostHotspots(ctx context.Context, e env, db, host string, q *query.Query, format string) error {
 	s, err := openExisting(ctx, e, db)
 	if err != nil {
@@ -246,15 +247,15 @@ func hostHotspots(ctx context.Context, e env, db, host string, q *query.Query, f
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
 	what := web.HotspotsWhat(rep.Measure, rep.Threshold, rep.Min)
 	if len(rep.Spots) == 0 {
-		fmt.Fprintf(tw, "No CPU of %s stayed %s.\n", host, what)
+		fmt.Fprintf(tw, "No CPU of %s stayed %s in recording session %d.\n", host, what, rep.Session)
 		return tw.Flush()
 	}
 	first := ""
 	if len(ms) > 0 {
 		first = "; those just before a marker first"
 	}
-	fmt.Fprintf(tw, "%d episodes on %s %s, the %d most unusual first (score = samples × (1 − the CPU's usual share over the night)%s):\n",
-		rep.Found, host, what, len(rep.Spots), first)
+	fmt.Fprintf(tw, "%d episodes on %s in recording session %d %s, the %d most unusual first (score = samples × (1 − the CPU's usual share over the session)%s):\n",
+		rep.Found, host, rep.Session, what, len(rep.Spots), first)
 	fmt.Fprintln(tw, "#\tCPU\tSTART (UTC)\tEND\tBUSY\tSYS\tSCORE\tCOMM\tTOP FUNCTION\tCAPTURE\tSTART s\tMARKER")
 	for i, sp := range rep.Spots {
 		mark := ""

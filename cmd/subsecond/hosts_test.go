@@ -173,4 +173,15 @@ func TestHostSessionsCommand(t *testing.T) {
 			t.Errorf("timeline %s: %v\n%s; want %q", tt.args, err, out, tt.want)
 		}
 	}
+	// So do the hot spots: the night's burst, or none in the early capture.
+	for _, tt := range []struct{ args, want string }{
+		{"", "1 episodes on node-1 in recording session 2 "},
+		{"--session 1", "No CPU of node-1 stayed "},
+	} {
+		args := append([]string{"hotspots", "--db", db, "--host", "node-1", "--measure", "system"}, strings.Fields(tt.args)...)
+		out, _, err := runStoreCmd(t, "", args...)
+		if err != nil || !strings.Contains(out, tt.want) || strings.Contains(tt.args, "1") != strings.Contains(out, "in recording session 1") {
+			t.Errorf("hotspots %s: %v\n%s; want %q", tt.args, err, out, tt.want)
+		}
+	}
 }

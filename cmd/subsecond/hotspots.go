@@ -21,8 +21,8 @@ func runHotspots(ctx context.Context, e env) error {
 	format := v.fs.String("format", "text", "output format: text or json (what the API sends)")
 	v.host = v.fs.String("host", "", "instead of FILE|ID: the episodes across every capture of this host, on one score scale")
 	system := v.fs.Bool("system", false, "the same as --measure system")
-	v.usage("hotspots [--measure busy|system] [--threshold 0.7] [--min 1s] [--bucket B] [--limit N] [--start S] [--end E] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--measure busy|system] [--threshold 0.7] [--min 1s] [--limit N] [--near 10s] [--format text|json]",
-		"Lists, per CPU, the windows where the busy fraction (or with --measure system\nthe system fraction) stays at or above the threshold for at least --min, with\nwhat ran there, most unusual first; then the hottest heatmap cells. With --start\nand --end, only those within [S, E) seconds from T0. With --host,\nthe episodes of the host's whole night, an episode crossing a rotation point\nas one, those ending within --near before a marker marked and first. docs/hotspots.md explains the score.")
+	v.usage("hotspots [--measure busy|system] [--threshold 0.7] [--min 1s] [--bucket B] [--limit N] [--start S] [--end E] [filters] [--format text|json] FILE|ID\n       subsecond hotspots --host HOST [--session N] [--measure busy|system] [--threshold 0.7] [--min 1s] [--limit N] [--near 10s] [--format text|json]",
+		"Lists, per CPU, the windows where the busy fraction (or with --measure system\nthe system fraction) stays at or above the threshold for at least --min, with\nwhat ran there, most unusual first; then the hottest heatmap cells. With --start\nand --end, only those within [S, E) seconds from T0. With --host,\nthe episodes of one recording session of the host (--session N, by default\nthe latest), an episode crossing a rotation point as one, those ending within --near before a marker marked and first. docs/hotspots.md explains the score.")
 	q, err := v.parse(e.args)
 	if err != nil {
 		return err
@@ -43,7 +43,7 @@ func runHotspots(ctx context.Context, e env) error {
 		if err := query.CheckHost(*v.host); err != nil {
 			return fmt.Errorf("hotspots: %w", err)
 		}
-		if err := v.only(query.ViewHostHotspots, "with --host: a host's hot spots take --measure, --threshold, --min, --limit and --near"); err != nil {
+		if err := v.only(query.ViewHostHotspots, "with --host: a host's hot spots take --session, --measure, --threshold, --min, --limit and --near"); err != nil {
 			return err
 		}
 		return hostHotspots(ctx, e, *v.db, *v.host, q, *format)

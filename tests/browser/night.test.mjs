@@ -25,6 +25,19 @@ const LENGTH = 600;
 const BURST = { cpu: 1, start: T('2026-11-30T23:52:00Z'), end: T('2026-11-30T23:52:20Z') };
 const MARKER = T('2026-11-30T23:52:25Z');
 
+// A second host whose burst crosses a rotation point: two one-minute
+// captures back to back at 49 Hz, a 3 s pause, a third; the burst runs
+// from 2 s before the rotation point to 3 s after it, a marker 2 s after
+// the burst, another 2 s into the third capture.
+const ROT = 'node-rot';
+const R = T('2026-11-30T03:00:00Z');
+const ROT_HZ = 49;
+const ROT_CAPTURES = [R, R + 60, R + 123];
+const ROT_BURST = { cpu: 1, start: R + 58, end: R + 63 };
+const ROT_MARKERS = [R + 65, R + 125];
+// rotText holds the text of each of ROT's captures, for counting.
+const rotText = [];
+
 let server, browser;
 
 before(async () => {
@@ -38,7 +51,29 @@ before(async () => {
     await upload(server.url, path, `capture-${i}`);
   }
   await postMarker(server.url, HOST, MARKER, 'NETDEV WATCHDOG: eth0 transmit queue 3 timed out');
+  for (const [i, t0] of ROT_CAPTURES.entries()) {
+    const path = join(dir, `rot${i}.txt`);
+    rotText.push(nightCapture({ host: ROT, t0, length: 60, hz: ROT_HZ, cpus: CPUS, burst: ROT_BURST }));
+    writeFileSync(path, rotText[i]);
+    await upload(server.url, path, `rot-${i}`);
+  }
+  await postMarker(server.url, ROT, ROT_MARKERS[0], 'NETDEV WATCHDOG: eth0 transmit queue 3 timed out');
+  await postMarker(server.url, ROT, ROT_MARKERS[1], 'eth0: link up');
 });
+
+// busyWritten counts the samples of texts (perf script) at Unix seconds
+// [from, to) whose command is not the idle swapper: what a flame graph
+// counts by default.
+function busyWritten(texts, from, to) {
+  let n = 0;
+  for (const text of texts) {
+    for (const m of text.matchAll(/^(\S+) \S+ \[\d+\] ([\d.]+):/gm)) {
+      const t = Number(m[2]);
+      if (m[1] !== 'swapper' && t >= from && t < to) n++;
+    }
+  }
+  return n;
+}
 
 after(async () => {
   await browser?.close();
@@ -220,6 +255,61 @@ test('a zoom leaves no tooltip of the range before', async () => {
   await page.waitForURL(/from=2026-11-30T23%3A50%3A00\.000Z/);
   await page.waitForFunction(() => Number(document.querySelector('#night-map').dataset.buckets) < 801);
   assert.deepEqual(await tips(), []);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('the hot spots of the session shown: none in the capture months earlier, the burst in the night', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await page.goto(`${server.url}/hosts/${HOST}?session=1`);
+  await page.waitForSelector('[data-testid=night-hotspots] li');
+  assert.equal(await page.textContent('[data-testid=night-hotspots] li'), 'No CPU stayed busy long enough.');
+  assert.ok(w.requests.some((u) => /\/hotspots\?.*session=1/.test(u)), `hot spots asked for: ${w.requests.filter((u) => /hotspots/.test(u))}`);
+  await page.selectOption('[data-testid=night-session]', '2');
+  await page.waitForSelector('[data-testid=night-hotspot]');
+  assert.match(await page.textContent('[data-testid=night-hotspot]'), /^cpu 1 · 2026-11-30 23:5(1:59|2:00)(\.\d)?–23:52:2\d/);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('across a rotation point: a hot spot says its measure and opens its host range; a marker\'s 10 s before opens one flame graph of both captures', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  const rep = await (await fetch(`${server.url}/api/hosts/${ROT}/hotspots?measure=busy&limit=20`)).json();
+  assert.equal(rep.found, 1, `hot spots: ${JSON.stringify(rep.hotspots)}`);
+  const spot = rep.hotspots[0];
+  assert.ok(Math.abs(spot.start_ns / 1e9 - ROT_BURST.start) <= 0.1 && Math.abs(spot.end_ns / 1e9 - ROT_BURST.end) <= 0.1, `spot ${spot.start_ns}–${spot.end_ns}`);
+  await page.goto(`${server.url}/hosts/${ROT}`);
+  await page.waitForSelector('[data-testid=night-hotspot]');
+  const li = await page.textContent('[data-testid=night-hotspot]');
+  assert.match(li, /found on busy time/);
+  assert.match(li, /2 s before: NETDEV WATCHDOG/);
+  assert.equal(await page.getAttribute('[data-testid=night-hotspot] a', 'href'), spot.flame_url);
+  assert.match(spot.flame_url, /^\/hosts\/node-rot\/flame\?cpu=1&from=2026-11-30T03%3A00%3A58/);
+  // Its comparison is one link: the host's ranges, from the same place in
+  // the capture before.
+  assert.equal(await page.textContent('[data-testid=night-hotspot] [data-testid=night-compare]'), 'compare with the capture before');
+  const cmp = new URL(await page.getAttribute('[data-testid=night-hotspot] [data-testid=night-compare]', 'href'), server.url);
+  assert.equal(cmp.pathname, `/hosts/${ROT}/diff`);
+  assert.equal(Date.parse(cmp.searchParams.get('from')) - Date.parse(cmp.searchParams.get('from2')), 60e3);
+  await page.selectOption('#night-measure', 'system');
+  await page.waitForFunction(() => /found on system time/.test(document.querySelector('[data-testid=night-hotspot]')?.textContent));
+
+  // The markers: the first's window crosses the rotation point, all of it
+  // recorded; the second's crosses the pause, 3 s of it not.
+  const marks = await page.$$eval('[data-testid=night-marker]', (els) => els.map((e) => e.querySelector('[data-testid=marker-missing]')?.textContent ?? null));
+  assert.deepEqual(marks, [null, '3 s of this window were not recorded']);
+  await shot(page, 'host-rotation');
+  await page.click('[data-testid=marker-before]');
+  await page.waitForURL(/\/hosts\/node-rot\/flame\?/);
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.match(await page.textContent('h1'), / · 2 captures/);
+  assert.equal(await page.$('[data-testid=unrecorded]'), null, 'a window across a rotation point lost nothing');
+  const want = busyWritten(rotText.slice(0, 2), ROT_MARKERS[0] - 10, ROT_MARKERS[0]);
+  assert.ok(want > 5 * ROT_HZ, `${want} busy samples written in the window`);
+  const summary = await page.textContent('[data-testid=flame-summary]');
+  assert.match(summary, new RegExp(`^${want.toLocaleString('en-US')} samples`), `summary ${summary}; ${want} busy samples written across both files`);
   assert.deepEqual(w.errors, []);
   await page.close();
 });

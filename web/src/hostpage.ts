@@ -1,6 +1,6 @@
 // The host page: a host's night as one cores × time map over one recording
 // session, the latest unless the session picker (session in the URL) names
-// another (NightMap), the hot spots across the night and the markers with
+// another (NightMap), the hot spots of the session shown and the markers with
 // their "10 s before" links (nightlists.ts) and the CPU share of one
 // command (CommShares). Drag across the map to zoom in (the range goes into
 // the URL as from/to), click a cell to open that capture's flame graph for
@@ -137,7 +137,7 @@ export function hostPage(vd: ViewData): void {
     if (!hotspots) return;
     const measure = currentParams().get("measure") === "system" ? "system" : "busy";
     try {
-      await hotspots.load(measure);
+      await hotspots.load(measure, sessionOf(map.current));
     } catch (e) {
       showError(e);
     }

@@ -2,13 +2,13 @@
 // target (a range Shift+dragged on the night's map, whose rows are its CPUs,
 // or a hot spot) and a baseline (the same place in the previous capture,
 // the same range some minutes earlier, or a second Shift+drag), and opens
-// the differential flame graph from the baseline to the target, across
-// captures when they differ (/p/ID/diff?base=ID2&start2&end2). Each side
-// lies in one capture: a range across captures keeps its part in the
-// capture holding most of it. The panel's choices live in the URL
-// (compare_from, compare_to, compare_cpu, compare_with, compare_earlier,
-// compare_from2, compare_to2: the table's page parameters, query/query.go), so a
-// reload, Back or a shared link brings them back.
+// the differential flame graph of the host's two wall-clock ranges
+// (/hosts/HOST/diff?cpu&from&to&from2&to2), each across the captures that
+// recorded it, whose page says how much of either was not recorded. The
+// panel's choices live in the URL (compare_from, compare_to, compare_cpu,
+// compare_with, compare_earlier, compare_from2, compare_to2: the table's
+// page parameters, query/query.go), so a reload, Back or a shared link
+// brings them back.
 
 import { getJSON } from "./api";
 import { path, withQuery } from "./links";
@@ -19,31 +19,48 @@ import type { CaptureList, NightCapture } from "./wire";
 import { fmtWallParam, fmtWallRange, parseWallParam, TZ_EVENT, withTZ } from "./wallclock";
 
 // Side is one side of a comparison: [from, to) in wall-clock Unix
-// nanoseconds, inside capture cap.
+// nanoseconds of the host, from the first to the last instant its captures
+// caps (in time order) recorded; cap is the one of them holding most of it.
 export interface Side {
   cap: NightCapture;
+  caps: NightCapture[];
   from: number;
   to: number;
 }
 
 type Mode = "previous" | "earlier" | "pick";
 
-// inCapture returns the part of [from, to) in the capture of caps holding
-// most of it, or null when none holds any.
-export function inCapture(caps: NightCapture[], from: number, to: number): Side | null {
-  let best: Side | null = null;
+// onHost returns the part of [from, to) that the captures of caps record,
+// from the first instant one holds to the last, or null when none holds
+// any.
+export function onHost(caps: NightCapture[], from: number, to: number): Side | null {
+  let side: Side | null = null;
+  let most = 0;
   for (const cap of caps) {
     const lo = Math.max(from, cap.start_ns);
     const hi = Math.min(to, cap.end_ns);
-    if (hi > lo && (!best || hi - lo > best.to - best.from)) best = { cap, from: lo, to: hi };
+    if (hi <= lo) continue;
+    if (!side) side = { cap, caps: [], from: lo, to: hi };
+    side.caps.push(cap);
+    side.from = Math.min(side.from, lo);
+    side.to = Math.max(side.to, hi);
+    if (hi - lo > most) {
+      most = hi - lo;
+      side.cap = cap;
+    }
   }
-  return best;
+  return side;
 }
 
+// BUCKET is the cores map's resolution, to which the distance between two
+// captures' starts is rounded, as the server's hot spots round it.
+const BUCKET = 1e8;
+
 // baselineOf returns the baseline of target by mode, or why there is none:
-// the same offsets from the start of the capture before the target's
-// ("previous"), the same range minutes earlier ("earlier"), or the range
-// picked on the map ("pick").
+// the same place in the capture before the target's ("previous": the
+// target shifted by the difference of the two captures' starts, to 0.1 s),
+// the same range minutes earlier ("earlier"), or the range picked on the
+// map ("pick").
 export function baselineOf(caps: NightCapture[], target: Side, mode: Mode, minutes: number, picked: Side | null): Side | string {
   const len = target.to - target.from;
   switch (mode) {
@@ -51,40 +68,44 @@ export function baselineOf(caps: NightCapture[], target: Side, mode: Mode, minut
       const i = caps.findIndex((c) => c.id === target.cap.id);
       if (i <= 0) return "the target is in the host's first capture: choose another baseline";
       const prev = caps[i - 1];
-      const from = prev.start_ns + (target.from - target.cap.start_ns);
-      const side = inCapture([prev], from, from + len);
-      return side || `${prev.name || prev.id} is shorter than the target's place in its capture: choose another baseline`;
+      const from = target.from - Math.round((target.cap.start_ns - prev.start_ns) / BUCKET) * BUCKET;
+      if (!onHost([prev], from, from + len)) return `${prev.name || prev.id} is shorter than the target's place in its capture: choose another baseline`;
+      return onHost(caps, from, from + len)!;
     }
     case "earlier": {
       if (!(minutes > 0)) return "give how many minutes earlier";
       const shift = Math.round(minutes * 60e9);
       const from = target.from - shift;
-      return inCapture(caps, from, from + len) || `no capture holds ${fmtWallRange(from, from + len)}: choose another baseline`;
+      return onHost(caps, from, from + len) || `no capture holds ${fmtWallRange(from, from + len)}: choose another baseline`;
     }
     case "pick":
       return picked || "Shift+drag across the map to pick the baseline";
   }
 }
 
-// diffURL returns the differential flame graph from base to target for
-// the CPUs cpus ("" for all), in seconds from each capture's T0.
-export function diffURL(target: Side, base: Side, cpus: string): string {
-  const at = (s: Side, t: number) => fmtMillis(t - s.cap.offset_ns - s.cap.t0_ns);
+// diffURL returns the differential flame graph of host's ranges from base
+// to target for the CPUs cpus ("" for all).
+export function diffURL(host: string, target: Side, base: Side, cpus: string): string {
   const q = new URLSearchParams();
   if (cpus) q.set("cpu", cpus);
-  q.set("start", at(target, target.from));
-  q.set("end", at(target, target.to));
-  if (base.cap.id !== target.cap.id) q.set("base", base.cap.id);
-  q.set("start2", at(base, base.from));
-  q.set("end2", at(base, base.to));
-  return withQuery("diffPage", q, target.cap.id);
+  q.set("from", fmtWallParam(target.from));
+  q.set("to", fmtWallParam(target.to));
+  q.set("from2", fmtWallParam(base.from));
+  q.set("to2", fmtWallParam(base.to));
+  return withQuery("hostDiffPage", q, host);
 }
 
 // describe writes a side for the panel: "03:01:10–03:01:20 UTC in
-// capture-1 (10–20 s)".
+// capture-1 (10–20 s)", or across a rotation point "03:00:58–03:01:03 UTC
+// across capture-0 and capture-1".
 function describe(s: Side): string {
+  const wall = fmtWallRange(s.from, s.to, s.caps.some((c) => c.approximate), true);
+  if (s.caps.length > 1) {
+    const names = s.caps.map((c) => c.name || c.id);
+    return `${wall} across ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+  }
   const base = s.cap.offset_ns + s.cap.t0_ns;
-  return `${fmtWallRange(s.from, s.to, s.cap.approximate, true)} in ${s.cap.name || s.cap.id} (${fmtMillis(s.from - base)}–${fmtMillis(s.to - base)} s)`;
+  return `${wall} in ${s.cap.name || s.cap.id} (${fmtMillis(s.from - base)}–${fmtMillis(s.to - base)} s)`;
 }
 
 // NightCompare is the host page's Compare panel and its marks on the map.
@@ -156,8 +177,8 @@ export class NightCompare {
     void this.captures().then(
       (caps) => {
         this.loaded = caps;
-        this.target = to > from ? inCapture(caps, from, to) : null;
-        this.picked = this.target && to2 > from2 ? inCapture(caps, from2, to2) : null;
+        this.target = to > from ? onHost(caps, from, to) : null;
+        this.picked = this.target && to2 > from2 ? onHost(caps, from2, to2) : null;
         this.ready = true;
         this.render();
         if (to > from && !this.target) this.say(`No capture holds the link's target range ${fmtWallRange(from, to)}: pick another.`);
@@ -207,7 +228,7 @@ export class NightCompare {
   // clock across CPUs cpus (null: all): the baseline when the panel waits
   // for one, else the target.
   async pick(from: number, to: number, cpus: number[] | null): Promise<void> {
-    const side = inCapture(await this.captures(), from, to);
+    const side = onHost(await this.captures(), from, to);
     if (!side) {
       this.say("No capture holds that range: pick one on a capture, not in a gap.");
       return;
@@ -217,12 +238,12 @@ export class NightCompare {
     this.show();
   }
 
-  // pickSpot takes a hot spot as the target: its CPU over [from, to) of
-  // capture id.
-  async pickSpot(id: string, cpu: number, from: number, to: number): Promise<void> {
-    const cap = (await this.captures()).find((c) => c.id === id);
-    if (!cap) return;
-    this.setTarget({ cap, from, to }, [cpu]);
+  // pickSpot takes a hot spot as the target: its CPU over the host's
+  // range [from, to).
+  async pickSpot(cpu: number, from: number, to: number): Promise<void> {
+    const side = onHost(await this.captures(), from, to);
+    if (!side) return;
+    this.setTarget(side, [cpu]);
     this.show();
     $("#night-compare")?.scrollIntoView({ block: "nearest" });
   }
@@ -295,7 +316,7 @@ export class NightCompare {
     if (baseEl) baseEl.textContent = typeof base === "string" ? base : describe(base);
     if (open) {
       if (this.target && typeof base !== "string") {
-        open.href = withTZ(diffURL(this.target, base, this.chosenCPUs()));
+        open.href = withTZ(diffURL(this.host, this.target, base, this.chosenCPUs()));
         open.removeAttribute("aria-disabled");
       } else {
         open.removeAttribute("href");

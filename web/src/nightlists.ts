@@ -1,6 +1,8 @@
 // The host page's lists beside its map: the markers, with their "10 s
-// before" links, and the hot spots across the night, each with its flame
-// graph, its capture and a button that makes it the Compare panel's target.
+// before" links to the host's range and how much of it was not recorded,
+// and the hot spots of the session shown, each with the measure that found
+// it, the flame graph and differential graph of its host range, its
+// capture and a button that makes it the Compare panel's target.
 
 import { getJSON } from "./api";
 import { withQuery } from "./links";
@@ -8,7 +10,7 @@ import { clear, h } from "./dom";
 import { fmtMillis, fmtPct } from "./format";
 import type { NightCompare } from "./nightcompare";
 import { fmtWall } from "./nightmap";
-import { fmtWallRange } from "./wallclock";
+import { fmtWallRange, parseWallParam } from "./wallclock";
 import type { MarkerView, NightReport, NightSpot } from "./wire";
 
 // renderMarkers lists markers in ul.
@@ -18,6 +20,8 @@ export function renderMarkers(ul: HTMLElement, markers: MarkerView[]): void {
   for (const m of markers) {
     const li = h("li", { attrs: { "data-testid": "night-marker" } }, h("span", { class: "when", text: fmtWall(m.time_ns) + " " }), h("span", { text: m.text }));
     if (m.url) li.append(" ", h("a", { text: "the 10 s before", attrs: { href: m.url, "data-testid": "marker-before" } }));
+    const missing = m.before?.missing_ns || 0;
+    if (missing > 0) li.append(" · ", h("span", { class: "missing", text: `${fmtMillis(missing)} s of this window were not recorded`, attrs: { "data-testid": "marker-missing" } }));
     ul.append(li);
   }
 }
@@ -31,10 +35,13 @@ export class NightHotspots {
     private compare: NightCompare,
   ) {}
 
-  // load lists the 20 best hot spots of measure ("busy" or "system").
-  async load(measure: string): Promise<void> {
+  // load lists the 20 best hot spots of measure ("busy" or "system") in
+  // recording session session (null: the latest).
+  async load(measure: string, session: number | null): Promise<void> {
     const ol = this.ol;
-    const rep = await getJSON<NightReport>(withQuery("hostHotspotsAPI", new URLSearchParams({ measure, limit: "20" }), this.host));
+    const q = new URLSearchParams({ measure, limit: "20" });
+    if (session) q.set("session", String(session));
+    const rep = await getJSON<NightReport>(withQuery("hostHotspotsAPI", q, this.host));
     clear(ol);
     if (rep.hotspots.length === 0) ol.append(h("li", { class: "empty", text: `No CPU stayed ${measure} long enough.` }));
     for (const s of rep.hotspots) {
@@ -44,11 +51,12 @@ export class NightHotspots {
         { attrs: { "data-testid": "night-hotspot" } },
         h("a", { text: `cpu ${s.cpu} · ${fmtWallRange(s.start_ns, s.end_ns, s.approximate, true)}`, attrs: { href: s.flame_url } }),
         h("span", { text: ` busy ${fmtPct(s.busy)}, system ${fmtPct(s.system)}, score ${Math.round(s.score)} ` }),
+        h("span", { class: "measure", text: `found on ${s.measure} time `, attrs: { "data-testid": "night-hotspot-measure" } }),
         what ? h("span", { class: "what", text: what }) : null,
         h("span", { class: "capture", text: ` · capture ${s.capture_name || s.capture} ` }),
         h("a", { text: "open", attrs: { href: s.url } }),
         s.compare_url ? " · " : null,
-        s.compare_url ? h("a", { text: "compare with the previous capture", attrs: { href: s.compare_url, "data-testid": "night-compare" } }) : null,
+        s.compare_url ? h("a", { text: compareText(s), attrs: { href: s.compare_url, "data-testid": "night-compare" } }) : null,
         " · ",
         this.spotCompare(s),
       );
@@ -61,7 +69,14 @@ export class NightHotspots {
   // target.
   private spotCompare(s: NightSpot): HTMLElement {
     const b = h("button", { class: "btn small", text: "compare…", attrs: { type: "button", "data-testid": "night-hotspot-compare" } });
-    b.addEventListener("click", () => void this.compare.pickSpot(s.capture, s.cpu, s.start_ns, s.end_ns));
+    b.addEventListener("click", () => void this.compare.pickSpot(s.cpu, s.start_ns, s.end_ns));
     return b;
   }
+}
+
+// compareText names a hot spot's baseline (timeline.CompareBase): the same
+// range an hour earlier, or the same place in the capture before.
+function compareText(s: NightSpot): string {
+  const from2 = parseWallParam(new URL(s.compare_url || "", location.href).searchParams.get("from2"));
+  return s.start_ns - from2 === 3600e9 ? "compare with an hour earlier" : "compare with the capture before";
 }

@@ -353,6 +353,7 @@ export interface NightPeriod {
 // NightReport is timeline.Report: a host's hot spots across its night.
 export interface NightReport {
   host: string;
+  session: number;
   measure: string;
   threshold: number;
   min_ns: number;
