@@ -136,3 +136,12 @@ func (c *Capture) Window(r Range) (lo, hi int) {
 	hi = lo + sort.Search(len(c.Samples.Time)-lo, func(i int) bool { return c.Samples.Time[lo+i] >= r.End })
 	return lo, hi
 }
+
+// CacheStats describes a capture cache: the bytes of the captures it keeps
+// (with the indexes derived from them) within its budget, and the lookups
+// that found a capture kept (hits) or loaded it (misses) since it began.
+// The hit rate is Hits / (Hits + Misses).
+type CacheStats struct {
+	Bytes, Budget int64
+	Hits, Misses  int64
+}

@@ -137,6 +137,12 @@ type Config struct {
 	// UploadsPerClient bounds the uploads in progress from one client
 	// address (429 beyond); 0 means DefaultUploadsPerClient.
 	UploadsPerClient int
+
+	// Metrics serves the server's Prometheus metrics at /metrics (see
+	// metricSet); otherwise that route does not exist. When MetricsToken is
+	// set they need "Authorization: Bearer MetricsToken" (401 without).
+	Metrics      bool
+	MetricsToken string
 }
 
 // Server is Subsecond's HTTP server. Its Handler is safe for concurrent use.
@@ -169,6 +175,7 @@ type Server struct {
 	rateWindow time.Duration
 	authWait   time.Duration
 	uploads    clientUploads
+	metrics    *metricSet // nil when off
 }
 
 // Default limits: of a request body, and of the text it decompresses to.
@@ -226,6 +233,9 @@ func New(cfg Config) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Metrics {
+		s.metrics = newMetrics(s, cfg.Store, cfg.MetricsToken)
+	}
 	return s
 }
 
@@ -235,7 +245,7 @@ func New(cfg Config) *Server {
 // their own deadlines.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.checkHost, middleware.GetHead, s.secureHeaders, s.crossOrigin)
+	r.Use(s.logRequests, s.instrument, s.checkHost, middleware.GetHead, s.secureHeaders, s.crossOrigin)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, errorf(subsecond.ErrNotFound, "no such page"))
 	})
@@ -282,6 +292,9 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.HostDiffAPI), s.hostDiff)
 		r.Get(string(link.HostSamplesAPI), s.hostSamples)
 	})
+	if s.metrics != nil {
+		r.Get(metricsPath, s.serveMetrics)
+	}
 	return r
 }
 

@@ -133,7 +133,9 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	// The store decompresses once, by content, and counts every byte of
 	// text against the limit, a compressed stream inside included.
 	up.MaxText = s.maxText
+	start := time.Now()
 	p, existed, err := s.store.Import(r.Context(), body, up)
+	s.metrics.imported(limited.read(), time.Since(start), p, existed, err)
 	if err != nil {
 		s.error(w, r, uploadError(limited, err))
 		return

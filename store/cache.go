@@ -55,3 +55,24 @@ func derivedAllowance(c *subsecond.Capture) int64 {
 	flame := 4*samples + 60*frames + 32*nodes
 	return filter + flame
 }
+
+// CacheStats returns the capture cache's bytes and budget and the lookups
+// Capture has answered from it (hits) or by loading (misses). Failed
+// lookups are not counted.
+func (s *Store) CacheStats() subsecond.CacheStats {
+	return subsecond.CacheStats{
+		Bytes:  s.cache.Bytes(),
+		Budget: s.opt.CacheSize,
+		Hits:   s.hits.Load(),
+		Misses: s.misses.Load(),
+	}
+}
+
+// countLookup counts a successful lookup in CacheStats.
+func (s *Store) countLookup(hit bool) {
+	if hit {
+		s.hits.Add(1)
+	} else {
+		s.misses.Add(1)
+	}
+}

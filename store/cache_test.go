@@ -66,3 +66,35 @@ func TestCacheBudgetHoldsIndexes(t *testing.T) {
 	runtime.KeepAlive(s)
 	runtime.KeepAlive(text)
 }
+
+// TestCacheStats checks that CacheStats counts Capture's lookups: the
+// first after an import that does not warm the cache loads (a miss), the
+// next finds the capture kept (a hit), and its bytes are within budget.
+func TestCacheStats(t *testing.T) {
+	b, _, _ := openSQLite(t)
+	const budget = 64 << 20
+	s := store.New(b, store.Options{CacheSize: budget, WarmLimit: -1})
+	defer s.Close()
+	p, _, err := s.Import(t.Context(), strings.NewReader(smallCapture), store.ImportOptions{FileName: "small.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.CacheStats(), (subsecond.CacheStats{Budget: budget}); got != want {
+		t.Errorf("CacheStats() after import = %+v; want %+v", got, want)
+	}
+	for range 2 {
+		if _, err := s.Capture(t.Context(), p.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Capture(t.Context(), "nosuchid"); err == nil {
+		t.Fatal("Capture(nosuchid) succeeded")
+	}
+	got := s.CacheStats()
+	if got.Hits != 1 || got.Misses != 1 || got.Budget != budget {
+		t.Errorf("CacheStats() = %+v; want 1 hit, 1 miss, budget %d", got, budget)
+	}
+	if got.Bytes <= 0 || got.Bytes > budget {
+		t.Errorf("CacheStats().Bytes = %d; want within (0, %d]", got.Bytes, budget)
+	}
+}

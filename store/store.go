@@ -53,6 +53,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -97,6 +98,8 @@ type Store struct {
 	b     Backend
 	opt   Options
 	cache *lru.Cache[string, *subsecond.Capture]
+	// hits and misses count Capture's lookups in cache (CacheStats).
+	hits, misses atomic.Int64
 }
 
 // New returns a Store over b, which it owns: Close closes b.
@@ -328,6 +331,9 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 // error wrapping subsecond.ErrNotFound.
 func (s *Store) Capture(ctx context.Context, id string) (*subsecond.Capture, error) {
 	c, hit, err := s.cache.Get(ctx, id, func(ctx context.Context) (*subsecond.Capture, error) { return s.load(ctx, id) })
+	if err == nil {
+		s.countLookup(hit)
+	}
 	if err == nil && hit {
 		var ok bool
 		if ok, err = s.b.Exists(ctx, id); err == nil && !ok {

@@ -43,6 +43,8 @@ func runServe(ctx context.Context, e env) error {
 	retainFor := fs.Duration("retain", 0, "delete captures of every host that ended longer ago than this, e.g. 72h, checked every 10 minutes (default: keep all)")
 	var lim serveLimits
 	lim.flags(fs)
+	var sm serveMetrics
+	sm.flags(fs)
 	noSample := fs.Bool("no-sample", false, "when run as the default command, do not import the bundled incident capture into an empty database")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: subsecond serve [flags] [FILE…]")
@@ -59,6 +61,10 @@ func runServe(ctx context.Context, e env) error {
 	}
 
 	if err := lim.check(); err != nil {
+		return err
+	}
+	metricsOn, metricsToken, err := sm.config(fs)
+	if err != nil {
 		return err
 	}
 	restore, err := lim.applyMemoryLimit(int64(cacheSize))
@@ -165,6 +171,8 @@ func runServe(ctx context.Context, e env) error {
 		UploadTimeout:    lim.uploadTimeout,
 		MinUploadRate:    int64(lim.minRate),
 		UploadsPerClient: lim.perClient,
+		Metrics:          metricsOn,
+		MetricsToken:     metricsToken,
 	})
 	hs := &http.Server{
 		Handler:           srv.Handler(),

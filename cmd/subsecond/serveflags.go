@@ -161,3 +161,36 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// serveMetrics says whether serve answers /metrics, and to whom: --metrics
+// on serves them to anyone who reaches the server; --metrics-token turns
+// them on for requests carrying that bearer token alone, a token of their
+// own so that a scraper needs no upload rights. An explicit --metrics off
+// wins over a token set in the environment.
+type serveMetrics struct {
+	mode  string
+	token string
+}
+
+func (m *serveMetrics) flags(fs *flag.FlagSet) {
+	fs.StringVar(&m.mode, "metrics", envOr("SUBSECOND_METRICS", "off"),
+		"Prometheus metrics at /metrics: off (404) or on; --metrics-token turns them on for its bearer token alone ($SUBSECOND_METRICS)")
+	fs.StringVar(&m.token, "metrics-token", os.Getenv("SUBSECOND_METRICS_TOKEN"),
+		"serve /metrics only to requests with Authorization: Bearer `token` (401 without), unless --metrics off ($SUBSECOND_METRICS_TOKEN)")
+}
+
+// config returns whether metrics are on and their token, once fs is parsed.
+func (m *serveMetrics) config(fs *flag.FlagSet) (on bool, token string, err error) {
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "metrics" })
+	switch m.mode {
+	case "on":
+		return true, m.token, nil
+	case "off":
+		if m.token != "" && !explicit {
+			return true, m.token, nil
+		}
+		return false, "", nil
+	}
+	return false, "", fmt.Errorf("--metrics: %q is not off or on", m.mode)
+}
