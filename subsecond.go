@@ -42,6 +42,13 @@ var (
 	ErrUnauthorized = errors.New("unauthorized")
 	// ErrNoSpace reports that the storage is full: nothing was stored.
 	ErrNoSpace = errors.New("no space left on the server's disk")
+	// ErrUnavailable reports that the database cannot be reached or is
+	// restarting, or that its schema is not this build's: the request may
+	// succeed if retried later, and nothing was stored.
+	ErrUnavailable = errors.New("database unavailable")
+	// ErrSchema reports that the database's schema is not the one this
+	// build's migrations make; it comes wrapped with ErrUnavailable.
+	ErrSchema = errors.New("database schema is not this build's")
 )
 
 // FrameKind says where a frame's code runs.

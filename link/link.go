@@ -70,6 +70,14 @@ const (
 	HostSamplesAPI Route = "/api/hosts/{host}/samples"
 )
 
+// Health checks, for load balancers and service managers: Healthz answers
+// 200 while the process serves, Readyz 200 while its database answers and
+// has this build's schema, 503 with the reason otherwise.
+const (
+	Healthz Route = "/healthz"
+	Readyz  Route = "/readyz"
+)
+
 // Routes lists every route with the name the generated TypeScript gives
 // it, in the order above.
 var Routes = []struct {
@@ -85,6 +93,7 @@ var Routes = []struct {
 	{"timelineAPI", TimelineAPI}, {"hostHotspotsAPI", HostHotspotAPI}, {"commsAPI", CommsAPI},
 	{"markersAPI", MarkersAPI}, {"sessionsAPI", SessionsAPI}, {"hostFlameAPI", HostFlameAPI},
 	{"hostDiffAPI", HostDiffAPI}, {"hostSamplesAPI", HostSamplesAPI},
+	{"healthz", Healthz}, {"readyz", Readyz},
 }
 
 // Path fills r's {name} segments with args, in order, each escaped with

@@ -13,6 +13,8 @@ package migrations
 import (
 	"embed"
 	"io/fs"
+	"strconv"
+	"strings"
 )
 
 //go:embed sqlite/*.sql postgres/*.sql
@@ -31,4 +33,21 @@ func sub(dir string) fs.FS {
 		panic(err) // the directory is embedded above
 	}
 	return f
+}
+
+// Latest returns the number of the last migration in fsys (SQLite or
+// Postgres): the version goose records once all of them have run.
+func Latest(fsys fs.FS) int64 {
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		panic(err) // the pattern is valid
+	}
+	var latest int64
+	for _, name := range names {
+		num, _, _ := strings.Cut(name, "_")
+		if n, err := strconv.ParseInt(num, 10, 64); err == nil && n > latest {
+			latest = n
+		}
+	}
+	return latest
 }

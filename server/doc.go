@@ -52,13 +52,19 @@
 //	GET    /api/hosts/{host}/diff        from2, to2 (base), from, to, filters, format, each range across the host's captures
 //	GET    /api/hosts/{host}/samples     stack chart of the host's from, to: filters, max_samples
 //
+// # Health (no token, no database access for /healthz)
+//
+//	GET    /healthz                      200 {"status": "ok"} while the process serves
+//	GET    /readyz                       200 {"status": "ready"} while the database answers with this build's schema; else 503 and the reason
+//
 // Filters are cpu, pid, tid, comm, comm_regex, event, function, only, idle.
 // Errors are {"error": "..."} with status 400 (naming the bad parameter),
 // 401 (token), 403 (read-only or cross-origin), 404, 413 (over the upload
 // limit; nothing is stored), 415 (not perf script text, or an unknown
 // Content-Encoding), 408 (an upload too slow or too long), 421 (a Host the
 // server does not answer to), 429 (too many uploads from one client), 503
-// with Retry-After (too many heavy views at once) or 500 (details only in
+// with Retry-After (too many heavy views at once, or the database down or
+// restarting: nothing was stored) or 500 (details only in
 // the server's log).
 //
 // # Limits

@@ -70,6 +70,10 @@ func status(err error) (int, string) {
 		return http.StatusForbidden, err.Error()
 	case errors.Is(err, errMisdirected):
 		return http.StatusMisdirectedRequest, userMessage(err, errMisdirected)
+	case errors.Is(err, subsecond.ErrSchema):
+		return http.StatusServiceUnavailable, strings.TrimPrefix(query.Message(err), subsecond.ErrUnavailable.Error()+": ")
+	case errors.Is(err, subsecond.ErrUnavailable):
+		return http.StatusServiceUnavailable, "the database is unavailable (unreachable or restarting), so nothing was changed: retry in a few seconds"
 	case errors.Is(err, errBusy):
 		return http.StatusServiceUnavailable, userMessage(err, errBusy)
 	case errors.Is(err, errTimeout):
@@ -107,13 +111,14 @@ func (s *Server) error(w http.ResponseWriter, r *http.Request, err error) {
 	if code == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="subsecond"`)
 	}
-	if errors.Is(err, errBusy) || errors.Is(err, errTooMany) {
+	if errors.Is(err, errBusy) || errors.Is(err, errTooMany) || errors.Is(err, subsecond.ErrUnavailable) {
 		w.Header().Set("Retry-After", retryAfter)
 	}
 	if code == http.StatusRequestTimeout {
 		w.Header().Set("Connection", "close")
 	}
-	if !strings.HasPrefix(r.URL.Path, link.APIPrefix) && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") {
+	if !strings.HasPrefix(r.URL.Path, link.APIPrefix) && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/static/") &&
+		r.URL.Path != string(link.Readyz) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(code)

@@ -32,6 +32,9 @@ type Store interface {
 	Rename(ctx context.Context, id, name string) error
 	Delete(ctx context.Context, id string) error
 	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
+	// Ready checks that the database answers and has this build's schema;
+	// its errors wrap subsecond.ErrUnavailable.
+	Ready(ctx context.Context) error
 }
 
 // Upload describes an uploaded capture: the name the user gave it, the file
@@ -253,6 +256,8 @@ func (s *Server) Handler() http.Handler {
 		s.error(w, r, errMethod)
 	})
 
+	r.Get(string(link.Healthz), s.healthz)
+	r.Get(string(link.Readyz), s.readyz)
 	r.Post(string(link.ProfilesAPI), s.createProfile)
 	r.Patch(string(link.ProfileAPI), s.patchProfile)
 	r.Delete(string(link.ProfileAPI), s.deleteProfile)

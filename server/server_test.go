@@ -79,6 +79,12 @@ func newEnv(t *testing.T, cfg Config) *testEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return newEnvOn(t, st, cfg)
+}
+
+// newEnvOn is newEnv over the store st, which the caller closes.
+func newEnvOn(t *testing.T, st *store.Store, cfg Config) *testEnv {
+	t.Helper()
 	cfg.Store = sqliteStore{st}
 	if cfg.Engine == nil {
 		cfg.Engine = engine.Engine{}

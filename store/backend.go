@@ -54,6 +54,16 @@ type Backend interface {
 	// Markers returns host's markers in [from, to) (Unix ns), ordered by
 	// time and text; an empty, non-nil slice when there are none.
 	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)
+	// Ready checks that the database answers a trivial query and that
+	// its schema is the one this build's migrations make; an older or
+	// newer schema is an error wrapping subsecond.ErrUnavailable.
+	Ready(ctx context.Context) error
+	// Unavailable reports whether err, returned by one of the backend's
+	// methods, means that the database is unreachable or restarting (or,
+	// for SQLite, locked beyond the busy timeout), so that the request
+	// may succeed when retried. Store wraps such errors with
+	// subsecond.ErrUnavailable.
+	Unavailable(err error) bool
 	// Close releases the database.
 	Close() error
 }

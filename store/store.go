@@ -122,11 +122,15 @@ func New(b Backend, opt Options) *Store {
 	if opt.BlockSize <= 0 {
 		opt.BlockSize = blockSize
 	}
-	return &Store{b: b, opt: opt, cache: newCaptureCache(opt.CacheSize)}
+	return &Store{b: guard{b}, opt: opt, cache: newCaptureCache(opt.CacheSize)}
 }
 
 // Close closes the backend.
 func (s *Store) Close() error { return s.b.Close() }
+
+// Ready checks that the database answers and that its schema is this
+// build's (Backend.Ready); its errors wrap subsecond.ErrUnavailable.
+func (s *Store) Ready(ctx context.Context) error { return s.b.Ready(ctx) }
 
 // ImportOptions describe one import.
 type ImportOptions struct {

@@ -21,8 +21,13 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -196,6 +201,42 @@ func (im *importTx) Abort() error {
 	err := im.tx.Rollback()
 	im.conn.Close()
 	return err
+}
+
+// Ready checks that the database answers and that its schema is this
+// build's (see sqldb.DB.Ready).
+func (b *Backend) Ready(ctx context.Context) error {
+	return b.DB.Ready(ctx, migrations.Latest(migrations.Postgres))
+}
+
+// Unavailable reports whether err means that PostgreSQL cannot be reached
+// or is restarting: a failed connection attempt, a connection exception
+// (SQLSTATE class 08), an administrator's or crash shutdown and a server
+// still starting (57P01, 57P02, 57P03), too many connections (53300), or a
+// pooled connection that broke on I/O, as those do when the server went
+// away underneath them. A cancelled request is not an outage.
+func (b *Backend) Unavailable(err error) bool { return unavailable(err) }
+
+func unavailable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "57P01", "57P02", "57P03", "53300":
+			return true
+		}
+		return strings.HasPrefix(pe.Code, "08")
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) ||
+		strings.HasSuffix(err.Error(), "conn closed")
 }
 
 // isCode reports whether err is a PostgreSQL error with the given

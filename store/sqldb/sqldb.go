@@ -86,6 +86,23 @@ func (d *DB) Each(ctx context.Context, tx *sql.Tx, query string, args []any, fn 
 	return rows.Err()
 }
 
+// Ready checks that the database answers a query and that the last
+// migration goose recorded is want, the last of this build's; a schema
+// older or newer is an error wrapping subsecond.ErrUnavailable and
+// subsecond.ErrSchema. Servers sharing a database run its migrations when
+// they start, so an older schema means none of this build has yet.
+func (d *DB) Ready(ctx context.Context, want int64) error {
+	var have int64
+	err := d.DB.QueryRowContext(ctx, `SELECT COALESCE(MAX(version_id), 0) FROM goose_db_version WHERE is_applied`).Scan(&have)
+	if err != nil {
+		return fmt.Errorf("schema version: %w", err)
+	}
+	if have != want {
+		return fmt.Errorf("%w: %w: version %d, this build's %d", subsecond.ErrUnavailable, subsecond.ErrSchema, have, want)
+	}
+	return nil
+}
+
 // profileCols are the columns scanProfile reads.
 const profileCols = `pk, id, name, file_name, sha256, bytes, uploaded_ns, metadata,
 	start_ns, end_ns, samples, cpus, frequency_hz, warnings, host, comms`

@@ -262,6 +262,22 @@ func noSpace(err error) error {
 	return err
 }
 
+// Ready checks that the database answers and that its schema is this
+// build's (see sqldb.DB.Ready).
+func (b *Backend) Ready(ctx context.Context) error {
+	return b.DB.Ready(ctx, migrations.Latest(migrations.SQLite))
+}
+
+// Unavailable reports whether err means that the database stayed busy or
+// locked by another connection or process past the busy timeout
+// (SQLITE_BUSY, SQLITE_LOCKED), so that a later retry may succeed.
+func (b *Backend) Unavailable(err error) bool { return unavailable(err) }
+
+func unavailable(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}
+
 // isConstraint reports whether err is a SQLite constraint violation.
 func isConstraint(err error) bool {
 	var se sqlite3.Error

@@ -32,6 +32,8 @@ export const routes = {
   hostFlameAPI: "/api/hosts/{host}/flamegraph",
   hostDiffAPI: "/api/hosts/{host}/diff",
   hostSamplesAPI: "/api/hosts/{host}/samples",
+  healthz: "/healthz",
+  readyz: "/readyz",
 } as const;
 
 export type Route = keyof typeof routes;

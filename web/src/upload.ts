@@ -42,7 +42,10 @@ export function setupUpload(boot: () => void): void {
     }
   };
 
-  const send = (file: File) => {
+  // A 503 (the server busy, or its database down or restarting) is retried
+  // after its Retry-After, at least 1, 2, 4, 8 s, up to uploadRetries times.
+  const uploadRetries = 4;
+  const send = (file: File, attempt = 0) => {
     if (busy) return;
     busy = true;
     if (errBox) {
@@ -87,6 +90,16 @@ export function setupUpload(boot: () => void): void {
         body = JSON.parse(xhr.responseText) as UploadResponse;
       } catch {
         /* not JSON */
+      }
+      if (xhr.status === 503 && attempt < uploadRetries) {
+        const after = Number(xhr.getResponseHeader("Retry-After")) || 0;
+        const wait = Math.min(30, Math.max(after, 2 ** attempt));
+        statusEl.textContent = `${body.error || "The server is unavailable"} — retrying in ${wait} s (${attempt + 1} of ${uploadRetries})…`;
+        setTimeout(() => {
+          busy = false;
+          send(file, attempt + 1);
+        }, wait * 1000);
+        return;
       }
       if (xhr.status !== 200 && xhr.status !== 201) {
         const why = body.error || xhr.statusText || "unexpected response";

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/postgres"
+)
+
+// pgCluster is a private PostgreSQL cluster that a test may stop: the
+// shared one of $SUBSECOND_TEST_POSTGRES serves other tests meanwhile.
+type pgCluster struct {
+	t   *testing.T
+	dir string
+	bin string
+}
+
+// startCluster starts a cluster of its own with .ci/postgres, stopped when
+// the test ends.
+func startCluster(t *testing.T) *pgCluster {
+	t.Helper()
+	if os.Getenv("SUBSECOND_TEST_POSTGRES") == "" {
+		t.Skip("PostgreSQL tests skipped; set SUBSECOND_TEST_POSTGRES=postgres://… to run them (.ci/postgres starts a server)")
+	}
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	if len(bins) == 0 {
+		t.Skip("no PostgreSQL under /usr/lib/postgresql")
+	}
+	sort.Strings(bins)
+	dir, err := os.MkdirTemp("", "subsecond-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &pgCluster{t: t, dir: dir, bin: bins[len(bins)-1]}
+	t.Cleanup(func() {
+		c.pgctl("-m", "immediate", "-w", "stop")
+		os.RemoveAll(dir)
+	})
+	c.start()
+	return c
+}
+
+func (c *pgCluster) url() string { return "postgres://subsecond@/subsecond?host=" + c.dir }
+
+func (c *pgCluster) start() {
+	c.t.Helper()
+	out, err := exec.Command("../.ci/postgres", "start", c.dir).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf(".ci/postgres start: %v: %s", err, out)
+	}
+}
+
+// pgctl runs the cluster's pg_ctl, as nobody when root (as .ci/postgres).
+func (c *pgCluster) pgctl(args ...string) {
+	c.t.Helper()
+	cmd := append([]string{filepath.Join(c.bin, "pg_ctl"), "-D", filepath.Join(c.dir, "data")}, args...)
+	if os.Getuid() == 0 {
+		cmd = append([]string{"runuser", "-u", "nobody", "--"}, cmd...)
+	}
+	if out, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+		c.t.Logf("pg_ctl %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestPostgresOutage stops PostgreSQL under a serving server: reads,
+// uploads and /readyz answer 503 with Retry-After (never 500) and /healthz
+// 200; when PostgreSQL is back the server serves again with every
+// profile stored before and nothing half-stored by the failed upload.
+func TestPostgresOutage(t *testing.T) {
+	c := startCluster(t)
+	ctx := context.Background()
+	st, err := postgres.OpenStore(ctx, c.url(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := newEnvOn(t, st, Config{})
+	before := e.upload(perfText(2, 100, 2), "before")
+	// The cluster runs without synchronous commit, as tests do: make the
+	// upload durable before the crash-like stop.
+	db, err := sql.Open("pgx", c.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+
+	c.pgctl("-m", "immediate", "-w", "stop")
+	for _, req := range []struct{ method, path, body string }{
+		{"GET", "/api/profiles", ""},
+		{"GET", "/api/profiles/" + before.ID, ""},
+		{"GET", "/", ""},
+		{"POST", "/api/profiles?name=during", perfText(2, 100, 3)},
+		{"GET", "/readyz", ""},
+	} {
+		res, body := e.do(req.method, req.path, strings.NewReader(req.body))
+		if res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+			t.Errorf("%s %s with PostgreSQL down = %d, Retry-After %q; want 503 with Retry-After (body %.200s)",
+				req.method, req.path, res.StatusCode, res.Header.Get("Retry-After"), body)
+		}
+	}
+	if res, body := e.do("GET", "/healthz", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("GET /healthz with PostgreSQL down = %d (%s); want 200", res.StatusCode, body)
+	}
+
+	c.start()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res, body := e.do("GET", "/api/profiles", nil)
+		if res.StatusCode == http.StatusOK {
+			break
+		}
+		if res.StatusCode != http.StatusServiceUnavailable {
+			t.Fatalf("GET /api/profiles while PostgreSQL restarts = %d (%s); want 200 or 503", res.StatusCode, body)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not serving 15 s after PostgreSQL restarted: %s", body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if res, body := e.do("GET", "/readyz", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("GET /readyz after the restart = %d (%s); want 200", res.StatusCode, body)
+	}
+	list, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != before.ID || list[0].Samples != before.Samples {
+		t.Fatalf("profiles after the restart = %+v; want only %q with %d samples", list, before.ID, before.Samples)
+	}
+	after := e.upload(perfText(2, 100, 3), "after")
+	if after.Samples != 600 || e.count() != 2 {
+		t.Errorf("upload after the restart: %d samples, %d profiles; want 600 and 2", after.Samples, e.count())
+	}
+	var rows int
+	if err := db.QueryRow("SELECT count(*) FROM profiles").Scan(&rows); err != nil || rows != 2 {
+		t.Errorf("profile rows = %d (%v); want 2, none left by the failed upload", rows, err)
+	}
+}

@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/subsecond/subsecond"
+)
+
+// guard is a Backend whose errors that mean the database is unavailable
+// (Backend.Unavailable) wrap subsecond.ErrUnavailable, so that every
+// caller of a Store classifies an outage the same way whichever backend
+// and driver reported it.
+type guard struct{ b Backend }
+
+// wrap marks err with subsecond.ErrUnavailable when it means an outage.
+func (g guard) wrap(err error) error {
+	if err == nil || errors.Is(err, subsecond.ErrUnavailable) || !g.b.Unavailable(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", subsecond.ErrUnavailable, err)
+}
+
+func (g guard) Begin(ctx context.Context, id string) (Import, error) {
+	im, err := g.b.Begin(ctx, id)
+	if err != nil {
+		return nil, g.wrap(err)
+	}
+	return guardImport{im, g}, nil
+}
+
+func (g guard) ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile, error) {
+	p, err := g.b.ProfileBySHA(ctx, sum)
+	return p, g.wrap(err)
+}
+
+func (g guard) List(ctx context.Context) ([]subsecond.Profile, error) {
+	l, err := g.b.List(ctx)
+	return l, g.wrap(err)
+}
+
+func (g guard) Profile(ctx context.Context, id string) (*subsecond.Profile, error) {
+	p, err := g.b.Profile(ctx, id)
+	return p, g.wrap(err)
+}
+
+func (g guard) Load(ctx context.Context, id string) (*Stored, error) {
+	st, err := g.b.Load(ctx, id)
+	return st, g.wrap(err)
+}
+
+func (g guard) LoadWindow(ctx context.Context, id string, from, to int64) (*Stored, error) {
+	st, err := g.b.LoadWindow(ctx, id, from, to)
+	return st, g.wrap(err)
+}
+
+func (g guard) Chunks(ctx context.Context, id string, from, to int64, data bool) (*Stored, error) {
+	st, err := g.b.Chunks(ctx, id, from, to, data)
+	return st, g.wrap(err)
+}
+
+func (g guard) Exists(ctx context.Context, id string) (bool, error) {
+	ok, err := g.b.Exists(ctx, id)
+	return ok, g.wrap(err)
+}
+
+func (g guard) Rename(ctx context.Context, id, name string) error {
+	return g.wrap(g.b.Rename(ctx, id, name))
+}
+
+func (g guard) Delete(ctx context.Context, id string) error { return g.wrap(g.b.Delete(ctx, id)) }
+
+func (g guard) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error) {
+	n, err := g.b.AddMarkers(ctx, host, ms)
+	return n, g.wrap(err)
+}
+
+func (g guard) Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error) {
+	ms, err := g.b.Markers(ctx, host, from, to)
+	return ms, g.wrap(err)
+}
+
+func (g guard) Ready(ctx context.Context) error { return g.wrap(g.b.Ready(ctx)) }
+
+func (g guard) Unavailable(err error) bool { return g.b.Unavailable(err) }
+
+func (g guard) Close() error { return g.b.Close() }
+
+// guardImport is an Import whose outage errors wrap
+// subsecond.ErrUnavailable; the import is still all or nothing.
+type guardImport struct {
+	im Import
+	g  guard
+}
+
+func (i guardImport) WriteSegments(ctx context.Context, segs []Segment) error {
+	return i.g.wrap(i.im.WriteSegments(ctx, segs))
+}
+
+func (i guardImport) WriteChunks(ctx context.Context, chunks []Chunk) error {
+	return i.g.wrap(i.im.WriteChunks(ctx, chunks))
+}
+
+func (i guardImport) Commit(ctx context.Context, rec *Record) error {
+	return i.g.wrap(i.im.Commit(ctx, rec))
+}
+
+func (i guardImport) Abort() error { return i.im.Abort() }
