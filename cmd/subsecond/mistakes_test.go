@@ -64,3 +64,78 @@ func TestVersionCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyInput runs every command that reads a capture on an empty file
+// (and on empty standard input) and checks that each says so in the same
+// sentence, naming it, and fails.
+func TestEmptyInput(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.txt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "x.db")
+	for _, tc := range []struct {
+		args []string
+		name string // what the error calls the input
+	}{
+		{[]string{"heatmap", empty}, empty},
+		{[]string{"cpus", empty}, empty},
+		{[]string{"flamegraph", empty}, empty},
+		{[]string{"hotspots", empty}, empty},
+		{[]string{"import", "--db", db, empty}, empty},
+		{[]string{"collapse", empty}, empty},
+		{[]string{"collapse"}, "stdin"},
+		{[]string{"heatmap", "-"}, "stdin"},
+		{[]string{"import", "--db", db, "-"}, "stdin"},
+	} {
+		stdout, stderr, err := runCmd(t, nil, tc.args...)
+		want := tc.args[0] + ": " + tc.name + " is empty: a capture is the text perf script prints (perf script > FILE)"
+		got := stderr
+		if err != nil {
+			got += err.Error()
+		}
+		if tc.args[0] == "import" {
+			// import goes on to its other files: each error on stderr,
+			// then the count of those that failed.
+			want = "subsecond: " + want + "\nimport: 1 of 1 files failed"
+		}
+		if err == nil || got != want || stdout != "" {
+			t.Errorf("subsecond %s = error %v, stdout %q, stderr %q; want %q alone",
+				strings.Join(tc.args, " "), err, stdout, stderr, want)
+		}
+	}
+}
+
+// TestFlagHelpPerCommand checks that a flag shared by several commands
+// is described, in each command's help, by the text for the view that
+// command shows and not by that of another view.
+func TestFlagHelpPerCommand(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, flag   string
+		want, avoid string
+	}{
+		{"cpus", "comm", "exact command name", "comm shares"},
+		{"heatmap", "comm", "exact command name", "comm shares"},
+		{"cpus", "bucket", "cores map", "timeline"},
+		{"hotspots", "bucket", "hot spots", "timeline"},
+		{"timeline", "bucket", "at least 1 s", "cores map"},
+		{"hotspots", "limit", "hot spots", "comm shares"},
+		{"flamegraph", "from", "instead of start", "session"},
+		{"timeline", "from", "session", "instead of start"},
+		{"timeline", "to", "session", "instead of end"},
+	} {
+		fs, err := commandFlags(t, tc.cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.cmd, err)
+		}
+		f := fs.Lookup(tc.flag)
+		if f == nil {
+			t.Errorf("%s has no flag -%s", tc.cmd, tc.flag)
+			continue
+		}
+		if !strings.Contains(f.Usage, tc.want) || strings.Contains(f.Usage, tc.avoid) {
+			t.Errorf("%s -%s help = %q; want it to say %q, not %q", tc.cmd, tc.flag, f.Usage, tc.want, tc.avoid)
+		}
+	}
+}
