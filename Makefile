@@ -10,12 +10,24 @@ GO ?= go
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
 
+# TESTSUM summarises `go test -json`: a line per package with its tests
+# passed, failed and skipped, why tests were skipped, the output of failed
+# tests, and a closing line "N passed, N failed, N skipped in N packages";
+# it exits 1 when anything failed. SUMMARY keeps the gotest stage's closing
+# line, which `make test` repeats as its last line.
+TESTSUM = $(GO) run ./internal/testsum
+SUMMARY := .test-summary
+
+# FUZZTIME is how long the fuzz stage runs each fuzz target.
+FUZZTIME ?= 5s
+
 # The lock file's hash, recorded in node_modules once `npm ci` has installed it.
 NPM_STAMP := node_modules/.subsecond-lock
 
 .PHONY: test tools chromium node_modules check tidy gotest standalone race fuzz bench browser
 
 test: tools check gotest race fuzz browser
+	@echo "go test ./...: $$(cat $(SUMMARY))"
 
 tools: chromium node_modules
 
@@ -58,7 +70,7 @@ tidy:
 	@$(GO) mod tidy -diff || { echo "go.mod or go.sum is not tidy: run go mod tidy" >&2; exit 1; }
 
 gotest:
-	$(GO) test -count=1 ./...
+	$(GO) test -json -count=1 ./... 2>&1 | $(TESTSUM) -line $(SUMMARY)
 
 # standalone runs `go test ./...` once more from a copy of the checkout's
 # tracked files in a temporary folder, with nothing beside it: a test that
@@ -69,16 +81,28 @@ standalone:
 	git ls-files -z | xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
 		tar --null -T - -cf - | tar -xf - -C "$$tmp/subsecond" && \
 	echo "go test ./... in $$tmp/subsecond" && \
-	cd "$$tmp/subsecond" && $(GO) test -count=1 ./...
+	cd "$$tmp/subsecond" && $(GO) test -json -count=1 ./... 2>&1 | $(TESTSUM)
 
 # race runs the packages that import and serve concurrently under the race
 # detector: two imports beside readers, uploads beside page views.
 race:
-	$(GO) test -race -count=1 ./store/... ./server/...
+	$(GO) test -race -json -count=1 ./store/... ./server/... 2>&1 | $(TESTSUM)
 
-# fuzz runs the parser's fuzz target briefly, seeded from the corpus.
+# fuzz runs every fuzz target of the repository (each `func Fuzz…` in a
+# _test.go file) for FUZZTIME, from its seed corpus, and prints its
+# executions. Minimizing an input that finds new coverage stops after 100
+# executions, so that the time goes to fuzzing (with go's default of up to
+# 60 s per input, executions stopped after a few seconds). A failure
+# prints go's whole output and fails the stage.
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzScanner -fuzztime=20s ./parser
+	@for f in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
+			out=$$($(GO) test -run='^$$' -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=100x "./$$(dirname "$$f")" 2>&1) || \
+				{ echo "$$out"; echo "FAIL $$t (./$$(dirname "$$f"))"; exit 1; }; \
+			echo "ok   $$t (./$$(dirname "$$f")): $$(echo "$$out" | awk '/^fuzz: elapsed/ { t = $$3 + 0; x = $$5; n = $$9 } \
+				END { printf "%d executions in %d s (%d/s), %d new inputs", x, t, t ? x / t : x, n }')"; \
+		done; \
+	done
 
 bench:
 	./bench/run

@@ -196,9 +196,19 @@ type Param struct {
 	Help    string
 	Group   Group
 	Views   View
+	// ViewHelp, when set, splits Help by view for the CLI: a command
+	// showing a view in an entry's Views describes its flag with that
+	// entry's Help alone (see UsageFor), not with the text of the others.
+	ViewHelp []ViewHelp
 
 	field func(q *Query) any        // a pointer to the Query field it sets
 	show  func(value string) string // how Describe writes a value; nil: "name value"
+}
+
+// ViewHelp is the help of a parameter for the views in Views.
+type ViewHelp struct {
+	Views View
+	Help  string
 }
 
 // params is the table of query parameters: the one place that names them.
@@ -233,7 +243,8 @@ var params = []Param{
 	{Name: "tid", Type: TypeIDList, Help: "thread id list", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.TIDs }},
 	{Name: "comm", Type: TypeString, Help: "exact command name (in a host's comm shares: the command whose share is drawn, by default the one that jumps furthest)", Group: GroupFilter, Views: ViewData | ViewComms,
-		field: func(q *Query) any { return &q.Filter.Comm }},
+		ViewHelp: []ViewHelp{{ViewData, "exact command name"}, {ViewComms, "the command whose share is drawn (default: the one that jumps furthest)"}},
+		field:    func(q *Query) any { return &q.Filter.Comm }},
 	{Name: "comm_regex", Type: TypeRegexp, Help: "command name regular expression", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.CommRegex },
 		show:  func(v string) string { return "comm ~ " + v },
@@ -265,9 +276,11 @@ var params = []Param{
 		field: func(q *Query) any { return &q.End2 }},
 
 	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds: in a capture's views instead of start; a host's views start by default where their session does (see session)", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers,
-		field: func(q *Query) any { return &q.From }},
+		ViewHelp: []ViewHelp{{ViewData, "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds, instead of start"}, {ViewHost, "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds (default: where the session starts, see session)"}},
+		field:    func(q *Query) any { return &q.From }},
 	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where their session does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers,
-		field: func(q *Query) any { return &q.To }},
+		ViewHelp: []ViewHelp{{ViewData, "range end as wall-clock time, exclusive, instead of end"}, {ViewHost, "range end as wall-clock time, exclusive (default: where the session ends)"}},
+		field:    func(q *Query) any { return &q.To }},
 	{Name: "session", Type: TypeInt, Min: 0, Max: 1000000, Default: "0", Help: "a host's views: the recording session (its captures with no pause longer than 30 minutes) whose span is the range where from or to is not given, 1 for the host's first; 0: the session holding the bound given, else the latest; a host's hot spots are those of the session (default the latest)", Group: GroupRange, Views: ViewTimeline | ViewComms | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Session }},
 	{Name: "from2", Type: TypeWallTime, Help: "differential graph: base range start as wall-clock time, instead of start2; read on the base profile's clock", Group: GroupRange, Views: ViewDiff,
@@ -283,7 +296,8 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Col }},
 
 	{Name: "bucket", Type: TypeDuration, Unit: "s", Min: MinBucket, Max: MaxBucket, Help: "column width: of a capture's cores map, also the resolution of its hot spots (default 0.1 s); of a host's timeline and comm shares, at least 1 s (default: whole seconds that make at most 1,000 columns)", Group: GroupCores, Views: ViewCores | ViewHotspots | ViewTimeline | ViewComms,
-		field: func(q *Query) any { return &q.Bucket }},
+		ViewHelp: []ViewHelp{{ViewCores | ViewHotspots, "column width of the cores map, also the resolution of hot spots (default 0.1 s)"}, {ViewTimeline | ViewComms, "column width, at least 1 s (default: whole seconds that make at most 1,000 columns)"}},
+		field:    func(q *Query) any { return &q.Bucket }},
 	{Name: "measure", Type: TypeChoice, Choices: []string{"busy", "system"}, Default: "busy", Help: "what is measured: busy (busy fraction; the cores map hues it by system share) or system (system fraction: busy samples whose leaf frame is in the kernel); it shades the cores map and is what hot spots must keep above the threshold; across a host's night, busy measures system time on a core that is busy most of the night", Group: GroupCores, Views: ViewCores | ViewHotspots | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Measure }},
 
@@ -292,7 +306,8 @@ var params = []Param{
 	{Name: "min", Type: TypeDuration, Unit: "s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultMin), Help: "shortest episode (at least 1 s across a host's night, whose resolution is a second)", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Min }},
 	{Name: "limit", Type: TypeInt, Min: 0, Max: 100000, Default: "50", Help: "how many to list, best first: hot spots, or in a host's comm shares the commands that jump furthest; 0 for all", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots | ViewComms,
-		field: func(q *Query) any { return &q.Limit }},
+		ViewHelp: []ViewHelp{{ViewHotspots | ViewHostHotspots, "how many hot spots to list, best first; 0 for all"}, {ViewComms, "how many commands to list, those whose share jumps furthest first; 0 for all"}},
+		field:    func(q *Query) any { return &q.Limit }},
 	{Name: "cells", Type: TypeInt, Min: 1, Max: 1000, Default: "10", Help: "how many of the hottest heatmap cells to list", Group: GroupHotspots, Views: ViewHotspots,
 		field: func(q *Query) any { return &q.Cells }},
 	{Name: "near", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultNear), Help: "a host's hot spots: one ending within this long before a marker is marked with it and ranks first", Group: GroupHotspots, Views: ViewHostHotspots,
@@ -884,6 +899,18 @@ func (p Param) Usage() string {
 		u += " (default " + d + ")"
 	}
 	return u
+}
+
+// UsageFor returns Usage with the help for view v: that of the first
+// ViewHelp entry whose views meet v, else Help.
+func (p Param) UsageFor(v View) string {
+	for _, h := range p.ViewHelp {
+		if h.Views&v != 0 {
+			p.Help = h.Help
+			break
+		}
+	}
+	return p.Usage()
 }
 
 // ParseDuration parses a duration or an offset written in seconds ("2",

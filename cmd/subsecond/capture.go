@@ -50,13 +50,13 @@ func (p *paramValue) Set(s string) error {
 func (p *paramValue) IsBoolFlag() bool { return p.p.Type == query.TypeBool }
 
 // newViewFlags returns a flag set for command name with a flag for each
-// query parameter that view reads, and --db.
+// query parameter that view reads, described for view, and --db.
 func newViewFlags(name string, e env, view query.View) *viewFlags {
 	v := &viewFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError), params: map[string]*paramValue{}, e: e}
 	for _, p := range query.ParamsFor(view) {
 		pv := &paramValue{p: p}
 		v.params[p.Name] = pv
-		v.fs.Var(pv, p.Name, p.Usage())
+		v.fs.Var(pv, p.Name, p.UsageFor(view))
 	}
 	v.db = dbFlag(v.fs)
 	return v

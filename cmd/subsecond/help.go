@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 
@@ -14,19 +16,24 @@ import (
 // git, docker and kubectl take them; after "--" everything is an argument.
 // fs.Args() then holds the arguments alone, in order. A request for help
 // (-h, -help or --help among the flags) prints fs.Usage on standard output
-// and returns flag.ErrHelp, which the binary exits 0 on; any other flag
-// error and its usage go to standard error. When e.parsed is set (tests),
+// and returns flag.ErrHelp, which the binary exits 0 on. Any other flag
+// error is returned as one line, with the closest flag when the name is a
+// typo of one ("unknown flag --fromat; did you mean --format?"), followed
+// by the command's usage lines (see flagError). When e.parsed is set (tests),
 // it is called with the parsed set and its error ends the command.
 func parseFlags(fs *flag.FlagSet, e env, args []string) error {
 	if wantsHelp(fs, args) {
 		fs.SetOutput(e.stdout)
 	} else {
-		fs.SetOutput(e.stderr)
+		// Parse writes its error and the whole usage; flagError says it in
+		// one line instead. Usage text asked for later goes to stderr.
+		fs.SetOutput(io.Discard)
+		defer fs.SetOutput(e.stderr)
 	}
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return err
+			return flagError(fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -72,6 +79,29 @@ func wantsHelp(fs *flag.FlagSet, args []string) bool {
 		}
 	}
 	return false
+}
+
+// flagError rewords an error of fs.Parse as usageError does: "NAME:
+// unknown flag --fromat; did you mean --format?" or "NAME: invalid value
+// …", then the command's usage lines. flag.ErrHelp is returned as is.
+func flagError(fs *flag.FlagSet, err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg = "unknown flag --" + name
+		if s := suggest(name, names); s != "" {
+			msg += "; did you mean --" + s + "?"
+		} else {
+			msg += "; see 'subsecond " + fs.Name() + " --help'"
+		}
+		return usageError(fs, "%s", msg)
+	}
+	return fmt.Errorf("%s: %w\n%s", fs.Name(), err, synopsis(fs))
 }
 
 func isBool(f *flag.Flag) bool {

@@ -216,6 +216,7 @@ func TestExtraArguments(t *testing.T) {
 		"collapse":   {"FILE", "extra"},
 		"generate":   {"extra"},
 		"record":     {"extra"},
+		"version":    {"extra"},
 		"heatmap":    {"ID", "extra"},
 		"cpus":       {"ID", "extra"},
 		"flamegraph": {"ID", "extra"},

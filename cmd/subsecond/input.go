@@ -14,6 +14,12 @@ import (
 // perfDataMagic starts every perf.data file, and perf's pipe output.
 const perfDataMagic = "PERFILE2"
 
+// emptyInputError is the error of every command given an empty capture
+// (no bytes at all): one sentence that names it and says what was wanted.
+func emptyInputError(name string) error {
+	return fmt.Errorf("%s is empty: a capture is the text perf script prints (perf script > FILE)", name)
+}
+
 // input is a capture opened for reading as perf script text (plain, gzip
 // or zstd: the readers decompress it).
 type input struct {
@@ -49,7 +55,12 @@ func openInput(ctx context.Context, e env, name string) (*input, error) {
 		f = file
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
-	if head, _ := br.Peek(len(perfDataMagic)); string(head) != perfDataMagic {
+	head, _ := br.Peek(len(perfDataMagic))
+	if len(head) == 0 {
+		f.Close()
+		return nil, emptyInputError(in.name)
+	}
+	if string(head) != perfDataMagic {
 		in.Reader, in.close = br, f.Close
 		return in, nil
 	}

@@ -68,6 +68,7 @@ func commands() map[string]command {
 		"hotspots":   {"list busy episodes worth a look", runHotspots},
 		"serve":      {"serve the web app (the default command)", runServe},
 		"record":     {"record this host with perf in rolling captures, importing or uploading each", runRecord},
+		"version":    {"print the version and the revision it was built from", runVersion},
 	}
 }
 
@@ -75,27 +76,60 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmds := commands()
 	name, implicit := "serve", true
 	if len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		if c, ok := cmds[argAt(args, 1)]; args[0] == "help" && ok {
+		if args[0] == "help" && len(args) > 1 {
+			c, ok := cmds[args[1]]
+			if !ok {
+				return unknownName("help topic", args[1], cmds)
+			}
 			// `subsecond help CMD` is `subsecond CMD --help`.
 			return c.run(ctx, env{args: []string{"--help"}, stdin: stdin, stdout: stdout, stderr: stderr})
 		}
 		usage(stdout, cmds)
 		return nil
 	}
-	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
-		bi, _ := debug.ReadBuildInfo()
-		fmt.Fprintln(stdout, versionText(bi))
-		return nil
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "-v" || args[0] == "--v") {
+		name, args, implicit = "version", args[1:], false
 	}
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' && name == "serve" {
 		name, args, implicit = args[0], args[1:], false
 	}
 	c, ok := cmds[name]
 	if !ok {
-		usage(stderr, cmds)
-		return fmt.Errorf("unknown command %q", name)
+		return unknownName("command", name, cmds)
 	}
 	return flagNames(c.run(ctx, env{args: args, stdin: stdin, stdout: stdout, stderr: stderr, implicit: implicit}))
+}
+
+// unknownName returns the error for a command or help topic (what) that
+// is not in cmds, naming the closest command when one is near enough to
+// be a typo: `unknown command "hotspot"; did you mean "hotspots"?`.
+func unknownName(what, name string, cmds map[string]command) error {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	if s := suggest(name, names); s != "" {
+		return fmt.Errorf("unknown %s %q; did you mean %q?", what, name, s)
+	}
+	return fmt.Errorf("unknown %s %q; 'subsecond help' lists the commands", what, name)
+}
+
+// runVersion implements `subsecond version` (also --version and -v): the
+// line versionText writes.
+func runVersion(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: subsecond version\n\nPrints the version, the revision it was built from and the Go toolchain.\n'subsecond --version' and 'subsecond -v' do the same.")
+	}
+	if err := parseFlags(fs, e, e.args); err != nil {
+		return err
+	}
+	if err := checkArgs(fs, 0, 0, ""); err != nil {
+		return err
+	}
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprintln(e.stdout, versionText(bi))
+	return nil
 }
 
 // flagNames returns err as the CLI shows it: the parameter a
@@ -175,7 +209,6 @@ func usage(w io.Writer, cmds map[string]command) {
 		fmt.Fprintf(w, "  %-11s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'subsecond COMMAND --help' (or 'subsecond help COMMAND') for a command's flags;")
-	fmt.Fprintln(w, "'subsecond --version' prints the version and the revision it was built from.")
 	fmt.Fprintln(w, "\nEnvironment:")
 	fmt.Fprintln(w, "  SUBSECOND_DB         database file (default $XDG_DATA_HOME/subsecond/subsecond.db,")
 	fmt.Fprintln(w, "                       else ~/.local/share/subsecond/subsecond.db)")

@@ -56,6 +56,9 @@ func runServe(ctx context.Context, e env) error {
 	if err := parseFlags(fs, e, e.args); err != nil {
 		return err
 	}
+	if err := checkAddr(*addr); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	if *readOnly && fs.NArg() > 0 {
 		return errors.New("serve: --read-only serves what is stored; import FILEs without it first")
 	}
@@ -219,6 +222,19 @@ func importFile(ctx context.Context, e env, st *store.Store, name string) (*subs
 		opt.FileName = "stdin"
 	}
 	return st.Import(ctx, in, opt)
+}
+
+// checkAddr refuses a listen address without a port before anything is
+// imported or opened, suggesting the address meant: a bare port, "8080",
+// is ":8080".
+func checkAddr(addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err == nil {
+		return nil
+	}
+	if _, err := strconv.ParseUint(addr, 10, 16); err == nil {
+		return fmt.Errorf("--addr %s: missing the colon before the port; did you mean --addr :%s (every interface) or --addr localhost:%s?", addr, addr, addr)
+	}
+	return fmt.Errorf("--addr %s: want HOST:PORT, such as localhost:8080, or :PORT for every interface", addr)
 }
 
 // listenURL returns the URL a local browser reaches addr by.
