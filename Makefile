@@ -12,7 +12,7 @@ export CHROMIUM
 
 # TESTSUM summarises `go test -json`: a line per package with its tests
 # passed, failed and skipped, why tests were skipped, the output of failed
-# tests, and a closing line "N passed, N failed, N skipped in N packages";
+# tests, and a closing line "tests: N passed, N failed, N skipped";
 # it exits 1 when anything failed. SUMMARY keeps the gotest stage's closing
 # line, which `make test` repeats as its last line.
 TESTSUM = $(GO) run ./internal/testsum
@@ -27,7 +27,7 @@ NPM_STAMP := node_modules/.subsecond-lock
 .PHONY: test tools chromium node_modules check tidy gotest standalone race fuzz bench browser
 
 test: tools check gotest race fuzz browser
-	@echo "go test ./...: $$(cat $(SUMMARY))"
+	@echo "go test ./... above; its count again:"; cat $(SUMMARY)
 
 tools: chromium node_modules
 

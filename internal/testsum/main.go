@@ -5,7 +5,8 @@
 //
 //	go test -json ./... 2>&1 | go run ./internal/testsum
 //	…
-//	669 passed, 0 failed, 36 skipped in 25 packages
+//	in 25 packages
+//	tests: 669 passed, 0 failed, 36 skipped
 //
 // It exits 1 when a test or a package failed (a build error, a panic
 // outside a test, a run cut short) or when no package ran, so that a make
@@ -72,13 +73,20 @@ type totals struct {
 
 func (s totals) ok() bool { return s.failed == 0 && s.brokenPackages == 0 && s.packages > 0 }
 
-// closing is the run's last line: "669 passed, 0 failed, 36 skipped in 25 packages".
-func (s totals) closing() string {
-	line := fmt.Sprintf("%d passed, %d failed, %d skipped in %d %s", s.passed, s.failed, s.skipped, s.packages, plural(s.packages, "package"))
+// packagesLine is the line before the closing one: "in 25 packages", and
+// how many failed outside their tests.
+func (s totals) packagesLine() string {
+	line := fmt.Sprintf("in %d %s", s.packages, plural(s.packages, "package"))
 	if s.brokenPackages > 0 {
 		line += fmt.Sprintf("; %d %s failed outside their tests", s.brokenPackages, plural(s.brokenPackages, "package"))
 	}
 	return line
+}
+
+// closing is the run's last line, in the plain form test-result readers
+// count: "tests: 669 passed, 0 failed, 36 skipped".
+func (s totals) closing() string {
+	return fmt.Sprintf("tests: %d passed, %d failed, %d skipped", s.passed, s.failed, s.skipped)
 }
 
 // plural returns word, with an s unless n is 1.
@@ -156,6 +164,7 @@ func summarize(r io.Reader, w io.Writer) (totals, error) {
 		fmt.Fprintf(w, "FAIL  %s: the run ended before the package did\n", name)
 		s.brokenPackages++
 	}
+	fmt.Fprintln(w, s.packagesLine())
 	fmt.Fprintln(w, s.closing())
 	return s, nil
 }

@@ -41,7 +41,7 @@ go: downloading example.com/x v1.0.0
 		}
 	}
 	last := out.String()[strings.LastIndex(strings.TrimSuffix(out.String(), "\n"), "\n")+1:]
-	if want := "1 passed, 1 failed, 1 skipped in 2 packages; 1 package failed outside their tests\n"; last != want {
+	if want := "tests: 1 passed, 1 failed, 1 skipped\n"; last != want || !strings.Contains(out.String(), "\nin 2 packages; 1 package failed outside their tests\n") {
 		t.Errorf("closing line = %q; want %q", last, want)
 	}
 	if s.ok() {
