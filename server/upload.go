@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -20,6 +21,10 @@ const maxField = 4 << 10
 // maxName bounds a profile's name.
 const maxName = 256
 
+// authBound bounds the bytes of a form read before its token field
+// authorises the upload.
+const authBound = 64 << 10
+
 // createProfile handles POST /api/profiles?name=&host=: a capture as a raw
 // body or as the multipart field "file" (optionally preceded by fields
 // "name", "host" and "token"), plain, gzip or zstd (detected from the content). The upload
@@ -29,6 +34,14 @@ const maxName = 256
 // was stored with); a browser form post without script is redirected to the
 // profile page, and a client asking for text/plain gets the link on one
 // line, followed, when the capture was stored before, by a line saying so.
+//
+// Nothing is read of a body whose declared Content-Length is over the
+// upload limit: it gets 413 at once (and a client that sent Expect:
+// 100-continue gets it instead of "100 Continue"). When the server has a
+// token, it comes in the Authorization header or as the form's field
+// "token", before the file part and within the form's first authBound
+// bytes; a form that has not sent it by then is refused with 401 after
+// reading at most authBound bytes.
 func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	if s.readOnly {
 		s.error(w, r, errReadOnly)
@@ -39,6 +52,11 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 		// The store recognises gzip and zstd by their first bytes.
 	default:
 		s.error(w, r, errorf(errEncoding, "Content-Encoding %q is not supported: send plain, gzip or zstd", enc))
+		return
+	}
+	if r.ContentLength > s.maxUpload {
+		s.error(w, r, fmt.Errorf("the upload's declared size of %d bytes is larger than this server's limit of %d bytes (--max-upload); nothing was read: %w",
+			r.ContentLength, s.maxUpload, subsecond.ErrTooLarge))
 		return
 	}
 	release, err := s.uploads.enter(s.hosts.client(r))
@@ -69,7 +87,8 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	var formToken string
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if mt == "multipart/form-data" {
-		r.Body = io.NopCloser(limited)
+		g := &authGate{r: limited, left: authBound, open: authorized}
+		r.Body = io.NopCloser(g)
 		mr, err := r.MultipartReader()
 		if err != nil {
 			s.error(w, r, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid))
@@ -83,7 +102,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if err != nil {
-				s.error(w, r, uploadError(limited, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid)))
+				s.error(w, r, g.cause(uploadError(limited, fmt.Errorf("file: malformed multipart body: %w", subsecond.ErrInvalid))))
 				return
 			}
 			switch part.FormName() {
@@ -93,12 +112,21 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 			case "name", "token", "host":
 				b, err := io.ReadAll(io.LimitReader(part, maxField+1))
 				if err != nil || len(b) > maxField {
-					s.error(w, r, uploadError(limited, fmt.Errorf("%s: field longer than %d bytes: %w", part.FormName(), maxField, subsecond.ErrInvalid)))
+					s.error(w, r, g.cause(uploadError(limited, fmt.Errorf("%s: field longer than %d bytes: %w", part.FormName(), maxField, subsecond.ErrInvalid))))
 					return
 				}
 				switch v := strings.TrimSpace(string(b)); {
 				case part.FormName() == "token":
 					formToken = string(b)
+					if !authorized {
+						if err := s.authorize(r, formToken); err != nil {
+							s.error(w, r, err)
+							return
+						}
+						authorized = true
+						g.open = true
+						limited.setDeadline(s.uploadTTL)
+					}
 				case v == "":
 				case part.FormName() == "host":
 					up.Host = v
@@ -165,6 +193,43 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", abs)
 	s.json(w, code, created{URL: abs, Existed: existed, Profile: p})
+}
+
+// authGate passes at most left bytes of an unauthorised form, then fails its
+// reads, until open lifts the bound once the form's token authorised it.
+type authGate struct {
+	r    io.Reader
+	left int64
+	open bool
+	shut bool // a read went past the bound
+}
+
+// errGated is what an authGate's read past its bound returns.
+var errGated = errors.New("form read past its bound before its token")
+
+func (g *authGate) Read(p []byte) (int, error) {
+	if g.open {
+		return g.r.Read(p)
+	}
+	if g.left <= 0 {
+		g.shut = true
+		return 0, errGated
+	}
+	if int64(len(p)) > g.left {
+		p = p[:g.left]
+	}
+	n, err := g.r.Read(p)
+	g.left -= int64(n)
+	return n, err
+}
+
+// cause returns 401 for a form that went past the bound without its token;
+// else err.
+func (g *authGate) cause(err error) error {
+	if g.shut {
+		return errorf(subsecond.ErrUnauthorized, "this server needs a token: send Authorization: Bearer TOKEN, or the form's token field before its file and within its first %d KiB", authBound>>10)
+	}
+	return err
 }
 
 // created is the answer to an upload; the link comes first so that it is

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -274,5 +275,90 @@ func TestUploadCorruptCompression(t *testing.T) {
 		if l["level"] == "ERROR" {
 			t.Errorf("a client's corrupt upload logged at ERROR: %v", l)
 		}
+	}
+}
+
+// TestUploadDeclaredTooLarge: a body declared larger than the upload limit
+// is refused before any of it is read: 413 naming the limit and its flag,
+// at once, and to a client that asked to continue, instead of "100
+// Continue".
+func TestUploadDeclaredTooLarge(t *testing.T) {
+	e := newEnv(t, Config{MaxUpload: 1 << 20})
+	for name, hdr := range map[string]string{
+		"plain":    "",
+		"continue": "Expect: 100-continue\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			res, body := rawUpload(t, e, hdr, 3<<30, 5*time.Second, func(*net.TCPConn) {})
+			if res.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Fatalf("first answer to a declared 3 GiB = %d %s; want 413 (no 100 Continue)", res.StatusCode, body)
+			}
+			for _, want := range []string{"limit of 1048576 bytes", "--max-upload"} {
+				if !strings.Contains(body, want) {
+					t.Errorf("413 = %s; want it to name %q", body, want)
+				}
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("413 after %s; want it at once, without the body", d)
+			}
+		})
+	}
+	// A declared size within the limit is asked for as before.
+	text := perfText(1, 20, 1)
+	res, body := rawUpload(t, e, "Expect: 100-continue\r\n", len(text), 5*time.Second, func(c *net.TCPConn) {
+		io.WriteString(c, text)
+	})
+	if res.StatusCode != http.StatusContinue {
+		t.Errorf("first answer to an upload within the limit = %d %s; want 100 Continue", res.StatusCode, body)
+	}
+}
+
+// TestUploadTokenLast: with a token, a form is authorised before the
+// server reads past its first authBound bytes: one whose token comes after
+// a large field is refused with 401 having had at most authBound bytes
+// read. The server's reads are counted at the pipe the body comes through.
+func TestUploadTokenLast(t *testing.T) {
+	e := newEnv(t, Config{Token: "s3cret"})
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		w, _ := mw.CreateFormField("comment")
+		chunk := bytes.Repeat([]byte("x"), 32<<10)
+		for range 64 << 20 / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		if mw.WriteField("token", "s3cret") != nil {
+			return
+		}
+		if w, err := mw.CreateFormFile("file", "capture.txt"); err == nil {
+			io.WriteString(w, perfText(1, 20, 1))
+		}
+		pw.CloseWithError(mw.Close())
+	}()
+	body := &countingReader{r: pr}
+	req := httptest.NewRequest("POST", "/api/profiles", body)
+	req.Host = "localhost"
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	rec := httptest.NewRecorder()
+	e.server().Handler().ServeHTTP(rec, req)
+	pr.CloseWithError(io.ErrClosedPipe)
+	read := body.n
+	if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Body.String(), "token") {
+		t.Errorf("form with its token after a 64 MiB field = %d %s; want 401", rec.Code, rec.Body)
+	}
+	if read > authBound {
+		t.Errorf("server read %d bytes of the form before refusing it; want at most %d", read, authBound)
+	}
+	if n := e.count(); n != 0 {
+		t.Errorf("store holds %d profiles; want 0", n)
+	}
+	// The page's form, name then token then file, is authorised by its
+	// token field.
+	b, ct := multipartBody(t, "name", "web-1", "token", "s3cret", "file", perfText(1, 30, 1))
+	if res, b := e.do("POST", "/api/profiles", b, "Content-Type", ct); res.StatusCode != http.StatusCreated {
+		t.Errorf("upload with name, token, file = %d %s; want 201", res.StatusCode, b)
 	}
 }
