@@ -79,7 +79,7 @@ func Hotspots(c *subsecond.Capture, f query.Filter, opt HotOptions) (*Report, er
 	opt.Bucket = cmp.Or(opt.Bucket, query.DefaultBucket)
 	opt.Cells = cmp.Or(opt.Cells, d.Cells)
 	opt.Limit = cmp.Or(opt.Limit, d.Limit)
-	if err := checkHot("measure", string(opt.Measure), "threshold", opt.Threshold, "min", opt.Min, "cells", opt.Cells); err != nil {
+	if err := query.CheckEach("measure", string(opt.Measure), "threshold", opt.Threshold, "min", opt.Min, "cells", opt.Cells); err != nil {
 		return nil, err
 	}
 	k, rows, err := perCore(c, f, opt.Bucket)
@@ -741,16 +741,5 @@ func (h *hunt) hidden(f query.Filter, opt HotOptions, rep *Report, narrow string
 	rep.Note = fmt.Sprintf("%d %s %s ≥ %s%% for %s s or more %s hidden by %s: %s %s %s hot spots without that filter",
 		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), query.DisplaySeconds(opt.Min),
 		verb, narrow, cpus, strings.Join(list, ", "), have)
-	return nil
-}
-
-// checkHot checks each (name, value) pair of hot-spot options against the
-// query table (query.Check), returning the first error.
-func checkHot(pairs ...any) error {
-	for i := 0; i < len(pairs); i += 2 {
-		if err := query.Check(pairs[i].(string), pairs[i+1]); err != nil {
-			return err
-		}
-	}
 	return nil
 }

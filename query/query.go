@@ -836,6 +836,17 @@ func Check(name string, v any) error {
 	panic(fmt.Sprintf("Check: %s: unsupported value type %T", name, v))
 }
 
+// CheckEach checks name, value pairs (name1, v1, name2, v2, …) in order as
+// Check does and returns the first error.
+func CheckEach(pairs ...any) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if err := Check(pairs[i].(string), pairs[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // CheckParam checks n, a value of the TypeInt or TypeDuration parameter
 // name given other than through Parse (a Go caller's options), against
 // the table's range, with the same error Parse gives.

@@ -161,13 +161,8 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 	opt.Threshold = cmp.Or(opt.Threshold, d.Threshold)
 	opt.Min = cmp.Or(opt.Min, d.Min)
 	opt.Near = cmp.Or(opt.Near, d.Near)
-	for _, c := range []struct {
-		name string
-		v    any
-	}{{"measure", string(opt.Measure)}, {"threshold", opt.Threshold}, {"min", opt.Min}, {"limit", opt.Limit}, {"near", opt.Near}} {
-		if err := query.Check(c.name, c.v); err != nil {
-			return nil, err
-		}
+	if err := query.CheckEach("measure", string(opt.Measure), "threshold", opt.Threshold, "min", opt.Min, "limit", opt.Limit, "near", opt.Near); err != nil {
+		return nil, err
 	}
 	if opt.Min < int64(time.Second) {
 		return nil, query.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", query.DisplaySeconds(opt.Min))
