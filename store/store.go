@@ -377,10 +377,7 @@ func (s *Store) load(ctx context.Context, id string) (*subsecond.Capture, error)
 // seconds of one CPU in each of many captures, where loading each whole
 // capture (and evicting others for it) costs a hundred times more.
 func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error) {
-	from, to := chunkSecond(r.Start), chunkSecond(r.End-1)
-	if r.Empty() {
-		from, to = 1, 0
-	}
+	from, to := chunkSeconds(r)
 	st, err := s.b.LoadWindow(ctx, id, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("profile %q: %w", id, err)
@@ -389,15 +386,30 @@ func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range)
 	if err := decodeSegments(st.Segments, c); err != nil {
 		return nil, fmt.Errorf("profile %q: %w", id, err)
 	}
-	var n int64
-	for _, ch := range st.Chunks {
-		n += int64(ch.Samples)
-	}
 	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(c.Profile.Events)}
-	if c.Samples, err = s.decodeChunks(ctx, st.Chunks, lim, n); err != nil {
+	if c.Samples, err = s.decodeAll(ctx, st.Chunks, lim); err != nil {
 		return nil, fmt.Errorf("window of %s: %w", id, err)
 	}
 	return c, nil
+}
+
+// chunkSeconds returns the first and last chunk seconds that r overlaps;
+// from > to when r is empty.
+func chunkSeconds(r subsecond.Range) (from, to int64) {
+	if r.Empty() {
+		return 1, 0
+	}
+	return chunkSecond(r.Start), chunkSecond(r.End - 1)
+}
+
+// decodeAll decodes chunks (a window of a capture), however many samples
+// they hold, as decodeChunks does.
+func (s *Store) decodeAll(ctx context.Context, chunks []Chunk, lim limits) (subsecond.Columns, error) {
+	var n int64
+	for _, ch := range chunks {
+		n += int64(ch.Samples)
+	}
+	return s.decodeChunks(ctx, chunks, lim, n)
 }
 
 // decodeChunks decodes chunks, sorted by (Second, Seq), into one set of
@@ -476,21 +488,14 @@ func (s *Store) decodeChunks(ctx context.Context, chunks []Chunk, lim limits, wa
 // by time, reading only the chunks that overlap r. Comm and Stack index the
 // tables of the profile's Capture.
 func (s *Store) Window(ctx context.Context, id string, r subsecond.Range, cpus []int32) (subsecond.Columns, error) {
-	from, to := chunkSecond(r.Start), chunkSecond(r.End-1)
-	if r.Empty() {
-		from, to = 1, 0
-	}
+	from, to := chunkSeconds(r)
 	st, err := s.b.Chunks(ctx, id, from, to, true)
 	if err != nil {
 		return subsecond.Columns{}, fmt.Errorf("window of %s: %w", id, err)
 	}
-	var n int64
-	for _, ch := range st.Chunks {
-		n += int64(ch.Samples)
-	}
 	lim := noLimits
 	lim.events = len(st.Profile.Events)
-	all, err := s.decodeChunks(ctx, st.Chunks, lim, n)
+	all, err := s.decodeAll(ctx, st.Chunks, lim)
 	if err != nil {
 		return subsecond.Columns{}, fmt.Errorf("window of %s: %w", id, err)
 	}
