@@ -300,3 +300,17 @@ export function nightCapture({ host, t0, length, hz, cpus, burst }) {
   }
   return out;
 }
+
+// busyWritten counts the samples of texts (perf script) at Unix seconds
+// [from, to) whose command is not the idle swapper: what a flame graph
+// counts by default.
+export function busyWritten(texts, from, to) {
+  let n = 0;
+  for (const text of texts) {
+    for (const m of text.matchAll(/^(\S+) \S+ \[\d+\] ([\d.]+):/gm)) {
+      const t = Number(m[2]);
+      if (m[1] !== 'swapper' && t >= from && t < to) n++;
+    }
+  }
+  return n;
+}

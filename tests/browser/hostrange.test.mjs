@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { startServer, launch, watch, tempDir, upload, shot } from './helpers.mjs';
+import { startServer, launch, watch, tempDir, upload, shot, nightCapture, busyWritten } from './helpers.mjs';
 
 const HOST = 'node-9';
 const START = Date.UTC(2026, 10, 30, 3, 0, 0) / 1000; // Unix seconds
@@ -21,30 +21,9 @@ const CAPTURES = [START, START + 60, START + 123];
 const BURST = { cpu: 2, start: START + 58, end: START + 63 };
 const MARKER = START + 65;
 
-// busy counts the samples written in [from, to) that are not idle, what a
-// flame graph counts by default.
+// busy counts the samples written in the 10 s before the marker that are
+// not idle, what a flame graph counts by default.
 const busy = { from: MARKER - 10, to: MARKER, n: 0 };
-
-function capture(t0) {
-  let out = `# ========\n# captured on    : Mon Nov 30 03:00:00 2026\n# hostname : ${HOST}\n# clockid: realtime (0)\n# ========\n#\n`;
-  for (let k = 0; k < LENGTH * HZ; k++) {
-    for (let cpu = 0; cpu < CPUS; cpu++) {
-      const t = t0 + k / HZ + cpu * 1e-5;
-      const ts = t.toFixed(6);
-      const inWindow = Number(ts) >= busy.from && Number(ts) < busy.to;
-      if (cpu === BURST.cpu && t >= BURST.start && t < BURST.end) {
-        out += `kubelet 2210/2245 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\tffffffff81201100 mem_cgroup_nr_lru_pages+0x1a ([kernel.kallsyms])\n\tffffffff81201200 memcg_stat_show+0x9c ([kernel.kallsyms])\n\n`;
-        if (inWindow) busy.n++;
-      } else if ((k + cpu) % 3 === 0) {
-        out += `trainer 4100/4101 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\t7f0000001000 run_model+0x10 (/usr/bin/trainer)\n\n`;
-        if (inWindow) busy.n++;
-      } else {
-        out += `swapper 0/0 [00${cpu}] ${ts}: 20408163 cpu-clock:pppH: \n\tffffffff81000010 native_safe_halt+0x6 ([kernel.kallsyms])\n\tffffffff81000200 do_idle+0x1f ([kernel.kallsyms])\n\n`;
-      }
-    }
-  }
-  return out;
-}
 
 let server, browser;
 
@@ -52,9 +31,11 @@ before(async () => {
   server = await startServer();
   browser = await launch();
   const dir = tempDir();
-  for (const [i, t0] of CAPTURES.entries()) {
+  const texts = CAPTURES.map((t0) => nightCapture({ host: HOST, t0, length: LENGTH, hz: HZ, cpus: CPUS, burst: BURST }));
+  busy.n = busyWritten(texts, busy.from, busy.to);
+  for (const [i, text] of texts.entries()) {
     const path = join(dir, `c${i}.txt`);
-    writeFileSync(path, capture(t0));
+    writeFileSync(path, text);
     await upload(server.url, path, `capture-${i}`);
   }
 });

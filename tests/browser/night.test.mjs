@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { AxeBuilder } from '@axe-core/playwright';
-import { startServer, launch, watch, tempDir, upload, shot, postMarker, contrast, nightCapture } from './helpers.mjs';
+import { startServer, launch, watch, tempDir, upload, shot, postMarker, contrast, nightCapture, busyWritten } from './helpers.mjs';
 
 const HOST = 'gpu-node-17';
 const HZ = 9;
@@ -60,20 +60,6 @@ before(async () => {
   await postMarker(server.url, ROT, ROT_MARKERS[0], 'NETDEV WATCHDOG: eth0 transmit queue 3 timed out');
   await postMarker(server.url, ROT, ROT_MARKERS[1], 'eth0: link up');
 });
-
-// busyWritten counts the samples of texts (perf script) at Unix seconds
-// [from, to) whose command is not the idle swapper: what a flame graph
-// counts by default.
-function busyWritten(texts, from, to) {
-  let n = 0;
-  for (const text of texts) {
-    for (const m of text.matchAll(/^(\S+) \S+ \[\d+\] ([\d.]+):/gm)) {
-      const t = Number(m[2]);
-      if (m[1] !== 'swapper' && t >= from && t < to) n++;
-    }
-  }
-  return n;
-}
 
 after(async () => {
   await browser?.close();
