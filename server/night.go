@@ -38,14 +38,8 @@ type nightSource struct {
 
 func (s *Server) source() timeline.Source { return nightSource{s.store, s.night} }
 
-// CaptureWindow reads a window of a capture when the store can (see
-// timeline.WindowSource), else the whole capture.
-func (n nightSource) CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error) {
-	if ws, ok := n.Store.(timeline.WindowSource); ok {
-		return ws.CaptureWindow(ctx, id, r)
-	}
-	return n.Store.Capture(ctx, id)
-}
+// A nightSource reads windows of captures for the night's hot spots.
+var _ timeline.WindowSource = nightSource{}
 
 // maxMarkerBody bounds a POST of markers, in bytes.
 const maxMarkerBody = 8 << 20

@@ -32,6 +32,10 @@ type Store interface {
 	Rename(ctx context.Context, id, name string) error
 	Delete(ctx context.Context, id string) error
 	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
+	// CaptureWindow returns a capture with only the samples of the seconds
+	// r overlaps (see timeline.WindowSource): the night's hot spots read
+	// a few seconds of many captures with it.
+	CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error)
 	// Ready checks that the database answers and has this build's schema;
 	// its errors wrap subsecond.ErrUnavailable.
 	Ready(ctx context.Context) error
