@@ -146,8 +146,8 @@ func wallLabel(from, to int64) string {
 
 // fileTime writes a wall-clock time for a file name: 20261130T031200.5Z.
 func fileTime(ns int64) string {
-	t := time.Unix(0, ns).UTC()
-	return strings.ReplaceAll(t.Format("20060102T150405.999999999Z"), ".Z", "Z")
+	// The .999999999 layout drops trailing zeros, and the point with them.
+	return time.Unix(0, ns).UTC().Format("20060102T150405.999999999Z")
 }
 
 // hostFlamePage handles GET /hosts/{host}/flame?from=&to=&<filters>&search=&zoom=&view=:
