@@ -90,34 +90,21 @@ func Select(ctx context.Context, src Source, host string, from, to int64, cpus [
 }
 
 // unrecorded returns how much of [from, to) caps (in time order) leave
-// unrecorded: each stretch outside every capture that is longer than two
-// sampling intervals of the captures beside it.
+// unrecorded: what lies outside their recordings (Missing), except that a
+// range reaching past the first or the last capture by no more than two
+// of its sampling intervals is not said to miss that sliver.
 func unrecorded(caps []Capture, from, to int64) int64 {
-	var n int64
-	gap := func(lo, hi int64, beside ...Capture) {
-		var period int64
-		for _, c := range beside {
-			if c.Hz > 0 {
-				period = max(period, int64(float64(time.Second)/c.Hz))
-			}
-		}
-		if hi-lo > 2*period {
-			n += hi - lo
-		}
+	rs := Recordings(caps)
+	n := Missing(rs, from, to)
+	if len(rs) == 0 {
+		return n
 	}
-	at := from
-	for i, c := range caps {
-		if c.Start > at {
-			if i == 0 {
-				gap(at, min(c.Start, to), c)
-			} else {
-				gap(at, min(c.Start, to), caps[i-1], c)
-			}
-		}
-		at = max(at, c.End)
+	first, last := &rs[0], &rs[len(rs)-1]
+	if d := min(first.Start, to) - from; d > 0 && d <= 2*interval(&first.Captures[0]) {
+		n -= d
 	}
-	if at < to {
-		gap(at, to, caps[len(caps)-1])
+	if d := to - max(last.End, from); d > 0 && d <= 2*interval(&last.Captures[len(last.Captures)-1]) {
+		n -= d
 	}
 	return n
 }
