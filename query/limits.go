@@ -73,3 +73,22 @@ func roundUp(n int64) int64 {
 	}
 	return (n + unit - 1) / unit * unit
 }
+
+// DefaultBefore is the default of the parameter "before", in nanoseconds:
+// the window before each marker that an explanation contrasts with the
+// rest of the recording.
+const DefaultBefore = int64(10 * time.Second)
+
+// DefaultControls and MaxControls bound the control windows an explanation
+// draws (the parameter "controls"): each is a window of the recording that
+// is loaded and counted, so their number bounds the explanation's cost.
+const (
+	DefaultControls = 200
+	MaxControls     = 5000
+)
+
+// DefaultState is the default of the parameter "state": the lanes of host
+// series the host page draws under its cores map, those of the case this
+// product was made for (a core at 100% system time, leaked memory cgroups,
+// a NIC's errors).
+const DefaultState = "cpu.sys,cgroups,cgroup.dying,net.errors"

@@ -61,6 +61,19 @@ type Query struct {
 
 	MaxSamples int // stack chart: the most samples its range may hold
 
+	// A host's explanation of its markers (package explain): the markers
+	// whose text matches Match ("" for all), the window before each
+	// (Before, ns), how many control windows are drawn (Controls; 0 for
+	// all) and the seed of the draw and of the permutation test.
+	Match    string
+	Before   int64
+	Controls int
+	Seed     int
+
+	// Series names a kind of host series (subsecond.SeriesKinds), for a
+	// host's series view.
+	Series string
+
 	// Page is view state that only the pages keep in their URL: it
 	// changes no data.
 	Page Page
@@ -83,6 +96,9 @@ type Page struct {
 	Shape  string // a differential graph drawn with the "target" or the "base" widths
 	Lanes  string // the stack chart's lanes, "cpu" or "thread"
 	TZ     string // times of day in "utc" or the browser's zone, "local"; or "offset", seconds from a capture's start
+	// State lists the kinds of host series (subsecond.SeriesKinds) the
+	// host page draws as lanes under its cores map, comma-separated.
+	State string
 
 	MatchCase bool // the search tells upper from lower case (it ignores case by default)
 
@@ -136,6 +152,8 @@ const (
 	GroupHeatmap  Group = "heatmap"  // the offset heatmap's shape
 	GroupCores    Group = "cores"    // the cores map's shape
 	GroupHotspots Group = "hotspots" // how hot spots are found and listed
+	GroupExplain  Group = "explain"  // which markers a host's explanation contrasts, and how
+	GroupSeries   Group = "series"   // a host's series: which one
 	GroupPage     Group = "page"     // view state pages keep in their URL; no effect on data
 )
 
@@ -156,18 +174,20 @@ const (
 	ViewHostHotspots // a host's hot spots across its captures
 	ViewComms        // a host's CPU share by command
 	ViewMarkers      // a host's event markers
+	ViewExplain      // what precedes a host's markers, against the rest of its recording
+	ViewSeries       // a host's series (per-CPU time, cgroups, interrupts) over time
 
 	ViewData = ViewHeatmap | ViewCores | ViewHotspots | ViewFlame | ViewDiff | ViewStacks
-	ViewHost = ViewTimeline | ViewHostHotspots | ViewComms | ViewMarkers
+	ViewHost = ViewTimeline | ViewHostHotspots | ViewComms | ViewMarkers | ViewExplain | ViewSeries
 )
 
 // viewNames names each view, in bit order.
 var viewNames = []string{"heatmap", "cores", "hotspots", "flame", "diff", "page", "stacks",
-	"timeline", "host_hotspots", "comms", "markers"}
+	"timeline", "host_hotspots", "comms", "markers", "explain", "series"}
 
 // Names returns the names of the views in v, in bit order: "heatmap",
 // "cores", "hotspots", "flame", "diff", "page", "stacks", "timeline",
-// "host_hotspots", "comms", "markers".
+// "host_hotspots", "comms", "markers", "explain", "series".
 func (v View) Names() []string {
 	var out []string
 	for i, name := range viewNames {
@@ -316,6 +336,16 @@ var params = []Param{
 	{Name: "max_samples", Type: TypeInt, Min: 1, Max: MaxMaxSamples, Default: strconv.Itoa(DefaultMaxSamples), Help: "stack chart: the most samples of the filters its range may hold", Group: GroupRange, Views: ViewStacks,
 		field: func(q *Query) any { return &q.MaxSamples }},
 
+	{Name: "match", Type: TypeRegexp, Help: "regular expression over the markers' text: the markers explained (empty: all)", Group: GroupExplain, Views: ViewExplain,
+		field: func(q *Query) any { return &q.Match }},
+	{Name: "before", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: int64(10 * time.Minute), Default: FormatSeconds(DefaultBefore), Help: "the window before each marker whose samples are contrasted with the rest of the recording", Group: GroupExplain, Views: ViewExplain,
+		field: func(q *Query) any { return &q.Before }},
+	{Name: "controls", Type: TypeInt, Min: 0, Max: MaxControls, Default: strconv.Itoa(DefaultControls), Help: "how many control windows (recorded time near no marker) to draw at random; 0 for all of them", Group: GroupExplain, Views: ViewExplain,
+		field: func(q *Query) any { return &q.Controls }},
+	{Name: "seed", Type: TypeInt, Min: 0, Max: 1 << 30, Default: "1", Help: "the seed of the control windows' draw and of the permutation test, so that a result can be reproduced", Group: GroupExplain, Views: ViewExplain,
+		field: func(q *Query) any { return &q.Seed }},
+	{Name: "name", Type: TypeChoice, Choices: seriesNames(), Default: "cpu.sys", Help: "the kind of host series: per-CPU time as mpstat shows it (cpu.sys, cpu.usr, …), cgroup counts, interrupt and network rates", Group: GroupSeries, Views: ViewSeries,
+		field: func(q *Query) any { return &q.Series }},
 	{Name: "scale", Type: TypeChoice, Choices: []string{"linear", "log"}, Default: "linear", Help: "the heatmaps' colour scale: linear or log (enhanced)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.Scale }},
 	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,
@@ -332,6 +362,8 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Page.Lanes }},
 	{Name: "tz", Type: TypeChoice, Choices: []string{"utc", "local", "offset"}, Default: "utc", Help: "how pages show times: times of day in UTC or in the browser's time zone (local), each beside seconds from the capture's start; or (offset) a capture's views in seconds from its start alone, a host's night in UTC", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.TZ }},
+	{Name: "state", Type: TypeString, Default: DefaultState, Help: "the host page's lanes under the cores map: kinds of host series, comma-separated (a per-CPU kind as a CPU × time heat, others as lines); none for none", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.Page.State }},
 	{Name: "compare_from", Type: TypeWallTime, Help: "the host page's Compare panel: the target range's start, wall-clock time", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.CompareFrom }},
 	{Name: "compare_to", Type: TypeWallTime, Help: "the host page's Compare panel: the target range's end, wall-clock time, exclusive", Group: GroupPage, Views: ViewPage,
@@ -346,6 +378,16 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Page.CompareFrom2 }},
 	{Name: "compare_to2", Type: TypeWallTime, Help: "the host page's Compare panel: the picked baseline's end, wall-clock time, exclusive", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.CompareTo2 }},
+}
+
+// seriesNames returns the names of subsecond.SeriesKinds, the choices of
+// the name parameter.
+func seriesNames() []string {
+	out := make([]string, len(subsecond.SeriesKinds))
+	for i, k := range subsecond.SeriesKinds {
+		out[i] = k.Name
+	}
+	return out
 }
 
 // defaults is the Query of an empty parameter list.
@@ -447,7 +489,30 @@ func Parse(v url.Values) (*Query, error) {
 			}
 		}
 	}
+	if _, err := q.Page.StateKinds(); err != nil {
+		return nil, err
+	}
 	return &q, nil
+}
+
+// StateKinds returns the kinds of host series p.State names, in its
+// order, without repeats; "none" names none. An unknown kind is a
+// *ParamError listing the known ones.
+func (p Page) StateKinds() ([]string, error) {
+	if p.State == "none" || p.State == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, name := range strings.Split(p.State, ",") {
+		name = strings.TrimSpace(name)
+		if _, ok := subsecond.Kind(name); !ok {
+			return nil, Invalidf("state", "%q is not a kind of host series; choose from %s, or none", name, strings.Join(seriesNames(), ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
 }
 
 // ParseFilter reads the filter parameters from v; see Parse.

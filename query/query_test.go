@@ -74,7 +74,8 @@ func TestParse(t *testing.T) {
 	// columns for a host).
 	want := query.Query{Rows: query.DefaultRows, Col: query.DefaultCol,
 		Measure: "busy", Threshold: query.DefaultThreshold, Min: query.DefaultMin, Limit: 50, Cells: 10, Near: query.DefaultNear,
-		MaxSamples: query.DefaultMaxSamples, Page: query.Page{Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc",
+		MaxSamples: query.DefaultMaxSamples, Before: query.DefaultBefore, Controls: query.DefaultControls, Seed: 1, Series: "cpu.sys",
+		Page: query.Page{Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc", State: query.DefaultState,
 			CompareWith: "previous", CompareEarlier: 10 * 60e9}}
 	if !reflect.DeepEqual(*q, want) {
 		t.Errorf("Parse() = %+v; want the defaults %+v", *q, want)
@@ -90,6 +91,7 @@ func TestParse(t *testing.T) {
 		"near": {"2m"}, "tz": {"local"}, "from": {"2026-11-30T03:12:05.5Z"}, "to": {"1796008400"},
 		"compare_from": {"2026-11-30T03:01:10.000000001Z"}, "compare_to": {"2026-11-30T03:01:20Z"}, "compare_cpu": {"2"},
 		"compare_with": {"pick"}, "compare_earlier": {"2m"}, "compare_from2": {"1796007800"}, "compare_to2": {"1796007810.5"},
+		"match": {"NETDEV|reset"}, "before": {"5s"}, "controls": {"0"}, "seed": {"7"}, "name": {"cgroups"}, "state": {"cgroup.dying, cpu.sys,cgroup.dying"},
 		"unknown": {"ignored"},
 	}
 	q, err = query.Parse(v)
@@ -104,7 +106,9 @@ func TestParse(t *testing.T) {
 		From: query.WallTime{NS: time.Date(2026, 11, 30, 3, 12, 5, 5e8, time.UTC).UnixNano(), Set: true}, To: query.WallTime{NS: 1796008400e9, Set: true},
 		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, Near: 120e9, MaxSamples: 5000,
+		Match: "NETDEV|reset", Before: 5e9, Controls: 0, Seed: 7, Series: "cgroups",
 		Page: query.Page{Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
+			State: "cgroup.dying, cpu.sys,cgroup.dying",
 			CompareFrom: query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
 			CompareTo:   query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 20, 0, time.UTC).UnixNano(), Set: true},
 			CompareCPUs: []int32{2}, CompareWith: "pick", CompareEarlier: 120e9,
@@ -117,6 +121,19 @@ func TestParse(t *testing.T) {
 	back, err := query.Parse(q.Values())
 	if err != nil || !reflect.DeepEqual(back, q) {
 		t.Errorf("Parse(q.Values()) = %+v, %v; want %+v", back, err, q)
+	}
+	if kinds, err := q.Page.StateKinds(); err != nil || strings.Join(kinds, ",") != "cgroup.dying,cpu.sys" {
+		t.Errorf("StateKinds() = %v, %v; want cgroup.dying, cpu.sys", kinds, err)
+	}
+	for _, bad := range []string{"cpu.sys,bogus", ","} {
+		if _, err := query.Parse(url.Values{"state": {bad}}); err == nil || !strings.Contains(err.Error(), "not a kind of host series") {
+			t.Errorf("Parse(state=%s) = %v; want an error naming the kinds", bad, err)
+		}
+	}
+	if q, err := query.Parse(url.Values{"state": {"none"}}); err != nil {
+		t.Errorf("Parse(state=none) = %v", err)
+	} else if kinds, _ := q.Page.StateKinds(); kinds != nil {
+		t.Errorf("StateKinds(none) = %v; want none", kinds)
 	}
 	if f, err := query.ParseFilter(q.Filter.Values()); err != nil || !reflect.DeepEqual(f, q.Filter) {
 		t.Errorf("ParseFilter(f.Values()) = %+v, %v; want %+v", f, err, q.Filter)
