@@ -42,6 +42,11 @@ const (
 	HostFlamePage  Route = "/hosts/{host}/flame"
 	HostDiffPage   Route = "/hosts/{host}/diff"
 	HostStacksPage Route = "/hosts/{host}/stacks"
+
+	// What precedes a host's markers (match, before), and the differential
+	// flame graph of the windows before them against the control windows.
+	ExplainPage     Route = "/hosts/{host}/explain"
+	ExplainDiffPage Route = "/hosts/{host}/explain/diff"
 )
 
 // APIPrefix begins the path of every API route and of no page.
@@ -68,6 +73,8 @@ const (
 	HostFlameAPI   Route = "/api/hosts/{host}/flamegraph"
 	HostDiffAPI    Route = "/api/hosts/{host}/diff"
 	HostSamplesAPI Route = "/api/hosts/{host}/samples"
+	ExplainAPI     Route = "/api/hosts/{host}/explain"
+	SeriesAPI      Route = "/api/hosts/{host}/series"
 )
 
 // Health checks, for load balancers and service managers: Healthz answers
@@ -87,12 +94,13 @@ var Routes = []struct {
 	{"index", Index}, {"profilePage", ProfilePage}, {"flamePage", FlamePage}, {"diffPage", DiffPage},
 	{"stacksPage", StacksPage}, {"hostsPage", HostsPage}, {"hostPage", HostPage},
 	{"hostFlamePage", HostFlamePage}, {"hostDiffPage", HostDiffPage}, {"hostStacksPage", HostStacksPage},
+	{"explainPage", ExplainPage}, {"explainDiffPage", ExplainDiffPage},
 	{"profilesAPI", ProfilesAPI}, {"profileAPI", ProfileAPI}, {"heatmapAPI", HeatmapAPI},
 	{"coresAPI", CoresAPI}, {"hotspotsAPI", HotspotsAPI}, {"flameAPI", FlameAPI}, {"diffAPI", DiffAPI},
 	{"samplesAPI", SamplesAPI}, {"hostsAPI", HostsAPI}, {"hostAPI", HostAPI}, {"capturesAPI", CapturesAPI},
 	{"timelineAPI", TimelineAPI}, {"hostHotspotsAPI", HostHotspotAPI}, {"commsAPI", CommsAPI},
 	{"markersAPI", MarkersAPI}, {"sessionsAPI", SessionsAPI}, {"hostFlameAPI", HostFlameAPI},
-	{"hostDiffAPI", HostDiffAPI}, {"hostSamplesAPI", HostSamplesAPI},
+	{"hostDiffAPI", HostDiffAPI}, {"hostSamplesAPI", HostSamplesAPI}, {"explainAPI", ExplainAPI}, {"seriesAPI", SeriesAPI},
 	{"healthz", Healthz}, {"readyz", Readyz},
 }
 

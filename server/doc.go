@@ -48,6 +48,8 @@
 //	GET    /api/hosts/{host}/comms       comm's share and the comms that jump: comm, from, to, bucket, limit
 //	GET    /api/hosts/{host}/markers     {"markers": [...]}: from, to; each with its "10 s before" window and url
 //	POST   /api/hosts/{host}/markers     JSON {"markers": [{"time", "text"}]} or a log as text with ?match=REGEX
+//	GET    /api/hosts/{host}/series      one kind of series (name=cpu.sys…) on the cores map's columns: from, to, bucket, session
+//	POST   /api/hosts/{host}/series      JSON {"series": [{"name", "cpu", "label", "points": [{"t", "v"}]}]}, as record sends them
 //	GET    /api/hosts/{host}/flamegraph  the range from, to across the host's captures: filters, format (with from2, to2: as diff); "unrecorded_ns"
 //	GET    /api/hosts/{host}/diff        from2, to2 (base), from, to, filters, format, each range across the host's captures
 //	GET    /api/hosts/{host}/samples     stack chart of the host's from, to: filters, max_samples

@@ -85,6 +85,9 @@ type Config struct {
 	Store     Store
 	Engine    Engine
 	Night     Night // the host views' summaries and markers
+	// State keeps the hosts' series (per-CPU time, cgroups, interrupts);
+	// nil for a server that keeps none, whose series routes answer 404.
+	State State
 	MaxUpload int64 // largest accepted request body in bytes; 0 means 2 GiB
 	// MaxText bounds a capture's decompressed text in bytes, so that a small
 	// compressed upload cannot expand without end; 0 means the store's
@@ -157,6 +160,7 @@ type Server struct {
 	store     Store
 	engine    Engine
 	night     Night
+	state     State
 	maxUpload int64
 	maxText   int64
 	token     string
@@ -195,6 +199,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		store:     cfg.Store,
 		night:     cfg.Night,
+		state:     cfg.State,
 		engine:    cfg.Engine,
 		maxUpload: cfg.MaxUpload,
 		maxText:   cfg.MaxText,
@@ -266,6 +271,7 @@ func (s *Server) Handler() http.Handler {
 	r.Patch(string(link.ProfileAPI), s.patchProfile)
 	r.Delete(string(link.ProfileAPI), s.deleteProfile)
 	r.Post(string(link.MarkersAPI), s.addMarkers)
+	r.Post(string(link.SeriesAPI), s.addSeries)
 	r.Group(func(r chi.Router) {
 		r.Use(compress("text/html", "text/css", "text/javascript", "application/javascript",
 			"application/json", "image/svg+xml", "text/plain"))
@@ -297,6 +303,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.HostHotspotAPI), s.hostHotspots)
 		r.Get(string(link.CommsAPI), s.hostComms)
 		r.Get(string(link.MarkersAPI), s.hostMarkers)
+		r.Get(string(link.SeriesAPI), s.hostSeries)
 		r.Get(string(link.HostFlameAPI), s.hostFlamegraph)
 		r.Get(string(link.HostDiffAPI), s.hostDiff)
 		r.Get(string(link.HostSamplesAPI), s.hostSamples)

@@ -63,6 +63,8 @@ var wireTypes = []struct {
 	{"NightSpot", timeline.Spot{}, "one hot spot of a host's night, in wall-clock Unix nanoseconds, with the links to its views."},
 	{"CommReport", timeline.CommReport{}, "the CPU share of one command across a host's night, and the commands whose share jumps furthest."},
 	{"CommJump", timeline.Jump{}, "a command whose share of the host's CPU jumps above its usual level."},
+	{"SeriesLane", timeline.SeriesLane{}, "one kind of a host's series (per-CPU time, cgroups, interrupts) over [from_ns, to_ns) in buckets of bucket_ns: the host page's lane under its cores map."},
+	{"LaneSeries", timeline.LaneSeries{}, "one series of a lane: its CPU (-1: the host) and label, and the mean of its points in each bucket, null where nothing was recorded."},
 }
 
 // nullable names the slices, by TS type and field, that the server can leave

@@ -13,6 +13,8 @@ export const routes = {
   hostFlamePage: "/hosts/{host}/flame",
   hostDiffPage: "/hosts/{host}/diff",
   hostStacksPage: "/hosts/{host}/stacks",
+  explainPage: "/hosts/{host}/explain",
+  explainDiffPage: "/hosts/{host}/explain/diff",
   profilesAPI: "/api/profiles",
   profileAPI: "/api/profiles/{id}",
   heatmapAPI: "/api/profiles/{id}/heatmap",
@@ -32,6 +34,8 @@ export const routes = {
   hostFlameAPI: "/api/hosts/{host}/flamegraph",
   hostDiffAPI: "/api/hosts/{host}/diff",
   hostSamplesAPI: "/api/hosts/{host}/samples",
+  explainAPI: "/api/hosts/{host}/explain",
+  seriesAPI: "/api/hosts/{host}/series",
   healthz: "/healthz",
   readyz: "/readyz",
 } as const;

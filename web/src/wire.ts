@@ -414,3 +414,28 @@ export interface CommJump {
   peak_at_ns: number;
   score: number;
 }
+
+// SeriesLane is timeline.SeriesLane: one kind of a host's series (per-CPU time,
+// cgroups, interrupts) over [from_ns, to_ns) in buckets of bucket_ns: the host
+// page's lane under its cores map.
+export interface SeriesLane {
+  host: string;
+  name: string;
+  unit: string;
+  per_cpu: boolean;
+  help: string;
+  from_ns: number;
+  to_ns: number;
+  bucket_ns: number;
+  series: LaneSeries[];
+}
+
+// LaneSeries is timeline.LaneSeries: one series of a lane: its CPU (-1: the
+// host) and label, and the mean of its points in each bucket, null where
+// nothing was recorded.
+export interface LaneSeries {
+  cpu: number;
+  label?: string;
+  values: (number | null)[];
+  max: number;
+}
