@@ -1,0 +1,174 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond"
+)
+
+// stateSink records what RunState sends, failing the first fail sends of
+// series.
+type stateSink struct {
+	mu     sync.Mutex
+	fail   int
+	series map[subsecond.SeriesKey][]subsecond.Point
+	marks  []subsecond.Marker
+	sent   chan struct{}
+}
+
+func (s *stateSink) sendSeries(_ context.Context, ss []subsecond.Series) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail > 0 {
+		s.fail--
+		return errors.New("server busy")
+	}
+	for _, x := range ss {
+		s.series[x.Key()] = append(s.series[x.Key()], x.Points...)
+	}
+	return nil
+}
+
+func (s *stateSink) sendMarkers(_ context.Context, ms []subsecond.Marker) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.marks = append(s.marks, ms...)
+	select {
+	case s.sent <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// TestRunStateKeepsWhatFailedToGo samples two series every millisecond,
+// sends every 5 ms to a sink that fails its first three sends, and checks
+// that every point arrives once, in time order, and that a kernel-log
+// marker is sent at once, not at the next flush.
+func TestRunStateKeepsWhatFailedToGo(t *testing.T) {
+	sink := &stateSink{fail: 3, series: map[subsecond.SeriesKey][]subsecond.Point{}, sent: make(chan struct{}, 1)}
+	var log strings.Builder
+	var logMu sync.Mutex
+	ctx, cancel := context.WithCancel(context.Background())
+	markAt := make(chan time.Time, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunState(ctx, StateOptions{
+			Sample: func(ctx context.Context, emit func([]subsecond.Series) error) error {
+				for i := int64(1); ; i++ {
+					select {
+					case <-ctx.Done():
+						return nil
+					case <-time.After(time.Millisecond):
+					}
+					// The sampler reuses its slices: RunState must copy.
+					ss := []subsecond.Series{
+						{Name: "cpu.sys", CPU: 0, Points: []subsecond.Point{{Time: i, Value: float64(i)}}},
+						{Name: "cgroups", CPU: subsecond.Unknown, Label: "memory", Points: []subsecond.Point{{Time: i, Value: 7}}},
+					}
+					if err := emit(ss); err != nil {
+						return err
+					}
+					ss[0].Points[0].Value = -1
+				}
+			},
+			Follow: func(ctx context.Context, emit func(subsecond.Marker) error) error {
+				time.Sleep(20 * time.Millisecond)
+				markAt <- time.Now()
+				if err := emit(subsecond.Marker{Time: 42, Text: "NETDEV WATCHDOG"}); err != nil {
+					return err
+				}
+				<-ctx.Done()
+				return nil
+			},
+			SendSeries:  sink.sendSeries,
+			SendMarkers: sink.sendMarkers,
+			Flush:       time.Hour, // series go only at the end, or with the ticker below
+			Log:         lockedWriter{&logMu, &log},
+		})
+	}()
+	at := <-markAt
+	select {
+	case <-sink.sent:
+		if d := time.Since(at); d > time.Second {
+			t.Errorf("marker sent %v after it was read; want at once", d)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("marker not sent within 2 s of being read")
+	}
+	time.Sleep(30 * time.Millisecond)
+	cancel()
+	<-done
+	// The last send failed (fail 3 > 1 send): RunState sends once at the
+	// end; with a failing sink the points stay unsent and it says so.
+	logMu.Lock()
+	if !strings.Contains(log.String(), "not sent, kept for the next try: server busy") {
+		t.Errorf("log = %q; want the failure said", log.String())
+	}
+	logMu.Unlock()
+
+	// Again with a sink that fails twice and a 5 ms flush: everything
+	// arrives once, in order, copied before the sampler reused it.
+	sink = &stateSink{fail: 2, series: map[subsecond.SeriesKey][]subsecond.Point{}, sent: make(chan struct{}, 1)}
+	ctx, cancel = context.WithCancel(context.Background())
+	done = make(chan struct{})
+	go func() {
+		defer close(done)
+		RunState(ctx, StateOptions{
+			Sample: func(ctx context.Context, emit func([]subsecond.Series) error) error {
+				for i := int64(1); i <= 200; i++ {
+					pts := []subsecond.Point{{Time: i, Value: float64(i)}}
+					if err := emit([]subsecond.Series{{Name: "cpu.sys", CPU: 0, Points: pts}}); err != nil {
+						return err
+					}
+					pts[0].Value = -1
+					time.Sleep(100 * time.Microsecond)
+				}
+				<-ctx.Done()
+				return nil
+			},
+			SendSeries: sink.sendSeries, SendMarkers: sink.sendMarkers, Flush: 5 * time.Millisecond,
+		})
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	<-done
+	got := sink.series[subsecond.SeriesKey{Name: "cpu.sys", CPU: 0}]
+	if len(got) != 200 {
+		t.Fatalf("%d points arrived; want 200", len(got))
+	}
+	for i, p := range got {
+		if p.Time != int64(i+1) || p.Value != float64(i+1) {
+			t.Fatalf("point %d = %+v; want time and value %d", i, p, i+1)
+		}
+	}
+}
+
+// TestRunStateBoundsWhatItKeeps: a sink that never takes anything leaves
+// at most MaxPoints points buffered, the newest, and the log counts the
+// dropped ones.
+func TestRunStateBoundsWhatItKeeps(t *testing.T) {
+	b := &stateBuffer{o: StateOptions{MaxPoints: 10}, index: map[subsecond.SeriesKey]int{}}
+	for i := int64(1); i <= 25; i++ {
+		b.add([]subsecond.Series{{Name: "load1", CPU: subsecond.Unknown, Points: []subsecond.Point{{Time: i, Value: 1}}}})
+	}
+	if b.points != 10 || b.dropped != 15 || b.series[0].Points[0].Time != 16 {
+		t.Errorf("buffer holds %d points from time %d, %d dropped; want the newest 10, 15 dropped", b.points, b.series[0].Points[0].Time, b.dropped)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
