@@ -30,7 +30,7 @@ type StateOptions struct {
 	// about an hour of a 96-CPU host]: past it the oldest are dropped,
 	// and the log says how many.
 	MaxPoints int
-	Log io.Writer // one line per event [io.Discard]
+	Log       io.Writer // one line per event [io.Discard]
 }
 
 // stateWait bounds the last send when RunState stops.
