@@ -1,0 +1,25 @@
+package web
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFormatQAndRatio(t *testing.T) {
+	for _, c := range []struct {
+		q    float64
+		want string
+	}{{0.0001, "< 0.001"}, {0.001, "0.001"}, {0.0123, "0.012"}, {0.5, "0.5"}, {1, "1"}, {math.NaN(), "–"}} {
+		if got := FormatQ(c.q); got != c.want {
+			t.Errorf("FormatQ(%v) = %q; want %q", c.q, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		r    float64
+		want string
+	}{{8.125, "8.1×"}, {12.4, "12×"}, {100, "> 100×"}, {math.Inf(1), "> 100×"}, {0, "–"}, {0.5, "0.5×"}} {
+		if got := FormatRatio(c.r); got != c.want {
+			t.Errorf("FormatRatio(%v) = %q; want %q", c.r, got, c.want)
+		}
+	}
+}
