@@ -155,6 +155,8 @@ type cpuParser struct {
 	kinds      []string
 	cpu        int
 	headerLine int
+	// cache holds the series of each kind, indexed by CPU+1.
+	cache map[string][]*subsecond.Series
 }
 
 // instant returns the time of the second of the day sec printed after the
@@ -197,7 +199,7 @@ func (p *cpuParser) instant(sec int) int64 {
 
 // parseCPU reads an mpstat or sar report from sc into acc.
 func parseCPU(sc *bufio.Scanner, opt Options, acc *accumulator) error {
-	p := &cpuParser{loc: opt.Location}
+	p := &cpuParser{loc: opt.Location, cache: map[string][]*subsecond.Series{}}
 	var fields []string
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -268,7 +270,7 @@ func parseCPU(sc *bufio.Scanner, opt Options, acc *accumulator) error {
 				}
 				return fmt.Errorf("line %d: expected a number in column %s, found %q%s: %w", n, p.header[i], rest[i], hint, subsecond.ErrInvalid)
 			}
-			if err := acc.add(subsecond.SeriesKey{Name: kind, CPU: cpu}, subsecond.Point{Time: t, Value: v}, n); err != nil {
+			if err := acc.push(p.series(acc, i, cpu), subsecond.Point{Time: t, Value: v}, n); err != nil {
 				return err
 			}
 		}
@@ -277,6 +279,23 @@ func parseCPU(sc *bufio.Scanner, opt Options, acc *accumulator) error {
 		return fmt.Errorf("read: %w", err)
 	}
 	return nil
+}
+
+// series returns the series of the header's column i and cpu, from a
+// cache that spares a map look-up per value.
+func (p *cpuParser) series(acc *accumulator, i int, cpu int32) *subsecond.Series {
+	kind := p.kinds[i]
+	byCPU := p.cache[kind]
+	if int(cpu+1) >= len(byCPU) {
+		byCPU = append(byCPU, make([]*subsecond.Series, int(cpu+2)-len(byCPU))...)
+		p.cache[kind] = byCPU
+	}
+	s := byCPU[cpu+1]
+	if s == nil {
+		s = acc.get(subsecond.SeriesKey{Name: kind, CPU: cpu})
+		byCPU[cpu+1] = s
+	}
+	return s
 }
 
 // setHeader makes rest, the fields after a header line's time, the

@@ -110,6 +110,10 @@ func Detect(br *bufio.Reader) (Format, error) {
 		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
 			line, buf = buf[:i], buf[i+1:]
 		} else if err == nil || err == bufio.ErrBufferFull {
+			if first && n == 0 {
+				return 0, fmt.Errorf("line 1: longer than %d bytes: expected mpstat/sar output (a \"Linux …\" header) or timestamped /proc/cgroups snapshots: %w",
+					len(buf), subsecond.ErrInvalid)
+			}
 			break // cut by the buffer: not a whole line
 		} else {
 			line, buf = buf, nil
@@ -183,15 +187,25 @@ type accumulator struct {
 // add appends a point to the series of key; line is the input line, for
 // the error past max.
 func (a *accumulator) add(key subsecond.SeriesKey, p subsecond.Point, line int) error {
-	if a.points == a.max {
-		return fmt.Errorf("line %d: more than %d points: %w", line, a.max, subsecond.ErrTooLarge)
-	}
-	a.points++
+	return a.push(a.get(key), p, line)
+}
+
+// get returns the series of key, made empty if need be.
+func (a *accumulator) get(key subsecond.SeriesKey) *subsecond.Series {
 	s := a.series[key]
 	if s == nil {
 		s = &subsecond.Series{Name: key.Name, CPU: key.CPU, Label: key.Label}
 		a.series[key] = s
 	}
+	return s
+}
+
+// push appends a point to s, a series of get.
+func (a *accumulator) push(s *subsecond.Series, p subsecond.Point, line int) error {
+	if a.points == a.max {
+		return fmt.Errorf("line %d: more than %d points: %w", line, a.max, subsecond.ErrTooLarge)
+	}
+	a.points++
 	s.Points = append(s.Points, p)
 	return nil
 }

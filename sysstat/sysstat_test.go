@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -441,6 +442,39 @@ func TestFormatString(t *testing.T) {
 	for f, want := range map[Format]string{Mpstat: "mpstat", Sar: "sar", Cgroups: "cgroups", 0: "Format(0)"} {
 		if got := f.String(); got != want {
 			t.Errorf("Format(%d).String() = %q; want %q", uint8(f), got, want)
+		}
+	}
+}
+
+func TestLongFirstLine(t *testing.T) {
+	_, err := Parse(strings.NewReader(strings.Repeat("x", 100<<10)), Options{})
+	if !errors.Is(err, subsecond.ErrInvalid) || !strings.Contains(err.Error(), "line 1: longer than 65536 bytes") {
+		t.Errorf("Parse(100 KiB line) = %v; want line 1 too long", err)
+	}
+}
+
+// BenchmarkParse96CPU parses an hour of mpstat -P ALL 1 on a 96-CPU host
+// (about 2.8 million points) in the synthetic file's layout.
+func BenchmarkParse96CPU(b *testing.B) {
+	var in bytes.Buffer
+	in.WriteString("Linux 6.1.0-18-amd64 (big-host) \t11/30/2026 \t_x86_64_\t(96 CPU)\n")
+	clock := func(s int) string { return fmt.Sprintf("%02d:%02d:%02d", 10+s/3600, s/60%60, s%60) }
+	for s := 0; s < 3600; s++ {
+		fmt.Fprintf(&in, "\n%-11s  CPU    %%usr   %%nice    %%sys %%iowait    %%irq   %%soft  %%steal  %%guest  %%gnice   %%idle\n", clock(s))
+		for c := -1; c < 96; c++ {
+			cpu := "all"
+			if c >= 0 {
+				cpu = strconv.Itoa(c)
+			}
+			u := float64((c*7+s*13+700)%6000) / 100
+			fmt.Fprintf(&in, "%-11s %4s %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f\n", clock(s+1), cpu, u, 0.0, 1.5, 0.25, 0.0, 0.75, 0.0, 0.0, 0.0, 97.5-u)
+		}
+	}
+	b.SetBytes(int64(in.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(bytes.NewReader(in.Bytes()), Options{}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
