@@ -17,8 +17,12 @@
 // then blocks of a header ("23:40:26 CPU %usr %nice %sys …") and a row per
 // CPU, each row stamped with the end of its interval. The date is
 // MM/DD/YY or MM/DD/YYYY (the C and en_US locales) or YYYY-MM-DD
-// (S_TIME_FORMAT=ISO); times are 24-hour or 12-hour with AM and PM. A time
-// earlier than the line before it is on the next day. Columns are mapped
+// (S_TIME_FORMAT=ISO); other locales' dates (a day-first 30/11/2026, a
+// decimal comma) are errors that say to record with LC_ALL=C. Times are
+// 24-hour or 12-hour with AM and PM, in Options.Location. A time earlier
+// than the line before it is on the next day, unless it is an hour the
+// Location repeats as its clocks go back. Only sar's CPU report (-u) is
+// read: another report's block is an error. Columns are mapped
 // by their header names, so mpstat's, sar's and sar -u ALL's orders all
 // work: %usr or %user → cpu.usr, %nice → cpu.nice, %sys or %system →
 // cpu.sys, %iowait, %irq, %soft, %steal and %idle to the kinds of the same
@@ -29,7 +33,10 @@
 // A /proc/cgroups snapshot is a timestamp line followed by the file: its
 // "#subsys_name hierarchy num_cgroups enabled" header and a row per
 // controller. Each row gives a point of the "cgroups" series labelled
-// with the controller, its value num_cgroups.
+// with the controller, its value num_cgroups. The timestamp is epoch
+// seconds (date +%s, date +%s.%N), RFC 3339 (date -Ins, date -Is, date
+// --rfc-3339=ns) or date's default C-locale format ("Tue Dec  1 23:41:07
+// UTC 2026", its zone UTC, GMT, numeric or one of Options.Location's).
 package sysstat
 
 import (
