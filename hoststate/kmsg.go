@@ -18,8 +18,9 @@ import (
 // watchdogs, transmit timeouts and resets ("NETDEV WATCHDOG: eth0 (mlx5_core):
 // transmit queue 3 timed out", "Reset adapter", "resetting"), hung tasks
 // ("blocked for more than 120 seconds"), soft and hard lockups, and OOM
-// kills ("Out of memory", "oom-kill", "Killed process"). It ignores case.
-const DefaultMarkerPattern = `(?i)NETDEV WATCHDOG|transmit queue \d+ timed out|\btx timeout|\breset adapter|\bresetting\b|\bpf reset\b|blocked for more than \d+ seconds|soft lockup|hard lockup|out of memory|\boom-kill|killed process`
+// kills ("Out of memory", "oom-kill:", "Killed process"; not "invoked
+// oom-killer", the first line of the same kill). It ignores case.
+const DefaultMarkerPattern = `(?i)NETDEV WATCHDOG|transmit queue \d+ timed out|\btx timeout|\breset adapter|\bresetting\b|\bpf reset\b|blocked for more than \d+ seconds|soft lockup|hard lockup|out of memory|\boom-kill:|killed process`
 
 // DefaultMarkers returns DefaultMarkerPattern compiled.
 func DefaultMarkers() *regexp.Regexp { return regexp.MustCompile(DefaultMarkerPattern) }
@@ -72,7 +73,8 @@ func ParseKmsg(b []byte) (KmsgRecord, error) {
 }
 
 // FollowKmsg reads the kernel log at path ("" for /dev/kmsg) from its end,
-// so that only records logged from now on count, and calls emit with a
+// so that only records logged from now on count (those stamped before it
+// opened path are skipped), and calls emit with a
 // marker for each record whose message match matches (every record when
 // match is nil). A marker's Time is the record's monotonic time moved to
 // the wall clock by the current CLOCK_REALTIME − CLOCK_MONOTONIC offset;
@@ -95,6 +97,15 @@ func FollowKmsg(ctx context.Context, path string, match *regexp.Regexp, emit fun
 	if _, err := f.Seek(0, io.SeekEnd); err != nil {
 		return fmt.Errorf("follow kernel log: %w", err)
 	}
+	// SEEK_END is the kernel's best guess at the next record: it may still
+	// return a few older ones, and a record is readable only once it is
+	// complete (a line without its newline waits for the next record).
+	// Records stamped before the open are old.
+	off, err := realtimeOffset()
+	if err != nil {
+		return fmt.Errorf("follow kernel log: %w", err)
+	}
+	opened := time.Now().UnixNano() - off
 	stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
 	defer stop()
 	buf := make([]byte, 16<<10) // a read shorter than a record fails
@@ -112,10 +123,10 @@ func FollowKmsg(ctx context.Context, path string, match *regexp.Regexp, emit fun
 		if err != nil {
 			continue // not a record the documentation describes: skip it
 		}
-		if match != nil && !match.Match(r.Message) {
+		if int64(r.Usec)*1000 < opened || (match != nil && !match.Match(r.Message)) {
 			continue
 		}
-		off, err := realtimeOffset()
+		off, err = realtimeOffset()
 		if err != nil {
 			return fmt.Errorf("follow kernel log: %w", err)
 		}
