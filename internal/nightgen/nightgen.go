@@ -12,22 +12,35 @@ package nightgen
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/subsecond/subsecond"
 )
 
 // Burst is a planted episode: CPU pegged by the kubelet walking memory
-// cgroups, in the kernel (mem_cgroup_nr_lru_pages), over [Start, End).
+// cgroups, in the kernel (mem_cgroup_nr_lru_pages), over [Start, End), or
+// by another command in another stack (Comm, Stack).
 type Burst struct {
 	CPU        int
 	Start, End time.Time
 	// User is the share of the burst's samples in the kubelet's own user
 	// code rather than the kernel (0: all kernel).
 	User float64
+	// Comm is the command that holds the CPU; "" for the kubelet.
+	Comm string
+	// Stack is its call chain as perf script prints it, leaf first, one
+	// frame a line ("ADDR SYMBOL+OFF (DSO)"); nil for the kubelet's
+	// mem_cgroup_nr_lru_pages. A burst is system time when its leaf is a
+	// kernel frame.
+	Stack []string
+	// Share is the share of the CPU's samples in [Start, End) that are the
+	// burst's, the rest as outside bursts; 0 for all of them.
+	Share float64
 }
 
 // Night shapes the captures. Capture i covers [Start + i·(Length+Gap(i)) …)
@@ -124,19 +137,32 @@ func (n *Night) Write(w io.Writer, i int, counts Counts) error {
 			at := t.Add(time.Duration(cpu)*7*time.Microsecond + time.Duration(rng.IntN(300))*time.Microsecond)
 			ns := clock(at)
 			ts := fmt.Sprintf("%d.%06d", ns/1e9, ns%1e9/1e3)
-			burst, user := false, false
-			for _, b := range n.Bursts {
-				if b.CPU == cpu && !at.Before(b.Start) && at.Before(b.End) {
-					burst, user = true, b.User > 0 && rng.Float64() < b.User
+			var burst *Burst
+			user := false
+			for k := range n.Bursts {
+				b := &n.Bursts[k]
+				if b.CPU == cpu && !at.Before(b.Start) && at.Before(b.End) && (b.Share == 0 || rng.Float64() < b.Share) {
+					burst, user = b, b.User > 0 && rng.Float64() < b.User
 				}
 			}
 			var busy, sys bool
 			switch {
-			case burst && user:
+			case burst != nil && burst.Stack != nil:
+				comm := burst.Comm
+				if comm == "" {
+					comm = "kubelet"
+				}
+				fmt.Fprintf(bw, "%s 3310/3311 [%03d] %s: %d cpu-clock:pppH: \n", comm, cpu, ts, period)
+				for _, f := range burst.Stack {
+					fmt.Fprintf(bw, "\t%s\n", f)
+				}
+				bw.WriteString("\n")
+				busy, sys = true, strings.Contains(burst.Stack[0], "[kernel.kallsyms]")
+			case burst != nil && user:
 				fmt.Fprintf(bw, "kubelet 2210/2245 [%03d] %s: %d cpu-clock:pppH: \n\t%s\n\n", cpu, ts, period, kubeletUser)
 				busy = true
-			case burst:
-				fmt.Fprintf(bw, "kubelet 2210/2245 [%03d] %s: %d cpu-clock:pppH: \n\t%s\n\n", cpu, ts, period, memcgStack)
+			case burst != nil:
+				fmt.Fprintf(bw, "%s 2210/2245 [%03d] %s: %d cpu-clock:pppH: \n\t%s\n\n", cmp.Or(burst.Comm, "kubelet"), cpu, ts, period, memcgStack)
 				busy, sys = true, true
 			case n.Busy == 0 && rng.IntN(3) == 0 || n.Busy > 0 && rng.Float64() < n.Busy:
 				st := userStacks[rng.IntN(len(userStacks))]

@@ -1,0 +1,428 @@
+package explain
+
+import (
+	"cmp"
+	"context"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/timeline"
+)
+
+// Bounds of the features counted.
+const (
+	// MinSamples is the fewest samples a window holds to be read; a
+	// before-window with fewer is dropped (Report.Dropped).
+	MinSamples = 100
+	// MinCount is the fewest samples of a feature, over all windows
+	// together, for it to be tested: a rule blind to which windows are
+	// before-windows, so that the q-values stay valid.
+	MinCount = 20
+	// MaxCandidates bounds the sample features tested, the most
+	// frequent over all windows together.
+	MaxCandidates = 2000
+	// Branch: a stack prefix is a candidate where the stacks below it
+	// diverge: none of its children holds Branch of its samples (over
+	// all windows together), or it has none.
+	Branch = 0.9
+	// PegShare and PegSeconds define a core pegged in the kernel: a
+	// CPU whose samples are system time for at least PegShare of each of
+	// PegSeconds or more consecutive seconds of a window (seconds from the
+	// window's start; a second with fewer than pegMinSamples samples is
+	// not judged).
+	PegShare      = 0.9
+	PegSeconds    = 2
+	pegMinSamples = 5
+)
+
+// fkey names a feature of the samples: its kind and two numbers, names
+// (of counts.names), a CPU or a trie node, by kind.
+type fkey struct {
+	kind uint8
+	a, b int32
+}
+
+// Feature kinds as fkey numbers.
+const (
+	kComm uint8 = iota
+	kLeaf
+	kFunction
+	kCPU
+	kKernelCore
+	kStack
+)
+
+// fcount is a feature's (or a trie node's) count in one window.
+type fcount struct {
+	id int32
+	n  int64
+}
+
+// counts holds every window's feature counts: the windows' totals (all
+// samples of the default event, idle ones included), and sparse counts of
+// the features and of the stack trie's nodes.
+type counts struct {
+	names  []string
+	nameID map[string]int32
+	trie   trie
+	keys   []fkey
+	feats  map[fkey]int32
+	cpus   []int32 // CPU ids by row
+	cpuRow map[int32]int32
+
+	total  []int64
+	wins   [][]fcount // per window, by feature
+	stacks [][]fcount // per window, inclusive counts by trie node
+	series []seriesValues
+
+	// scratch, reused across windows
+	acc, sacc     []int64
+	touched, stch []int32
+}
+
+// trie is the stacks of every window by name: below the root (node 0),
+// one node per command, then one per function, root first. A node's
+// function ids (fns) are built on first use.
+type trie struct {
+	parent, name, depth, comm []int32
+	kids                      map[[2]int32]int32
+	fns                       [][]int32 // per node: its function features, distinct
+	leaf, commF               []int32   // per node: its leaf and command features
+	commIdx                   []int32   // per node: its command's index among commands
+	ncomm                     int32
+}
+
+func newCounts(n int) *counts {
+	cs := &counts{nameID: map[string]int32{}, feats: map[fkey]int32{}, cpuRow: map[int32]int32{},
+		total: make([]int64, n), wins: make([][]fcount, n), stacks: make([][]fcount, n)}
+	cs.trie = trie{kids: map[[2]int32]int32{}}
+	cs.trie.add(-1, -1, -1, 0)
+	return cs
+}
+
+func (cs *counts) name(s string) int32 {
+	if i, ok := cs.nameID[s]; ok {
+		return i
+	}
+	i := int32(len(cs.names))
+	cs.names = append(cs.names, s)
+	cs.nameID[s] = i
+	return i
+}
+
+func (cs *counts) feature(k fkey) int32 {
+	if i, ok := cs.feats[k]; ok {
+		return i
+	}
+	i := int32(len(cs.keys))
+	cs.keys = append(cs.keys, k)
+	cs.feats[k] = i
+	return i
+}
+
+func (cs *counts) row(cpu int32) int32 {
+	if r, ok := cs.cpuRow[cpu]; ok {
+		return r
+	}
+	r := int32(len(cs.cpus))
+	cs.cpus = append(cs.cpus, cpu)
+	cs.cpuRow[cpu] = r
+	return r
+}
+
+func (t *trie) add(parent, name, comm, depth int32) int32 {
+	i := int32(len(t.parent))
+	t.parent = append(t.parent, parent)
+	t.name = append(t.name, name)
+	t.comm = append(t.comm, comm)
+	t.depth = append(t.depth, depth)
+	t.fns = append(t.fns, nil)
+	t.leaf = append(t.leaf, -1)
+	t.commF = append(t.commF, -1)
+	t.commIdx = append(t.commIdx, -1)
+	return i
+}
+
+// child returns the node for name below parent, adding it if new.
+func (cs *counts) child(parent, name int32) int32 {
+	t := &cs.trie
+	k := [2]int32{parent, name}
+	if n, ok := t.kids[k]; ok {
+		return n
+	}
+	comm := t.comm[parent]
+	if parent == 0 {
+		comm = name
+	}
+	n := t.add(parent, name, comm, t.depth[parent]+1)
+	t.kids[k] = n
+	if parent == 0 {
+		t.commIdx[n] = t.ncomm
+		t.ncomm++
+	} else {
+		t.commIdx[n] = t.commIdx[parent]
+	}
+	return n
+}
+
+// nodeFeatures returns trie node n's function features (its functions,
+// each once) and sets its leaf and command features.
+func (cs *counts) nodeFeatures(n int32) []int32 {
+	t := &cs.trie
+	if t.fns[n] != nil || t.depth[n] < 1 {
+		return t.fns[n]
+	}
+	comm := t.comm[n]
+	fns := []int32{}
+	var seen []int32
+	for p := n; t.depth[p] >= 2; p = t.parent[p] {
+		if !slices.Contains(seen, t.name[p]) {
+			seen = append(seen, t.name[p])
+			fns = append(fns, cs.feature(fkey{kFunction, comm, t.name[p]}))
+		}
+	}
+	if t.depth[n] >= 2 {
+		t.leaf[n] = cs.feature(fkey{kLeaf, comm, t.name[n]})
+	}
+	t.commF[n] = cs.feature(fkey{kComm, comm, 0})
+	t.fns[n] = fns
+	return fns
+}
+
+// part is a capture's samples [lo, hi) in a window, their times moved by
+// shift onto the wall clock.
+type part struct {
+	c      *subsecond.Capture
+	lo, hi int
+	shift  int64
+}
+
+// loadParts loads the parts of the captures among caps that overlap w: a
+// window of each capture when src can read one (timeline.WindowSource),
+// else the whole capture.
+func loadParts(ctx context.Context, src timeline.Source, caps []timeline.Capture, w Window) ([]part, error) {
+	var out []part
+	for i := range caps {
+		c := &caps[i]
+		if c.End <= w.From || c.Start >= w.To {
+			continue
+		}
+		r := subsecond.Range{Start: w.From - c.Offset, End: w.To - c.Offset}
+		var k *subsecond.Capture
+		var err error
+		if ws, ok := src.(timeline.WindowSource); ok {
+			k, err = ws.CaptureWindow(ctx, c.ID, r)
+		} else {
+			k, err = src.Capture(ctx, c.ID)
+		}
+		if err != nil {
+			return nil, err
+		}
+		lo, hi := k.Window(r)
+		out = append(out, part{c: k, lo: lo, hi: hi, shift: c.Offset})
+	}
+	return out, nil
+}
+
+// countWindows loads and counts wins, loading a few windows ahead of the
+// one counted.
+func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Window) (*counts, error) {
+	cs := newCounts(len(wins))
+	type loaded struct {
+		parts []part
+		err   error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ahead := max(2, runtime.GOMAXPROCS(0))
+	res := make([]chan loaded, len(wins))
+	start := func(i int) {
+		res[i] = make(chan loaded, 1)
+		go func() {
+			p, err := loadParts(ctx, src, in.caps, wins[i])
+			res[i] <- loaded{p, err}
+		}()
+	}
+	for i := range min(ahead, len(wins)) {
+		start(i)
+	}
+	for i := range wins {
+		l := <-res[i]
+		if l.err != nil {
+			return nil, l.err
+		}
+		if i+ahead < len(wins) {
+			start(i + ahead)
+		}
+		cs.count(i, wins[i], l.parts)
+	}
+	return cs, nil
+}
+
+// memo is what a (command, stack node) of one capture maps to: its trie
+// node and its class.
+type memo struct {
+	node     int32
+	cls      subsecond.Class
+	idleComm bool
+}
+
+// cpuSecond is one CPU's samples in one second of a window.
+type cpuSecond struct{ n, sys int32 }
+
+// count counts window w's samples from parts.
+func (cs *counts) count(w int, win Window, parts []part) {
+	const second = int64(time.Second)
+	secs := int((win.To - win.From + second - 1) / second)
+	var perCPU [][]cpuSecond // by row, by second
+	sysComm := map[[3]int32]int64{}
+	cpuComm := map[[2]int32]int64{} // row, command index → busy samples
+	var buf []int32
+	for _, pt := range parts {
+		k, s := pt.c, &pt.c.Samples
+		ev := uint16(k.Profile.DefaultEvent())
+		memos := map[uint64]memo{}
+		for j := pt.lo; j < pt.hi; j++ {
+			if s.Event[j] != ev || s.Time[j] == subsecond.NoTime {
+				continue
+			}
+			cs.total[w]++
+			key := uint64(s.Comm[j])<<32 | uint64(uint32(s.Stack[j]))
+			m, ok := memos[key]
+			if !ok {
+				m, buf = cs.memo(k, s.Comm[j], s.Stack[j], buf)
+				memos[key] = m
+			}
+			idle := m.cls.IdleSample(s.PID[j], m.idleComm)
+			busy, sys := m.cls.Time(idle)
+			if cpu := s.CPU[j]; cpu >= 0 {
+				r := cs.row(cpu)
+				for int(r) >= len(perCPU) {
+					perCPU = append(perCPU, nil)
+				}
+				if perCPU[r] == nil {
+					perCPU[r] = make([]cpuSecond, secs)
+				}
+				sec := int32((s.Time[j] + pt.shift - win.From) / second)
+				c := &perCPU[r][sec]
+				c.n++
+				if sys {
+					c.sys++
+					sysComm[[3]int32{r, sec, cs.trie.comm[m.node]}]++
+				}
+				if busy {
+					cpuComm[[2]int32{r, cs.trie.comm[m.node]}]++
+				}
+			}
+			if !busy {
+				continue
+			}
+			for int(m.node) >= len(cs.sacc) {
+				cs.sacc = append(cs.sacc, 0)
+			}
+			if cs.sacc[m.node] == 0 {
+				cs.stch = append(cs.stch, m.node)
+			}
+			cs.sacc[m.node]++
+		}
+	}
+	// Exclusive counts by node → features and inclusive counts.
+	excl := make([]fcount, 0, len(cs.stch))
+	for _, n := range cs.stch {
+		excl = append(excl, fcount{n, cs.sacc[n]})
+		cs.sacc[n] = 0
+	}
+	cs.stch = cs.stch[:0]
+	t := &cs.trie
+	for _, e := range excl {
+		fns := cs.nodeFeatures(e.id)
+		cs.add(t.commF[e.id], e.n)
+		if t.leaf[e.id] >= 0 {
+			cs.add(t.leaf[e.id], e.n)
+		}
+		for _, f := range fns {
+			cs.add(f, e.n)
+		}
+		for p := e.id; t.depth[p] >= 1; p = t.parent[p] {
+			if cs.sacc[p] == 0 {
+				cs.stch = append(cs.stch, p)
+			}
+			cs.sacc[p] += e.n
+		}
+	}
+	st := make([]fcount, 0, len(cs.stch))
+	for _, n := range cs.stch {
+		st = append(st, fcount{n, cs.sacc[n]})
+		cs.sacc[n] = 0
+	}
+	cs.stch = cs.stch[:0]
+	slices.SortFunc(st, func(a, b fcount) int { return cmp.Compare(a.id, b.id) })
+	cs.stacks[w] = st
+	for rc, n := range cpuComm {
+		cs.add(cs.feature(fkey{kCPU, cs.cpus[rc[0]], rc[1]}), n)
+	}
+	// Cores pegged in the kernel: runs of PegSeconds or more seconds.
+	pegged := make([][]bool, len(perCPU))
+	for r, ss := range perCPU {
+		pegged[r] = make([]bool, secs)
+		run := 0
+		for sec := 0; sec <= secs; sec++ {
+			if sec < secs {
+				c := ss[sec]
+				if c.n >= pegMinSamples && float64(c.sys) >= PegShare*float64(c.n) {
+					run++
+					continue
+				}
+			}
+			if run >= PegSeconds {
+				for k := sec - run; k < sec; k++ {
+					pegged[r][k] = true
+				}
+			}
+			run = 0
+		}
+	}
+	for k, n := range sysComm {
+		if pegged[k[0]][k[1]] {
+			cs.add(cs.feature(fkey{kKernelCore, k[2], 0}), n)
+		}
+	}
+	fs := make([]fcount, 0, len(cs.touched))
+	for _, f := range cs.touched {
+		fs = append(fs, fcount{f, cs.acc[f]})
+		cs.acc[f] = 0
+	}
+	cs.touched = cs.touched[:0]
+	slices.SortFunc(fs, func(a, b fcount) int { return cmp.Compare(a.id, b.id) })
+	cs.wins[w] = fs
+}
+
+// add adds n to feature f's count in the window being counted.
+func (cs *counts) add(f int32, n int64) {
+	for int(f) >= len(cs.acc) {
+		cs.acc = append(cs.acc, 0)
+	}
+	if cs.acc[f] == 0 {
+		cs.touched = append(cs.touched, f)
+	}
+	cs.acc[f] += n
+}
+
+// memo maps capture k's command comm and stack node n to the trie, and
+// classes the stack as subsecond.Classes does, folding Class.Child from
+// the root.
+func (cs *counts) memo(k *subsecond.Capture, comm uint32, n int32, buf []int32) (memo, []int32) {
+	cstr := k.Strings[comm]
+	node := cs.child(0, cs.name(cstr))
+	buf = k.Stack(buf[:0], n)
+	cls := subsecond.RootClass
+	for i := len(buf) - 1; i >= 0; i-- {
+		fr := &k.Frames[buf[i]]
+		sym := k.Strings[fr.Symbol]
+		cls = cls.Child(subsecond.SymbolClass(sym), fr.Kind)
+		node = cs.child(node, cs.name(sym))
+	}
+	return memo{node: node, cls: cls, idleComm: subsecond.IsIdleComm(cstr)}, buf
+}

@@ -1,0 +1,221 @@
+package explain
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
+)
+
+var resetMatch = regexp.MustCompile(`mlx5.*reset`)
+
+// isPlanted reports whether f is (or folds in) the kubelet in
+// mem_cgroup_nr_lru_pages.
+func isPlanted(f *Finding) bool {
+	for _, g := range append([]Feature{f.Feature}, f.Also...) {
+		if g.Comm == "kubelet" && (g.Function == "mem_cgroup_nr_lru_pages" || slices.Contains(g.Stack, "mem_cgroup_nr_lru_pages")) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestPlanted reads a night through a real store: the kubelet planted
+// before each of six markers (one window across a rotation point, one
+// recording after a pause) ranks first with q < 0.01, standing out in 6
+// of 6 windows; the decoy, containerd pegging a core in the kernel at
+// times near no marker, is tested and not significant.
+func TestPlanted(t *testing.T) {
+	n, ms, resets := plantedNight()
+	src := importNight(t, n, ms)
+	ctx := context.Background()
+	rep, err := Explain(ctx, src, "node-1", Options{Match: resetMatch, Seed: 1, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := len(resets)
+	if len(rep.Windows) != K || rep.Dropped != 0 {
+		t.Fatalf("%d before-windows, %d dropped; want %d and 0", len(rep.Windows), rep.Dropped, K)
+	}
+	for i, w := range rep.Windows {
+		if w.To != resets[i].UnixNano() || w.From != resets[i].Add(-10*time.Second).UnixNano() {
+			t.Errorf("window %d is [%d, %d); want the 10 s before %v", i, w.From, w.To, resets[i])
+		}
+		if want := int64(10 * 8 * 49); w.Samples < want-16 || w.Samples > want+16 {
+			t.Errorf("window %d holds %d samples; want about %d", i, w.Samples, want)
+		}
+	}
+	for _, c := range rep.Controls {
+		for _, m := range ms {
+			if m.Time >= c.From-int64(time.Minute) && m.Time < c.To+int64(time.Minute) {
+				t.Errorf("control window [%d, %d) is within a minute of marker %q at %d", c.From, c.To, m.Text, m.Time)
+			}
+		}
+	}
+	if len(rep.Controls) < 40 {
+		t.Errorf("%d control windows; want the rest of the 25 min, at least 40", len(rep.Controls))
+	}
+	for _, f := range rep.Findings[:min(8, len(rep.Findings))] {
+		t.Logf("%-11s %-10s %-24s %v cpu %d: %.4f vs %.4f, %d of %d, p %.2g q %.2g (+%d alike)",
+			f.Kind, f.Comm, f.Function, f.Stack, f.CPU, f.BeforeShare, f.ControlShare, f.StoodOut, f.Of, f.P, f.Q, len(f.Also))
+	}
+	f := rep.Findings[0]
+	if !isPlanted(&f) {
+		t.Fatalf("first finding is %+v; want the kubelet in mem_cgroup_nr_lru_pages", f)
+	}
+	if f.Q >= 0.01 || f.StoodOut != K || f.Of != K || len(f.Markers) != K {
+		t.Errorf("planted: q = %g, stood out in %d of %d windows (markers %v); want q < 0.01 and %d of %d", f.Q, f.StoodOut, f.Of, f.Markers, K, K)
+	}
+	if f.ControlShare != 0 || f.BeforeShare < 0.05 {
+		t.Errorf("planted: %.4f before, %.4f in controls; want about 6 s of one CPU of 8 in 10 s (0.075) and 0", f.BeforeShare, f.ControlShare)
+	}
+	decoys := 0
+	for _, f := range rep.Findings {
+		for _, g := range append([]Feature{f.Feature}, f.Also...) {
+			if g.Comm == "containerd" {
+				decoys++
+				if f.Q < 0.05 {
+					t.Errorf("decoy %+v: q = %g; want not significant", g, f.Q)
+				}
+			}
+		}
+	}
+	if decoys == 0 {
+		t.Errorf("the decoy was not among the %d features tested", rep.Tested)
+	}
+	if rep.Exact || rep.Permutations != DefaultPermutations || rep.MinP != 1/float64(DefaultPermutations+1) {
+		t.Errorf("exact %v, %d permutations, min p %g; want random relabelings, %d", rep.Exact, rep.Permutations, rep.MinP, DefaultPermutations)
+	}
+
+	// The same request again from a cache: the same report, a hit.
+	cache := NewCache(0)
+	opt := Options{Match: resetMatch, Seed: 1, Limit: 1000}
+	first, hit, err := cache.Explain(ctx, src, "node-1", opt)
+	if err != nil || hit {
+		t.Fatalf("first request: hit %v, %v", hit, err)
+	}
+	again, hit, err := cache.Explain(ctx, src, "node-1", opt)
+	if err != nil || !hit || again != first {
+		t.Fatalf("second request: hit %v, %v; want the cached report", hit, err)
+	}
+	if !reflect.DeepEqual(first, rep) {
+		t.Errorf("the cached report differs from Explain's")
+	}
+	// A marker added is another key.
+	if _, err := src.AddMarkers(ctx, "node-1", []subsecond.Marker{{Time: resets[0].Add(time.Hour).UnixNano(), Text: "late"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, hit, err = cache.Explain(ctx, src, "node-1", opt); err != nil || hit {
+		t.Errorf("after a marker was added: hit %v, %v; want a new report", hit, err)
+	}
+
+	// The windows load as captures for a differential flame graph.
+	before, err := LoadWindows(ctx, src, "node-1", rep.Windows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, w := range rep.Windows {
+		total += w.Samples
+	}
+	if before.Profile.Samples != total {
+		t.Errorf("the before-windows load %d samples; the report counts %d", before.Profile.Samples, total)
+	}
+}
+
+// TestCrossingRotation checks that a window across a rotation point gives
+// the findings the same samples give in one capture: the night written as
+// twelve captures and as the same samples cut again at every marker's
+// window and in the middle of control windows.
+func TestCrossingRotation(t *testing.T) {
+	n, ms, resets := plantedNight()
+	whole := memNight(t, n, ms)
+	var cuts []time.Time
+	for _, m := range resets {
+		cuts = append(cuts, m.Add(-5*time.Second))
+	}
+	cuts = append(cuts, n.Start.Add(1005*time.Second), n.Start.Add(1123*time.Second))
+	split := memNight(t, n, ms, cuts...)
+	if len(split.ps) <= len(whole.ps)+len(resets) {
+		t.Fatalf("split night has %d captures, whole %d; want more cuts", len(split.ps), len(whole.ps))
+	}
+	ctx := context.Background()
+	opt := Options{Match: resetMatch, Seed: 5, Limit: 1000}
+	a, err := Explain(ctx, whole, "node-1", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Explain(ctx, split, "node-1", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Windows, b.Windows) || !reflect.DeepEqual(a.Controls, b.Controls) {
+		t.Fatalf("windows differ:\n%+v\n%+v", a.Windows, b.Windows)
+	}
+	if !reflect.DeepEqual(a.Findings, b.Findings) {
+		for i := range min(len(a.Findings), len(b.Findings)) {
+			if !reflect.DeepEqual(a.Findings[i], b.Findings[i]) {
+				t.Fatalf("finding %d: one capture %+v; split %+v", i, a.Findings[i], b.Findings[i])
+			}
+		}
+		t.Fatalf("%d findings in one capture, %d split", len(a.Findings), len(b.Findings))
+	}
+	if !isPlanted(&a.Findings[0]) {
+		t.Errorf("in memory the first finding is %+v; want the planted one", a.Findings[0])
+	}
+}
+
+// TestOneMarker checks the one-marker case: its window against the rest
+// of its session, the p-value exact over its M + 1 relabelings.
+func TestOneMarker(t *testing.T) {
+	n, ms, resets := plantedNight()
+	src := memNight(t, n, ms)
+	rep, err := Explain(context.Background(), src, "node-1", Options{Match: resetMatch, From: resets[3].UnixNano(), To: resets[3].UnixNano() + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Windows) != 1 || !rep.Exact || rep.Permutations != 0 {
+		t.Fatalf("%d windows, exact %v, %d permutations; want 1, exact", len(rep.Windows), rep.Exact, rep.Permutations)
+	}
+	M := len(rep.Controls)
+	if want := 1 / float64(M+1); rep.MinP != want {
+		t.Errorf("min p %g; want 1/(%d+1)", rep.MinP, M)
+	}
+	f := rep.Findings[0]
+	if !isPlanted(&f) || f.P != rep.MinP || f.StoodOut != 1 || f.Of != 1 {
+		t.Errorf("first finding %+v; want the planted one, p = 1/(M+1), 1 of 1", f)
+	}
+	// The controls are all of the session's but those near markers.
+	if rep.Available != M {
+		t.Errorf("%d controls of %d available; want all", M, rep.Available)
+	}
+}
+
+// TestNoMarkers checks the errors that say what to do.
+func TestNoMarkers(t *testing.T) {
+	n, ms, _ := plantedNight()
+	src := memNight(t, n, ms)
+	ctx := context.Background()
+	_, err := Explain(ctx, src, "node-1", Options{Match: regexp.MustCompile(`oom-kill`)})
+	if !errors.Is(err, subsecond.ErrEmptyRange) || !strings.Contains(err.Error(), "no marker matching") || !strings.Contains(err.Error(), "markers add") {
+		t.Errorf("no matching marker: %v; want ErrEmptyRange saying to post markers or change match", err)
+	}
+	// A marker long after the recordings: nothing recorded before it.
+	src.markers = append(src.markers, subsecond.Marker{Time: n.Start.Add(5 * time.Hour).UnixNano(), Text: "oom-kill"})
+	_, err = Explain(ctx, src, "node-1", Options{Match: regexp.MustCompile(`oom-kill`)})
+	if !errors.Is(err, subsecond.ErrEmptyRange) || !strings.Contains(err.Error(), "record while the markers happen") {
+		t.Errorf("unrecorded marker: %v; want ErrEmptyRange", err)
+	}
+	_, err = Explain(ctx, src, "node-1", Options{Before: time.Millisecond})
+	var pe *query.ParamError
+	if !errors.As(err, &pe) || pe.Name != "before" {
+		t.Errorf("before = 1 ms: %v; want a ParamError on before", err)
+	}
+}
