@@ -74,6 +74,7 @@ const (
 	HostDiffAPI    Route = "/api/hosts/{host}/diff"
 	HostSamplesAPI Route = "/api/hosts/{host}/samples"
 	ExplainAPI     Route = "/api/hosts/{host}/explain"
+	ExplainDiffAPI Route = "/api/hosts/{host}/explain/diff"
 	SeriesAPI      Route = "/api/hosts/{host}/series"
 )
 
@@ -100,7 +101,8 @@ var Routes = []struct {
 	{"samplesAPI", SamplesAPI}, {"hostsAPI", HostsAPI}, {"hostAPI", HostAPI}, {"capturesAPI", CapturesAPI},
 	{"timelineAPI", TimelineAPI}, {"hostHotspotsAPI", HostHotspotAPI}, {"commsAPI", CommsAPI},
 	{"markersAPI", MarkersAPI}, {"sessionsAPI", SessionsAPI}, {"hostFlameAPI", HostFlameAPI},
-	{"hostDiffAPI", HostDiffAPI}, {"hostSamplesAPI", HostSamplesAPI}, {"explainAPI", ExplainAPI}, {"seriesAPI", SeriesAPI},
+	{"hostDiffAPI", HostDiffAPI}, {"hostSamplesAPI", HostSamplesAPI}, {"explainAPI", ExplainAPI},
+	{"explainDiffAPI", ExplainDiffAPI}, {"seriesAPI", SeriesAPI},
 	{"healthz", Healthz}, {"readyz", Readyz},
 }
 

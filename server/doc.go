@@ -22,6 +22,8 @@
 //	GET /hosts/{host}/flame   flame graph of the host's wall-clock range from..to across its captures
 //	GET /hosts/{host}/diff    differential flame graph from the host's from2..to2 to from..to
 //	GET /hosts/{host}/stacks  stack chart of the host's from..to above its flame graph
+//	GET /hosts/{host}/explain what precedes the host's markers (match, before, controls, seed, session), ranked by q
+//	GET /hosts/{host}/explain/diff  differential flame graph: the windows before the markers against the control windows
 //	GET /static/*             embedded front-end assets
 //
 // # JSON API
@@ -52,6 +54,8 @@
 //	POST   /api/hosts/{host}/series      JSON {"series": [{"name", "cpu", "label", "points": [{"t", "v"}]}]}, as record sends them
 //	GET    /api/hosts/{host}/flamegraph  the range from, to across the host's captures: filters, format (with from2, to2: as diff); "unrecorded_ns"
 //	GET    /api/hosts/{host}/diff        from2, to2 (base), from, to, filters, format, each range across the host's captures
+//	GET    /api/hosts/{host}/explain     match, before, controls, seed, session: the findings (explain.Report)
+//	GET    /api/hosts/{host}/explain/diff  the same, and filters, format: before-windows against control windows
 //	GET    /api/hosts/{host}/samples     stack chart of the host's from, to: filters, max_samples
 //
 // # Health (no token, no database access for /healthz)

@@ -17,6 +17,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/explain"
 	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/timeline"
 	"github.com/subsecond/subsecond/web"
@@ -178,6 +179,8 @@ type Server struct {
 	// ranges joined.
 	maxRangeSamples int64
 	ranges          *timeline.RangeCache
+	// explains keeps the explanations of markers computed.
+	explains *explain.Cache
 	// pageHotSamples is the largest capture, in samples, whose profile
 	// page waits for its hot spots (pageHotspotSamples).
 	pageHotSamples int64
@@ -216,6 +219,7 @@ func New(cfg Config) *Server {
 
 		maxRangeSamples: cmp.Or(cfg.MaxRangeSamples, DefaultMaxRangeSamples),
 		ranges:          timeline.NewRangeCache(cfg.RangeCacheSize),
+		explains:        explain.NewCache(0),
 
 		pageHotSamples: pageHotspotSamples,
 	}
@@ -285,6 +289,8 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.HostFlamePage), s.hostFlamePage)
 		r.Get(string(link.HostDiffPage), s.hostDiffPage)
 		r.Get(string(link.HostStacksPage), s.hostStacksPage)
+		r.Get(string(link.ExplainPage), s.explainPage)
+		r.Get(string(link.ExplainDiffPage), s.explainDiffPage)
 		r.Get(string(link.Static), s.static)
 
 		r.Get(string(link.ProfilesAPI), s.listProfiles)
@@ -304,6 +310,8 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.CommsAPI), s.hostComms)
 		r.Get(string(link.MarkersAPI), s.hostMarkers)
 		r.Get(string(link.SeriesAPI), s.hostSeries)
+		r.Get(string(link.ExplainAPI), s.hostExplain)
+		r.Get(string(link.ExplainDiffAPI), s.explainDiff)
 		r.Get(string(link.HostFlameAPI), s.hostFlamegraph)
 		r.Get(string(link.HostDiffAPI), s.hostDiff)
 		r.Get(string(link.HostSamplesAPI), s.hostSamples)

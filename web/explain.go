@@ -92,3 +92,24 @@ func FormatRatio(r float64) string {
 	}
 	return strconv.FormatFloat(r, 'f', 1, 64) + "×"
 }
+
+// FormatValue writes a value in its unit for people: a share of the
+// host's samples ("share") as a percentage (Percent), a series' value in
+// its kind's unit (subsecond.SeriesKinds): "97.5%", "1204/s", "512 MiB",
+// "68680".
+func FormatValue(v float64, unit string) string {
+	switch unit {
+	case "share":
+		return Percent(v)
+	case "%":
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	case "/s":
+		if v >= 100 {
+			return strconv.FormatFloat(v, 'f', 0, 64) + "/s"
+		}
+		return strconv.FormatFloat(v, 'f', 1, 64) + "/s"
+	case "bytes":
+		return strconv.FormatFloat(v/(1<<20), 'f', 0, 64) + " MiB"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

@@ -35,6 +35,7 @@ export const routes = {
   hostDiffAPI: "/api/hosts/{host}/diff",
   hostSamplesAPI: "/api/hosts/{host}/samples",
   explainAPI: "/api/hosts/{host}/explain",
+  explainDiffAPI: "/api/hosts/{host}/explain/diff",
   seriesAPI: "/api/hosts/{host}/series",
   healthz: "/healthz",
   readyz: "/readyz",
