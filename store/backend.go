@@ -10,7 +10,9 @@ import (
 // Backend is the database under a Store: SQLite (package store/sqlite) or
 // PostgreSQL (package store/postgres). It stores what the import pipeline
 // hands it as opaque blobs and never decodes samples; the pipeline, the
-// codecs and the capture cache are backend-neutral and live in Store.
+// codecs and the capture cache are backend-neutral and live in Store. The
+// one blob a backend opens is a series block it must merge with the one it
+// holds, through this package's MergeSeriesBlocks.
 //
 // Every method is one transaction. Lookups of an unknown or malformed id
 // return an error wrapping subsecond.ErrNotFound.
@@ -54,6 +56,24 @@ type Backend interface {
 	// Markers returns host's markers in [from, to) (Unix ns), ordered by
 	// time and text; an empty, non-nil slice when there are none.
 	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)
+	// AddSeries stores blocks of host's series in one transaction and
+	// returns how many points were new. A block whose series and start
+	// are stored already is merged with the stored one through
+	// MergeSeriesBlocks (the stored value wins at an equal time). The
+	// caller has checked the blocks, which have distinct keys and come in
+	// the order of (Name, CPU, Label, Start), so that concurrent calls
+	// lock stored blocks in one order.
+	AddSeries(ctx context.Context, host string, blocks []SeriesBlock) (int, error)
+	// SeriesBlocks returns, in no particular order, the blocks of host's
+	// series of kind name that hold a point in [from, to) (Unix ns), with
+	// their data; an empty, non-nil slice when there are none.
+	SeriesBlocks(ctx context.Context, host, name string, from, to int64) ([]SeriesBlock, error)
+	// SeriesNames returns, in no particular order, every series stored
+	// for host with the times of its first and last points.
+	SeriesNames(ctx context.Context, host string) ([]subsecond.SeriesExtent, error)
+	// DeleteSeries removes the series blocks of host (of every host when
+	// host is "") whose points all lie before before (Unix ns).
+	DeleteSeries(ctx context.Context, host string, before int64) error
 	// Ready checks that the database answers a trivial query and that
 	// its schema is the one this build's migrations make; an older or
 	// newer schema is an error wrapping subsecond.ErrUnavailable.
@@ -115,6 +135,24 @@ type Chunk struct {
 	Samples int32  // samples in the chunk
 	Summary []byte // encoded subsecond.ChunkSummary counts (see encodeSummary)
 	Data    []byte // encoded sample columns (see encodeChunk); nil when not read
+}
+
+// SeriesBlock is one stored block of a host's series: the points of the
+// series named by Name, CPU and Label whose times lie in [Start, Start +
+// SeriesBlockSpan), in one blob (see encodeSeries), and their summary,
+// which lanes read without decoding the points.
+type SeriesBlock struct {
+	Name  string
+	CPU   int32
+	Label string
+	Start int64 // a multiple of SeriesBlockSpan, Unix ns
+	First int64 // time of the first point
+	Last  int64 // time of the last point
+	// Points is the number of points; Min, Max and Sum are of their
+	// values as stored.
+	Points        int32
+	Min, Max, Sum float64
+	Data          []byte
 }
 
 // Segment is a piece of a profile's interned tables (strings, frames or

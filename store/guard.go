@@ -81,6 +81,25 @@ func (g guard) Markers(ctx context.Context, host string, from, to int64) ([]subs
 	return ms, g.wrap(err)
 }
 
+func (g guard) AddSeries(ctx context.Context, host string, blocks []SeriesBlock) (int, error) {
+	n, err := g.b.AddSeries(ctx, host, blocks)
+	return n, g.wrap(err)
+}
+
+func (g guard) SeriesBlocks(ctx context.Context, host, name string, from, to int64) ([]SeriesBlock, error) {
+	bs, err := g.b.SeriesBlocks(ctx, host, name, from, to)
+	return bs, g.wrap(err)
+}
+
+func (g guard) SeriesNames(ctx context.Context, host string) ([]subsecond.SeriesExtent, error) {
+	es, err := g.b.SeriesNames(ctx, host)
+	return es, g.wrap(err)
+}
+
+func (g guard) DeleteSeries(ctx context.Context, host string, before int64) error {
+	return g.wrap(g.b.DeleteSeries(ctx, host, before))
+}
+
 func (g guard) Ready(ctx context.Context) error { return g.wrap(g.b.Ready(ctx)) }
 
 func (g guard) Unavailable(err error) bool { return g.b.Unavailable(err) }

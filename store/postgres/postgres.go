@@ -303,6 +303,34 @@ func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Ma
 	return added, nil
 }
 
+func (b *Backend) AddSeries(ctx context.Context, host string, blocks []store.SeriesBlock) (int, error) {
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	added, err := b.DB.AddSeries(ctx, tx, host, blocks)
+	if err != nil {
+		return 0, noSpace(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, noSpace(err)
+	}
+	return added, nil
+}
+
+func (b *Backend) DeleteSeries(ctx context.Context, host string, before int64) error {
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := b.DB.DeleteSeries(ctx, tx, host, before); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // OpenStore connects to the database at url (see Open) as a store with
 // options opt.
 func OpenStore(ctx context.Context, url string, opt store.Options) (*store.Store, error) {

@@ -1,5 +1,6 @@
 // Package sqldb is the SQL the store's backends share: reading profiles,
-// their segments, chunks and markers, and writing a profile's row, through
+// their segments, chunks and markers, writing a profile's row, and
+// storing, reading and pruning hosts' series blocks, through
 // database/sql, for the schema both dialects' migrations build (package
 // migrations). Queries are written with ? placeholders; for PostgreSQL
 // they become $1, $2, ….
@@ -382,4 +383,146 @@ func (d *DB) Delete(ctx context.Context, tx *sql.Tx, id string) error {
 		return subsecond.ErrNotFound
 	}
 	return nil
+}
+
+// seriesKey is the WHERE clause of one series block, with the arguments of
+// seriesArgs.
+const seriesKey = `host = ? AND name = ? AND block_ns = ? AND cpu = ? AND label = ?`
+
+func seriesArgs(host string, b *store.SeriesBlock) []any {
+	return []any{host, b.Name, b.Start, b.CPU, b.Label}
+}
+
+// AddSeries stores blocks of host's series inside tx, merging each with
+// the stored block of the same key (see store.Backend.AddSeries), and
+// returns how many points were new. On PostgreSQL a stored block is locked
+// until tx ends; a block another transaction inserts meanwhile is merged
+// once that one commits.
+func (d *DB) AddSeries(ctx context.Context, tx *sql.Tx, host string, blocks []store.SeriesBlock) (int, error) {
+	lock := ""
+	if d.Dialect == Postgres {
+		lock = ` FOR UPDATE`
+	}
+	sel, err := tx.PrepareContext(ctx, d.Q(`SELECT first_ns, last_ns, points, min_value, max_value, sum_value, data
+		FROM host_series WHERE `+seriesKey+lock))
+	if err != nil {
+		return 0, err
+	}
+	defer sel.Close()
+	ins, err := tx.PrepareContext(ctx, d.Q(`INSERT INTO host_series (host, name, block_ns, cpu, label, first_ns, last_ns,
+		points, min_value, max_value, sum_value, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`))
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	upd, err := tx.PrepareContext(ctx, d.Q(`UPDATE host_series SET first_ns = ?, last_ns = ?, points = ?, min_value = ?,
+		max_value = ?, sum_value = ?, data = ? WHERE `+seriesKey))
+	if err != nil {
+		return 0, err
+	}
+	defer upd.Close()
+	added := 0
+	for i := range blocks {
+		b := &blocks[i]
+		key := seriesArgs(host, b)
+		// A block is inserted, or merged with the stored one; when another
+		// transaction inserted it between the two, it is merged after all.
+		for try := 0; ; try++ {
+			old := store.SeriesBlock{Name: b.Name, CPU: b.CPU, Label: b.Label, Start: b.Start}
+			err := sel.QueryRowContext(ctx, key...).Scan(&old.First, &old.Last, &old.Points, &old.Min, &old.Max, &old.Sum, &old.Data)
+			if errors.Is(err, sql.ErrNoRows) {
+				if try > 0 {
+					return 0, fmt.Errorf("series block %s/%d/%q at %d: neither stored nor new", b.Name, b.CPU, b.Label, b.Start)
+				}
+				res, err := ins.ExecContext(ctx, append(key, b.First, b.Last, b.Points, b.Min, b.Max, b.Sum, b.Data)...)
+				if err != nil {
+					return 0, err
+				}
+				if n, err := res.RowsAffected(); err != nil {
+					return 0, err
+				} else if n == 1 {
+					added += int(b.Points)
+					break
+				}
+				continue
+			}
+			if err != nil {
+				return 0, err
+			}
+			m, n, err := store.MergeSeriesBlocks(&old, b)
+			if err != nil {
+				return 0, err
+			}
+			if n > 0 {
+				if _, err := upd.ExecContext(ctx, append([]any{m.First, m.Last, m.Points, m.Min, m.Max, m.Sum, m.Data}, key...)...); err != nil {
+					return 0, err
+				}
+			}
+			added += n
+			break
+		}
+	}
+	return added, nil
+}
+
+// SeriesBlocks returns the blocks of host's series of kind name that hold
+// a point in [from, to), with their data.
+func (d *DB) SeriesBlocks(ctx context.Context, host, name string, from, to int64) ([]store.SeriesBlock, error) {
+	out := []store.SeriesBlock{}
+	if from >= to {
+		return out, nil
+	}
+	// A block holding a point at or after from starts after from − span.
+	lo := from - store.SeriesBlockSpan
+	if lo > from {
+		lo = from
+	}
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		return d.Each(ctx, tx, `SELECT cpu, label, block_ns, first_ns, last_ns, points, min_value, max_value, sum_value, data
+			FROM host_series WHERE host = ? AND name = ? AND block_ns > ? AND block_ns < ? AND last_ns >= ? AND first_ns < ?`,
+			[]any{host, name, lo, to, from, to}, func(scan func(...any) error) error {
+				b := store.SeriesBlock{Name: name}
+				err := scan(&b.CPU, &b.Label, &b.Start, &b.First, &b.Last, &b.Points, &b.Min, &b.Max, &b.Sum, &b.Data)
+				out = append(out, b)
+				return err
+			})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SeriesNames returns every series stored for host with the times of its
+// first and last points: those of its first and last blocks.
+func (d *DB) SeriesNames(ctx context.Context, host string) ([]subsecond.SeriesExtent, error) {
+	out := []subsecond.SeriesExtent{}
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		return d.Each(ctx, tx, `SELECT s.name, s.cpu, s.label, f.first_ns, l.last_ns FROM
+			(SELECT name, cpu, label, MIN(block_ns) AS lo, MAX(block_ns) AS hi FROM host_series WHERE host = ?
+				GROUP BY name, cpu, label) s
+			JOIN host_series f ON f.host = ? AND f.name = s.name AND f.block_ns = s.lo AND f.cpu = s.cpu AND f.label = s.label
+			JOIN host_series l ON l.host = ? AND l.name = s.name AND l.block_ns = s.hi AND l.cpu = s.cpu AND l.label = s.label`,
+			[]any{host, host, host}, func(scan func(...any) error) error {
+				var e subsecond.SeriesExtent
+				err := scan(&e.Name, &e.CPU, &e.Label, &e.First, &e.Last)
+				out = append(out, e)
+				return err
+			})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteSeries removes, inside tx, the series blocks of host (of every
+// host when host is "") whose points all lie before before.
+func (d *DB) DeleteSeries(ctx context.Context, tx *sql.Tx, host string, before int64) error {
+	q, args := `DELETE FROM host_series WHERE block_ns < ? AND last_ns < ?`, []any{before, before}
+	if host != "" {
+		q, args = q+` AND host = ?`, append(args, host)
+	}
+	_, err := tx.ExecContext(ctx, d.Q(q), args...)
+	return err
 }

@@ -321,6 +321,27 @@ func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Ma
 	return added, nil
 }
 
+func (b *Backend) AddSeries(ctx context.Context, host string, blocks []store.SeriesBlock) (int, error) {
+	added := 0
+	err := b.writeTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		added, err = b.DB.AddSeries(ctx, tx, host, blocks)
+		return err
+	})
+	if err != nil {
+		return 0, noSpace(err)
+	}
+	return added, nil
+}
+
+func (b *Backend) DeleteSeries(ctx context.Context, host string, before int64) error {
+	err := b.writeTx(ctx, func(tx *sql.Tx) error { return b.DB.DeleteSeries(ctx, tx, host, before) })
+	if err == nil {
+		b.checkpoint()
+	}
+	return err
+}
+
 // writeTx runs fn in a transaction that holds the writer, and commits
 // unless fn fails.
 func (b *Backend) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
