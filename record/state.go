@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -33,16 +34,19 @@ type StateOptions struct {
 	Log       io.Writer // one line per event [io.Discard]
 }
 
-// stateWait bounds the last send when RunState stops.
-const stateWait = 10 * time.Second
+// stateWait bounds the last send when RunState stops: an interrupted
+// recorder stops promptly, as it does with a capture's upload in flight.
+const stateWait = 2 * time.Second
 
 // RunState records the host's state beside perf's captures until ctx
 // ends: the sampler's series, sent every Flush, and the kernel log's
 // markers, sent as they come. A sink that fails keeps what it was given to
-// be sent with the next flush (within MaxPoints); a sampler or a kernel
-// log that cannot be read is said once in the log and leaves the other
-// running, as it leaves perf's captures: RunState never stops the
-// recorder. What is left when ctx ends is sent once more, within 10 s.
+// be sent with the next flush (within MaxPoints); one that fails with
+// ErrDenied (the server refused the credentials) is offered nothing more.
+// A sampler or a kernel log that cannot be read is said once in the log
+// and leaves the other running, as it leaves perf's captures: RunState
+// never stops the recorder. What is left when ctx ends is sent once more,
+// within 2 s.
 func RunState(ctx context.Context, o StateOptions) {
 	if o.Flush <= 0 {
 		o.Flush = 10 * time.Second
@@ -113,6 +117,7 @@ type stateBuffer struct {
 	dropped int
 	marks   []subsecond.Marker
 	failing bool // the last send failed: said once until one succeeds
+	denied  bool // the sink refused the credentials: nothing more is sent
 	sending sync.Mutex
 }
 
@@ -156,6 +161,9 @@ func (b *stateBuffer) mark(m subsecond.Marker) {
 func (b *stateBuffer) send(ctx context.Context, series bool) {
 	b.sending.Lock()
 	defer b.sending.Unlock()
+	if b.denied {
+		return
+	}
 	b.mu.Lock()
 	ms := b.marks
 	b.marks = nil
@@ -188,6 +196,12 @@ func (b *stateBuffer) send(ctx context.Context, series bool) {
 			b.add(ss)
 			b.add(newer)
 		}
+	}
+	if errors.Is(err, ErrDenied) {
+		// The captures' sender says why; this says what it means here.
+		fmt.Fprintln(b.o.Log, "host state: the server refused the credentials; no series or markers will be sent in this run")
+		b.denied = true
+		return
 	}
 	if err != nil && !b.failing {
 		fmt.Fprintf(b.o.Log, "host state: not sent, kept for the next try: %v\n", err)

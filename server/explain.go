@@ -119,7 +119,7 @@ func (s *Server) explainPage(w http.ResponseWriter, r *http.Request) {
 	p.Method = fmt.Sprintf("Windows are the unit: each feature's share of the host's samples in each window; p from %s of the windows' labels (one-sided: more before the markers), q by Benjamini–Hochberg across the %d features tested, so q < 0.05 means at most 5%% of such findings are expected to be chance. \"Stood out\" counts the windows before markers whose share is above the %dth percentile of the control windows' shares. Smallest possible p: %s.",
 		permutationsText(rep), rep.Tested, rep.Percentile, web.FormatQ(rep.MinP))
 	for i, f := range rep.Findings {
-		row := web.ExplainRow{Rank: i + 1, What: featureWhat(f.Feature), Kind: featureKind(f.Feature),
+		row := web.ExplainRow{Rank: i + 1, What: f.Feature.String(), Kind: f.Feature.KindName(),
 			Before: web.FormatValue(f.BeforeShare, f.Unit), Control: web.FormatValue(f.ControlShare, f.Unit), Ratio: web.FormatRatio(f.Ratio),
 			StoodOut: fmt.Sprintf("%d of %d", f.StoodOut, f.Of), Q: web.FormatQ(f.Q), Significant: f.Q < 0.05}
 		row.Sentence = fmt.Sprintf("%s %s in the %s before %d of %d marker windows, %s elsewhere",
@@ -146,7 +146,7 @@ func (s *Server) explainPage(w http.ResponseWriter, r *http.Request) {
 			row.Strip = append(row.Strip, web.StripMark{StoodOut: on, Title: windowTitle(w), Href: windowHref(host, w)})
 		}
 		for _, a := range f.Also {
-			row.Also = append(row.Also, featureWhat(a))
+			row.Also = append(row.Also, a.String())
 		}
 		p.Findings = append(p.Findings, row)
 	}
@@ -186,41 +186,6 @@ func permutationsText(rep *explain.Report) string {
 		return "every relabeling"
 	}
 	return fmt.Sprintf("%d random relabelings", rep.Permutations)
-}
-
-// featureWhat names a feature for people: "kubelet", "kubelet in
-// mem_cgroup_nr_lru_pages", "kubelet on CPU 39", "cpu.sys of CPU 39".
-func featureWhat(f explain.Feature) string {
-	switch f.Kind {
-	case explain.KindFunction, explain.KindLeaf:
-		return f.Comm + " in " + f.Function
-	case explain.KindStack:
-		return f.Comm + ": " + strings.Join(f.Stack, " → ")
-	case explain.KindCPU:
-		return fmt.Sprintf("%s on CPU %d", f.Comm, f.CPU)
-	case explain.KindKernelCore:
-		return f.Comm + " pegging a CPU in the kernel"
-	case explain.KindSeries:
-		s := f.Series
-		if f.Label != "" {
-			s += " " + f.Label
-		}
-		if f.CPU >= 0 {
-			s += fmt.Sprintf(" of CPU %d", f.CPU)
-		}
-		return s
-	}
-	return f.Comm
-}
-
-// featureKind says what sort of feature f is.
-func featureKind(f explain.Feature) string {
-	return map[string]string{
-		explain.KindComm: "command", explain.KindFunction: "command + function (on the stack)",
-		explain.KindLeaf: "command + function (the leaf)", explain.KindStack: "stack prefix",
-		explain.KindCPU: "command + CPU", explain.KindKernelCore: "a core pegged in the kernel",
-		explain.KindSeries: "host series",
-	}[f.Kind]
 }
 
 func shareOf(unit string) string {

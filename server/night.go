@@ -322,7 +322,7 @@ func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := web.HostPage{Layout: s.layout(host, web.ViewData{Page: "host", Host: host, API: link.HostAPI.Path(host)}, r),
-		Host: host, Captures: h.Captures, Without: h.Unanchored}
+		Host: host, Captures: h.Captures, Without: h.Unanchored, ExplainHref: link.ExplainPage.With(pick(r.URL.Query(), "session"), host)}
 	page.Wall = hostWall(*h)
 	ss, err := timeline.Sessions(r.Context(), s.source(), host)
 	if err != nil {

@@ -83,12 +83,12 @@ type Graph = subsecond.Graph
 
 // Config configures a Server.
 type Config struct {
-	Store     Store
-	Engine    Engine
-	Night     Night // the host views' summaries and markers
+	Store  Store
+	Engine Engine
+	Night  Night // the host views' summaries and markers
 	// State keeps the hosts' series (per-CPU time, cgroups, interrupts);
 	// nil for a server that keeps none, whose series routes answer 404.
-	State State
+	State     State
 	MaxUpload int64 // largest accepted request body in bytes; 0 means 2 GiB
 	// MaxText bounds a capture's decompressed text in bytes, so that a small
 	// compressed upload cannot expand without end; 0 means the store's

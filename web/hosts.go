@@ -29,6 +29,9 @@ type HostPage struct {
 	// Sessions are the host's recording sessions, which the page's picker
 	// offers when there are more than one.
 	Sessions []SessionOption
+	// ExplainHref opens the explanation of the host's markers (all of
+	// them, the session shown).
+	ExplainHref string
 }
 
 // SessionOption is one recording session in the host page's picker.

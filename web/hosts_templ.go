@@ -383,7 +383,20 @@ func Host(p HostPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<div class=\"night-lower\"><section class=\"night-hotspots\"><h2>Hot spots across the night</h2><ol id=\"night-hotspots\" data-testid=\"night-hotspots\"></ol></section><section class=\"night-markers\"><h2>Markers</h2><ul id=\"night-markers\" data-testid=\"night-markers\"></ul></section></div><section class=\"night-comms\"><h2>CPU share by command</h2><label>Command <input type=\"text\" id=\"night-comm\" data-testid=\"night-comm\" list=\"night-comm-list\"></label> <datalist id=\"night-comm-list\"></datalist><div id=\"night-commline\" data-testid=\"night-commline\" class=\"night-commline\" role=\"img\"></div><p>Furthest above their usual level:</p><ol id=\"night-jumps\" data-testid=\"night-jumps\"></ol></section></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<div class=\"night-lower\"><section class=\"night-hotspots\"><h2>Hot spots across the night</h2><ol id=\"night-hotspots\" data-testid=\"night-hotspots\"></ol></section><section class=\"night-markers\"><h2>Markers</h2><p><a href=\"")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			var templ_7745c5c3_Var20 string
+			templ_7745c5c3_Var20, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(p.ExplainHref)).ResolveURL(ctx)
+			if templ_7745c5c3_Err != nil {
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 94, Col: 46}
+			}
+			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var20)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "\" data-testid=\"night-explain\">Explain the markers</a>: what runs in the 10 s before them that does not run elsewhere, ranked, with its significance</p><ul id=\"night-markers\" data-testid=\"night-markers\"></ul></section></div><section class=\"night-comms\"><h2>CPU share by command</h2><label>Command <input type=\"text\" id=\"night-comm\" data-testid=\"night-comm\" list=\"night-comm-list\"></label> <datalist id=\"night-comm-list\"></datalist><div id=\"night-commline\" data-testid=\"night-commline\" class=\"night-commline\" role=\"img\"></div><p>Furthest above their usual level:</p><ol id=\"night-jumps\" data-testid=\"night-jumps\"></ol></section></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -417,7 +430,7 @@ func nightCompare() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<section id=\"night-compare\" class=\"night-compare\" data-testid=\"night-compare\" aria-labelledby=\"compare-heading\"><h2 id=\"compare-heading\">Compare</h2><p id=\"compare-hint\" class=\"hint\" aria-live=\"polite\">Shift+drag across the map to pick a range to compare.</p><div id=\"compare-body\" hidden><table class=\"compare-sides\"><tr><th scope=\"row\">Target</th><td id=\"compare-target\" data-testid=\"compare-target\">none yet</td></tr><tr><th scope=\"row\">Baseline</th><td><select id=\"compare-mode\" data-testid=\"compare-mode\" aria-label=\"baseline\"><option value=\"previous\">the same place in the previous capture</option> <option value=\"earlier\">the same range, earlier by</option> <option value=\"pick\">a range Shift+dragged on the map</option></select> <label id=\"compare-minutes-label\" hidden><input id=\"compare-minutes\" data-testid=\"compare-minutes\" type=\"number\" min=\"0\" step=\"any\" value=\"10\" aria-label=\"minutes earlier\"> min</label> <span id=\"compare-base\" data-testid=\"compare-base\"></span></td></tr><tr><th scope=\"row\">CPUs</th><td><input id=\"compare-cpu\" data-testid=\"compare-cpu\" name=\"cpu\" placeholder=\"all\" aria-label=\"CPUs of both sides\"> <span class=\"hint\">the same on both sides, e.g. 2 or 0-3</span></td></tr></table><p><a id=\"compare-open\" data-testid=\"compare-open\" class=\"btn\" aria-disabled=\"true\">Open the differential flame graph</a> <button type=\"button\" id=\"compare-clear\" data-testid=\"compare-clear\">Clear</button></p></div></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "<section id=\"night-compare\" class=\"night-compare\" data-testid=\"night-compare\" aria-labelledby=\"compare-heading\"><h2 id=\"compare-heading\">Compare</h2><p id=\"compare-hint\" class=\"hint\" aria-live=\"polite\">Shift+drag across the map to pick a range to compare.</p><div id=\"compare-body\" hidden><table class=\"compare-sides\"><tr><th scope=\"row\">Target</th><td id=\"compare-target\" data-testid=\"compare-target\">none yet</td></tr><tr><th scope=\"row\">Baseline</th><td><select id=\"compare-mode\" data-testid=\"compare-mode\" aria-label=\"baseline\"><option value=\"previous\">the same place in the previous capture</option> <option value=\"earlier\">the same range, earlier by</option> <option value=\"pick\">a range Shift+dragged on the map</option></select> <label id=\"compare-minutes-label\" hidden><input id=\"compare-minutes\" data-testid=\"compare-minutes\" type=\"number\" min=\"0\" step=\"any\" value=\"10\" aria-label=\"minutes earlier\"> min</label> <span id=\"compare-base\" data-testid=\"compare-base\"></span></td></tr><tr><th scope=\"row\">CPUs</th><td><input id=\"compare-cpu\" data-testid=\"compare-cpu\" name=\"cpu\" placeholder=\"all\" aria-label=\"CPUs of both sides\"> <span class=\"hint\">the same on both sides, e.g. 2 or 0-3</span></td></tr></table><p><a id=\"compare-open\" data-testid=\"compare-open\" class=\"btn\" aria-disabled=\"true\">Open the differential flame graph</a> <button type=\"button\" id=\"compare-clear\" data-testid=\"compare-clear\">Clear</button></p></div></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -445,38 +458,38 @@ func wallTime(ns int64, approx bool) templ.Component {
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
 		if approx {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "≈ ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "≈ ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<time datetime=\"")
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		var templ_7745c5c3_Var22 string
-		templ_7745c5c3_Var22, templ_7745c5c3_Err = templruntime.NewAttributeExpression(Datetime(ns)).Resolve(ctx)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 153, Col: 30}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var22)
-		if templ_7745c5c3_Err != nil {
-			return templ_7745c5c3_Err
-		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "\" data-clock=\"date\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<time datetime=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var23 string
-		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(Clock(ns, true))
+		templ_7745c5c3_Var23, templ_7745c5c3_Err = templruntime.NewAttributeExpression(Datetime(ns)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 153, Col: 68}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 154, Col: 30}
 		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var23)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "</time>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "\" data-clock=\"date\">")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var24 string
+		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(Clock(ns, true))
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/hosts.templ`, Line: 154, Col: 68}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "</time>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

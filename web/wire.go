@@ -16,4 +16,3 @@ type HotspotList struct {
 func NewHotspotList(r *subsecond.HotspotReport) HotspotList {
 	return HotspotList{r, HotspotsWhat(r.Measure, r.Threshold, r.Min) + HotspotsWhere(r.T0, r.Start, r.End)}
 }
-

@@ -221,6 +221,8 @@ func TestExtraArguments(t *testing.T) {
 		"cpus":       {"ID", "extra"},
 		"flamegraph": {"ID", "extra"},
 		"hotspots":   {"ID", "extra"},
+		"state":      {"--host", "h", "extra"},
+		"explain":    {"--host", "h", "extra"},
 		// These take any number of arguments.
 		"import": nil, "delete": nil, "serve": nil,
 	}

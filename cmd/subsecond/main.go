@@ -62,6 +62,8 @@ func commands() map[string]command {
 		"hosts":      {"list the hosts of the stored captures", runHosts},
 		"timeline":   {"print a host's cores × time map across its captures", runTimeline},
 		"markers":    {"import event markers from a host's kernel log", runMarkers},
+		"state":      {"print a host's series (per-CPU time, cgroups, interrupts) or import mpstat/sar text", runState},
+		"explain":    {"rank what is unusual before a host's markers, with significance", runExplain},
 		"heatmap":    {"print a subsecond offset heatmap", runHeatmap},
 		"cpus":       {"print the cores × time map", runCPUs},
 		"flamegraph": {"render the flame graph of a time range", runFlamegraph},

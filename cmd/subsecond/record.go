@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,11 +11,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/hoststate"
+	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/record"
 	"github.com/subsecond/subsecond/store"
@@ -37,6 +42,9 @@ func runRecord(ctx context.Context, e env) error {
 	every := fs.Duration("switch", 2*time.Minute, "length of one capture (perf record --switch-output)")
 	freq := fs.Int("freq", 49, "sampling frequency per CPU, in Hz")
 	perf := fs.String("perf", "perf", "the perf `command`")
+	stateEvery := fs.Duration("state-interval", time.Second, "how often the host's state (per-CPU time, cgroups, interrupts, network, memory) is sampled beside perf, from 100ms to 10s; 0 for never")
+	marks := fs.String("markers", hoststate.DefaultMarkerPattern, "kernel-log lines that become markers, a regular `expression`; empty for none")
+	kmsg := fs.String("kmsg", "/dev/kmsg", "the kernel log followed for markers")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), `Usage: subsecond record [--dir DIR] [--upload URL [--token TOKEN] | --db PATH] [--host HOST] [--keep 12h]
 
@@ -62,6 +70,16 @@ run. One the server refuses for good (not perf text, too large) is set
 aside in DIR/rejected/. On SIGINT an upload in flight stops; record exits
 non-zero naming the captures left in DIR/pending/, which the next run sends.
 
+Beside perf, every --state-interval, record samples the host's state on the
+same clock: per-CPU time as mpstat shows it (/proc/stat), cgroup counts
+(/proc/cgroups; cgroup.stat's live and dying cgroups on cgroup v2),
+interrupts and NET_RX/NET_TX softirqs per CPU, network devices' packets,
+errors and drops, available memory and load; and it follows the kernel log
+(--kmsg), each line matching --markers (by default NIC watchdogs and
+resets, hung tasks, lockups and OOM kills) becoming a marker at once. Both
+go where the captures go; what the server could not take is kept (up to an
+hour of a 96-CPU host) and sent with the next batch, every 10 s.
+
 Less than 512 MiB free in DIR pauses recording (perf is stopped cleanly)
 until the space is back. perf gets SIGTERM if record dies, and a perf.data
 left by a killed record is finished at the next start. The database is
@@ -84,6 +102,38 @@ Flags:`)
 	if *every < time.Second || *keep < *every || *freq < 1 || *freq > 100000 {
 		return errors.New("record: --switch must be at least 1s, --keep at least --switch, --freq from 1 to 100000")
 	}
+	if *stateEvery != 0 && (*stateEvery < hoststate.MinInterval || *stateEvery > hoststate.MaxInterval) {
+		return fmt.Errorf("record: --state-interval %v: want 0 (never) or from %v to %v", *stateEvery, hoststate.MinInterval, hoststate.MaxInterval)
+	}
+	var match *regexp.Regexp
+	if *marks != "" {
+		var err error
+		if match, err = regexp.Compile(*marks); err != nil {
+			return fmt.Errorf("record: --markers: %w", err)
+		}
+	}
+	stateHost := *host
+	if stateHost == "" {
+		// perf's header names the host by uname's nodename, as this does.
+		h, err := os.Hostname()
+		if err != nil {
+			return fmt.Errorf("record: the host's name: %w (give --host)", err)
+		}
+		stateHost = h
+	}
+	state := record.StateOptions{Log: e.stderr}
+	if *stateEvery != 0 {
+		sampler, err := hoststate.New(hoststate.Options{Interval: *stateEvery})
+		if err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		state.Sample = sampler.Run
+	}
+	if match != nil {
+		state.Follow = func(ctx context.Context, emit func(subsecond.Marker) error) error {
+			return hoststate.FollowKmsg(ctx, *kmsg, match, emit)
+		}
+	}
 	opt := record.Options{Perf: *perf, Dir: *dir, Freq: *freq, Switch: *every, Keep: *keep, Log: e.stderr}
 	if *upload != "" {
 		u, err := url.Parse(*upload)
@@ -91,6 +141,7 @@ Flags:`)
 			return fmt.Errorf("record: --upload %q is not an http:// or https:// URL", *upload)
 		}
 		opt.Sink = uploadSink(u, *token, *host, uploadTimeout)
+		state.SendSeries, state.SendMarkers = uploadState(u, *token, stateHost, uploadTimeout)
 	} else {
 		// The database is opened once perf runs: a recorder that cannot
 		// start leaves no empty one behind.
@@ -107,8 +158,91 @@ Flags:`)
 		opt.Sink = func(ctx context.Context, name string, r io.Reader) error {
 			return storeSink(s, *host, e.stdout)(ctx, name, r)
 		}
+		state.SendSeries = func(ctx context.Context, ss []subsecond.Series) error {
+			_, err := s.AddSeries(ctx, stateHost, ss)
+			return err
+		}
+		state.SendMarkers = func(ctx context.Context, ms []subsecond.Marker) error {
+			_, err := s.AddMarkers(ctx, stateHost, ms)
+			return err
+		}
 	}
-	return record.Run(ctx, opt)
+	if state.Sample == nil && state.Follow == nil {
+		return record.Run(ctx, opt)
+	}
+	// The host's state is recorded once perf runs (and the database is
+	// open), until perf's recording ends.
+	stateCtx, stopState := context.WithCancel(ctx)
+	var stateDone sync.WaitGroup
+	ready := opt.Ready
+	opt.Ready = func() error {
+		if ready != nil {
+			if err := ready(); err != nil {
+				return err
+			}
+		}
+		if state.Sample == nil {
+			state.Sample = func(ctx context.Context, _ func([]subsecond.Series) error) error { <-ctx.Done(); return nil }
+		}
+		stateDone.Add(1)
+		go func() {
+			defer stateDone.Done()
+			record.RunState(stateCtx, state)
+		}()
+		return nil
+	}
+	err := record.Run(ctx, opt)
+	stopState()
+	stateDone.Wait()
+	return err
+}
+
+// uploadState returns the senders of the host's series and markers to the
+// server at base, each request within timeout.
+func uploadState(base *url.URL, token, host string, timeout time.Duration) (func(context.Context, []subsecond.Series) error, func(context.Context, []subsecond.Marker) error) {
+	client := &http.Client{}
+	post := func(ctx context.Context, route link.Route, body any) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		u := base.JoinPath(route.Path(host))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(b))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			return fmt.Errorf("upload: %w", err)
+		}
+		defer res.Body.Close()
+		msg, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		if res.StatusCode == http.StatusOK {
+			return nil
+		}
+		err = fmt.Errorf("upload: %s", res.Status)
+		var e struct{ Error string }
+		if json.Unmarshal(msg, &e) == nil && e.Error != "" {
+			err = fmt.Errorf("upload: %s: %s", res.Status, e.Error)
+		}
+		if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
+			return fmt.Errorf("%w: %w", record.ErrDenied, err)
+		}
+		return err
+	}
+	series := func(ctx context.Context, ss []subsecond.Series) error {
+		return post(ctx, link.SeriesAPI, map[string]any{"series": ss})
+	}
+	marks := func(ctx context.Context, ms []subsecond.Marker) error {
+		return post(ctx, link.MarkersAPI, map[string]any{"markers": ms})
+	}
+	return series, marks
 }
 
 // storeSink imports each capture into s and prints its summary line.

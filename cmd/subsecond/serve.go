@@ -159,6 +159,7 @@ func runServe(ctx context.Context, e env) error {
 		Store:            serveStore{st},
 		Engine:           engine.Engine{},
 		Night:            nt,
+		State:            st,
 		MaxUpload:        int64(maxUpload),
 		MaxText:          int64(maxText),
 		Token:            *token,

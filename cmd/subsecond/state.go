@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/subsecond/subsecond/query"
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/sysstat"
+	"github.com/subsecond/subsecond/timeline"
+	"github.com/subsecond/subsecond/web"
+)
+
+// runState implements `subsecond state --host H [--name cpu.sys] [--from T]
+// [--to T] [--bucket B] [--session N] [--format text|json]`: one kind of the
+// host's series on the columns `subsecond timeline` draws for the same
+// flags, and `subsecond state import --host H FILE`.
+func runState(ctx context.Context, e env) error {
+	if argAt(e.args, 0) == "import" {
+		e.args = e.args[1:]
+		return importState(ctx, e)
+	}
+	v := newHostFlags("state", e, query.ViewSeries)
+	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
+	format := v.fs.String("format", "text", "output format: text or json (the API's /api/hosts/HOST/series)")
+	v.fs.Usage = func() {
+		fmt.Fprintln(v.fs.Output(), `Usage: subsecond state --host HOST [--name KIND] [--from T] [--to T] [--bucket B] [--format text|json]
+       subsecond state import --host HOST [--tz ZONE] FILE
+
+Prints one kind of the host's series, recorded beside its captures by
+'subsecond record' or imported from sysstat: per-CPU kinds (cpu.sys, the
+default, cpu.usr, … as mpstat shows them) one row per CPU shaded like
+'subsecond timeline', on its columns for the same flags; other kinds (cgroups,
+cgroup.dying, irq, net.errors, …) one row per series shaded up to its peak.
+
+'state import' reads what was recorded before: the text of 'mpstat -P ALL 1'
+or 'sar -P ALL' (with its header line, which gives the date), or timestamped
+/proc/cgroups snapshots ('while sleep 1; do date -Ins; cat /proc/cgroups; done').
+
+Flags:`)
+		v.fs.PrintDefaults()
+	}
+	q, err := v.parseHost(e.args)
+	if err != nil {
+		return err
+	}
+	if err := checkFormat("state", *format, "text", "json"); err != nil {
+		return err
+	}
+	if *width < 10 {
+		return fmt.Errorf("state: --width %d: want at least 10", *width)
+	}
+	s, err := openExisting(ctx, e, *v.db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	l, err := timeline.Lane(ctx, newNight(s), s, *v.host, q.Series, timeline.SpanOf(q))
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	if *format == "json" {
+		return json.NewEncoder(e.stdout).Encode(l) // as the API sends it
+	}
+	return writeLaneText(termWriter(e.stdout), l, *width)
+}
+
+// writeLaneText renders l with one character per group of buckets, the
+// mean of their values shaded ░ ▒ ▓ █ up to 100 for a share (%) and up to
+// the row's peak otherwise, · where nothing was recorded; then the row's
+// mean and peak.
+func writeLaneText(out io.Writer, l *timeline.SeriesLane, width int) error {
+	nb := 0
+	if len(l.Series) > 0 {
+		nb = len(l.Series[0].Values)
+	} else if l.Bucket > 0 {
+		nb = int((l.To - l.From + l.Bucket - 1) / l.Bucket)
+	}
+	per := max(1, (nb+width-1)/width)
+	cols := (nb + per - 1) / per
+	w := bufio.NewWriter(out)
+	fmt.Fprintf(w, "%s: %s (%s) from %s to %s (UTC), one character = %s\n", l.Host, l.Name, l.Help,
+		wallTime(l.From), wallTime(l.To), time.Duration(int64(per)*l.Bucket))
+	if len(l.Series) == 0 {
+		fmt.Fprintf(w, "no %s series recorded in this range (record with 'subsecond record', or 'subsecond state import' mpstat/sar text)\n", l.Name)
+		return w.Flush()
+	}
+	share := l.Unit == "%"
+	line := make([]rune, cols)
+	for _, s := range l.Series {
+		top := s.Max
+		if share {
+			top = 100
+		}
+		var sum, peak float64
+		n := 0
+		for c := range line {
+			var v float64
+			k := 0
+			for b := c * per; b < min((c+1)*per, nb); b++ {
+				if s.Values[b] != nil {
+					v += *s.Values[b]
+					k++
+				}
+			}
+			if k == 0 {
+				line[c] = '·'
+				continue
+			}
+			v /= float64(k)
+			line[c] = shade(v, top)
+			sum, n, peak = sum+v, n+1, max(peak, v)
+		}
+		name := s.Label
+		if s.CPU >= 0 {
+			name = "cpu " + strconv.Itoa(int(s.CPU))
+			if s.Label != "" {
+				name += " " + s.Label
+			}
+		} else if name == "" {
+			name = "host"
+		}
+		fmt.Fprintf(w, "%12s │%s│ mean %s peak %s\n", clip(name, 12), string(line), web.FormatValue(sum/float64(max(n, 1)), l.Unit), web.FormatValue(peak, l.Unit))
+	}
+	if share {
+		fmt.Fprintf(w, "%12s  legend: blank = 0, ░ ▒ ▓ █ = up to 25%% 50%% 75%% 100%%, · = nothing recorded\n", "")
+	} else {
+		fmt.Fprintf(w, "%12s  legend: blank = 0, ░ ▒ ▓ █ = up to 25%% 50%% 75%% 100%% of the row's peak, · = nothing recorded\n", "")
+	}
+	return w.Flush()
+}
+
+// importState is `subsecond state import --host H [--tz ZONE] FILE…`:
+// mpstat or sar text, or timestamped /proc/cgroups snapshots, into the
+// host's series.
+func importState(ctx context.Context, e env) error {
+	fs := flag.NewFlagSet("state import", flag.ContinueOnError)
+	db := dbFlag(fs)
+	host := fs.String("host", "", "the host the file is from (required)")
+	tz := fs.String("tz", "UTC", "time zone of the times mpstat and sar print (the host's local time), e.g. Europe/Berlin")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), `Usage: subsecond state import --host HOST [--tz ZONE] FILE...
+
+Imports into the host's series what was recorded before Subsecond: the text
+of 'mpstat -P ALL 1' or 'sar -P ALL' (with its header line, which gives the
+date; record it with LC_ALL=C), or timestamped /proc/cgroups snapshots, as
+this loop writes them:
+
+  while sleep 1; do date -Ins; cat /proc/cgroups; done > cgroups.log
+
+Times without a zone are in --tz. A point already stored is not stored twice.
+
+Flags:`)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, e, e.args); err != nil {
+		return err
+	}
+	if err := query.CheckHost(*host); err != nil {
+		return fmt.Errorf("state import: %w", err)
+	}
+	loc, err := time.LoadLocation(*tz)
+	if err != nil {
+		return fmt.Errorf("state import: --tz %q: %v", *tz, err)
+	}
+	if err := checkArgs(fs, 1, -1, "one or more files of mpstat or sar text or /proc/cgroups snapshots (- for standard input)"); err != nil {
+		return err
+	}
+	s, err := openStore(ctx, e, *db, store.Options{})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	for _, name := range fs.Args() {
+		var r io.Reader = e.stdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return fmt.Errorf("state import: %w", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		br := bufio.NewReader(r)
+		format, err := sysstat.Detect(br)
+		if err != nil {
+			return fmt.Errorf("state import: %s: %w", name, err)
+		}
+		ss, err := sysstat.Parse(br, sysstat.Options{Location: loc})
+		if err != nil {
+			return fmt.Errorf("state import: %s: %w", name, err)
+		}
+		points := 0
+		for _, x := range ss {
+			points += len(x.Points)
+		}
+		added, err := s.AddSeries(ctx, *host, ss)
+		if err != nil {
+			return fmt.Errorf("state import: %s: %w", name, err)
+		}
+		fmt.Fprintf(e.stdout, "%s: %s, %d series, %d points of %s, %d new\n", name, format, len(ss), points, *host, added)
+	}
+	return nil
+}
