@@ -108,7 +108,7 @@ func TestParse(t *testing.T) {
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, Near: 120e9, MaxSamples: 5000,
 		Match: "NETDEV|reset", Before: 5e9, Controls: 0, Seed: 7, Series: "cgroups",
 		Page: query.Page{Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
-			State: "cgroup.dying, cpu.sys,cgroup.dying",
+			State:       "cgroup.dying, cpu.sys,cgroup.dying",
 			CompareFrom: query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
 			CompareTo:   query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 20, 0, time.UTC).UnixNano(), Set: true},
 			CompareCPUs: []int32{2}, CompareWith: "pick", CompareEarlier: 120e9,

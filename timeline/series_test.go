@@ -101,4 +101,3 @@ func TestLaneSharesTheCoresMapsColumns(t *testing.T) {
 		t.Errorf("Lane(cpu.bogus) = %v; want ErrInvalid", err)
 	}
 }
-
