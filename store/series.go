@@ -331,15 +331,37 @@ func laneSeries(blocks []SeriesBlock, from, to, bucket int64, sum []float64, cnt
 		if buf, err = decodeSeries(b.Data, p, buf); err != nil {
 			return buf, fmt.Errorf("%d: %w", b.Start, err)
 		}
+		// Points are in time order: a bucket's are a run, summed on the
+		// block's grid and added when the run ends.
 		scale := pow10[p.dec]
+		k, end := int64(-1), uint64(0) // the run's bucket, its end after from
+		var qsum float64               // of integers, exact below 2^53
+		var qn int64
+		flush := func() {
+			if qn > 0 {
+				sum[k] += qsum / scale
+				cnt[k] += qn
+			}
+		}
 		for j, t := range p.ts {
-			if t < from || t >= to {
+			if t < from {
 				continue
 			}
-			k := bucketOf(t, from, bucket)
-			sum[k] += float64(p.qs[j]) / scale
-			cnt[k]++
+			if t >= to {
+				break
+			}
+			if off := uint64(t - from); k < 0 || off >= end {
+				flush()
+				k, qsum, qn = int64(off/uint64(bucket)), 0, 0
+				end = uint64(k+1) * uint64(bucket)
+				if end/uint64(bucket) != uint64(k+1) { // past 2^64: the last bucket
+					end = math.MaxUint64
+				}
+			}
+			qsum += float64(p.qs[j])
+			qn++
 		}
+		flush()
 	}
 	return buf, nil
 }

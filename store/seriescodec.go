@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -19,8 +20,10 @@ import (
 // whole compressed with zstd:
 //
 //   - times as delta-of-delta: the first time, the first interval, then
-//     each interval's change, which is 0 for regular sampling, so that a
-//     block sampled every second costs well under a byte a point;
+//     each interval's change, and after a change of 0 (an interval equal
+//     to the previous one) the number of further intervals equal to it,
+//     so that a block sampled every second spends a few bytes on its
+//     times;
 //   - values as integers on their kind's grid (seriesDecimals), the first
 //     then each one's change from the previous.
 //
@@ -77,24 +80,35 @@ func quantize(v float64, dec int) (int64, bool) {
 // encodeSeries returns the blob of points at times ts (positive,
 // increasing) with values qs on the grid of dec decimals.
 func encodeSeries(ts, qs []int64, dec int) []byte {
-	e := enc{b: make([]byte, 0, 16+len(ts)*3)}
+	e := enc{b: make([]byte, 0, 16+len(ts)*2)}
 	e.byte(seriesFormat)
 	e.byte(byte(dec))
 	e.uvarint(uint64(len(ts)))
-	var prev, delta int64
-	for i, t := range ts {
+	var delta int64
+	for i := 0; i < len(ts); {
 		switch i {
 		case 0:
-			e.varint(t)
+			e.varint(ts[0])
+			i++
+			continue
 		case 1:
-			delta = t - prev
+			delta = ts[1] - ts[0]
 			e.varint(delta)
-		default:
-			d := t - prev
-			e.varint(d - delta)
-			delta = d
+			i++
+			continue
 		}
-		prev = t
+		d := ts[i] - ts[i-1]
+		e.varint(d - delta)
+		i++
+		if d == delta { // a run of equal intervals: its length
+			run := 0
+			for i < len(ts) && ts[i]-ts[i-1] == delta {
+				run++
+				i++
+			}
+			e.uvarint(uint64(run))
+		}
+		delta = d
 	}
 	var q0 int64
 	for _, q := range qs {
@@ -137,56 +151,100 @@ func decodeSeriesRaw(raw []byte, p *seriesPoints) error {
 	if d.err == nil && p.dec >= len(pow10) {
 		return fmt.Errorf("%w: series block of %d decimals", errCorrupt, p.dec)
 	}
-	// Each point takes two bytes at least.
-	n := d.count(min(maxBlockPoints, len(d.b)/2))
+	// Each point's value takes a byte at least.
+	n := d.count(min(maxBlockPoints, len(d.b)))
 	if d.err != nil {
 		return d.err
 	}
-	p.ts, p.qs = slices.Grow(p.ts[:0], n), slices.Grow(p.qs[:0], n)
+	p.ts, p.qs = slices.Grow(p.ts[:0], n)[:n], slices.Grow(p.qs[:0], n)[:n]
+	b, at := d.b, 0
 	var t, delta int64
-	for i := range n {
-		v := d.varint()
+	for i := 0; i < n; {
+		v, next := zigzag(b, at)
+		if next < 0 {
+			return fmt.Errorf("%w: bad varint", errCorrupt)
+		}
+		at = next
 		switch i {
 		case 0:
-			t = v
-			if t <= 0 {
-				d.fail("time not positive")
+			if t = v; t <= 0 {
+				return fmt.Errorf("%w: time not positive", errCorrupt)
 			}
+			p.ts[0] = t
+			i++
+			continue
 		case 1:
 			delta = v
 		default:
 			if v > math.MaxInt64-delta {
-				d.fail("times not increasing")
+				return fmt.Errorf("%w: times not increasing", errCorrupt)
 			}
 			delta += v // delta > 0: no overflow below
 		}
-		if i > 0 {
-			if delta <= 0 || t > math.MaxInt64-delta {
-				d.fail("times not increasing")
+		run := uint64(0)
+		if i > 1 && v == 0 {
+			u, m := binary.Uvarint(b[at:])
+			if m <= 0 || u >= uint64(n-i) {
+				return fmt.Errorf("%w: bad run of intervals", errCorrupt)
+			}
+			at += m
+			run = u
+		}
+		if delta <= 0 {
+			return fmt.Errorf("%w: times not increasing", errCorrupt)
+		}
+		for range run + 1 {
+			if t > math.MaxInt64-delta {
+				return fmt.Errorf("%w: times beyond the int64 range", errCorrupt)
 			}
 			t += delta
+			p.ts[i] = t
+			i++
 		}
-		if d.err != nil {
-			return d.err
-		}
-		p.ts = append(p.ts, t)
 	}
 	var q int64
-	for range n {
-		v := d.varint()
+	for i := range n {
+		var v int64
+		if at < len(b) && b[at] < 0x80 { // zigzag's common cases, inline
+			u := uint64(b[at])
+			v, at = int64(u>>1)^-int64(u&1), at+1
+		} else if at+1 < len(b) && b[at+1] < 0x80 {
+			u := uint64(b[at]&0x7f) | uint64(b[at+1])<<7
+			v, at = int64(u>>1)^-int64(u&1), at+2
+		} else if v, at = zigzag(b, at); at < 0 {
+			return fmt.Errorf("%w: bad varint", errCorrupt)
+		}
 		if v < -2*maxQuantized || v > 2*maxQuantized {
-			d.fail("value out of range")
+			return fmt.Errorf("%w: value out of range", errCorrupt)
 		}
 		q += v // |q|, |v| ≤ 2^54: no overflow
 		if q < -maxQuantized || q > maxQuantized {
-			d.fail("value out of range")
+			return fmt.Errorf("%w: value out of range", errCorrupt)
 		}
-		if d.err != nil {
-			return d.err
-		}
-		p.qs = append(p.qs, q)
+		p.qs[i] = q
 	}
-	return d.end()
+	if at != len(b) {
+		return fmt.Errorf("%w: %d trailing bytes", errCorrupt, len(b)-at)
+	}
+	return nil
+}
+
+// zigzag reads the zigzag varint at b[at:] and returns it and the index
+// after it, or -1 when there is none: dec.varint, with the one-byte case
+// inline, since nearly every varint of a series block is one byte.
+func zigzag(b []byte, at int) (int64, int) {
+	if at < len(b) && b[at] < 0x80 {
+		u := uint64(b[at])
+		return int64(u>>1) ^ -int64(u&1), at + 1
+	}
+	if at >= len(b) {
+		return 0, -1
+	}
+	u, n := binary.Uvarint(b[at:])
+	if n <= 0 {
+		return 0, -1
+	}
+	return int64(u>>1) ^ -int64(u&1), at + n
 }
 
 // value returns point i's value.
@@ -198,12 +256,12 @@ func seriesBlock(k subsecond.SeriesKey, start int64, ts, qs []int64, dec int) Se
 	b := SeriesBlock{Name: k.Name, CPU: k.CPU, Label: k.Label, Start: start,
 		First: ts[0], Last: ts[len(ts)-1], Points: int32(len(ts)), Data: encodeSeries(ts, qs, dec)}
 	lo, hi := qs[0], qs[0]
-	var sum int64 // |sum| ≤ maxBlockPoints · 2^53 < 2^63
+	var sum float64 // of integers, exact below 2^53
 	for _, q := range qs {
 		lo, hi = min(lo, q), max(hi, q)
-		sum += q
+		sum += float64(q)
 	}
-	b.Min, b.Max, b.Sum = float64(lo)/pow10[dec], float64(hi)/pow10[dec], float64(sum)/pow10[dec]
+	b.Min, b.Max, b.Sum = float64(lo)/pow10[dec], float64(hi)/pow10[dec], sum/pow10[dec]
 	return b
 }
 

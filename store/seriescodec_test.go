@@ -146,7 +146,7 @@ func FuzzDecodeSeries(f *testing.F) {
 			}
 			return
 		}
-		if len(p.ts) > maxBlockPoints || len(p.ts) > len(b)/2 || len(p.ts) != len(p.qs) {
+		if len(p.ts) > maxBlockPoints || len(p.ts) > len(b) || len(p.ts) != len(p.qs) {
 			t.Fatalf("%d times and %d values from %d bytes", len(p.ts), len(p.qs), len(b))
 		}
 		for i, ts := range p.ts {

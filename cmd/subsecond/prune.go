@@ -16,6 +16,7 @@ import (
 type pruneStore interface {
 	List(ctx context.Context) ([]subsecond.Profile, error)
 	Delete(ctx context.Context, id string) error
+	PruneSeries(ctx context.Context, host string, before int64) error
 }
 
 // runPrune implements `subsecond prune --older-than DURATION [--host HOST]
@@ -60,8 +61,9 @@ func runPrune(ctx context.Context, e env) error {
 }
 
 // prune deletes the profiles (of host, or of every host when host is "")
-// that ended before cutoff, printing one line each to out, and returns how
-// many there were. With dry set it deletes nothing.
+// that ended before cutoff, printing one line each to out, and the same
+// hosts' series before cutoff (see store.Store.PruneSeries), and returns
+// how many profiles there were. With dry set it deletes nothing.
 func prune(ctx context.Context, s pruneStore, cutoff time.Time, host string, dry bool, out io.Writer) (int, error) {
 	list, err := s.List(ctx)
 	if err != nil {
@@ -79,6 +81,11 @@ func prune(ctx context.Context, s pruneStore, cutoff time.Time, host string, dry
 		}
 		n++
 		fmt.Fprintf(out, "%s  %s  %s\n", p.ID, p.Host, displayName(&p))
+	}
+	if !dry {
+		if err := s.PruneSeries(ctx, host, cutoff.UnixNano()); err != nil {
+			return n, fmt.Errorf("prune: %w", err)
+		}
 	}
 	return n, nil
 }

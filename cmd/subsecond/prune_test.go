@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 )
 
 // TestImportDirectoryAndPrune imports a folder of rolling captures in the
@@ -102,5 +108,53 @@ func TestServeRetain(t *testing.T) {
 	}
 	if len(list.Profiles) != 1 || list.Profiles[0].FileName != recent {
 		t.Errorf("serve --retain 72h keeps %+v; want only %s", list.Profiles, recent)
+	}
+}
+
+// TestPruneSeries: prune deletes the hosts' series before the cutoff with
+// their captures, and --dry-run and --host keep the others.
+func TestPruneSeries(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "p.db")
+	s, err := sqlite.OpenStore(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, recent := time.Now().Add(-100*time.Hour).UnixNano(), time.Now().Add(-time.Hour).UnixNano()
+	for _, h := range []string{"node-1", "node-2"} {
+		ss := []subsecond.Series{{Name: "load1", CPU: subsecond.Unknown, Points: []subsecond.Point{{Time: old, Value: 1}, {Time: recent, Value: 2}}}}
+		if _, err := s.AddSeries(ctx, h, ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	points := func(h string) int {
+		t.Helper()
+		s, err := sqlite.OpenStore(ctx, db, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ss, err := s.Series(ctx, h, "load1", 0, math.MaxInt64)
+		if err != nil || len(ss) != 1 {
+			t.Fatalf("Series of %s = %+v, %v", h, ss, err)
+		}
+		return len(ss[0].Points)
+	}
+	for _, step := range []struct {
+		args   []string
+		n1, n2 int
+	}{
+		{[]string{"--dry-run"}, 2, 2},
+		{[]string{"--host", "node-1"}, 1, 2},
+		{nil, 1, 1},
+	} {
+		args := append([]string{"prune", "--db", db, "--older-than", "72h"}, step.args...)
+		if out, _, err := runStoreCmd(t, "", args...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		if n1, n2 := points("node-1"), points("node-2"); n1 != step.n1 || n2 != step.n2 {
+			t.Errorf("after %v: node-1 has %d points, node-2 %d; want %d and %d", step.args, n1, n2, step.n1, step.n2)
+		}
 	}
 }

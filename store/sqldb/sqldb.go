@@ -498,11 +498,17 @@ func (d *DB) SeriesBlocks(ctx context.Context, host, name string, from, to int64
 func (d *DB) SeriesNames(ctx context.Context, host string) ([]subsecond.SeriesExtent, error) {
 	out := []subsecond.SeriesExtent{}
 	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		// The first and last blocks of each series from the unique index
+		// alone, then one lookup each. CROSS JOIN keeps SQLite's order of
+		// the loops (without statistics it scanned host_series first,
+		// taking 46 s for a night of 96 CPUs); PostgreSQL plans it as a
+		// join.
 		return d.Each(ctx, tx, `SELECT s.name, s.cpu, s.label, f.first_ns, l.last_ns FROM
 			(SELECT name, cpu, label, MIN(block_ns) AS lo, MAX(block_ns) AS hi FROM host_series WHERE host = ?
 				GROUP BY name, cpu, label) s
-			JOIN host_series f ON f.host = ? AND f.name = s.name AND f.block_ns = s.lo AND f.cpu = s.cpu AND f.label = s.label
-			JOIN host_series l ON l.host = ? AND l.name = s.name AND l.block_ns = s.hi AND l.cpu = s.cpu AND l.label = s.label`,
+			CROSS JOIN host_series f CROSS JOIN host_series l
+			WHERE f.host = ? AND f.name = s.name AND f.block_ns = s.lo AND f.cpu = s.cpu AND f.label = s.label
+			AND l.host = ? AND l.name = s.name AND l.block_ns = s.hi AND l.cpu = s.cpu AND l.label = s.label`,
 			[]any{host, host, host}, func(scan func(...any) error) error {
 				var e subsecond.SeriesExtent
 				err := scan(&e.Name, &e.CPU, &e.Label, &e.First, &e.Last)
