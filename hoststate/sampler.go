@@ -60,6 +60,7 @@ type Sampler struct {
 	emit     bool    // whether this call yields points
 	dt       float64 // seconds since the previous call
 	at       int64   // Point.Time of this call
+	tick     int64   // Run's boundary the next call follows, Unix ns; 0 outside Run
 
 	out []subsecond.Series
 	pts []subsecond.Point
@@ -144,6 +145,12 @@ func (s *Sampler) Sample() ([]subsecond.Series, error) {
 	s.emit = s.n > 1 && s.dt > 0
 	s.prevTime = now
 	s.at = now.UnixNano()
+	if s.tick != 0 && now.UnixNano()-s.tick < int64(s.o.Interval)/4 {
+		// Run's tick: stamped on the interval's boundary, so that a
+		// point covers the interval a cores map's column does.
+		s.at = s.tick
+	}
+	s.tick = 0
 	s.out, s.pts = s.out[:0], s.pts[:0]
 
 	var errs []error
@@ -166,14 +173,19 @@ func (s *Sampler) Sample() ([]subsecond.Series, error) {
 // each sample's series to emit, until ctx ends (it then returns nil) or a
 // sample or emit fails (it returns that error). A sample that comes late
 // (a stalled host) is taken at once and the next one at the following
-// multiple, so the intervals stay aligned. emit must not keep the series
-// past its return.
+// multiple, so the intervals stay aligned. Each sample's points are
+// stamped with its multiple of the interval (a reading follows it by
+// well under a millisecond on an idle host), so that a point covers
+// exactly the interval a cores map's column of the same width does; a
+// sample taken more than a quarter interval late is stamped when taken.
+// emit must not keep the series past its return.
 func (s *Sampler) Run(ctx context.Context, emit func([]subsecond.Series) error) error {
 	if _, err := s.Sample(); err != nil {
 		return err
 	}
 	d := s.o.Interval
-	t := time.NewTimer(time.Until(time.Now().Truncate(d).Add(d)))
+	next := time.Now().Truncate(d).Add(d)
+	t := time.NewTimer(time.Until(next))
 	defer t.Stop()
 	for {
 		select {
@@ -181,6 +193,7 @@ func (s *Sampler) Run(ctx context.Context, emit func([]subsecond.Series) error) 
 			return nil
 		case <-t.C:
 		}
+		s.tick = next.UnixNano()
 		series, err := s.Sample()
 		if err != nil {
 			return err
@@ -188,7 +201,8 @@ func (s *Sampler) Run(ctx context.Context, emit func([]subsecond.Series) error) 
 		if err := emit(series); err != nil {
 			return err
 		}
-		t.Reset(time.Until(time.Now().Truncate(d).Add(d)))
+		next = time.Now().Truncate(d).Add(d)
+		t.Reset(time.Until(next))
 	}
 }
 

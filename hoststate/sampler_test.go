@@ -1,6 +1,7 @@
 package hoststate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -263,6 +264,36 @@ func TestDelta(t *testing.T) {
 		got, ok := delta(tc.prev, tc.cur, tc.wrap32)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("delta(%d, %d, %v) = %d, %v; want %d, %v", tc.prev, tc.cur, tc.wrap32, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestRunStampsTheTick: Run's points are stamped on multiples of the
+// interval, not when the reading happened to run, so a point at t covers
+// exactly the interval a cores map's column ending at t does.
+func TestRunStampsTheTick(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, "testdata/proc96/t0", root)
+	s, err := New(Options{Root: root, Interval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var times []int64
+	err = s.Run(ctx, func(ss []subsecond.Series) error {
+		times = append(times, ss[0].Points[0].Time)
+		if len(times) == 3 {
+			cancel()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range times {
+		if at%int64(100*time.Millisecond) != 0 {
+			t.Errorf("point at %d; want a multiple of 100 ms", at)
 		}
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/subsecond/subsecond/flame"
 	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/query"
-	"github.com/subsecond/subsecond/timeline"
 	"github.com/subsecond/subsecond/web"
 )
 
@@ -28,7 +27,7 @@ type explainSource struct {
 
 type explainSeriesSource struct {
 	nightSource
-	timeline.SeriesSource
+	State
 }
 
 func (s *Server) explainSource() explain.Source {

@@ -16,7 +16,8 @@ import (
 // checks what it stores (errors wrapping subsecond.ErrInvalid) and stores
 // a point at the time of a stored one of the same series once.
 type State interface {
-	timeline.SeriesSource
+	timeline.LaneSource
+	Series(ctx context.Context, host, name string, from, to int64) ([]subsecond.Series, error)
 	AddSeries(ctx context.Context, host string, ss []subsecond.Series) (int, error)
 }
 

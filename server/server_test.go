@@ -92,6 +92,9 @@ func newEnvOn(t *testing.T, st *store.Store, cfg Config) *testEnv {
 	if cfg.Night == nil {
 		cfg.Night = sqliteNight{st}
 	}
+	if cfg.State == nil {
+		cfg.State = st
+	}
 	s := New(cfg)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)

@@ -4,17 +4,16 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
-
+	
 	"github.com/subsecond/subsecond"
 )
 
-// SeriesSource reads a host's series (the recorder's state sampler,
-// sysstat's imports): every series of kind name with its points in [from,
-// to), Unix ns.
-type SeriesSource interface {
-	Series(ctx context.Context, host, name string, from, to int64) ([]subsecond.Series, error)
+// LaneSource reads a host's series (the recorder's state sampler,
+// sysstat's imports) in buckets: every series of kind name with points in
+// [from, to), Unix ns, the mean of its points in each bucket of [from +
+// k·bucket, from + (k+1)·bucket), NaN where it has none (store.Store.Lane).
+type LaneSource interface {
+	Lane(ctx context.Context, host, name string, from, to, bucket int64) (*subsecond.Lane, error)
 }
 
 // SeriesLane is the answer of GET /api/hosts/{host}/series and what
@@ -50,12 +49,12 @@ type LaneSeries struct {
 }
 
 // Lane returns host's series of kind name over span, a point at time t
-// counted in the bucket holding t − 1 ns (a point's value covers the
+// counted in the column holding t − 1 ns (a point's value covers the
 // interval that ends at its time, see subsecond.Series), so that a lane
 // and the cores map of the same span put a second's samples and its state
 // in one column. The span's default range and bucket are the cores map's
 // (Timeline): its session, about 1,000 columns.
-func Lane(ctx context.Context, src Source, ss SeriesSource, host, name string, span Span) (*SeriesLane, error) {
+func Lane(ctx context.Context, src Source, ls LaneSource, host, name string, span Span) (*SeriesLane, error) {
 	kind, ok := subsecond.Kind(name)
 	if !ok {
 		return nil, fmt.Errorf("%q is not a kind of host series: %w", name, subsecond.ErrInvalid)
@@ -66,58 +65,34 @@ func Lane(ctx context.Context, src Source, ss SeriesSource, host, name string, s
 	}
 	l := &SeriesLane{Host: host, Name: name, Unit: kind.Unit, PerCPU: kind.PerCPU, Help: kind.Help,
 		From: sp.from, To: sp.to, Bucket: sp.bucket, Series: []LaneSeries{}}
-	// Points at to belong to the lane's last second.
-	all, err := ss.Series(ctx, host, name, sp.from+1, sp.to+1)
+	// Shifted by 1 ns: a point at the end of a column is the column's.
+	got, err := ls.Lane(ctx, host, name, sp.from+1, sp.from+1+sp.buckets*sp.bucket, sp.bucket)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(all, func(a, b subsecond.Series) int {
-		if a.CPU != b.CPU {
-			return int(a.CPU - b.CPU)
-		}
-		return strings.Compare(a.Label, b.Label)
-	})
-	sum := make([]float64, sp.buckets)
-	n := make([]int32, sp.buckets)
-	for _, s := range all {
-		clear(sum)
-		clear(n)
-		for _, p := range s.Points {
-			b := (p.Time - 1 - sp.from) / sp.bucket
-			if b < 0 || b >= sp.buckets {
-				continue
-			}
-			sum[b] += p.Value
-			n[b]++
-		}
+	for _, s := range got.Series {
 		ls := LaneSeries{CPU: s.CPU, Label: s.Label, Values: make([]*float64, sp.buckets)}
 		vals := make([]float64, sp.buckets)
-		any := false
-		for b := range sum {
-			if n[b] == 0 {
+		first, last := -1, -1
+		for b := range min(len(s.Values), int(sp.buckets)) {
+			v := s.Values[b]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
 				continue
 			}
-			vals[b] = sum[b] / float64(n[b])
-			if math.IsNaN(vals[b]) || math.IsInf(vals[b], 0) {
-				continue
-			}
+			vals[b] = v
 			ls.Values[b] = &vals[b]
-			ls.Max = max(ls.Max, vals[b])
-			any = true
+			ls.Max = max(ls.Max, v)
+			if first < 0 {
+				first = b
+			}
+			last = b
 		}
-		if !any {
+		if first < 0 {
 			continue
 		}
 		if kind.Unit == "/s" {
 			// A rate omits its zeros: between its first and last
-			// points, a bucket without one is a zero.
-			first := slices.IndexFunc(ls.Values, func(v *float64) bool { return v != nil })
-			last := first
-			for b, v := range ls.Values {
-				if v != nil {
-					last = b
-				}
-			}
+			// points, a column without one is a zero.
 			for b := first; b <= last; b++ {
 				if ls.Values[b] == nil {
 					ls.Values[b] = &vals[b]

@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,25 +12,34 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
-// seriesOf is a SeriesSource over fixed series.
+// seriesOf is a LaneSource over fixed series, which it buckets as
+// store.Store.Lane does.
 type seriesOf []subsecond.Series
 
-func (ss seriesOf) Series(_ context.Context, host, name string, from, to int64) ([]subsecond.Series, error) {
-	var out []subsecond.Series
+func (ss seriesOf) Lane(_ context.Context, host, name string, from, to, bucket int64) (*subsecond.Lane, error) {
+	n := subsecond.Buckets(from, to, bucket)
+	l := &subsecond.Lane{Name: name, From: from, To: to, Bucket: bucket}
 	for _, s := range ss {
 		if s.Name != name {
 			continue
 		}
-		c := s
-		c.Points = nil
+		sum, cnt := make([]float64, n), make([]float64, n)
 		for _, p := range s.Points {
 			if p.Time >= from && p.Time < to {
-				c.Points = append(c.Points, p)
+				sum[(p.Time-from)/bucket] += p.Value
+				cnt[(p.Time-from)/bucket]++
 			}
 		}
-		out = append(out, c)
+		vs := make(subsecond.LaneValues, n)
+		for i := range vs {
+			vs[i] = math.NaN()
+			if cnt[i] > 0 {
+				vs[i] = sum[i] / cnt[i]
+			}
+		}
+		l.Series = append(l.Series, subsecond.LaneSeries{CPU: s.CPU, Label: s.Label, Values: vs})
 	}
-	return out, nil
+	return l, nil
 }
 
 func TestLaneSharesTheCoresMapsColumns(t *testing.T) {

@@ -425,42 +425,35 @@ func (d *DB) AddSeries(ctx context.Context, tx *sql.Tx, host string, blocks []st
 	for i := range blocks {
 		b := &blocks[i]
 		key := seriesArgs(host, b)
-		// A block is inserted, or merged with the stored one; when another
-		// transaction inserted it between the two, it is merged after all.
-		for try := 0; ; try++ {
-			old := store.SeriesBlock{Name: b.Name, CPU: b.CPU, Label: b.Label, Start: b.Start}
-			err := sel.QueryRowContext(ctx, key...).Scan(&old.First, &old.Last, &old.Points, &old.Min, &old.Max, &old.Sum, &old.Data)
-			if errors.Is(err, sql.ErrNoRows) {
-				if try > 0 {
-					return 0, fmt.Errorf("series block %s/%d/%q at %d: neither stored nor new", b.Name, b.CPU, b.Label, b.Start)
-				}
-				res, err := ins.ExecContext(ctx, append(key, b.First, b.Last, b.Points, b.Min, b.Max, b.Sum, b.Data)...)
-				if err != nil {
-					return 0, err
-				}
-				if n, err := res.RowsAffected(); err != nil {
-					return 0, err
-				} else if n == 1 {
-					added += int(b.Points)
-					break
-				}
-				continue
-			}
-			if err != nil {
-				return 0, err
-			}
-			m, n, err := store.MergeSeriesBlocks(&old, b)
-			if err != nil {
-				return 0, err
-			}
-			if n > 0 {
-				if _, err := upd.ExecContext(ctx, append([]any{m.First, m.Last, m.Points, m.Min, m.Max, m.Sum, m.Data}, key...)...); err != nil {
-					return 0, err
-				}
-			}
-			added += n
-			break
+		// A block is inserted or, when one is stored already, merged with
+		// it. The insert comes first so that the transaction writes
+		// before it reads: SQLite takes its writer lock (waiting out a
+		// checkpoint within the busy timeout) rather than upgrading a
+		// read, which fails at once when another connection writes.
+		res, err := ins.ExecContext(ctx, append(key, b.First, b.Last, b.Points, b.Min, b.Max, b.Sum, b.Data)...)
+		if err != nil {
+			return 0, err
 		}
+		if n, err := res.RowsAffected(); err != nil {
+			return 0, err
+		} else if n == 1 {
+			added += int(b.Points)
+			continue
+		}
+		old := store.SeriesBlock{Name: b.Name, CPU: b.CPU, Label: b.Label, Start: b.Start}
+		if err := sel.QueryRowContext(ctx, key...).Scan(&old.First, &old.Last, &old.Points, &old.Min, &old.Max, &old.Sum, &old.Data); err != nil {
+			return 0, fmt.Errorf("series block %s/%d/%q at %d: %w", b.Name, b.CPU, b.Label, b.Start, err)
+		}
+		m, n, err := store.MergeSeriesBlocks(&old, b)
+		if err != nil {
+			return 0, err
+		}
+		if n > 0 {
+			if _, err := upd.ExecContext(ctx, append([]any{m.First, m.Last, m.Points, m.Min, m.Max, m.Sum, m.Data}, key...)...); err != nil {
+				return 0, err
+			}
+		}
+		added += n
 	}
 	return added, nil
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond/heatmap"
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
+	"github.com/subsecond/subsecond/timeline"
+)
+
+// TestRecordStateBesideRealPerf records this machine with the real perf
+// for a few seconds while dd, pinned to the last CPU, reads /dev/zero in
+// the kernel, and writes a line to /dev/kmsg meanwhile: the state
+// sampler's system time of that CPU and the samples' system share agree
+// within 10 points in the seconds dd ran, on one clock, and the kernel
+// log line is a marker. As root with perf only (CI runs it so).
+func TestRecordStateBesideRealPerf(t *testing.T) {
+	if runtime.GOOS != "linux" || os.Geteuid() != 0 {
+		t.Skip("needs Linux and root: perf record -a and /dev/kmsg")
+	}
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		t.Skip("perf is not installed")
+	}
+	if out, err := exec.Command(perf, "record", "-a", "-o", filepath.Join(t.TempDir(), "probe.data"), "--", "true").CombinedOutput(); err != nil {
+		t.Skipf("perf record -a is not permitted here: %v\n%s", err, out)
+	}
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset is not installed")
+	}
+	cpu := runtime.NumCPU() - 1
+	dir := t.TempDir()
+	db := filepath.Join(dir, "rec.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"record", "--dir", filepath.Join(dir, "rec"), "--db", db, "--host", "state-test",
+			"--switch", "3s", "--keep", "1h", "--freq", "99", "--state-interval", "1s"}, strings.NewReader(""), out, errOut)
+	}()
+	waitUntil(t, "perf to start", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "rec", "perf.data"))
+		return err == nil
+	})
+	time.Sleep(1500 * time.Millisecond)
+	ddFrom := time.Now()
+	dd := exec.Command("taskset", "-c", strconv.Itoa(cpu), "dd", "if=/dev/zero", "of=/dev/null", "bs=1M")
+	if err := dd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	line := fmt.Sprintf("subsecond-test NETDEV WATCHDOG: transmit queue %d timed out", rand.IntN(1_000_000))
+	wrote := time.Now()
+	if f, err := os.OpenFile("/dev/kmsg", os.O_WRONLY, 0); err == nil {
+		fmt.Fprintf(f, "<6>%s\n", line)
+		f.Close()
+	} else {
+		t.Logf("no /dev/kmsg to write to: %v", err)
+		line = ""
+	}
+	time.Sleep(5 * time.Second)
+	dd.Process.Kill()
+	dd.Wait()
+	ddTo := time.Now()
+	time.Sleep(2 * time.Second)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("record: %v\n%s", err, errOut.String())
+	}
+
+	s, err := sqlite.OpenStore(context.Background(), db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	bctx := context.Background()
+	if line != "" {
+		ms, err := s.Markers(bctx, "state-test", 0, timeline.EndOfTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, m := range ms {
+			if strings.Contains(m.Text, line) {
+				found = true
+				if d := time.Duration(m.Time - wrote.UnixNano()); d < -2*time.Second || d > 2*time.Second {
+					t.Errorf("marker at %v, %v from the write; want within 2 s", time.Unix(0, m.Time), d)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("the kernel log line %q is no marker; markers: %+v\n%s", line, ms, errOut.String())
+		}
+	}
+	// The seconds dd ran whole: its first and last are partial.
+	from := ddFrom.Truncate(time.Second).Add(2 * time.Second).UnixNano()
+	to := ddTo.Truncate(time.Second).Add(-time.Second).UnixNano()
+	series, err := s.Series(bctx, "state-test", "cpu.sys", from, to+int64(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := map[int64]float64{} // by the second [t-1s, t) a point at t covers
+	for _, x := range series {
+		if x.CPU == int32(cpu) {
+			for _, p := range x.Points {
+				sys[p.Time-int64(time.Second)] = p.Value
+			}
+		}
+	}
+	g, err := timeline.Timeline(bctx, newNight(s), "state-test", timeline.Span{From: from, To: to, Bucket: int64(time.Second)})
+	if err != nil {
+		t.Fatalf("timeline: %v\n%s", err, errOut.String())
+	}
+	row := -1
+	for r, c := range g.CPUs {
+		if c == int32(cpu) {
+			row = r
+		}
+	}
+	if row < 0 {
+		t.Fatalf("no samples of CPU %d", cpu)
+	}
+	frac := g.Fractions(heatmap.MeasureSystem)
+	compared := 0
+	for b := range g.Buckets {
+		at := g.From + int64(b)*g.Bucket
+		v, ok := sys[at]
+		if !ok || g.Samples[row][b] == 0 {
+			t.Errorf("second %v: series point %v, %d samples; want both", time.Unix(0, at).UTC(), ok, g.Samples[row][b])
+			continue
+		}
+		samples := 100 * frac[row][b]
+		t.Logf("second %v: cpu.sys %.1f%%, samples' system share %.1f%% of %d", time.Unix(0, at).UTC().Format("15:04:05"), v, samples, g.Samples[row][b])
+		if math.Abs(v-samples) > 10 {
+			t.Errorf("second %v: cpu.sys %.1f%% but the samples' system share %.1f%%; want within 10 points", time.Unix(0, at).UTC(), v, samples)
+		}
+		compared++
+	}
+	if compared < 2 {
+		t.Errorf("compared %d seconds; want at least 2 of dd's", compared)
+	}
+}

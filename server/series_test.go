@@ -1,0 +1,80 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/subsecond/subsecond/timeline"
+)
+
+// TestSeriesAPI posts a host's series as the recorder does and reads them
+// back as lanes on the cores map's columns.
+func TestSeriesAPI(t *testing.T) {
+	e := newEnv(t, Config{Token: "s3cret"})
+	n := importNightgen(t, e)
+	start := n.CaptureStart(0)
+	var pts []string
+	for s := 1; s <= 60; s++ {
+		v := 1.5
+		if s > 10 && s <= 15 {
+			v = 100
+		}
+		pts = append(pts, fmt.Sprintf(`{"t": %d, "v": %g}`, start.Add(time.Duration(s)*time.Second).UnixNano(), v))
+	}
+	body := `{"series": [{"name": "cpu.sys", "cpu": 3, "points": [` + strings.Join(pts, ",") + `]},
+		{"name": "cgroups", "cpu": -1, "label": "memory", "points": [{"t": ` + fmt.Sprint(start.Add(time.Second).UnixNano()) + `, "v": 68680}]}]}`
+	auth := []string{"Authorization", "Bearer s3cret", "Content-Type", "application/json"}
+	for i, want := range []string{`{"added":61,"points":61}`, `{"added":0,"points":61}`} {
+		res, b := e.do("POST", "/api/hosts/node-1/series", strings.NewReader(body), auth...)
+		if res.StatusCode != http.StatusOK || strings.TrimSpace(string(b)) != want {
+			t.Errorf("POST %d = %d %s; want %s", i+1, res.StatusCode, b, want)
+		}
+	}
+	var l timeline.SeriesLane
+	from, to := start.Format(time.RFC3339), start.Add(time.Minute).Format(time.RFC3339)
+	e.getJSON("/api/hosts/node-1/series?name=cpu.sys&bucket=5&from="+from+"&to="+to, &l)
+	if len(l.Series) != 1 || l.Series[0].CPU != 3 || len(l.Series[0].Values) != 12 {
+		t.Fatalf("lane = %+v; want CPU 3 in 12 columns", l)
+	}
+	var g timeline.Grid
+	e.getJSON("/api/hosts/node-1/timeline?bucket=5&from="+from+"&to="+to, &g)
+	if g.From != l.From || g.Bucket != l.Bucket || g.Buckets != len(l.Series[0].Values) {
+		t.Errorf("lane [%d by %d] × %d; the cores map [%d by %d] × %d", l.From, l.Bucket, len(l.Series[0].Values), g.From, g.Bucket, g.Buckets)
+	}
+	// Points at 11–15 s cover [10, 15): column 2.
+	for b, v := range l.Series[0].Values {
+		want := 1.5
+		if b == 2 {
+			want = 100
+		}
+		if v == nil || *v != want {
+			t.Errorf("column %d = %v; want %v", b, v, want)
+		}
+	}
+	raw, _ := json.Marshal(l)
+	if !strings.Contains(string(raw), `"unit":"%"`) || !strings.Contains(string(raw), `"per_cpu":true`) {
+		t.Errorf("lane JSON %s; want its unit and per_cpu", raw)
+	}
+
+	for _, c := range []struct {
+		method, path, body string
+		hdr                []string
+		want               int
+	}{
+		{"POST", "/api/hosts/node-1/series", body, []string{"Content-Type", "application/json"}, http.StatusUnauthorized},
+		{"POST", "/api/hosts/node-1/series", `{"series": [{"name": "cpu.bogus", "cpu": 0, "points": [{"t": 1, "v": 1}]}]}`, auth, http.StatusBadRequest},
+		{"POST", "/api/hosts/node-1/series", `{"series": [{"name": "cpu.sys", "cpu": 0, "points": [{"t": 2, "v": 1}, {"t": 1, "v": 1}]}]}`, auth, http.StatusBadRequest},
+		{"POST", "/api/hosts/node-1/series", `not json`, auth, http.StatusBadRequest},
+		{"GET", "/api/hosts/node-1/series?name=cpu.bogus", "", nil, http.StatusBadRequest},
+		{"GET", "/api/hosts/nobody/series?name=cpu.sys", "", nil, http.StatusNotFound},
+	} {
+		res, b := e.do(c.method, c.path, strings.NewReader(c.body), c.hdr...)
+		if res.StatusCode != c.want {
+			t.Errorf("%s %s %.60s = %d %s; want %d", c.method, c.path, c.body, res.StatusCode, b, c.want)
+		}
+	}
+}
