@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	
+
 	"github.com/subsecond/subsecond"
 )
 
