@@ -125,6 +125,8 @@ func BenchmarkExplainNight(b *testing.B) {
 	for _, w := range append(rep.Windows, rep.Controls...) {
 		samples += w.Samples
 	}
+	f := rep.Findings[0]
+	b.Logf("first finding: %s %s %s %v, %.4f vs %.4f, %d of %d, q %.2g", f.Kind, f.Comm, f.Function, f.Stack, f.BeforeShare, f.ControlShare, f.StoodOut, f.Of, f.Q)
 	b.ReportMetric(float64(cold.Milliseconds())/float64(b.N), "cold-ms")
 	b.ReportMetric(float64(warm.Microseconds())/1000/float64(b.N), "cached-ms")
 	b.ReportMetric(float64(samples), "samples")
