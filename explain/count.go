@@ -70,7 +70,8 @@ type counts struct {
 	keys   []fkey
 	feats  map[fkey]int32
 	cpus   []int32 // CPU ids by row
-	cpuRow map[int32]int32
+	cpuRow []int32 // by CPU id below timeline.MaxCPUs: row + 1, 0 for unseen
+	bigRow map[int32]int32
 
 	total  []int64
 	wins   [][]fcount // per window, by feature
@@ -91,11 +92,12 @@ type trie struct {
 	fns                       [][]int32 // per node: its function features, distinct
 	leaf, commF               []int32   // per node: its leaf and command features
 	commIdx                   []int32   // per node: its command's index among commands
+	commName                  []int32   // by command index: its name
 	ncomm                     int32
 }
 
 func newCounts(n int) *counts {
-	cs := &counts{nameID: map[string]int32{}, feats: map[fkey]int32{}, cpuRow: map[int32]int32{},
+	cs := &counts{nameID: map[string]int32{}, feats: map[fkey]int32{}, bigRow: map[int32]int32{},
 		total: make([]int64, n), wins: make([][]fcount, n), stacks: make([][]fcount, n)}
 	cs.trie = trie{kids: map[[2]int32]int32{}}
 	cs.trie.add(-1, -1, -1, 0)
@@ -122,14 +124,26 @@ func (cs *counts) feature(k fkey) int32 {
 	return i
 }
 
+// row returns cpu's row, numbering it if new.
 func (cs *counts) row(cpu int32) int32 {
-	if r, ok := cs.cpuRow[cpu]; ok {
+	if int(cpu) < len(cs.cpuRow) && cs.cpuRow[cpu] > 0 {
+		return cs.cpuRow[cpu] - 1
+	}
+	if cpu >= timeline.MaxCPUs {
+		if r, ok := cs.bigRow[cpu]; ok {
+			return r
+		}
+		r := int32(len(cs.cpus))
+		cs.cpus = append(cs.cpus, cpu)
+		cs.bigRow[cpu] = r
 		return r
 	}
-	r := int32(len(cs.cpus))
+	for int(cpu) >= len(cs.cpuRow) {
+		cs.cpuRow = append(cs.cpuRow, make([]int32, len(cs.cpuRow)+64)...)
+	}
 	cs.cpus = append(cs.cpus, cpu)
-	cs.cpuRow[cpu] = r
-	return r
+	cs.cpuRow[cpu] = int32(len(cs.cpus))
+	return cs.cpuRow[cpu] - 1
 }
 
 func (t *trie) add(parent, name, comm, depth int32) int32 {
@@ -160,6 +174,7 @@ func (cs *counts) child(parent, name int32) int32 {
 	t.kids[k] = n
 	if parent == 0 {
 		t.commIdx[n] = t.ncomm
+		t.commName = append(t.commName, name)
 		t.ncomm++
 	} else {
 		t.commIdx[n] = t.commIdx[parent]
@@ -269,6 +284,37 @@ type memo struct {
 	idleComm bool
 }
 
+// memos maps one capture's (command, stack node) pairs to their memo: a
+// small direct-mapped table in front of a map, as a window's samples
+// repeat a few pairs.
+type memos struct {
+	keys  []uint64
+	vals  []memo
+	other map[uint64]memo
+}
+
+const memoSlots = 1 << 12
+
+func newMemos() memos {
+	return memos{keys: make([]uint64, memoSlots), vals: make([]memo, memoSlots), other: map[uint64]memo{}}
+}
+
+// get returns the memo of command comm and stack node n of capture k.
+func (mm *memos) get(cs *counts, k *subsecond.Capture, comm uint32, n int32, buf []int32) (memo, []int32) {
+	key := uint64(comm)<<32 | uint64(uint32(n)) + 1 // never 0, the empty slot
+	slot := (key * 0x9e3779b97f4a7c15) >> (64 - 12)
+	if mm.keys[slot] == key {
+		return mm.vals[slot], buf
+	}
+	m, ok := mm.other[key]
+	if !ok {
+		m, buf = cs.memo(k, comm, n, buf)
+		mm.other[key] = m
+	}
+	mm.keys[slot], mm.vals[slot] = key, m
+	return m, buf
+}
+
 // cpuSecond is one CPU's samples in one second of a window.
 type cpuSecond struct{ n, sys int32 }
 
@@ -277,43 +323,43 @@ func (cs *counts) count(w int, win Window, parts []part) {
 	const second = int64(time.Second)
 	secs := int((win.To - win.From + second - 1) / second)
 	var perCPU [][]cpuSecond // by row, by second
-	sysComm := map[[3]int32]int64{}
-	cpuComm := map[[2]int32]int64{} // row, command index → busy samples
+	var cpuComm [][]int64    // by row, by command index: busy samples
 	var buf []int32
-	for _, pt := range parts {
+	var ms []memos
+	for pi, pt := range parts {
 		k, s := pt.c, &pt.c.Samples
 		ev := uint16(k.Profile.DefaultEvent())
-		memos := map[uint64]memo{}
+		ms = append(ms, newMemos())
+		mm := &ms[pi]
 		for j := pt.lo; j < pt.hi; j++ {
 			if s.Event[j] != ev || s.Time[j] == subsecond.NoTime {
 				continue
 			}
 			cs.total[w]++
-			key := uint64(s.Comm[j])<<32 | uint64(uint32(s.Stack[j]))
-			m, ok := memos[key]
-			if !ok {
-				m, buf = cs.memo(k, s.Comm[j], s.Stack[j], buf)
-				memos[key] = m
-			}
+			var m memo
+			m, buf = mm.get(cs, k, s.Comm[j], s.Stack[j], buf)
 			idle := m.cls.IdleSample(s.PID[j], m.idleComm)
 			busy, sys := m.cls.Time(idle)
 			if cpu := s.CPU[j]; cpu >= 0 {
 				r := cs.row(cpu)
 				for int(r) >= len(perCPU) {
 					perCPU = append(perCPU, nil)
+					cpuComm = append(cpuComm, nil)
 				}
 				if perCPU[r] == nil {
 					perCPU[r] = make([]cpuSecond, secs)
 				}
-				sec := int32((s.Time[j] + pt.shift - win.From) / second)
-				c := &perCPU[r][sec]
+				c := &perCPU[r][(s.Time[j]+pt.shift-win.From)/second]
 				c.n++
 				if sys {
 					c.sys++
-					sysComm[[3]int32{r, sec, cs.trie.comm[m.node]}]++
 				}
 				if busy {
-					cpuComm[[2]int32{r, cs.trie.comm[m.node]}]++
+					ci := cs.trie.commIdx[m.node]
+					for int(ci) >= len(cpuComm[r]) {
+						cpuComm[r] = append(cpuComm[r], 0)
+					}
+					cpuComm[r][ci]++
 				}
 			}
 			if !busy {
@@ -360,12 +406,21 @@ func (cs *counts) count(w int, win Window, parts []part) {
 	cs.stch = cs.stch[:0]
 	slices.SortFunc(st, func(a, b fcount) int { return cmp.Compare(a.id, b.id) })
 	cs.stacks[w] = st
-	for rc, n := range cpuComm {
-		cs.add(cs.feature(fkey{kCPU, cs.cpus[rc[0]], rc[1]}), n)
+	for r, byComm := range cpuComm {
+		for ci, n := range byComm {
+			if n > 0 {
+				cs.add(cs.feature(fkey{kCPU, cs.cpus[r], cs.trie.commName[ci]}), n)
+			}
+		}
 	}
-	// Cores pegged in the kernel: runs of PegSeconds or more seconds.
+	// Cores pegged in the kernel: runs of PegSeconds or more seconds; then
+	// the system samples in them, by command.
 	pegged := make([][]bool, len(perCPU))
+	some := false
 	for r, ss := range perCPU {
+		if ss == nil {
+			continue
+		}
 		pegged[r] = make([]bool, secs)
 		run := 0
 		for sec := 0; sec <= secs; sec++ {
@@ -380,13 +435,31 @@ func (cs *counts) count(w int, win Window, parts []part) {
 				for k := sec - run; k < sec; k++ {
 					pegged[r][k] = true
 				}
+				some = true
 			}
 			run = 0
 		}
 	}
-	for k, n := range sysComm {
-		if pegged[k[0]][k[1]] {
-			cs.add(cs.feature(fkey{kKernelCore, k[2], 0}), n)
+	for pi, pt := range parts {
+		if !some {
+			break
+		}
+		k, s := pt.c, &pt.c.Samples
+		ev := uint16(k.Profile.DefaultEvent())
+		for j := pt.lo; j < pt.hi; j++ {
+			cpu := s.CPU[j]
+			if s.Event[j] != ev || s.Time[j] == subsecond.NoTime || cpu < 0 {
+				continue
+			}
+			r := cs.row(cpu)
+			if !pegged[r][(s.Time[j]+pt.shift-win.From)/second] {
+				continue
+			}
+			var m memo
+			m, buf = ms[pi].get(cs, k, s.Comm[j], s.Stack[j], buf)
+			if _, sys := m.cls.Time(m.cls.IdleSample(s.PID[j], m.idleComm)); sys {
+				cs.add(cs.feature(fkey{kKernelCore, cs.trie.comm[m.node], 0}), 1)
+			}
 		}
 	}
 	fs := make([]fcount, 0, len(cs.touched))

@@ -3,6 +3,7 @@ package explain
 import (
 	"context"
 	"errors"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -217,5 +218,63 @@ func TestNoMarkers(t *testing.T) {
 	var pe *query.ParamError
 	if !errors.As(err, &pe) || pe.Name != "before" {
 		t.Errorf("before = 1 ms: %v; want a ParamError on before", err)
+	}
+}
+
+// seriesSource is a memSource that keeps series too.
+type seriesSource struct {
+	*memSource
+	series map[string][]subsecond.Series
+}
+
+func (s seriesSource) Series(_ context.Context, host, name string, from, to int64) ([]subsecond.Series, error) {
+	return s.series[name], nil
+}
+
+// TestSeries checks the host series: dying cgroups that pile up before
+// each marker stand out; the IRQ rate, the same all night, does not.
+func TestSeries(t *testing.T) {
+	n, ms, resets := plantedNight()
+	mem := memNight(t, n, ms)
+	dying := subsecond.Series{Name: "cgroup.dying", CPU: subsecond.Unknown}
+	var irq []subsecond.Series
+	for cpu := range int32(2) {
+		irq = append(irq, subsecond.Series{Name: "irq", CPU: cpu, Label: "45:mlx5_comp3"})
+	}
+	for s := int64(0); s < 1510; s++ {
+		at := n.Start.Add(time.Duration(s) * time.Second)
+		v := 100.0 + float64(s%7)
+		for _, m := range resets {
+			if at.After(m.Add(-10*time.Second)) && !at.After(m) {
+				v += 50
+			}
+		}
+		dying.Points = append(dying.Points, subsecond.Point{Time: at.UnixNano(), Value: v})
+		for i := range irq {
+			irq[i].Points = append(irq[i].Points, subsecond.Point{Time: at.UnixNano(), Value: 1000 + float64(s%5)})
+		}
+	}
+	src := seriesSource{mem, map[string][]subsecond.Series{"cgroup.dying": {dying}, "irq": irq}}
+	rep, err := Explain(context.Background(), src, "node-1", Options{Match: resetMatch, Seed: 2, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, f := range rep.Findings {
+		switch {
+		case f.Series == "cgroup.dying":
+			found++
+			if f.Q >= 0.01 || f.StoodOut != len(resets) || f.Unit != "count" || f.Diff < 40 {
+				t.Errorf("cgroup.dying: %+v; want q < 0.01, %d of %d, about 50 more", f, len(resets), len(resets))
+			}
+		case f.Series == "irq":
+			found++
+			if f.Q < 0.05 || f.CPU != subsecond.Unknown || math.Abs(f.ControlShare-2004) > 1 {
+				t.Errorf("irq: %+v; want not significant, the two CPUs summed (2004/s)", f)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d series findings; want cgroup.dying and irq", found)
 	}
 }
