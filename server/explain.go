@@ -150,7 +150,10 @@ func (s *Server) explainPage(w http.ResponseWriter, r *http.Request) {
 		p.Findings = append(p.Findings, row)
 	}
 	for _, w := range rep.Windows {
-		ew := web.ExplainWindow{From: w.From, To: w.To, Samples: w.Samples, Href: windowHref(host, w)}
+		nv := url.Values{}
+		nv.Set("from", query.FormatSeconds(w.From-30*int64(time.Second)))
+		nv.Set("to", query.FormatSeconds(w.To+30*int64(time.Second)))
+		ew := web.ExplainWindow{From: w.From, To: w.To, Samples: w.Samples, Href: windowHref(host, w), NightHref: link.Host(host, nv)}
 		for _, m := range w.Markers {
 			ew.Markers = append(ew.Markers, query.DisplayWallTime(m.Time)+" "+m.Text)
 		}

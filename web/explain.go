@@ -63,6 +63,9 @@ type ExplainWindow struct {
 	Markers  []string
 	Samples  int64
 	Href     string
+	// NightHref opens the host's night zoomed to the minute around the
+	// window.
+	NightHref string
 }
 
 // FormatQ writes a q- or p-value for people: "< 0.001" below a
