@@ -172,6 +172,12 @@ test('the cpu.sys lane lights the map\'s core in the map\'s column, before and a
   await page.waitForSelector('[data-testid=lane][data-kind="cpu.sys"] [data-testid=lane-canvas]');
   assert.deepEqual(await page.$$eval('[data-testid=lane]', (ls) => ls.map((l) => l.dataset.kind)), ['cpu.sys', 'cgroups', 'net.errors']);
   assert.equal(await page.isChecked('input[name=lane][value="cgroup.dying"]'), false);
+  // A kind checked comes last.
+  await page.focus('input[name=lane][value=irq]');
+  await page.keyboard.press('Space');
+  await page.waitForSelector('[data-testid=lane][data-kind=irq] [data-testid=lane-none]');
+  assert.equal(new URL(page.url()).searchParams.get('state'), 'cpu.sys,cgroups,net.errors,irq');
+  assert.deepEqual(await page.$$eval('[data-testid=lane]', (ls) => ls.map((l) => l.dataset.kind)), ['cpu.sys', 'cgroups', 'net.errors', 'irq']);
 
   // (d) A zoom from the keyboard to the burst's columns: the lanes are
   // asked for the new range and still line up, now at 1 s.

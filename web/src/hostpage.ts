@@ -111,20 +111,21 @@ export function hostPage(vd: ViewData): void {
       const v = p.get(k);
       if (v) q.set(k, v);
     }
+    const grid = getJSON<NightGrid>(withQuery("timelineAPI", q, host), ac.signal);
     // The lanes ask for the map's very range and bucket, beside it.
-    const lanesDue = lanes?.fetch(q);
+    void lanes?.load(q, grid);
     try {
       if (errBox) errBox.textContent = "";
-      const [g, m] = await Promise.all([getJSON<NightGrid>(withQuery("timelineAPI", q, host), ac.signal), getJSON<MarkerList>(path("markersAPI", host), ac.signal)]);
+      const [g, m] = await Promise.all([grid, getJSON<MarkerList>(path("markersAPI", host), ac.signal)]);
       if (TEST_HOOKS) (window as unknown as { __night: NightGrid }).__night = g;
       map.setGrid(g);
       if (sessionSel) sessionSel.value = p.get("session") || String(sessionOf(g) ?? "");
       markers = m.markers || [];
       map.setMarkers(markers);
       lanes?.setMarkers(markers);
+      lanes?.draw();
       map.draw();
       showRange(g);
-      if (lanes && lanesDue) void lanes.show(g, lanesDue);
       if (markersEl) renderMarkers(markersEl, markers);
       void loadHotspots();
       void comms.load(g);

@@ -69,7 +69,8 @@ export interface LanesOptions {
 // URL's state in step. Its state: the map's query and grid they follow,
 // the answers drawn, the markers marked.
 export class Lanes {
-  private query = new URLSearchParams();
+  // due is the map's last query and its grid, which the lanes follow.
+  private due: { q: URLSearchParams; grid: Promise<NightGrid> } | null = null;
   private grid: NightGrid | null = null;
   private results: LaneResult[] = [];
   private markers: { time_ns: number }[] = [];
@@ -104,18 +105,20 @@ export class Lanes {
     for (const i of this.picker?.querySelectorAll<HTMLInputElement>("input[name=lane]") ?? []) i.checked = kinds.includes(i.value);
   }
 
+  // setMarkers marks m from the next draw.
   setMarkers(m: { time_ns: number }[]): void {
     this.markers = m;
   }
 
-  // fetch starts fetching the lanes of the URL's state over the map's
-  // query q (its from, to, bucket and session, as it asked for its grid)
-  // and resolves with their answers; it never rejects.
-  fetch(q: URLSearchParams): Promise<LaneResult[]> {
+  // load fetches the lanes of the URL's state over the map's query q (its
+  // from, to, bucket and session, as it asks for its grid), beside the
+  // map's own fetch of grid, and draws them over that grid, unless a later
+  // load has begun. A failed grid draws nothing: the map says why.
+  async load(q: URLSearchParams, grid: Promise<NightGrid>): Promise<void> {
+    this.due = { q: new URLSearchParams(q), grid };
     this.loading?.abort();
     const ac = new AbortController();
     this.loading = ac;
-    this.query = new URLSearchParams(q);
     this.syncPicker();
     const one = async (name: string): Promise<LaneResult> => {
       const lq = new URLSearchParams(q);
@@ -127,29 +130,28 @@ export class Lanes {
         return { name, lane: null, error: e instanceof APIError && e.status === 404 ? null : errorMessage(e) };
       }
     };
-    return Promise.all(stateKinds(currentParams().get("state")).map(one));
-  }
-
-  // show draws the answers of pending over grid g, the map's, unless a
-  // later fetch has begun.
-  async show(g: NightGrid, pending: Promise<LaneResult[]>): Promise<void> {
-    const ac = this.loading;
+    const pending = Promise.all(stateKinds(currentParams().get("state")).map(one));
+    let g: NightGrid;
+    try {
+      g = await grid;
+    } catch {
+      return;
+    }
     const results = await pending;
-    if (ac !== this.loading || ac?.signal.aborted) return;
-    this.grid = g;
-    this.results = results;
+    if (ac !== this.loading) return;
     const empty = results.length > 0 && results.every((r) => !r.error && (!r.lane || r.lane.series.length === 0));
     const none = empty && !(await this.sessionHolds(g, results.map((r) => r.name)));
     if (ac !== this.loading) return;
-    if (this.hint) this.hint.hidden = !none;
+    this.grid = g;
     // Without any series, no lanes at all: the hint says how to record them.
-    if (none) this.results = [];
+    this.results = none ? [] : results;
+    if (this.hint) this.hint.hidden = !none;
     this.draw();
   }
 
-  // refresh fetches and draws the lanes again over the map's last query.
+  // refresh loads the lanes again over the map's last query and grid.
   async refresh(): Promise<void> {
-    if (this.grid) await this.show(this.grid, this.fetch(this.query));
+    if (this.due) await this.load(this.due.q, this.due.grid);
   }
 
   // sessionHolds reports whether the session g shows holds any series of
