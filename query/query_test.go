@@ -270,7 +270,7 @@ export interface Param {
   default: string;
   choices: string[];
   help: string;
-  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "page";
+  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "explain" | "series" | "page";
   views: string[];
 }
 

@@ -1,6 +1,12 @@
 package web
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
+)
 
 // HostRow is one host of the hosts page, ready to show.
 type HostRow struct {
@@ -60,4 +66,32 @@ func sessionLabel(s SessionOption) string {
 		to = Clock(s.Wall.To, false) // the same day
 	}
 	return strconv.Itoa(s.Number) + ": " + approx + from + "–" + to + " UTC, " + n
+}
+
+// LaneChoice is one kind of host series (subsecond.SeriesKinds) in the host
+// page's lane picker.
+type LaneChoice struct {
+	Name   string
+	Unit   string
+	PerCPU bool
+	Help   string
+	// Shown is set when the URL's state names the kind (its default,
+	// query.DefaultState, when the URL has none).
+	Shown bool
+}
+
+// LaneChoices returns every kind of host series in the order the pages
+// list them, those the URL's state names shown. A state the server would
+// refuse shows none.
+func (p HostPage) LaneChoices() []LaneChoice {
+	state, ok := p.Data.Params["state"]
+	if !ok || state == "" {
+		state = query.DefaultState
+	}
+	shown, _ := query.Page{State: state}.StateKinds()
+	out := make([]LaneChoice, 0, len(subsecond.SeriesKinds))
+	for _, k := range subsecond.SeriesKinds {
+		out = append(out, LaneChoice{Name: k.Name, Unit: k.Unit, PerCPU: k.PerCPU, Help: k.Help, Shown: slices.Contains(shown, k.Name)})
+	}
+	return out
 }

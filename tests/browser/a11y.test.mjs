@@ -3,7 +3,8 @@
 // cursor cell with the arrow keys, extend a selection with Shift and open it
 // with Enter; the flame graph's frames are reachable from the keyboard; a
 // table view carries the maps' numbers for screen readers; the focus ring
-// and the axis text stand out from their background.
+// and the axis text stand out from their background. The host page is
+// checked with its lanes (a heat and a line) drawn.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,20 @@ import { watch, knownProfile, stopKnown, contrast } from './helpers.mjs';
 
 let server, browser, id, records;
 
-before(async () => ({ server, browser, id, records } = await knownProfile()));
+before(async () => {
+  ({ server, browser, id, records } = await knownProfile());
+  // The host page's lanes: cpu.sys per CPU and a cgroups line over the
+  // capture's wall-clock span, so that axe sees a heat and a line lane.
+  const g = await (await fetch(`${server.url}/api/hosts/browser-test/timeline`)).json();
+  const series = g.cpus.map((cpu) => ({ name: 'cpu.sys', cpu, points: [] }));
+  const mem = { name: 'cgroups', cpu: -1, label: 'memory', points: [] };
+  for (let t = Math.ceil(g.from_ns / 1e9) + 1; t * 1e9 <= g.to_ns; t++) {
+    series.forEach((s) => s.points.push({ t: t * 1e9, v: (s.cpu * 13 + t) % 100 }));
+    mem.points.push({ t: t * 1e9, v: 100 + t % 7 });
+  }
+  const r = await fetch(`${server.url}/api/hosts/browser-test/series`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ series: [...series, mem] }) });
+  assert.equal(r.status, 200, await r.text());
+});
 after(() => stopKnown({ server, browser }));
 
 // serious runs axe-core on the page and returns its serious and critical
@@ -47,6 +61,7 @@ test('axe-core: no serious or critical violations on any page, light or dark', a
       if (path.startsWith('/p/' + id)) await page.waitForSelector('body[data-rendered="1"]');
       else await page.waitForLoadState('networkidle');
       if (path.includes('/stacks')) await page.waitForSelector('#stacks[data-rendered="1"]');
+      if (path.startsWith('/hosts/')) await page.waitForSelector('[data-testid=lane][data-kind=cgroups] [data-testid=lane-max]');
       // A picked function shows its sandwich: check it too.
       if (path.includes('search=main')) await page.click('[data-testid=top-functions] tbody tr:has-text("main")');
       for (const v of await serious(page)) found.push(`${scheme} ${path}: ${v}`);

@@ -104,3 +104,17 @@ export function cpuList(ids: number[]): string {
   }
   return parts.join(",");
 }
+
+// fmtValue writes a host series' value in its kind's unit as the server
+// does (web.FormatValue): "97.5%", "1204/s", "3.5/s", "512 MiB", "68680".
+export function fmtValue(v: number, unit: string): string {
+  switch (unit) {
+    case "%":
+      return v.toFixed(1) + "%";
+    case "/s":
+      return (v >= 100 ? v.toFixed(0) : v.toFixed(1)) + "/s";
+    case "bytes":
+      return (v / (1 << 20)).toFixed(0) + " MiB";
+  }
+  return String(v);
+}

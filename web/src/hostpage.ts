@@ -2,7 +2,8 @@
 // session, the latest unless the session picker (session in the URL) names
 // another (NightMap), the hot spots of the session shown and the markers with
 // their "10 s before" links (nightlists.ts) and the CPU share of one
-// command (CommShares). Drag across the map to zoom in (the range goes into
+// command (CommShares), the lanes of the host's series under the map on
+// its columns (Lanes). Drag across the map to zoom in (the range goes into
 // the URL as from/to), click a cell to open that capture's flame graph for
 // the cell's CPU and time. hostPage builds the widgets, loads the range the
 // URL gives and reloads them when it changes.
@@ -12,6 +13,7 @@ import { CommShares } from "./commshares";
 import { $ } from "./dom";
 import { fmtMillis } from "./format";
 import { path, withQuery } from "./links";
+import { Lanes } from "./lanes";
 import { NightHotspots, renderMarkers } from "./nightlists";
 import { fmtWall, NightMap } from "./nightmap";
 import { currentParams, updateURL } from "./state";
@@ -37,6 +39,8 @@ export function hostPage(vd: ViewData): void {
   let loading: AbortController | null = null;
 
   const map = new NightMap(mapEl, host, zoomTo, zoomOut);
+  const lanesEl = $("#lanes");
+  const lanes = lanesEl ? new Lanes(lanesEl, $("#night-lanes fieldset"), $("#lanes-hint"), { host, width: () => map.width() }) : null;
   const sessionSel = $<HTMLSelectElement>("#night-session");
   const markersEl = $("#night-markers");
   const hotEl = $("#night-hotspots");
@@ -80,6 +84,7 @@ export function hostPage(vd: ViewData): void {
     if (!mapEl.isConnected) return;
     if (sessionSel) labelSessions(sessionSel);
     map.draw();
+    lanes?.draw();
     showRange(map.current);
     void loadHotspots();
     void loadMarkers();
@@ -92,6 +97,7 @@ export function hostPage(vd: ViewData): void {
     if (mapEl.clientWidth !== lastWidth) {
       lastWidth = mapEl.clientWidth;
       map.draw();
+      lanes?.draw();
     }
   }).observe(mapEl);
 
@@ -105,13 +111,19 @@ export function hostPage(vd: ViewData): void {
       const v = p.get(k);
       if (v) q.set(k, v);
     }
+    const grid = getJSON<NightGrid>(withQuery("timelineAPI", q, host), ac.signal);
+    // The lanes ask for the map's very range and bucket, beside it.
+    void lanes?.load(q, grid);
     try {
       if (errBox) errBox.textContent = "";
-      const [g, m] = await Promise.all([getJSON<NightGrid>(withQuery("timelineAPI", q, host), ac.signal), getJSON<MarkerList>(path("markersAPI", host), ac.signal)]);
+      const [g, m] = await Promise.all([grid, getJSON<MarkerList>(path("markersAPI", host), ac.signal)]);
+      if (TEST_HOOKS) (window as unknown as { __night: NightGrid }).__night = g;
       map.setGrid(g);
       if (sessionSel) sessionSel.value = p.get("session") || String(sessionOf(g) ?? "");
       markers = m.markers || [];
       map.setMarkers(markers);
+      lanes?.setMarkers(markers);
+      lanes?.draw();
       map.draw();
       showRange(g);
       if (markersEl) renderMarkers(markersEl, markers);
@@ -126,6 +138,8 @@ export function hostPage(vd: ViewData): void {
     try {
       markers = (await getJSON<MarkerList>(path("markersAPI", host))).markers || [];
       map.setMarkers(markers);
+      lanes?.setMarkers(markers);
+      lanes?.draw();
       if (markersEl) renderMarkers(markersEl, markers);
       map.draw();
     } catch (e) {

@@ -147,7 +147,7 @@ export class NightMap {
     ctx.clearRect(0, 0, w, hgt);
     const cw = (w - LABEL_W) / g.buckets;
     // The geometry, for tests and tools that read the canvas.
-    Object.assign(map.dataset, { left: String(LABEL_W), top: String(MARK_H), rowH: String(rh), cellW: String(cw), buckets: String(g.buckets), cpus: g.cpus.join(",") });
+    Object.assign(map.dataset, { left: String(LABEL_W), top: String(MARK_H), rowH: String(rh), cellW: String(cw), buckets: String(g.buckets), cpus: g.cpus.join(","), fromNs: String(g.from_ns), bucketNs: String(g.bucket_ns) });
     for (let b = 0; b < g.buckets; b++) {
       const x = LABEL_W + b * cw;
       if (g.covered[b] === 0) {
