@@ -63,20 +63,7 @@ func addSeries(ctx context.Context, src Source, host string, cs *counts, wins []
 				cs.series = append(cs.series, seriesValues{f: Feature{Kind: KindSeries, Series: name, Label: key.Label, CPU: key.CPU, Unit: kind.Unit}, vals: vals})
 			}
 			sv := &cs.series[i]
-			for w, win := range wins {
-				a, _ := slices.BinarySearchFunc(s.Points, win.From+1, func(p subsecond.Point, t int64) int { return cmp.Compare(p.Time, t) })
-				var sum float64
-				n := 0
-				for ; a < len(s.Points) && s.Points[a].Time <= win.To; a++ {
-					sum += s.Points[a].Value
-					n++
-				}
-				mean := math.NaN()
-				if n > 0 {
-					mean = sum / float64(n)
-				} else if rate {
-					mean = 0
-				}
+			for w, mean := range windowMeans(s.Points, wins, rate) {
 				switch {
 				case name == "irq":
 					if !math.IsNaN(mean) {
@@ -89,6 +76,29 @@ func addSeries(ctx context.Context, src Source, host string, cs *counts, wins []
 		}
 	}
 	return nil
+}
+
+// windowMeans returns the mean of pts (in time order) in each window, a
+// point counting in the window holding the end of its interval, (From,
+// To]; NaN where none falls, or 0 for a rate, which omits its zeros.
+func windowMeans(pts []subsecond.Point, wins []Window, rate bool) []float64 {
+	out := make([]float64, len(wins))
+	for w, win := range wins {
+		a, _ := slices.BinarySearchFunc(pts, win.From+1, func(p subsecond.Point, t int64) int { return cmp.Compare(p.Time, t) })
+		var sum float64
+		n := 0
+		for ; a < len(pts) && pts[a].Time <= win.To; a++ {
+			sum += pts[a].Value
+			n++
+		}
+		out[w] = math.NaN()
+		if n > 0 {
+			out[w] = sum / float64(n)
+		} else if rate {
+			out[w] = 0
+		}
+	}
+	return out
 }
 
 // table returns the statistics' input over the windows keep (indexes of

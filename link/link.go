@@ -76,6 +76,7 @@ const (
 	ExplainAPI     Route = "/api/hosts/{host}/explain"
 	ExplainDiffAPI Route = "/api/hosts/{host}/explain/diff"
 	SeriesAPI      Route = "/api/hosts/{host}/series"
+	MovesAPI       Route = "/api/hosts/{host}/moves"
 )
 
 // Health checks, for load balancers and service managers: Healthz answers
@@ -102,7 +103,7 @@ var Routes = []struct {
 	{"timelineAPI", TimelineAPI}, {"hostHotspotsAPI", HostHotspotAPI}, {"commsAPI", CommsAPI},
 	{"markersAPI", MarkersAPI}, {"sessionsAPI", SessionsAPI}, {"hostFlameAPI", HostFlameAPI},
 	{"hostDiffAPI", HostDiffAPI}, {"hostSamplesAPI", HostSamplesAPI}, {"explainAPI", ExplainAPI},
-	{"explainDiffAPI", ExplainDiffAPI}, {"seriesAPI", SeriesAPI},
+	{"explainDiffAPI", ExplainDiffAPI}, {"seriesAPI", SeriesAPI}, {"movesAPI", MovesAPI},
 	{"healthz", Healthz}, {"readyz", Readyz},
 }
 

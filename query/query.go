@@ -71,8 +71,14 @@ type Query struct {
 	Seed     int
 
 	// Series names a kind of host series (subsecond.SeriesKinds), for a
-	// host's series view.
-	Series string
+	// host's series view; Label and SeriesCPU one series of the kind (-1:
+	// the host's, or the CPUs' together), for what moves with it. Frame
+	// names a function whose samples of Filter.Comm the series are
+	// ranked against instead.
+	Series    string
+	Label     string
+	SeriesCPU int
+	Frame     string
 
 	// Page is view state that only the pages keep in their URL: it
 	// changes no data.
@@ -346,6 +352,12 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Seed }},
 	{Name: "name", Type: TypeChoice, Choices: seriesNames(), Default: "cpu.sys", Help: "the kind of host series: per-CPU time as mpstat shows it (cpu.sys, cpu.usr, …), cgroup counts, interrupt and network rates", Group: GroupSeries, Views: ViewSeries,
 		field: func(q *Query) any { return &q.Series }},
+	{Name: "label", Type: TypeString, Help: "a host series' label: the cgroup controller, the IRQ line, the network device (what moves with a series)", Group: GroupSeries, Views: ViewSeries,
+		field: func(q *Query) any { return &q.Label }},
+	{Name: "series_cpu", Type: TypeInt, Min: -1, Max: 1 << 20, Default: "-1", Help: "a per-CPU series' CPU (what moves with a series); -1: the host's, or every CPU's together", Group: GroupSeries, Views: ViewSeries,
+		field: func(q *Query) any { return &q.SeriesCPU }},
+	{Name: "frame", Type: TypeString, Help: "a function: with comm, the host series are ranked by how they move with that command's samples in it", Group: GroupSeries, Views: ViewSeries,
+		field: func(q *Query) any { return &q.Frame }},
 	{Name: "scale", Type: TypeChoice, Choices: []string{"linear", "log"}, Default: "linear", Help: "the heatmaps' colour scale: linear or log (enhanced)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.Scale }},
 	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/explain"
 	"github.com/subsecond/subsecond/timeline"
 )
 
@@ -84,4 +85,24 @@ func (s *Server) addSeries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.json(w, http.StatusOK, map[string]int{"added": added, "points": n})
+}
+
+// hostMoves handles GET /api/hosts/{host}/moves?name=&label=&series_cpu=&from=&to=&session=,
+// or ?comm=&frame=: the commands and functions whose share of the host
+// rises and falls with a series, or the series that move with a command's
+// (or its function's) share, by rank correlation over windows spread
+// over the span (explain.Movement).
+func (s *Server) hostMoves(w http.ResponseWriter, r *http.Request) {
+	if s.state == nil {
+		s.error(w, r, errNoState)
+		return
+	}
+	host, q, err := hostQuery(r)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
+		return explain.Moves(ctx, s.explainSource(), host, explain.MoveOptionsOf(q))
+	})
 }

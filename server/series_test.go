@@ -60,6 +60,15 @@ func TestSeriesAPI(t *testing.T) {
 		t.Errorf("lane JSON %s; want its unit and per_cpu", raw)
 	}
 
+	var mv struct {
+		Of     struct{ Series string }
+		Moving []struct{ Rho float64 }
+	}
+	e.getJSON("/api/hosts/node-1/moves?name=cpu.sys&series_cpu=3&from="+from+"&to="+to, &mv)
+	if mv.Of.Series != "cpu.sys" {
+		t.Errorf("moves = %+v; want what moves with cpu.sys", mv)
+	}
+
 	for _, c := range []struct {
 		method, path, body string
 		hdr                []string

@@ -310,6 +310,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.CommsAPI), s.hostComms)
 		r.Get(string(link.MarkersAPI), s.hostMarkers)
 		r.Get(string(link.SeriesAPI), s.hostSeries)
+		r.Get(string(link.MovesAPI), s.hostMoves)
 		r.Get(string(link.ExplainAPI), s.hostExplain)
 		r.Get(string(link.ExplainDiffAPI), s.explainDiff)
 		r.Get(string(link.HostFlameAPI), s.hostFlamegraph)

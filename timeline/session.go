@@ -120,3 +120,11 @@ func defaultRange(caps []Capture, want Span) (from, to int64, err error) {
 	}
 	return from, to, nil
 }
+
+// DefaultRange returns the range a host view over want covers among caps
+// (the host's captures, HostCaptures): want's from and to, a missing
+// bound being that of the session want.Session names, else the session
+// holding the bound given, else the latest.
+func DefaultRange(caps []Capture, want Span) (from, to int64, err error) {
+	return defaultRange(caps, want)
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/subsecond/subsecond/explain"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/sysstat"
@@ -28,10 +29,13 @@ func runState(ctx context.Context, e env) error {
 		return importState(ctx, e)
 	}
 	v := newHostFlags("state", e, query.ViewSeries)
+	v.add("comm")
+	moves := v.fs.Bool("moves", false, "rank what moves with the series (--name, --label, --series_cpu): the commands and functions whose share of the host rises and falls with it; or, with --comm (and --frame), the series that move with that command's share")
 	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
 	format := v.fs.String("format", "text", "output format: text or json (the API's /api/hosts/HOST/series)")
 	v.fs.Usage = func() {
 		fmt.Fprintln(v.fs.Output(), `Usage: subsecond state --host HOST [--name KIND] [--from T] [--to T] [--bucket B] [--format text|json]
+       subsecond state --host HOST --moves (--name KIND [--label L] [--series_cpu N] | --comm COMM [--frame FUNCTION])
        subsecond state import --host HOST [--tz ZONE] FILE
 
 Prints one kind of the host's series, recorded beside its captures by
@@ -39,6 +43,13 @@ Prints one kind of the host's series, recorded beside its captures by
 default, cpu.usr, … as mpstat shows them) one row per CPU shaded like
 'subsecond timeline', on its columns for the same flags; other kinds (cgroups,
 cgroup.dying, irq, net.errors, …) one row per series shaded up to its peak.
+
+--moves ranks what moves with a series: the commands and functions whose
+share of the host's samples rises and falls with it, by rank correlation
+over 120 windows of 5 s spread over the session (rho near 1: together; near
+-1: opposite; n: the windows it rests on). With --comm (and --frame) it
+ranks the host's series that move with that command's share instead. A
+correlation says where to look, not what caused what.
 
 'state import' reads what was recorded before: the text of 'mpstat -P ALL 1'
 or 'sar -P ALL' (with its header line, which gives the date), or timestamped
@@ -62,6 +73,12 @@ Flags:`)
 		return err
 	}
 	defer s.Close()
+	if *moves {
+		return writeMoves(ctx, e, s, *v.host, q, *format)
+	}
+	if q.Filter.Comm != "" {
+		return fmt.Errorf("state: --comm ranks the series that move with a command; add --moves")
+	}
 	l, err := timeline.Lane(ctx, newNight(s), s, *v.host, q.Series, timeline.SpanOf(q))
 	if err != nil {
 		return fmt.Errorf("state: %w", err)
@@ -208,4 +225,27 @@ Flags:`)
 		fmt.Fprintf(e.stdout, "%s: %s, %d series, %d points of %s, %d new\n", name, format, len(ss), points, *host, added)
 	}
 	return nil
+}
+
+// writeMoves prints what moves with a series, or the series that move
+// with a command's share (explain.Moves).
+func writeMoves(ctx context.Context, e env, s *store.Store, host string, q *query.Query, format string) error {
+	mv, err := explain.Moves(ctx, explainStore{newNight(s), s}, host, explain.MoveOptionsOf(q))
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	if format == "json" {
+		return json.NewEncoder(e.stdout).Encode(mv) // as the API sends it
+	}
+	w := bufio.NewWriter(termWriter(e.stdout))
+	fmt.Fprintf(w, "%s: what moves with %s, over %d windows of %s from %s to %s (UTC)\n", host, mv.Of.String(), len(mv.Windows),
+		web.Duration(mv.Length), wallTime(mv.From), wallTime(mv.To))
+	fmt.Fprintf(w, "%6s %4s  %s\n", "RHO", "N", "WHAT")
+	for _, m := range mv.Moving {
+		fmt.Fprintf(w, "%6.2f %4d  %s\n", m.Rho, m.N, clip(m.Feature.String(), stackWidth))
+	}
+	if len(mv.Moving) == 0 {
+		fmt.Fprintln(w, "nothing moves with it in these windows")
+	}
+	return w.Flush()
 }

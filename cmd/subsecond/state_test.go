@@ -65,6 +65,15 @@ func TestStateCommands(t *testing.T) {
 		t.Errorf("cpu.sys of CPU 0 = %q, of the host %q; want idle\n%s", got, rows["host"], out)
 	}
 
+	// What moves with CPU 1's system time over the session's windows.
+	out, _, err = runStoreCmd(t, "", "state", "--db", db, "--host", "node-1", "--moves", "--name", "cpu.sys", "--series_cpu", "1")
+	if err != nil || !strings.Contains(out, "node-1: what moves with cpu.sys of CPU 1, over ") || !strings.Contains(out, "RHO") {
+		t.Errorf("state --moves: %v\n%s", err, out)
+	}
+	if _, _, err := runStoreCmd(t, "", "state", "--db", db, "--host", "node-1", "--comm", "kubelet"); err == nil || !strings.Contains(err.Error(), "--moves") {
+		t.Errorf("state --comm without --moves = %v; want a hint to add --moves", err)
+	}
+
 	// The real recordings in sysstat's testdata import too.
 	real := filepath.Join("..", "..", "sysstat", "testdata", "mpstat-c.txt")
 	if out, _, err := runStoreCmd(t, "", "state", "import", "--db", db, "--host", "node-2", real); err != nil || !strings.Contains(out, "mpstat,") {

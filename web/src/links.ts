@@ -37,6 +37,7 @@ export const routes = {
   explainAPI: "/api/hosts/{host}/explain",
   explainDiffAPI: "/api/hosts/{host}/explain/diff",
   seriesAPI: "/api/hosts/{host}/series",
+  movesAPI: "/api/hosts/{host}/moves",
   healthz: "/healthz",
   readyz: "/readyz",
 } as const;

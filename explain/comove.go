@@ -1,0 +1,357 @@
+package explain
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
+	"github.com/subsecond/subsecond/timeline"
+)
+
+// MoveOptions ask Moves for what moves with one series or one feature
+// over a span of a host's recording. Zero fields take the defaults.
+type MoveOptions struct {
+	// Series names the series the others are ranked against; nil when
+	// Feature does. A per-CPU kind with CPU subsecond.Unknown and no
+	// host-wide series is the sum (rates) or mean (shares) over the CPUs.
+	Series *subsecond.SeriesKey
+	// Feature names the command (Kind KindComm) or command + function
+	// (KindFunction) whose share the host's series are ranked against;
+	// read when Series is nil.
+	Feature *Feature
+	// From and To bound the span read, Unix ns; 0 for the host's
+	// session (Session, else the latest).
+	From, To int64
+	Session  int
+	// Windows is how many windows of Length are read, spread evenly over
+	// the recorded time of the span; default DefaultMoveWindows, at most
+	// MaxControls.
+	Windows int
+	Length  time.Duration
+	// Limit is how many of the moving features are listed; default
+	// DefaultLimit.
+	Limit int
+}
+
+// MoveOptionsOf returns what Moves is asked by q: what moves with the
+// command q.Filter.Comm (and function q.Frame) when it names one, else
+// with the series q.Series (q.Label, q.SeriesCPU), over q's from, to and
+// session.
+func MoveOptionsOf(q *query.Query) MoveOptions {
+	opt := MoveOptions{From: q.From.NS, To: q.To.NS, Session: q.Session}
+	if q.Filter.Comm != "" {
+		f := Feature{Kind: KindComm, Comm: q.Filter.Comm, CPU: subsecond.Unknown}
+		if q.Frame != "" {
+			f.Kind, f.Function = KindFunction, q.Frame
+		}
+		opt.Feature = &f
+	} else {
+		opt.Series = &subsecond.SeriesKey{Name: q.Series, CPU: int32(q.SeriesCPU), Label: q.Label}
+	}
+	return opt
+}
+
+// Defaults of MoveOptions.
+const (
+	DefaultMoveWindows = 120
+	DefaultMoveLength  = 5 * time.Second
+	// MinMoveWindows is the fewest windows with both values that a rank
+	// correlation is given for.
+	MinMoveWindows = 8
+)
+
+// Moving is a feature and how it moves with what Moves was asked about:
+// Spearman's rank correlation Rho over the N windows where both have a
+// value. Rho near 1: they rise and fall together; near −1: one rises as
+// the other falls.
+type Moving struct {
+	Feature
+	Rho float64 `json:"rho"`
+	N   int     `json:"n"`
+}
+
+// Movement is Moves' answer: Of is what the others are ranked against,
+// over Windows (of Length ns) spread over [From, To); Moving are the
+// features (commands and functions for a series, series for a feature),
+// by |Rho|, then N.
+type Movement struct {
+	Host    string   `json:"host"`
+	Of      Feature  `json:"of"`
+	From    int64    `json:"from_ns"`
+	To      int64    `json:"to_ns"`
+	Length  int64    `json:"length_ns"`
+	Windows []Window `json:"windows"`
+	Moving  []Moving `json:"moving"`
+}
+
+// Moves ranks what moves with a host's series over a span of its
+// recording (the commands and command + function pairs whose share of the
+// host's samples rises and falls with it), or, for a command or function,
+// the host's series that move with its share. Both are read in the same
+// windows, spread evenly over the recorded time, the series' points
+// counted in the window holding the end of their interval, so that a
+// series and the samples of the same seconds are compared. Windows of one
+// recording are not independent (a trend in both gives a correlation), so
+// Moves gives Rho and N, not a p-value: it says where to look, explain
+// says what is unusual.
+func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Movement, error) {
+	ss, ok := src.(SeriesSource)
+	if !ok {
+		return nil, fmt.Errorf("this store keeps no host series: %w", subsecond.ErrNotFound)
+	}
+	opt.Windows = cmp.Or(opt.Windows, DefaultMoveWindows)
+	opt.Length = cmp.Or(opt.Length, DefaultMoveLength)
+	opt.Limit = cmp.Or(opt.Limit, DefaultLimit)
+	if opt.Windows < MinMoveWindows || opt.Windows > MaxControls {
+		return nil, query.Invalidf("windows", "%d windows is outside %d to %d", opt.Windows, MinMoveWindows, MaxControls)
+	}
+	if opt.Series == nil && (opt.Feature == nil || opt.Feature.Comm == "") {
+		return nil, query.Invalidf("name", "give a series (name, and cpu or label where the kind has several) or a command (comm, and function)")
+	}
+	caps, un, err := timeline.HostCaptures(ctx, src, host)
+	if err != nil {
+		return nil, err
+	}
+	if len(caps) == 0 {
+		return nil, fmt.Errorf("host %q: none of its %d captures has a wall-clock time: %w", host, un, subsecond.ErrEmptyRange)
+	}
+	from, to, err := timeline.DefaultRange(caps, timeline.Span{From: opt.From, To: opt.To, Session: opt.Session})
+	if err != nil {
+		return nil, err
+	}
+	wins := spread(timeline.Recordings(caps), from, to, opt.Windows, int64(opt.Length))
+	if len(wins) < MinMoveWindows {
+		return nil, fmt.Errorf("host %q: %d windows of %s recorded in %s – %s, fewer than %d: %w", host, len(wins), opt.Length,
+			query.DisplayWallTime(from), query.DisplayWallTime(to), MinMoveWindows, subsecond.ErrEmptyRange)
+	}
+	cs, err := countWindows(ctx, src, &input{host: host, caps: caps}, wins)
+	if err != nil {
+		return nil, err
+	}
+	mv := &Movement{Host: host, From: from, To: to, Length: int64(opt.Length), Windows: wins, Moving: []Moving{}}
+	shares := func(f int32) []float64 {
+		x := make([]float64, len(wins))
+		for w := range wins {
+			x[w] = math.NaN()
+			if cs.total[w] >= MinSamples {
+				x[w] = 0
+			}
+		}
+		for w := range wins {
+			for _, c := range cs.wins[w] {
+				if c.id == f && cs.total[w] >= MinSamples {
+					x[w] = float64(c.n) / float64(cs.total[w])
+				}
+			}
+		}
+		return x
+	}
+	if opt.Series != nil {
+		k := *opt.Series
+		kind, ok := subsecond.Kind(k.Name)
+		if !ok {
+			return nil, query.Invalidf("name", "%q is not a kind of host series", k.Name)
+		}
+		y, err := seriesMeans(ctx, ss, host, k, kind, wins)
+		if err != nil {
+			return nil, err
+		}
+		mv.Of = Feature{Kind: KindSeries, Series: k.Name, CPU: k.CPU, Label: k.Label, Unit: kind.Unit}
+		ftot := make([]int64, len(cs.keys))
+		for w := range wins {
+			for _, c := range cs.wins[w] {
+				ftot[c.id] += c.n
+			}
+		}
+		for f, key := range cs.keys {
+			if (key.kind != kComm && key.kind != kFunction) || ftot[f] < MinCount {
+				continue
+			}
+			if rho, n := spearman(shares(int32(f)), y); n >= MinMoveWindows && !math.IsNaN(rho) {
+				mv.Moving = append(mv.Moving, Moving{Feature: cs.describe(key), Rho: rho, N: n})
+			}
+		}
+	} else {
+		f := *opt.Feature
+		key, ok := fkey{}, false
+		if a, found := cs.nameID[f.Comm]; found {
+			key, ok = fkey{kind: kComm, a: a}, true
+			if f.Function != "" {
+				b, found := cs.nameID[f.Function]
+				key, ok = fkey{kind: kFunction, a: a, b: b}, found
+			}
+		}
+		var x []float64
+		if id, found := cs.feats[key]; ok && found {
+			x = shares(id)
+			mv.Of = cs.describe(key)
+		} else {
+			return nil, fmt.Errorf("host %q: %s is not in the %d windows read: %w", host, f.String(), len(wins), subsecond.ErrEmptyRange)
+		}
+		for _, kind := range subsecond.SeriesKinds {
+			list, err := ss.Series(ctx, host, kind.Name, wins[0].From, wins[len(wins)-1].To+1)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range list {
+				y := windowMeans(s.Points, wins, kind.Unit == "/s")
+				if rho, n := spearman(x, y); n >= MinMoveWindows && !math.IsNaN(rho) {
+					mv.Moving = append(mv.Moving, Moving{Feature: Feature{Kind: KindSeries, Series: kind.Name, CPU: s.CPU, Label: s.Label, Unit: kind.Unit}, Rho: rho, N: n})
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(mv.Moving, func(a, b Moving) int {
+		return cmp.Or(cmp.Compare(math.Abs(b.Rho), math.Abs(a.Rho)), cmp.Compare(b.N, a.N))
+	})
+	mv.Moving = mv.Moving[:min(len(mv.Moving), opt.Limit)]
+	return mv, nil
+}
+
+// seriesMeans returns series k's mean in each window: of the series with
+// that key, or, for a per-CPU kind asked with CPU Unknown and no host-wide
+// series, the sum over the CPUs of a rate and the mean of a share.
+func seriesMeans(ctx context.Context, ss SeriesSource, host string, k subsecond.SeriesKey, kind subsecond.SeriesKind, wins []Window) ([]float64, error) {
+	list, err := ss.Series(ctx, host, k.Name, wins[0].From, wins[len(wins)-1].To+1)
+	if err != nil {
+		return nil, err
+	}
+	rate := kind.Unit == "/s"
+	for _, s := range list {
+		if s.Key() == k {
+			return windowMeans(s.Points, wins, rate), nil
+		}
+	}
+	var sum []float64
+	n := 0
+	for _, s := range list {
+		if k.CPU != subsecond.Unknown || s.Label != k.Label || s.CPU < 0 {
+			continue
+		}
+		m := windowMeans(s.Points, wins, rate)
+		if sum == nil {
+			sum = m
+		} else {
+			for w := range sum {
+				sum[w] += m[w]
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("host %q has no series %s in the windows read: %w", host, seriesLabel(k), subsecond.ErrEmptyRange)
+	}
+	if !rate {
+		for w := range sum {
+			sum[w] /= float64(n)
+		}
+	}
+	return sum, nil
+}
+
+func seriesLabel(k subsecond.SeriesKey) string {
+	s := k.Name
+	if k.Label != "" {
+		s += " " + k.Label
+	}
+	if k.CPU >= 0 {
+		s += fmt.Sprintf(" of CPU %d", k.CPU)
+	}
+	return s
+}
+
+// spread returns n windows of length ns spread evenly over the time recs
+// recorded in [from, to): the k-th starts (k + ½)/n of the way along the
+// recorded time, moved back into its recording when it would cross the
+// recording's end.
+func spread(recs []timeline.Recording, from, to int64, n int, length int64) []Window {
+	type seg struct{ a, b int64 }
+	var segs []seg
+	var total int64
+	for _, r := range recs {
+		a, b := max(r.Start, from), min(r.End, to)
+		if b-a >= length {
+			segs = append(segs, seg{a, b})
+			total += b - a
+		}
+	}
+	var out []Window
+	if total == 0 {
+		return out
+	}
+	for k := range n {
+		at := int64((float64(k) + 0.5) / float64(n) * float64(total))
+		for _, s := range segs {
+			if at < s.b-s.a {
+				a := min(s.a+at, s.b-length)
+				if len(out) == 0 || a >= out[len(out)-1].To {
+					out = append(out, Window{From: a, To: a + length})
+				}
+				break
+			}
+			at -= s.b - s.a
+		}
+	}
+	return out
+}
+
+// spearman returns the rank correlation of x and y over the indexes where
+// both are numbers, and their number; NaN when either is constant there.
+func spearman(x, y []float64) (float64, int) {
+	var xs, ys []float64
+	for i := range x {
+		if !math.IsNaN(x[i]) && !math.IsNaN(y[i]) {
+			xs, ys = append(xs, x[i]), append(ys, y[i])
+		}
+	}
+	n := len(xs)
+	if n < 2 {
+		return math.NaN(), n
+	}
+	rx, ry := ranks(xs), ranks(ys)
+	var mx, my float64
+	for i := range rx {
+		mx += rx[i]
+		my += ry[i]
+	}
+	mx /= float64(n)
+	my /= float64(n)
+	var sxy, sxx, syy float64
+	for i := range rx {
+		dx, dy := rx[i]-mx, ry[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN(), n
+	}
+	return sxy / math.Sqrt(sxx*syy), n
+}
+
+// ranks returns v's ranks, 1 for the smallest, ties given their mean rank.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
+	out := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		r := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			out[idx[k]] = r
+		}
+		i = j + 1
+	}
+	return out
+}
