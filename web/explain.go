@@ -114,5 +114,5 @@ func FormatValue(v float64, unit string) string {
 	case "bytes":
 		return strconv.FormatFloat(v/(1<<20), 'f', 0, 64) + " MiB"
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
 }

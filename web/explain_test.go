@@ -29,7 +29,7 @@ func TestFormatValue(t *testing.T) {
 		v    float64
 		unit string
 		want string
-	}{{0.065, "share", "6.50%"}, {97.54, "%", "97.5%"}, {1204, "/s", "1204/s"}, {2.25, "/s", "2.2/s"}, {512 << 20, "bytes", "512 MiB"}, {68680, "count", "68680"}, {0.5, "count", "0.5"}} {
+	}{{0.065, "share", "6.50%"}, {97.54, "%", "97.5%"}, {1204, "/s", "1204/s"}, {2.25, "/s", "2.2/s"}, {512 << 20, "bytes", "512 MiB"}, {68680, "count", "68680"}, {0.5, "count", "0.5"}, {64911.789, "count", "64911.8"}} {
 		if got := FormatValue(c.v, c.unit); got != c.want {
 			t.Errorf("FormatValue(%v, %q) = %q; want %q", c.v, c.unit, got, c.want)
 		}

@@ -11,10 +11,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/nightgen"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/sqlite"
@@ -34,6 +36,7 @@ func run() error {
 	hz := flag.Int("hz", 49, "sampling rate per CPU")
 	hours := flag.Float64("hours", 12, "length of the night")
 	length := flag.Duration("length", 2*time.Minute, "length of one capture")
+	series := flag.Bool("series", false, "also store the host's series as the recorder's state sampler would: each CPU's system % every second, from the generator's own counts, and memory cgroups leaking by one every 2 s (dying ones with them)")
 	flag.Parse()
 	if *db == "" {
 		return fmt.Errorf("-db is required")
@@ -55,13 +58,22 @@ func run() error {
 	begin := time.Now()
 	var samples int64
 	for i := range n.Captures {
+		var counts nightgen.Counts
+		if *series {
+			counts = nightgen.Counts{}
+		}
 		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(n.Write(pw, i, nil)) }()
+		go func() { pw.CloseWithError(n.Write(pw, i, counts)) }()
 		p, _, err := s.Import(ctx, pr, store.ImportOptions{FileName: fmt.Sprintf("perf.data.%03d.perf.txt", i)})
 		if err != nil {
 			return err
 		}
 		samples += p.Samples
+		if *series {
+			if _, err := s.AddSeries(ctx, *host, stateOf(n, i, counts)); err != nil {
+				return err
+			}
+		}
 		if i%30 == 29 {
 			fmt.Fprintf(os.Stderr, "  %d/%d captures, %d samples, %s\n", i+1, n.Captures, samples, time.Since(begin).Round(time.Second))
 		}
@@ -80,4 +92,31 @@ func run() error {
 	fmt.Printf("captures %d\nsamples %d\nimport_s %.1f\nsamples_per_s %.0f\ndb_bytes %d\nbytes_per_sample %.1f\n",
 		n.Captures, samples, elapsed.Seconds(), float64(samples)/elapsed.Seconds(), size, float64(size)/float64(samples))
 	return nil
+}
+
+// stateOf returns the series the recorder's state sampler would have
+// stored beside capture i: each CPU's system time every second (the point
+// at t covering [t − 1 s, t)), from the generator's counts of what it
+// wrote, and memory cgroups leaking by one every 2 s from 64,000 at the
+// night's start, those dying a tenth of them.
+func stateOf(n *nightgen.Night, i int, counts nightgen.Counts) []subsecond.Series {
+	from, to := n.CaptureStart(i).Unix(), n.CaptureStart(i).Add(n.Length).Unix()
+	var out []subsecond.Series
+	for cpu := range n.CPUs {
+		s := subsecond.Series{Name: "cpu.sys", CPU: int32(cpu)}
+		for sec := from; sec < to; sec++ {
+			if c := counts[nightgen.Key{CPU: cpu, Second: sec}]; c != nil && c.Samples > 0 {
+				s.Points = append(s.Points, subsecond.Point{Time: (sec + 1) * int64(time.Second), Value: math.Round(10000*float64(c.System)/float64(c.Samples)) / 100})
+			}
+		}
+		out = append(out, s)
+	}
+	mem := subsecond.Series{Name: "cgroups", CPU: subsecond.Unknown, Label: "memory"}
+	dying := subsecond.Series{Name: "cgroup.dying", CPU: subsecond.Unknown}
+	for sec := from; sec < to; sec++ {
+		leaked := float64((sec + 1 - n.Start.Unix()) / 2)
+		mem.Points = append(mem.Points, subsecond.Point{Time: (sec + 1) * int64(time.Second), Value: 64000 + leaked})
+		dying.Points = append(dying.Points, subsecond.Point{Time: (sec + 1) * int64(time.Second), Value: math.Floor(leaked / 10)})
+	}
+	return append(out, mem, dying)
 }

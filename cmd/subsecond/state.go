@@ -7,10 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/explain"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/store"
@@ -86,14 +89,19 @@ Flags:`)
 	if *format == "json" {
 		return json.NewEncoder(e.stdout).Encode(l) // as the API sends it
 	}
-	return writeLaneText(termWriter(e.stdout), l, *width)
+	ms, err := s.Markers(ctx, *v.host, l.From, l.To)
+	if err != nil {
+		return err
+	}
+	return writeLaneText(termWriter(e.stdout), l, ms, *width)
 }
 
 // writeLaneText renders l with one character per group of buckets, the
-// mean of their values shaded ░ ▒ ▓ █ up to 100 for a share (%) and up to
-// the row's peak otherwise, · where nothing was recorded; then the row's
-// mean and peak.
-func writeLaneText(out io.Writer, l *timeline.SeriesLane, width int) error {
+// mean of their values shaded ░ ▒ ▓ █: a share (%) up to 100, a rate up to
+// the row's peak, a count or a size from the row's lowest to its highest
+// (so that a leak shows as a rise); · where nothing was recorded. A
+// markers row marks ms; each row ends with its mean and peak.
+func writeLaneText(out io.Writer, l *timeline.SeriesLane, ms []subsecond.Marker, width int) error {
 	nb := 0
 	if len(l.Series) > 0 {
 		nb = len(l.Series[0].Values)
@@ -109,14 +117,22 @@ func writeLaneText(out io.Writer, l *timeline.SeriesLane, width int) error {
 		fmt.Fprintf(w, "no %s series recorded in this range (record with 'subsecond record', or 'subsecond state import' mpstat/sar text)\n", l.Name)
 		return w.Flush()
 	}
-	share := l.Unit == "%"
+	if len(ms) > 0 {
+		row := []rune(strings.Repeat(" ", cols))
+		for _, m := range ms {
+			if c := int((m.Time - l.From) / (int64(per) * l.Bucket)); c >= 0 && c < cols {
+				row[c] = '▼'
+			}
+		}
+		fmt.Fprintf(w, "%12s  %s\n", "markers", string(row))
+	}
+	level := l.Unit == "count" || l.Unit == "bytes"
 	line := make([]rune, cols)
 	for _, s := range l.Series {
-		top := s.Max
-		if share {
-			top = 100
-		}
-		var sum, peak float64
+		means := make([]float64, cols)
+		seen := make([]bool, cols)
+		lo, hi := math.Inf(1), math.Inf(-1)
+		var sum float64
 		n := 0
 		for c := range line {
 			var v float64
@@ -127,13 +143,26 @@ func writeLaneText(out io.Writer, l *timeline.SeriesLane, width int) error {
 					k++
 				}
 			}
-			if k == 0 {
-				line[c] = '·'
-				continue
+			if k > 0 {
+				means[c], seen[c] = v/float64(k), true
+				lo, hi = min(lo, means[c]), max(hi, means[c])
+				sum, n = sum+means[c], n+1
 			}
-			v /= float64(k)
-			line[c] = shade(v, top)
-			sum, n, peak = sum+v, n+1, max(peak, v)
+		}
+		for c := range line {
+			switch {
+			case !seen[c]:
+				line[c] = '·'
+			case l.Unit == "%":
+				line[c] = shade(means[c], 100)
+			case level && hi > lo:
+				// The lowest value shades lightly, not blank: it was recorded.
+				line[c] = shade(0.01+means[c]-lo, 0.01+hi-lo)
+			case level:
+				line[c] = shade(1, 1)
+			default:
+				line[c] = shade(means[c], hi)
+			}
 		}
 		name := s.Label
 		if s.CPU >= 0 {
@@ -144,11 +173,18 @@ func writeLaneText(out io.Writer, l *timeline.SeriesLane, width int) error {
 		} else if name == "" {
 			name = "host"
 		}
-		fmt.Fprintf(w, "%12s │%s│ mean %s peak %s\n", clip(name, 12), string(line), web.FormatValue(sum/float64(max(n, 1)), l.Unit), web.FormatValue(peak, l.Unit))
+		if level {
+			fmt.Fprintf(w, "%12s │%s│ from %s to %s\n", clip(name, 12), string(line), web.FormatValue(lo, l.Unit), web.FormatValue(hi, l.Unit))
+		} else {
+			fmt.Fprintf(w, "%12s │%s│ mean %s peak %s\n", clip(name, 12), string(line), web.FormatValue(sum/float64(max(n, 1)), l.Unit), web.FormatValue(max(hi, 0), l.Unit))
+		}
 	}
-	if share {
+	switch {
+	case l.Unit == "%":
 		fmt.Fprintf(w, "%12s  legend: blank = 0, ░ ▒ ▓ █ = up to 25%% 50%% 75%% 100%%, · = nothing recorded\n", "")
-	} else {
+	case level:
+		fmt.Fprintf(w, "%12s  legend: ░ ▒ ▓ █ = from the row's lowest to its highest, · = nothing recorded\n", "")
+	default:
 		fmt.Fprintf(w, "%12s  legend: blank = 0, ░ ▒ ▓ █ = up to 25%% 50%% 75%% 100%% of the row's peak, · = nothing recorded\n", "")
 	}
 	return w.Flush()
