@@ -48,7 +48,11 @@ func fixtureFiles(t int) (files, links map[string]string) {
 		files["sys/class/net/eth0/statistics/"+name] = fmt.Sprintf("%d\n", v+uint64(t)*moves[name])
 		files["sys/class/net/lo/statistics/"+name] = fmt.Sprintf("%d\n", uint64(t)*moves[name])
 	}
+	// eth0 is hardware: its device link resolves (to a device whose
+	// vendor is Mellanox's), as a dangling link would not be copied by
+	// tools that copy only what exists.
 	links = map[string]string{"sys/class/net/eth0/device": "../../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0"}
+	files["sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/vendor"] = "0x15b3\n"
 	return files, links
 }
 
