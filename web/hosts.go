@@ -80,11 +80,14 @@ type LaneChoice struct {
 	Shown bool
 }
 
-// LaneChoices returns every kind of host series in the order the pages
-// list them, those the URL's state names shown. A state the server would
-// refuse shows none.
-func (p HostPage) LaneChoices() []LaneChoice {
-	state, ok := p.Data.Params["state"]
+// LaneChoices returns the host page's lane picker (laneChoices).
+func (p HostPage) LaneChoices() []LaneChoice { return laneChoices(p.Data.Params) }
+
+// laneChoices returns every kind of host series in the order the pages
+// list them, those the URL's state (in params) names shown. A state the
+// server would refuse shows none.
+func laneChoices(params map[string]string) []LaneChoice {
+	state, ok := params["state"]
 	if !ok || state == "" {
 		state = query.DefaultState
 	}

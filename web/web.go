@@ -43,6 +43,9 @@ type ProfileSummary struct {
 	CPUs        int                    `json:"cpus"`
 	FrequencyHz float64                `json:"frequency_hz"`
 	Events      []subsecond.EventCount `json:"events"`
+	// Host is the capture's host, whose series its page draws under the
+	// cores map; absent when unknown (subsecond.UnknownHost).
+	Host string `json:"host,omitempty"`
 	// Wall is the profile's wall-clock anchor; absent when unknown.
 	Wall *subsecond.WallClock `json:"wall,omitempty"`
 }
@@ -56,6 +59,9 @@ func Summarize(p *subsecond.Profile) *ProfileSummary {
 	s := &ProfileSummary{
 		ID: p.ID, Name: p.Name, T0: p.T0(), Start: p.Start, End: p.End,
 		Samples: p.Samples, CPUs: p.CPUs, FrequencyHz: p.FrequencyHz, Events: ev,
+	}
+	if p.Host != subsecond.UnknownHost {
+		s.Host = p.Host
 	}
 	if p.Wall.Known() {
 		w := p.Wall
@@ -154,6 +160,16 @@ type ProfilePage struct {
 	HotspotsMore    int    // episodes beyond those listed
 	HotspotsAPI     string // the JSON list of every episode
 }
+
+// Lanes reports whether the page draws the lanes of its host's series
+// under the cores map: the capture has a host and a wall clock, on which
+// the series are kept.
+func (p ProfilePage) Lanes() bool {
+	return p.Profile.Host != subsecond.UnknownHost && p.Profile.Wall.Known() && p.Profile.Timed()
+}
+
+// LaneChoices returns the lanes' picker (laneChoices).
+func (p ProfilePage) LaneChoices() []LaneChoice { return laneChoices(p.Data.Params) }
 
 // LinkedRange is a range a link to a profile's page gives, with the links
 // to its own views.

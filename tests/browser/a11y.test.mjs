@@ -3,8 +3,9 @@
 // cursor cell with the arrow keys, extend a selection with Shift and open it
 // with Enter; the flame graph's frames are reachable from the keyboard; a
 // table view carries the maps' numbers for screen readers; the focus ring
-// and the axis text stand out from their background. The host page is
-// checked with its lanes (a heat and a line) drawn.
+// and the axis text stand out from their background. The host page and
+// the capture's page are checked with their lanes (a heat and a line)
+// drawn.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,8 +17,9 @@ let server, browser, id, records;
 
 before(async () => {
   ({ server, browser, id, records } = await knownProfile());
-  // The host page's lanes: cpu.sys per CPU and a cgroups line over the
-  // capture's wall-clock span, so that axe sees a heat and a line lane.
+  // The lanes of the host page and the capture's page: cpu.sys per CPU
+  // and a cgroups line over the capture's wall-clock span, so that axe
+  // sees a heat and a line lane.
   const g = await (await fetch(`${server.url}/api/hosts/browser-test/timeline`)).json();
   const series = g.cpus.map((cpu) => ({ name: 'cpu.sys', cpu, points: [] }));
   const mem = { name: 'cgroups', cpu: -1, label: 'memory', points: [] };
@@ -62,6 +64,8 @@ test('axe-core: no serious or critical violations on any page, light or dark', a
       else await page.waitForLoadState('networkidle');
       if (path.includes('/stacks')) await page.waitForSelector('#stacks[data-rendered="1"]');
       if (path.startsWith('/hosts/')) await page.waitForSelector('[data-testid=lane][data-kind=cgroups] [data-testid=lane-max]');
+      // The capture's page draws the same lanes under its cores map.
+      if (path === `/p/${id}`) await page.waitForSelector('#profile-lanes [data-testid=lane][data-kind=cgroups] [data-testid=lane-max]');
       // A picked function shows its sandwich: check it too.
       if (path.includes('search=main')) await page.click('[data-testid=top-functions] tbody tr:has-text("main")');
       for (const v of await serious(page)) found.push(`${scheme} ${path}: ${v}`);

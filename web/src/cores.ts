@@ -64,6 +64,23 @@ export interface CoresOptions {
   // onMeasure is told when the user switches the measure (the URL already
   // holds it): the hot spots beside the map measure the same.
   onMeasure?(m: Measure): void;
+  // onDrawn is told when the cells have moved or been drawn again (new
+  // data, a new width, a scroll sideways): what lies under the map on its
+  // time axis (the lanes) follows its placement.
+  onDrawn?(): void;
+}
+
+// CoresPlacement is where a drawn cores map's columns are on the screen:
+// column b's left edge at client x x0 + b × cellW, the columns in view
+// between client x left and right (the grid scrolls sideways when they do
+// not fit), rows rowH px tall.
+export interface CoresPlacement {
+  data: DrawnCores;
+  x0: number;
+  cellW: number;
+  left: number;
+  right: number;
+  rowH: number;
 }
 
 export class CoresView {
@@ -148,6 +165,7 @@ export class CoresView {
     const head = h("div", { class: "panel-head" }, control, this.legendEl, line);
     this.drawLegend();
     this.hint();
+    this.grid.scroller.addEventListener("scroll", () => this.opt.onDrawn?.(), { passive: true });
     this.el = h("div", { class: "panel cores-panel" }, head, this.grid.el);
     clear(container);
     container.append(this.el);
@@ -207,6 +225,17 @@ export class CoresView {
   showMessage(msg: string, kind: "error" | "empty" = "error"): void {
     this.data = null;
     this.grid.showMessage(msg, kind);
+    this.opt.onDrawn?.();
+  }
+
+  // placement returns where the map's columns are on the screen now; null
+  // when it shows no map.
+  placement(): CoresPlacement | null {
+    const d = this.data;
+    if (!d || !this.grid.base.isConnected) return null;
+    const g = this.grid;
+    const view = g.scroller.getBoundingClientRect();
+    return { data: d, x0: g.base.getBoundingClientRect().left, cellW: g.cellW, left: view.left, right: view.left + g.scroller.clientWidth, rowH: g.cellH };
   }
 
   render(): void {
@@ -257,6 +286,7 @@ export class CoresView {
       d.cpus.map((cpu, r) => ({ row: r + 0.5, text: String(cpu) })),
       `CPU \u2191  ${x.unit} \u2192`,
     );
+    this.opt.onDrawn?.();
   }
 
   private rect(): { r1: number; r2: number; b1: number; b2: number } | null {

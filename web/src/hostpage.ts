@@ -13,12 +13,13 @@ import { CommShares } from "./commshares";
 import { $ } from "./dom";
 import { fmtMillis } from "./format";
 import { path, withQuery } from "./links";
-import { Lanes } from "./lanes";
+import { type LaneMap, Lanes } from "./lanes";
+import { wallTicks } from "./nightaxis";
 import { NightHotspots, renderMarkers } from "./nightlists";
-import { fmtWall, NightMap } from "./nightmap";
+import { fmtWall, LABEL_W, NightMap, rowHeight } from "./nightmap";
 import { currentParams, updateURL } from "./state";
 import { fmtClock, fmtISO, TZ_EVENT, zoneName } from "./wallclock";
-import type { MarkerList, MarkerView, NightGrid, ViewData } from "./wire";
+import type { MarkerList, MarkerView, NightGrid, SeriesLane, ViewData } from "./wire";
 
 const MIN_SPAN = 10e9; // the finest host range: 10 s, one-second buckets
 
@@ -40,7 +41,17 @@ export function hostPage(vd: ViewData): void {
 
   const map = new NightMap(mapEl, host, zoomTo, zoomOut);
   const lanesEl = $("#lanes");
-  const lanes = lanesEl ? new Lanes(lanesEl, $("#night-lanes fieldset"), $("#lanes-hint"), { host, width: () => map.width() }) : null;
+  const hint = $("#lanes-hint");
+  const lanes = lanesEl
+    ? new Lanes<NightGrid>(lanesEl, $("#night-lanes fieldset"), {
+        host,
+        map: (g) => nightLaneMap(g, map.width()),
+        recorded: sessionHolds(host),
+        onNone: (none) => {
+          if (hint) hint.hidden = !none;
+        },
+      })
+    : null;
   const sessionSel = $<HTMLSelectElement>("#night-session");
   const markersEl = $("#night-markers");
   const hotEl = $("#night-hotspots");
@@ -168,6 +179,51 @@ export function hostPage(vd: ViewData): void {
 
   if (sessionSel) labelSessions(sessionSel);
   void load();
+}
+
+// nightLaneMap is where the lanes lie under the map of g drawn w px wide:
+// its columns span its width right of its CPU labels.
+function nightLaneMap(g: NightGrid, w: number): LaneMap {
+  const span = g.buckets * g.bucket_ns;
+  const sessions = new Set(g.captures.map((c) => c.session)).size > 1;
+  return {
+    from_ns: g.from_ns,
+    to_ns: g.to_ns,
+    bucket_ns: g.bucket_ns,
+    cpus: g.cpus,
+    rowH: rowHeight(g),
+    left: LABEL_W,
+    width: w,
+    x: (t) => LABEL_W + ((t - g.from_ns) / span) * (w - LABEL_W),
+    time: (x) => g.from_ns + ((x - LABEL_W) / (w - LABEL_W)) * span,
+    ticks: wallTicks(g.from_ns, g.to_ns, w - LABEL_W, sessions).map((t) => t.ns),
+  };
+}
+
+// sessionHolds returns whether the session a grid shows holds any series
+// of kinds anywhere in it, caching the answer by session and kinds.
+function sessionHolds(host: string): (g: NightGrid, kinds: string[]) => Promise<boolean> {
+  const cache = new Map<string, boolean>();
+  return async (g, kinds) => {
+    const session = sessionOf(g) ?? 0;
+    const key = `${session}|${kinds.join(",")}`;
+    const known = cache.get(key);
+    if (known !== undefined) return known;
+    const q = new URLSearchParams({ session: String(session) });
+    const any = await Promise.all(
+      kinds.map(async (name) => {
+        q.set("name", name);
+        try {
+          return (await getJSON<SeriesLane>(withQuery("seriesAPI", q, host))).series.length > 0;
+        } catch {
+          return false;
+        }
+      }),
+    );
+    const has = any.some((x) => x);
+    cache.set(key, has);
+    return has;
+  };
 }
 
 // sessionOf returns the recording session g shows (its first capture's).

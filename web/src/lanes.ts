@@ -1,14 +1,17 @@
-// The host page's lanes: the host's series (timeline.SeriesLane) under the
-// cores map, on its columns and its time axis, so that a core that lights
-// up in the map lights up in mpstat's view of it at the same place. A
+// The lanes of a host's series (timeline.SeriesLane) under a cores map, on
+// its time axis, so that a core that lights up in the map lights up in
+// mpstat's view of it at the same place: under the host page's night map
+// and under a capture's cores map (capturelanes.ts), each of which says
+// where a wall-clock time falls on it (LaneMap). A
 // per-CPU kind (cpu.sys, irq, softirq.net_rx, …) is a CPU × time heat with
 // the map's rows, a % kind scaled to 100%, a rate to the lane's largest
 // value; the other kinds are lines, one per series (its label: the cgroup
 // controller, the device), with the largest value labelled and a gap where
 // nothing was recorded. The lanes shown are the URL's state (its picker
-// writes it); each is fetched with the very range and bucket the map was
-// (hostpage.ts hands over its query), so that column b of a lane is column
-// b of the map.
+// writes it); each is fetched with the query the page hands over (on the
+// host page the map's very range and bucket, so that column b of a lane is
+// column b of the map), and a lane's column b is drawn over the x range of
+// its wall-clock time on the map.
 
 import { APIError, errorMessage, getJSON } from "./api";
 import { emptyCell, heatColor, onSchemeChange, systemColor, userColor } from "./colors";
@@ -16,11 +19,10 @@ import { clear, h, setupCanvas, Tooltip } from "./dom";
 import { fmtMillis, fmtValue } from "./format";
 import { legend } from "./grid";
 import { withQuery } from "./links";
-import { wallTicks } from "./nightaxis";
-import { fmtWall, LABEL_W } from "./nightmap";
+import { fmtWall } from "./nightmap";
 import { PARAMS } from "./params";
 import { currentParams, updateURL } from "./state";
-import type { LaneSeries, NightGrid, SeriesLane } from "./wire";
+import type { LaneSeries, SeriesLane } from "./wire";
 
 const LINE_H = 72; // px of a line lane's plot
 const HEAT_H = 160; // px a heat lane's rows fit in, at most the map's row height each
@@ -53,38 +55,67 @@ interface LaneResult {
 }
 
 // Drawn is what a lane drew, for its tooltip (and the tests' hook): its
-// rows (CPUs, or series) and their values per column.
+// rows (CPUs, or series), their values per column, and the x of each
+// column's left edge and of the last one's right edge (px from the lanes'
+// left).
 interface Drawn {
   lane: SeriesLane;
   cpus: number[]; // a heat's rows
   rows: (number | null)[][]; // a heat's values per row and column
+  edges: number[];
 }
 
-export interface LanesOptions {
-  host: string; // the host shown
-  width: () => number; // the map's width, which the lanes span
+// LaneMap is the map the lanes lie under, as the page drew it: the
+// wall-clock range and columns it shows, its rows, and where a wall-clock
+// time falls on the lanes' width. Times are Unix ns; the range is
+// half-open [from_ns, to_ns).
+export interface LaneMap {
+  from_ns: number; // the start of the map's first column
+  to_ns: number;
+  bucket_ns: number; // the map's column width
+  cpus: number[]; // the map's rows, top first
+  rowH: number; // px of the map's rows, which a heat's rows are no taller than
+  left: number; // px left of the plot, where the lanes write their CPUs and values
+  width: number; // px of the lanes, left included: the plot is [left, width)
+  x(t: number): number; // px from the lanes' left of wall-clock time t
+  time(x: number): number; // the wall-clock time at px x: x's inverse
+  ticks: number[]; // times drawn faint through the line lanes, as the map's axis marks them
+}
+
+// LanesOptions tie the lanes to a page whose map's data is a G (the host
+// page's NightGrid, a capture's cores).
+export interface LanesOptions<G> {
+  host: string; // the host whose series are shown
+  // map returns where the map drawn over g lies now; null when it is not
+  // drawn.
+  map(g: G): LaneMap | null;
+  // recorded reports whether any series of kinds were recorded around g
+  // (the host page: in its session): then kinds with nothing in the range
+  // say so one by one; otherwise, with nothing of any kind in the range,
+  // the lanes give way to the page's hint (onNone). Without it, nothing
+  // in the range is none.
+  recorded?(g: G, kinds: string[]): Promise<boolean>;
+  // onNone hears, after each load, whether the lanes gave way for want of
+  // series.
+  onNone?(none: boolean): void;
 }
 
 // Lanes draws the lanes into box and keeps the picker's checkboxes and the
-// URL's state in step. Its state: the map's query and grid they follow,
-// the answers drawn, the markers marked.
-export class Lanes {
-  // due is the map's last query and its grid, which the lanes follow.
-  private due: { q: URLSearchParams; grid: Promise<NightGrid> } | null = null;
-  private grid: NightGrid | null = null;
+// URL's state in step. Its state: the query and map data they follow, the
+// answers drawn, the markers marked.
+export class Lanes<G> {
+  // due is the last query and map data, which the lanes follow.
+  private due: { q: URLSearchParams; data: Promise<G> } | null = null;
+  private data: G | null = null;
   private results: LaneResult[] = [];
   private markers: { time_ns: number }[] = [];
   private loading: AbortController | null = null;
-  // sessionHas caches whether a session holds any series of the kinds
-  // shown, by "session|kinds".
-  private sessionHas = new Map<string, boolean>();
   private tip = new Tooltip();
 
   constructor(
     private box: HTMLElement,
     private picker: HTMLElement | null,
-    private hint: HTMLElement | null,
-    private opt: LanesOptions,
+    private opt: LanesOptions<G>,
   ) {
     this.syncPicker();
     picker?.addEventListener("change", (ev) => {
@@ -110,12 +141,12 @@ export class Lanes {
     this.markers = m;
   }
 
-  // load fetches the lanes of the URL's state over the map's query q (its
-  // from, to, bucket and session, as it asks for its grid), beside the
-  // map's own fetch of grid, and draws them over that grid, unless a later
-  // load has begun. A failed grid draws nothing: the map says why.
-  async load(q: URLSearchParams, grid: Promise<NightGrid>): Promise<void> {
-    this.due = { q: new URLSearchParams(q), grid };
+  // load fetches the lanes of the URL's state over query q (from, to,
+  // bucket, session), beside the map's own fetch of its data, and draws
+  // them over the map that data gives, unless a later load has begun. A
+  // failed fetch of data draws nothing: the map says why.
+  async load(q: URLSearchParams, data: Promise<G>): Promise<void> {
+    this.due = { q: new URLSearchParams(q), data };
     this.loading?.abort();
     const ac = new AbortController();
     this.loading = ac;
@@ -131,55 +162,33 @@ export class Lanes {
       }
     };
     const pending = Promise.all(stateKinds(currentParams().get("state")).map(one));
-    let g: NightGrid;
+    let d: G;
     try {
-      g = await grid;
+      d = await data;
     } catch {
       return;
     }
     const results = await pending;
     if (ac !== this.loading) return;
     const empty = results.length > 0 && results.every((r) => !r.error && (!r.lane || r.lane.series.length === 0));
-    const none = empty && !(await this.sessionHolds(g, results.map((r) => r.name)));
+    const none = empty && !(await this.opt.recorded?.(d, results.map((r) => r.name)));
     if (ac !== this.loading) return;
-    this.grid = g;
-    // Without any series, no lanes at all: the hint says how to record them.
+    this.data = d;
+    // Without any series, no lanes at all: the page says how to record
+    // them, or shows nothing.
     this.results = none ? [] : results;
-    if (this.hint) this.hint.hidden = !none;
+    this.opt.onNone?.(none);
     this.draw();
   }
 
-  // refresh loads the lanes again over the map's last query and grid.
+  // refresh loads the lanes again over the last query and map data.
   async refresh(): Promise<void> {
-    if (this.due) await this.load(this.due.q, this.due.grid);
+    if (this.due) await this.load(this.due.q, this.due.data);
   }
 
-  // sessionHolds reports whether the session g shows holds any series of
-  // kinds, anywhere in it.
-  private async sessionHolds(g: NightGrid, kinds: string[]): Promise<boolean> {
-    const session = g.captures[0]?.session ?? 0;
-    const key = `${session}|${kinds.join(",")}`;
-    const known = this.sessionHas.get(key);
-    if (known !== undefined) return known;
-    const q = new URLSearchParams({ session: String(session) });
-    const any = await Promise.all(
-      kinds.map(async (name) => {
-        q.set("name", name);
-        try {
-          return (await getJSON<SeriesLane>(withQuery("seriesAPI", q, this.opt.host))).series.length > 0;
-        } catch {
-          return false;
-        }
-      }),
-    );
-    const has = any.some((x) => x);
-    this.sessionHas.set(key, has);
-    return has;
-  }
-
-  // draw draws the answers shown at the map's width.
+  // draw draws the answers shown where the map lies now.
   draw(): void {
-    const g = this.grid;
+    const g = this.data === null ? null : this.opt.map(this.data);
     if (!g) return;
     clear(this.box);
     this.tip.hide();
@@ -203,11 +212,6 @@ export class Lanes {
     if (TEST_HOOKS) (window as unknown as { __lanes: Record<string, Drawn> }).__lanes = hooks;
   }
 
-  // x returns the x of wall time t on the map (nightmap.ts's colX).
-  private x(g: NightGrid, w: number, t: number): number {
-    return LABEL_W + ((t - g.from_ns) / (g.buckets * g.bucket_ns)) * (w - LABEL_W);
-  }
-
   // head writes a lane's title, what it is and its legend.
   private head(root: HTMLElement, l: SeriesLane, ...extra: HTMLElement[]): void {
     root.append(h("div", { class: "lane-head" }, h("span", { class: "lane-name", text: l.name }), h("span", { class: "lane-help", text: `${unitName(l.unit)} · ${l.help}` }), ...extra));
@@ -216,7 +220,7 @@ export class Lanes {
   // heat draws a per-CPU lane as the map does: a row per CPU in the map's
   // order (CPUs the map lacks after them), a cell per column; a kind with
   // several series per CPU (irq, a line each) sums them.
-  private heat(root: HTMLElement, g: NightGrid, l: SeriesLane): Drawn {
+  private heat(root: HTMLElement, g: LaneMap, l: SeriesLane): Drawn {
     const n = columns(l);
     const byCPU = new Map<number, LaneSeries[]>();
     for (const s of l.series) {
@@ -242,8 +246,8 @@ export class Lanes {
     const color = heatScale(l.name);
     this.head(root, l, legend(color, pct ? "0%" : "0", pct ? "100%" : fmtValue(top, l.unit), pct ? l.name : `${l.name}, of the lane's most`));
 
-    const w = this.opt.width();
-    const rh = Math.max(2, Math.min(12, Math.floor(480 / Math.max(1, g.cpus.length)), Math.floor(HEAT_H / Math.max(1, cpus.length))));
+    const w = g.width;
+    const rh = Math.max(2, Math.min(12, g.rowH, Math.floor(HEAT_H / Math.max(1, cpus.length))));
     const hgt = rh * cpus.length;
     const plot = h("div", { class: "lane-plot", attrs: { role: "img", "data-testid": "lane-plot" } });
     const c = h("canvas", { attrs: { "data-testid": "lane-canvas", "aria-hidden": "true" } });
@@ -251,20 +255,28 @@ export class Lanes {
     plot.append(c, yaxis);
     root.append(plot);
     const ctx = setupCanvas(c, w, hgt);
-    const x0 = (b: number) => this.x(g, w, l.from_ns + b * l.bucket_ns);
-    Object.assign(plot.dataset, { left: String(LABEL_W), rowH: String(rh), cpus: cpus.join(",") });
+    const edges = columnEdges(g, l);
+    Object.assign(plot.dataset, { left: String(g.left), rowH: String(rh), cpus: cpus.join(",") });
     let hot = { v: -1, r: 0, b: 0 };
+    // Only the plot: a map scrolled sideways leaves columns left of it.
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(g.left, 0, Math.max(0, w - g.left), hgt);
+    ctx.clip();
     for (let b = 0; b < n; b++) {
-      const xa = x0(b);
-      const cw = x0(b + 1) - xa;
+      const xa = edges[b];
+      const cw = edges[b + 1] - xa;
+      const shown = xa < w && xa + cw > g.left;
       rows.forEach((row, r) => {
         const v = row[b];
+        if (v !== null && v > hot.v) hot = { v, r, b };
+        if (!shown) return;
         ctx.fillStyle = v === null ? emptyCell() : color(v / scale);
         ctx.fillRect(xa, r * rh, Math.max(1, cw + 0.5), rh);
-        if (v !== null && v > hot.v) hot = { v, r, b };
       });
     }
-    this.drawMarkers(ctx, g, w, hgt);
+    this.drawMarkers(ctx, g, hgt);
+    ctx.restore();
     const every = Math.max(1, Math.ceil(12 / rh));
     cpus.forEach((cpu, r) => {
       if (r % every !== 0) return;
@@ -277,11 +289,11 @@ export class Lanes {
       `${l.name} (${unitName(l.unit)}) per CPU, ${cpus.length} CPUs: ` +
         (hot.v < 0 ? "nothing recorded" : `highest ${fmtValue(hot.v, l.unit)} on CPU ${cpus[hot.r]} at ${fmtWall(l.from_ns + hot.b * l.bucket_ns)}`),
     );
-    const drawn = { lane: l, cpus, rows };
+    const drawn = { lane: l, cpus, rows, edges };
     c.addEventListener("mousemove", (ev) => {
       const rect = c.getBoundingClientRect();
       const r = Math.floor((ev.clientY - rect.top) / rh);
-      const b = this.column(g, l, w, ev.clientX - rect.left);
+      const b = this.column(g, l, ev.clientX - rect.left);
       if (r < 0 || r >= cpus.length || b === null) return this.tip.hide();
       const v = rows[r][b];
       const lines = [`cpu ${cpus[r]} · ${this.when(l, b)}`, v === null ? `${l.name}: not recorded` : `${l.name} ${fmtValue(v, l.unit)}`];
@@ -301,7 +313,7 @@ export class Lanes {
   // lines draws a lane of host-wide series as lines on the map's x axis,
   // one per series, each point at the middle of its column, a stretch
   // without points a gap.
-  private lines(root: HTMLElement, g: NightGrid, l: SeriesLane): Drawn {
+  private lines(root: HTMLElement, g: LaneMap, l: SeriesLane): Drawn {
     let top = 0;
     let peak = { s: 0, b: 0 };
     l.series.forEach((s, i) => {
@@ -318,27 +330,31 @@ export class Lanes {
     });
     this.head(root, l, keys);
 
-    const w = this.opt.width();
+    const w = g.width;
     const hgt = LINE_H;
     const yTop = top || 1;
-    const px = (b: number) => this.x(g, w, l.from_ns + (b + 0.5) * l.bucket_ns);
+    const px = (b: number) => g.x(l.from_ns + (b + 0.5) * l.bucket_ns);
     const py = (v: number) => hgt - 3 - (v / yTop) * (hgt - 16);
     const plot = h("div", { class: "lane-plot", attrs: { role: "img", "data-testid": "lane-plot" } });
     const svg = svgEl("svg", { width: String(w), height: String(hgt), viewBox: `0 0 ${w} ${hgt}`, "aria-hidden": "true", "data-testid": "lane-svg" });
+    // The plot is an inner svg over [left, w) in the outer's coordinates,
+    // which clips what a map scrolled sideways leaves left of it.
+    const pw = Math.max(0, w - g.left);
+    const inner = svgEl("svg", { x: String(g.left), y: "0", width: String(pw), height: String(hgt), viewBox: `${g.left} 0 ${pw} ${hgt}` });
+    svg.append(inner);
     const yaxis = h("div", { class: "night-yaxis", attrs: { "aria-hidden": "true" } });
     plot.append(svg, yaxis);
     root.append(plot);
     // The map's ticks, faint, and the markers.
-    const ticks = wallTicks(g.from_ns, g.to_ns, w - LABEL_W, new Set(g.captures.map((c) => c.session)).size > 1);
-    for (const t of ticks) {
-      const xx = Math.round(this.x(g, w, t.ns)) + 0.5;
-      svg.append(svgEl("line", { class: "lane-grid", x1: String(xx), x2: String(xx), y1: "0", y2: String(hgt) }));
+    for (const t of g.ticks) {
+      const xx = Math.round(g.x(t)) + 0.5;
+      inner.append(svgEl("line", { class: "lane-grid", x1: String(xx), x2: String(xx), y1: "0", y2: String(hgt) }));
     }
-    svg.append(svgEl("line", { class: "lane-base", x1: String(LABEL_W), x2: String(w), y1: String(py(0) + 0.5), y2: String(py(0) + 0.5) }));
+    inner.append(svgEl("line", { class: "lane-base", x1: String(g.left), x2: String(w), y1: String(py(0) + 0.5), y2: String(py(0) + 0.5) }));
     for (const m of this.markers) {
       if (m.time_ns < g.from_ns || m.time_ns >= g.to_ns) continue;
-      const xx = this.x(g, w, m.time_ns);
-      svg.append(svgEl("line", { class: "lane-marker", x1: String(xx), x2: String(xx), y1: "0", y2: String(hgt) }));
+      const xx = g.x(m.time_ns);
+      inner.append(svgEl("line", { class: "lane-marker", x1: String(xx), x2: String(xx), y1: "0", y2: String(hgt) }));
     }
     l.series.forEach((s, i) => {
       // A series sampled more sparsely than the columns (sar every 10 s)
@@ -355,18 +371,18 @@ export class Lanes {
         const lone = !open && (j + 1 >= at.length || at[j + 1] - b > join);
         d += `${open ? "L" : "M"}${px(b).toFixed(1)} ${py(s.values[b]!).toFixed(1)}${lone ? "h1" : ""}`;
       });
-      svg.append(svgEl("path", { class: `lane-line ls${i % PALETTE}`, d, "data-label": s.label ?? "" }));
+      inner.append(svgEl("path", { class: `lane-line ls${i % PALETTE}`, d, "data-label": s.label ?? "" }));
     });
     // The largest value, labelled at its point, kept inside the plot.
     if (top > 0) {
       const xx = px(peak.b);
-      svg.append(svgEl("circle", { class: `lane-peak ls${peak.s % PALETTE}`, cx: xx.toFixed(1), cy: py(top).toFixed(1), r: "2.5" }));
+      inner.append(svgEl("circle", { class: `lane-peak ls${peak.s % PALETTE}`, cx: xx.toFixed(1), cy: py(top).toFixed(1), r: "2.5" }));
       const text = svgEl("text", { class: "lane-max", "data-testid": "lane-max", y: "10", x: xx.toFixed(1) });
       text.textContent = fmtValue(top, l.unit);
-      const anchor = xx > w - 60 ? "end" : xx < LABEL_W + 60 ? "start" : "middle";
+      const anchor = xx > w - 60 ? "end" : xx < g.left + 60 ? "start" : "middle";
       text.setAttribute("text-anchor", anchor);
       text.setAttribute("x", (anchor === "end" ? xx - 4 : anchor === "start" ? xx + 4 : xx).toFixed(1));
-      svg.append(text);
+      inner.append(text);
     }
     for (const [v, t] of [
       [yTop, fmtValue(top, l.unit)],
@@ -378,7 +394,7 @@ export class Lanes {
     }
     plot.setAttribute("aria-label", `${l.name} (${unitName(l.unit)}): ` + l.series.map((s) => describeLine(s, l)).join("; "));
     svg.addEventListener("mousemove", (ev) => {
-      const b = this.column(g, l, w, ev.clientX - svg.getBoundingClientRect().left);
+      const b = this.column(g, l, ev.clientX - svg.getBoundingClientRect().left);
       if (b === null) return this.tip.hide();
       const lines = [this.when(l, b)];
       for (const s of l.series.slice(0, 8)) {
@@ -389,16 +405,16 @@ export class Lanes {
       this.tip.show(ev, lines);
     });
     svg.addEventListener("mouseleave", () => this.tip.hide());
-    return { lane: l, cpus: [], rows: l.series.map((s) => s.values) };
+    return { lane: l, cpus: [], rows: l.series.map((s) => s.values), edges: columnEdges(g, l) };
   }
 
   // drawMarkers draws the markers through a heat, as through the map.
-  private drawMarkers(ctx: CanvasRenderingContext2D, g: NightGrid, w: number, hgt: number): void {
+  private drawMarkers(ctx: CanvasRenderingContext2D, g: LaneMap, hgt: number): void {
     ctx.strokeStyle = "rgba(200,0,24,0.7)";
     ctx.setLineDash([3, 3]);
     for (const m of this.markers) {
       if (m.time_ns < g.from_ns || m.time_ns >= g.to_ns) continue;
-      const xx = this.x(g, w, m.time_ns);
+      const xx = g.x(m.time_ns);
       ctx.beginPath();
       ctx.moveTo(xx, 0);
       ctx.lineTo(xx, hgt);
@@ -408,10 +424,9 @@ export class Lanes {
   }
 
   // column returns the lane's column under x, or null.
-  private column(g: NightGrid, l: SeriesLane, w: number, x: number): number | null {
-    if (x < LABEL_W) return null;
-    const t = g.from_ns + ((x - LABEL_W) / (w - LABEL_W)) * g.buckets * g.bucket_ns;
-    const b = Math.floor((t - l.from_ns) / l.bucket_ns);
+  private column(g: LaneMap, l: SeriesLane, x: number): number | null {
+    if (x < g.left || x >= g.width) return null;
+    const b = Math.floor((g.time(x) - l.from_ns) / l.bucket_ns);
     return b >= 0 && b < columns(l) ? b : null;
   }
 
@@ -425,6 +440,12 @@ export class Lanes {
 // columns returns how many columns a lane has: as many as its values.
 function columns(l: SeriesLane): number {
   return l.series[0]?.values.length ?? Math.ceil((l.to_ns - l.from_ns) / l.bucket_ns);
+}
+
+// columnEdges returns the x on g of each of l's columns' left edges and of
+// the last one's right edge: where its wall-clock times fall on the map.
+function columnEdges(g: LaneMap, l: SeriesLane): number[] {
+  return Array.from({ length: columns(l) + 1 }, (_, b) => g.x(l.from_ns + b * l.bucket_ns));
 }
 
 // usualStep returns the median distance between columns at, 1 when

@@ -30,6 +30,11 @@ export function fmtWall(ns: number, withDate = true): string {
   return withDate ? `${fmtClock(ns, true)} ${zoneName(zone(), ns)}` : fmtClock(ns);
 }
 
+// rowHeight returns the px of a row of the map of g.
+export function rowHeight(g: NightGrid): number {
+  return Math.max(2, Math.min(12, Math.floor(480 / Math.max(1, g.cpus.length))));
+}
+
 // NightMap draws a NightGrid into the element map, with the Compare panel
 // (compare) laid out under it. Its state: the grid and markers drawn, the
 // width they were drawn at, and the drag under way.
@@ -118,9 +123,6 @@ export class NightMap {
     return Math.max(300, this.map.clientWidth || 1000);
   }
 
-  private rowH(g: NightGrid): number {
-    return Math.max(2, Math.min(12, Math.floor(480 / Math.max(1, g.cpus.length))));
-  }
 
   private span(g: NightGrid): number {
     return g.buckets * g.bucket_ns;
@@ -139,7 +141,7 @@ export class NightMap {
     if (!g) return;
     const { canvas, map } = this;
     const system = currentParams().get("measure") === "system";
-    const rh = this.rowH(g);
+    const rh = rowHeight(g);
     const w = this.width();
     this.drawn = w;
     const hgt = MARK_H + rh * g.cpus.length + TICK_H;
@@ -373,7 +375,7 @@ export class NightMap {
     const rect = this.canvas.getBoundingClientRect();
     const x = ev.clientX - rect.left;
     const y = ev.clientY - rect.top - MARK_H;
-    const r = Math.floor(y / this.rowH(g));
+    const r = Math.floor(y / rowHeight(g));
     if (x < LABEL_W || r < 0 || r >= g.cpus.length) return null;
     const t = this.timeAt(g, x);
     const b = Math.floor((t - g.from_ns) / g.bucket_ns);
@@ -454,7 +456,7 @@ export class NightMap {
     const bucketAt = (x: number) => Math.min(g.buckets - 1, Math.max(0, Math.floor((this.timeAt(g, x) - g.from_ns) / g.bucket_ns)));
     const b0 = bucketAt(Math.min(d.x0, d.x1));
     const b1 = bucketAt(Math.max(d.x0, d.x1));
-    const rh = this.rowH(g);
+    const rh = rowHeight(g);
     const rowAt = (y: number) => Math.min(g.cpus.length - 1, Math.max(0, Math.floor((y - MARK_H) / rh)));
     const y1 = ev.clientY - this.canvas.getBoundingClientRect().top;
     const r0 = rowAt(Math.min(d.y0, y1));

@@ -1,11 +1,13 @@
 // The profile page: the offset heatmap and the cores map for the filters in
-// the URL, the hot-spots list, and selection that opens a flame graph. The
-// page builds its widgets (ProfileMaps, Hotspots, FilterForm) and reloads
-// them when the URL changes.
+// the URL, the lanes of the host's series under the cores map on its time
+// axis, the hot-spots list, and selection that opens a flame graph. The
+// page builds its widgets (ProfileMaps, CaptureLanes, Hotspots,
+// FilterForm) and reloads them when the URL changes.
 
 import { errorMessage, getJSON } from "./api";
+import { CaptureLanes } from "./capturelanes";
 import { onSchemeChange, type Scale } from "./colors";
-import { autoBucket, CoresView, measureOf } from "./cores";
+import { autoBucket, type CoresPlacement, CoresView, type DrawnCores, measureOf } from "./cores";
 import { $ } from "./dom";
 import { FilterForm } from "./filterform";
 import { cpuList, fmtOffset, parseDuration, parseOffset } from "./format";
@@ -38,7 +40,8 @@ export function profilePage(vd: ViewData, boot: () => void): void {
   const hotEl = $("ol[data-testid=hotspots]");
   const hotspots = hotEl ? new Hotspots(hotEl, { id: prof.id, clock, onFollow: (href) => rememberBack(href, here()) }) : null;
   const refreshHotspots = (p: URLSearchParams, initial: boolean) => hotspots?.refresh(p, initial) ?? Promise.resolve();
-  const maps = new ProfileMaps($("#heatmap"), $("#cores"), {
+  const lanes = CaptureLanes.create($("#profile-lanes"), prof, () => maps.coresPlacement());
+  const maps: ProfileMaps = new ProfileMaps($("#heatmap"), $("#cores"), {
     prof,
     clock,
     marks,
@@ -47,6 +50,7 @@ export function profilePage(vd: ViewData, boot: () => void): void {
       if (filters?.setField("rows", String(rows))) filters.submit();
     },
     onMeasure: () => void refreshHotspots(currentParams(), false),
+    onCoresDrawn: () => lanes?.follow(),
   });
 
   const formEl = $<HTMLFormElement>("form#filters");
@@ -116,6 +120,7 @@ export interface ProfileMapsOptions {
   onSelect: (extra: Record<string, string>) => void; // open the flame graph of a selection: start, end, cpu
   onRows: (rows: number) => void; // the heatmap's rows were dragged to rows
   onMeasure: () => void; // the cores map's measure changed
+  onCoresDrawn?: () => void; // the cores map was drawn, or moved (CoresOptions.onDrawn)
 }
 
 // ProfileMaps is the profile page's offset heatmap and cores map, either of
@@ -147,8 +152,15 @@ export class ProfileMaps {
           clock,
           onSelect: (s) => opt.onSelect({ start: fmtOffset(s.startNs), end: fmtOffset(s.endNs), cpu: cpuList(s.cpus) }),
           onMeasure: opt.onMeasure,
+          onDrawn: opt.onCoresDrawn,
         })
       : null;
+  }
+
+  // coresPlacement returns where the cores map's columns are on the
+  // screen; null without a drawn map.
+  coresPlacement(): CoresPlacement | null {
+    return this.cores?.placement() ?? null;
   }
 
   get hasCores(): boolean {
@@ -220,7 +232,9 @@ export class ProfileMaps {
             // A filter that no CPU's samples pass: no rows to draw.
             if (!d.cpus || d.cpus.length === 0) cores.showMessage(noSamples(p), "empty");
             else {
-              cores.setData({ ...d, cpus: d.cpus });
+              const drawn: DrawnCores = { ...d, cpus: d.cpus };
+              if (TEST_HOOKS) (window as unknown as { __cores: DrawnCores }).__cores = drawn;
+              cores.setData(drawn);
               if (range) cores.mark(...range);
             }
             recordTiming("cores", performance.now() - t0);

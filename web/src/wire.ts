@@ -53,6 +53,7 @@ export interface ProfileSummary {
   cpus: number;
   frequency_hz: number;
   events: EventCount[];
+  host?: string;
   wall?: WallJSON;
 }
 
