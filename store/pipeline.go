@@ -200,7 +200,7 @@ func newWorker() *worker {
 	in := subsecond.NewInterner()
 	w := &worker{in: in, stacks: newStackCache(in), free: make(chan *part, partsPerWorker), events: map[string]uint16{},
 		strMap: []uint32{0}, nodeMap: []int32{0}}
-	w.row = subsecond.Row{Strings: in, Stack: func() int32 { return w.stacks.stack(w.row.Sample.Frames, w.sc.FrameIDs()) }}
+	w.row = subsecond.Row{Strings: in, Stack: func() int32 { return w.stacks.stack(w.row.Sample.Frames, w.sc.FrameIDs(), w.row.Sample.TID) }}
 	for range partsPerWorker {
 		w.free <- &part{w: w}
 	}
