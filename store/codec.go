@@ -130,6 +130,17 @@ func (d *dec) count(max int) int {
 	return int(v)
 }
 
+// length reads the length of what follows, which must be at most the
+// bytes left after it.
+func (d *dec) length() int {
+	v := d.uvarint()
+	if v > uint64(len(d.b)) {
+		d.fail(fmt.Sprintf("length %d exceeds the %d bytes left", v, len(d.b)))
+		return 0
+	}
+	return int(v)
+}
+
 // int32 reads a signed varint that must fit an int32.
 func (d *dec) int32() int32 {
 	v := d.varint()
@@ -151,7 +162,7 @@ func (d *dec) index(n int) int {
 }
 
 func (d *dec) bytes() []byte {
-	n := d.count(len(d.b))
+	n := d.length()
 	if d.err != nil {
 		return nil
 	}

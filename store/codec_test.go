@@ -70,7 +70,7 @@ func TestChunkRoundTrip(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/chunk-format1.bin")
+var update = flag.Bool("update", false, "rewrite the golden files of the current chunk and segment formats in testdata")
 
 // TestChunkFormat1 pins the bytes of a format 1 chunk: the columns stored
 // since the first release must keep their encoding, so that existing

@@ -100,7 +100,7 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 			// One string holds the segment; entries are substrings of it.
 			all, size := string(d.b), len(d.b)
 			for range n {
-				l := d.count(len(d.b))
+				l := d.length()
 				if d.err != nil {
 					break
 				}
