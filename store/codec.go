@@ -22,7 +22,8 @@ var errCorrupt = errors.New("corrupt stored data")
 // Format bytes of the blobs besides chunks (see chunkFormat).
 const (
 	summaryFormat = 1
-	segmentFormat = 1
+	segmentFormat = 2 // format 1 is still read
+	commsFormat   = 1
 )
 
 // maxBlob bounds a blob once decompressed, so that a damaged or hostile
