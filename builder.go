@@ -54,6 +54,12 @@ func (in *Interner) Frame(f *Frame) int32 {
 		Kind:    f.Kind,
 		Inline:  f.Inline,
 	}
+	return in.Rec(rec)
+}
+
+// Rec returns the index of the frame rec, whose strings are indexes of
+// in.Strings, adding it if new.
+func (in *Interner) Rec(rec FrameRec) int32 {
 	if i, ok := in.frames[rec]; ok {
 		return i
 	}

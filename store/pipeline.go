@@ -685,10 +685,11 @@ func (pl *pipeline) mergePart(p *part) error {
 	for i := len(w.strMap); i < len(p.strs); i++ {
 		w.strMap = append(w.strMap, pl.in.String(p.strs[i]))
 	}
+	// Every string of the part's frames was mapped just above.
 	for i := len(w.frameMap); i < len(p.frms); i++ {
-		f := &p.frms[i]
-		w.frameMap = append(w.frameMap, pl.in.Frame(&subsecond.Frame{Symbol: p.strs[f.Symbol], DSO: p.strs[f.DSO],
-			SrcLine: p.strs[f.SrcLine], Addr: f.Addr, Kind: f.Kind, Inline: f.Inline}))
+		f := p.frms[i]
+		f.Symbol, f.DSO, f.SrcLine = w.strMap[f.Symbol], w.strMap[f.DSO], w.strMap[f.SrcLine]
+		w.frameMap = append(w.frameMap, pl.in.Rec(f))
 	}
 	for i := len(w.nodeMap); i < len(p.nodes); i++ {
 		n := &p.nodes[i]

@@ -24,8 +24,9 @@ import (
 // the Interner, so the indexes are exactly the ones it assigns.
 type stackCache struct {
 	in     *subsecond.Interner
-	byID   [][]frameEntry       // by parser frame ID
-	paths  map[int32]*stackPath // by thread ID
+	byID   []frameEntry            // by parser frame ID: the first frame met with that text
+	extra  map[uint32][]frameEntry // by parser frame ID: the frames of that text at other addresses
+	paths  map[int32]*stackPath    // by thread ID
 	stacks stackTable
 	key    []int32
 }
@@ -43,7 +44,7 @@ type frameEntry struct {
 	addr uint64
 	src  string
 	kind subsecond.FrameKind
-	idx  int32
+	idx1 int32 // the frame's index + 1; 0 in an entry not yet set
 }
 
 // maxPerID bounds the frames remembered per parser frame ID (one text at
@@ -51,7 +52,7 @@ type frameEntry struct {
 const maxPerID = 8
 
 func newStackCache(in *subsecond.Interner) *stackCache {
-	return &stackCache{in: in, paths: map[int32]*stackPath{}}
+	return &stackCache{in: in, paths: map[int32]*stackPath{}, extra: map[uint32][]frameEntry{}}
 }
 
 // forgetIDs forgets the frames found by parser frame ID, for a Scanner
@@ -60,6 +61,7 @@ func newStackCache(in *subsecond.Interner) *stackCache {
 func (c *stackCache) forgetIDs() {
 	clear(c.byID)
 	c.byID = c.byID[:0]
+	clear(c.extra)
 }
 
 // stack returns the Interner's node for frames (leaf-first) sampled in
@@ -177,22 +179,33 @@ func (t *stackTable) grow() {
 }
 
 // frame returns the Interner's index of f, whose parser frame ID is id.
+// The first frame of an ID sits in byID itself, so that finding it costs
+// no pointer to chase.
 func (c *stackCache) frame(f *subsecond.Frame, id uint32) int32 {
 	if int(id) >= len(c.byID) {
 		if id > 1<<24 {
 			return c.in.Frame(f)
 		}
-		c.byID = append(c.byID, make([][]frameEntry, int(id)+1-len(c.byID))...)
+		c.byID = append(c.byID, make([]frameEntry, int(id)+1-len(c.byID))...)
 	}
-	list := c.byID[id]
+	e := &c.byID[id]
+	if e.idx1 != 0 && e.addr == f.Addr && e.kind == f.Kind && e.src == f.SrcLine {
+		return e.idx1 - 1
+	}
+	if e.idx1 == 0 {
+		idx := c.in.Frame(f)
+		*e = frameEntry{addr: f.Addr, src: f.SrcLine, kind: f.Kind, idx1: idx + 1}
+		return idx
+	}
+	list := c.extra[id]
 	for _, e := range list {
 		if e.addr == f.Addr && e.kind == f.Kind && e.src == f.SrcLine {
-			return e.idx
+			return e.idx1 - 1
 		}
 	}
 	idx := c.in.Frame(f)
-	if len(list) < maxPerID {
-		c.byID[id] = append(list, frameEntry{addr: f.Addr, src: f.SrcLine, kind: f.Kind, idx: idx})
+	if len(list) < maxPerID-1 {
+		c.extra[id] = append(list, frameEntry{addr: f.Addr, src: f.SrcLine, kind: f.Kind, idx1: idx + 1})
 	}
 	return idx
 }
