@@ -22,18 +22,20 @@ import (
 //	         then a byte of kind | inline<<7 each. An address is the
 //	         zig-zag difference from the address of the latest frame of the
 //	         same symbol, or for a symbol's first frame of the same DSO.
-//	nodes    parents, then frames. A parent is 2u when it is the u-th
-//	         ancestor (u ≤ maxUp) of the node just before (u = 0: that node
-//	         itself, as a new stack's nodes are made in a row), else
-//	         2(index − parent) − 1. A frame is 0 when it is the one after
-//	         the highest frame of the nodes before (a call site met for the
-//	         first time), k in 1..mtfLen when it is the k-th most recent
-//	         frame of a child of a node with the parent's frame, else
-//	         frame + mtfLen + 1.
+//	nodes    parents, then frames. Parents are pairs: how many nodes in a
+//	         row have the node just before them as their parent (a new
+//	         stack's nodes are made in a row), then the parent of the next
+//	         node, 2u when it is the u-th ancestor (1 ≤ u ≤ maxUp) of the
+//	         node just before it, else 2(index − parent) − 1; the last run
+//	         may end the segment without a parent after it. A frame is 0
+//	         when it is the one after the highest frame of the nodes before
+//	         (a call site met for the first time), k in 1..mtfLen when it
+//	         is the k-th most recent frame of a child of a node with the
+//	         parent's frame, else frame + mtfLen + 1.
 //
 // On the real 27 s capture with deep stacks (47,290 samples, 31,506
 // frames, 161,452 nodes) this takes the compressed segments from 516 KB to
-// 408 KB: frames 208 KB -> 164 KB, nodes 247 KB -> 183 KB, strings 60 KB
+// 395 KB: frames 208 KB -> 164 KB, nodes 247 KB -> 171 KB, strings 60 KB
 // either way. See TestSegmentFormats for the bytes.
 //
 // Format 1 stored the entries row by row: strings as length-prefixed bytes;
@@ -56,7 +58,7 @@ const segmentEntries = 1 << 18
 // as; mtfLen is how many recent child frames are kept per parent frame.
 const (
 	maxUp  = 64
-	mtfLen = 4
+	mtfLen = 8
 )
 
 // encodeSegments returns the segments of in's tables in format 2.
@@ -120,19 +122,29 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 	for from := 1; from < len(in.Nodes); from += segmentEntries {
 		to := min(len(in.Nodes), from+segmentEntries)
 		var parents, frames enc
+		run := 0 // nodes since the last parent written whose parent is the node before them
 		for i := from; i < to; i++ {
 			n := &in.Nodes[i]
+			frames.uvarint(np.code(in.Nodes[n.Parent].Frame, n.Frame))
+			if n.Parent == int32(i-1) {
+				run++
+				continue
+			}
 			x, up := int32(i-1), 0
 			for x != n.Parent && x > 0 && up < maxUp {
 				x = in.Nodes[x].Parent
 				up++
 			}
+			parents.uvarint(uint64(run))
 			if x == n.Parent {
 				parents.uvarint(uint64(2 * up))
 			} else {
 				parents.uvarint(uint64(2*(int32(i)-n.Parent) - 1))
 			}
-			frames.uvarint(np.code(in.Nodes[n.Parent].Frame, n.Frame))
+			run = 0
+		}
+		if run > 0 {
+			parents.uvarint(uint64(run))
 		}
 		emit(SegNodes, from, to-from, parents.b, frames.b)
 	}
@@ -371,16 +383,26 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 			if np == nil {
 				np = newNodePredictor(len(c.Frames))
 			}
-			if n > len(d.b)/2 { // each node takes at least 2 bytes
+			if n > len(d.b) { // each node takes at least its frame's byte
 				d.fail("more nodes than bytes")
 				break
 			}
 			base := len(c.Nodes)
 			c.Nodes = slices.Grow(c.Nodes, n)[:base+n]
+			left := -1 // nodes left in the current run of those whose parent is the node before them; -1: a run's length comes next
 			for i := base; i < base+n && d.err == nil; i++ {
-				code := d.uvarint()
+				if left < 0 {
+					left = d.count(base + n - i)
+				}
 				x := int32(i - 1)
-				if up := code / 2; code%2 == 0 && up <= maxUp {
+				if left > 0 {
+					left--
+					c.Nodes[i] = subsecond.StackNode{Parent: x, Frame: -1, Depth: c.Nodes[x].Depth + 1}
+					continue
+				}
+				// The run is over: this node's parent is written.
+				code := d.uvarint()
+				if up := code / 2; code != 0 && code%2 == 0 && up <= maxUp {
 					for ; up > 0 && x > 0; up-- {
 						x = c.Nodes[x].Parent
 					}
@@ -395,6 +417,7 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 				if d.err != nil {
 					break
 				}
+				left = -1
 				c.Nodes[i] = subsecond.StackNode{Parent: x, Frame: -1, Depth: c.Nodes[x].Depth + 1}
 			}
 			for i := base; i < base+n && d.err == nil; i++ {
