@@ -3,6 +3,7 @@ package subsecond
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -18,7 +19,7 @@ type Interner struct {
 
 	strings map[string]uint32
 	frames  map[FrameRec]int32
-	nodes   map[[2]int32]int32
+	nodes   nodeTable
 }
 
 // NewInterner returns an Interner holding only the empty string and the root
@@ -29,7 +30,6 @@ func NewInterner() *Interner {
 		Nodes:   []StackNode{{Parent: -1, Frame: -1}},
 		strings: map[string]uint32{"": 0},
 		frames:  map[FrameRec]int32{},
-		nodes:   map[[2]int32]int32{},
 	}
 }
 
@@ -54,6 +54,12 @@ func (in *Interner) Frame(f *Frame) int32 {
 		Kind:    f.Kind,
 		Inline:  f.Inline,
 	}
+	return in.Rec(rec)
+}
+
+// Rec returns the index of the frame rec, whose strings are indexes of
+// in.Strings, adding it if new.
+func (in *Interner) Rec(rec FrameRec) int32 {
 	if i, ok := in.frames[rec]; ok {
 		return i
 	}
@@ -78,14 +84,61 @@ func (in *Interner) Stack(frames []Frame) int32 {
 func (in *Interner) Node(parent, frame int32) int32 { return in.child(parent, frame) }
 
 func (in *Interner) child(parent, frame int32) int32 {
-	k := [2]int32{parent, frame}
-	if i, ok := in.nodes[k]; ok {
-		return i
+	t := &in.nodes
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
 	}
-	i := int32(len(in.Nodes))
-	in.Nodes = append(in.Nodes, StackNode{Parent: parent, Frame: frame, Depth: in.Nodes[parent].Depth + 1})
-	in.nodes[k] = i
-	return i
+	mask := uint64(len(t.slots) - 1)
+	for i := nodeHash(parent, frame) >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.node == 0 {
+			n := int32(len(in.Nodes))
+			in.Nodes = append(in.Nodes, StackNode{Parent: parent, Frame: frame, Depth: in.Nodes[parent].Depth + 1})
+			*s = nodeSlot{parent: parent, frame: frame, node: n}
+			t.n++
+			return n
+		}
+		if s.parent == parent && s.frame == frame {
+			return s.node
+		}
+	}
+}
+
+// nodeTable finds a stack node by its parent and frame. It is a hash table
+// with open addressing and linear probing, at most half full, whose slots
+// hold the key beside the node: a look-up costs one cache miss where a Go
+// map of 160,000 nodes costs two or three (measured on a real capture with
+// deep stacks, where finding nodes was a fifth of an import's CPU time).
+type nodeTable struct {
+	slots []nodeSlot // a power of two of them; node 0 marks a free slot (the root is no one's child)
+	n     int
+	shift uint8 // 64 − log2(len(slots))
+}
+
+type nodeSlot struct{ parent, frame, node int32 }
+
+// nodeHash mixes a node's key; its top bits choose a slot.
+func nodeHash(parent, frame int32) uint64 {
+	return (uint64(uint32(parent))<<32 | uint64(uint32(frame))) * 0x9E3779B97F4A7C15
+}
+
+// grow doubles the slots (to 1,024 at first) and puts every node back.
+func (t *nodeTable) grow() {
+	old := t.slots
+	size := max(1024, 2*len(old))
+	t.slots = make([]nodeSlot, size)
+	t.shift = uint8(64 - bits.Len(uint(size-1)))
+	mask := uint64(size - 1)
+	for _, s := range old {
+		if s.node == 0 {
+			continue
+		}
+		i := nodeHash(s.parent, s.frame) >> t.shift
+		for t.slots[i].node != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
 }
 
 // Stats accumulates a profile's summary figures (events, first and last

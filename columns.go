@@ -59,7 +59,7 @@ var sampleColumns = []Column{
 		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }),
 	newCol(ColumnInfo{Name: "weight", Encoding: Runs, Since: 1},
 		func(c *Columns) *[]uint64 { return &c.Weight }, func(r *Row) uint64 { return cmp.Or(r.Sample.Period, 1) }),
-	newCol(ColumnInfo{Name: "stack", Encoding: Plain, Table: NodeTable, Since: 1},
+	newCol(ColumnInfo{Name: "stack", Encoding: Rising, Table: NodeTable, Since: 1, Recoded: 3, Was: Plain},
 		func(c *Columns) *[]int32 { return &c.Stack }, func(r *Row) int32 { return r.Stack() }),
 	newCol(ColumnInfo{Name: "cgroup", Encoding: Dict, Table: StringTable, Since: 2},
 		func(c *Columns) *[]uint32 { return &c.Cgroup }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Cgroup) }),
@@ -73,13 +73,29 @@ func SampleColumns() []Column { return slices.Clone(sampleColumns) }
 // stores it, the table its values index, and the first chunk format that
 // holds it. A column added to the list takes a Since above every earlier
 // column's, so that older chunks, which lack it, still decode: their
-// samples get the zero value.
+// samples get the zero value. A column whose encoding changes keeps its
+// Since and takes a Recoded above every Since and Recoded before, with its
+// former encoding in Was, so that older chunks still decode as written.
 type ColumnInfo struct {
 	Name     string
 	Encoding Encoding
 	Table    Table
 	Since    int
+	Recoded  int      // the first chunk format with this Encoding; 0: Since
+	Was      Encoding // the encoding of chunks before Recoded
 }
+
+// EncodingIn returns how a chunk of format f stores the column.
+func (i ColumnInfo) EncodingIn(f int) Encoding {
+	if f < i.Recoded {
+		return i.Was
+	}
+	return i.Encoding
+}
+
+// Format returns the first chunk format that stores the column as it is
+// stored now.
+func (i ColumnInfo) Format() int { return max(i.Since, i.Recoded) }
 
 // Encoding says how a chunk stores a column; each suits a shape of values.
 type Encoding uint8
@@ -99,6 +115,12 @@ const (
 	// index per sample, for values that go together (a thread's pid, tid
 	// and comm).
 	Dict
+	// Rising: for the indexes of a table that grows as the capture is read
+	// (a stack met for the first time is among the latest nodes, just
+	// above the largest so far), either each value as the zig-zag
+	// difference from the largest value before it in the chunk (0 before
+	// the first) or, when that is longer, one value per sample.
+	Rising
 )
 
 // Table names the table a column's values index, so that they can be

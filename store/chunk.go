@@ -25,8 +25,16 @@ import (
 //	stack    n uvarints (stack prefix-tree nodes)
 //
 // A column added later is stored after these, and the format byte is the
-// highest Since of the columns written; a chunk of an earlier format
-// decodes the columns it lacks as zeros.
+// highest Since (or Recoded) of the columns written; a chunk of an earlier
+// format decodes the columns it lacks as zeros, and a column whose
+// encoding changed since in the encoding it was written in. Format 2 added
+// cgroup (a Dict of its own). Format 3 stores stack as Rising: a byte 1
+// and each node as the zig-zag difference from the largest node before it
+// in the chunk, as a stack met for the first time is the latest node made
+// (on the real 27 s capture with deep stacks, 20,329 distinct stacks in
+// 47,290 samples, the stack columns shrink from 114 KB to 62 KB
+// compressed), or a byte 0 and n uvarints as before, whichever is shorter
+// (the generated incident's few stacks are small numbers in any order).
 //
 // Measured on the bundled 96-CPU capture this is about 3.4 bytes a sample
 // (1,932,436 bytes of chunk data for 564,480 samples), before the tables
@@ -37,12 +45,11 @@ import (
 const maxChunkSamples = 1 << 20
 
 // chunkFormat is the format byte of the chunks written now: the highest
-// Since of the column list. A chunk of an earlier format lacks the columns
-// added since, which decode as zeros.
+// Since or Recoded of the column list.
 var chunkFormat = func() byte {
 	f := 0
 	for _, k := range subsecond.SampleColumns() {
-		f = max(f, k.Info().Since)
+		f = max(f, k.Info().Format())
 	}
 	return byte(f)
 }()
@@ -76,7 +83,7 @@ var chunkParts = func() []chunkPart {
 type chunkPart interface {
 	Since() int
 	encode(b []byte, c *subsecond.Columns, lo, hi int) []byte
-	decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec
+	decode(d dec, f int, cols *subsecond.Columns, base, n int, lim limits) dec
 	zero(cols *subsecond.Columns, base, n int)
 }
 
@@ -153,7 +160,7 @@ func decodeColumns(raw []byte, cols *subsecond.Columns, lim limits) error {
 		if p.Since() > int(f) {
 			p.zero(cols, base, n)
 		} else {
-			d = p.decode(d, cols, base, n, lim)
+			d = p.decode(d, int(f), cols, base, n, lim)
 		}
 	}
 	if err := d.end(); err != nil {
@@ -212,7 +219,7 @@ func (p *dictPart) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 	return e.b
 }
 
-func (p *dictPart) decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec {
+func (p *dictPart) decode(d dec, _ int, cols *subsecond.Columns, base, n int, lim limits) dec {
 	nt := d.count(n)
 	tuples := make([]dictValues, len(p.cols))
 	for j, k := range p.cols {
@@ -328,14 +335,33 @@ func (k *typed[T]) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 		}
 	case subsecond.Runs:
 		runs(&e, v)
+	case subsecond.Rising:
+		// Written both ways; the shorter is kept.
+		at := len(e.b)
+		e.byte(1)
+		var top int64
+		for _, x := range v {
+			e.uvarint(zigzag(int64(x) - top))
+			top = max(top, int64(x))
+		}
+		rising := len(e.b) - at
+		e.byte(0)
+		for _, x := range v {
+			e.uvarint(uint64(x))
+		}
+		if plain := len(e.b) - at - rising; plain < rising {
+			e.b = append(e.b[:at], e.b[at+rising:]...)
+		} else {
+			e.b = e.b[:at+rising]
+		}
 	}
 	return e.b
 }
 
-func (k *typed[T]) decode(d dec, cols *subsecond.Columns, base, n int, lim limits) dec {
+func (k *typed[T]) decode(d dec, f int, cols *subsecond.Columns, base, n int, lim limits) dec {
 	dst := (*k.Of(cols))[base : base+n]
 	limit := lim.of(k.Table)
-	switch k.Encoding {
+	switch k.EncodingIn(f) {
 	case subsecond.Deltas:
 		t := d.varint()
 		g := d.uvarint()
@@ -354,6 +380,30 @@ func (k *typed[T]) decode(d dec, cols *subsecond.Columns, base, n int, lim limit
 		}
 	case subsecond.Runs:
 		k.unruns(&d, dst, limit)
+	case subsecond.Rising:
+		switch d.byte() {
+		case 0:
+			for i := range dst {
+				dst[i] = k.read(&d, limit)
+			}
+			return d
+		case 1:
+		default:
+			d.fail("bad stack encoding")
+			return d
+		}
+		var top int64
+		for i := range dst {
+			v := top + unzigzag(d.uvarint())
+			if k.Table != subsecond.NoTable && (v < 0 || v >= int64(limit)) || k.Table == subsecond.NoTable && int64(T(v)) != v {
+				d.fail(fmt.Sprintf("value %d out of range", v))
+			}
+			if d.err != nil {
+				return d
+			}
+			dst[i] = T(v)
+			top = max(top, v)
+		}
 	}
 	return d
 }

@@ -22,7 +22,8 @@ var errCorrupt = errors.New("corrupt stored data")
 // Format bytes of the blobs besides chunks (see chunkFormat).
 const (
 	summaryFormat = 1
-	segmentFormat = 1
+	segmentFormat = 2 // format 1 is still read
+	commsFormat   = 1
 )
 
 // maxBlob bounds a blob once decompressed, so that a damaged or hostile
@@ -130,6 +131,17 @@ func (d *dec) count(max int) int {
 	return int(v)
 }
 
+// length reads the length of what follows, which must be at most the
+// bytes left after it.
+func (d *dec) length() int {
+	v := d.uvarint()
+	if v > uint64(len(d.b)) {
+		d.fail(fmt.Sprintf("length %d exceeds the %d bytes left", v, len(d.b)))
+		return 0
+	}
+	return int(v)
+}
+
 // int32 reads a signed varint that must fit an int32.
 func (d *dec) int32() int32 {
 	v := d.varint()
@@ -151,7 +163,7 @@ func (d *dec) index(n int) int {
 }
 
 func (d *dec) bytes() []byte {
-	n := d.count(len(d.b))
+	n := d.length()
 	if d.err != nil {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -70,38 +71,43 @@ func TestChunkRoundTrip(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite testdata/chunk-format1.bin")
+var update = flag.Bool("update", false, "rewrite the golden files of the current chunk and segment formats in testdata")
 
-// TestChunkFormat1 pins the bytes of a format 1 chunk: the columns stored
-// since the first release must keep their encoding, so that existing
-// databases stay readable and a chunk written today reads the same. A
-// column added later raises the format; a format 1 chunk then decodes it
-// as zeros.
-func TestChunkFormat1(t *testing.T) {
+// TestChunkFormats pins the bytes of chunks: every format written since
+// the first release must keep decoding to the same columns, so that
+// existing databases stay readable, and a chunk written today must read
+// the same later. A column added later raises the format, and a chunk of
+// an earlier format decodes it as zeros; a column whose encoding changed
+// raises it too, and a chunk of an earlier format is read in the encoding
+// it was written in. The current format's bytes must not change unnoticed
+// (-update rewrites its golden file).
+func TestChunkFormats(t *testing.T) {
 	c := columns(300)
 	raw, err := unzstd(nil, encodeChunk(&c, 0, 300))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "chunk-format1.bin")
-	if *update && chunkFormat == 1 {
-		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+	for f := 1; f <= int(chunkFormat); f++ {
+		golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d.bin", f))
+		if *update && f == int(chunkFormat) {
+			if err := os.WriteFile(golden, raw, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got subsecond.Columns
-	if err := decodeColumns(want, &got, limits{strings: 5, nodes: 5000, events: 3}); err != nil {
-		t.Fatalf("decode %s: %v", golden, err)
-	}
-	if !reflect.DeepEqual(got, c) {
-		t.Errorf("%s decodes to other columns than columns(300)", golden)
-	}
-	if chunkFormat == 1 && !bytes.Equal(raw, want) {
-		t.Errorf("encodeChunk(columns(300)) differs from %s: a format 1 chunk's bytes changed", golden)
+		var got subsecond.Columns
+		if err := decodeColumns(want, &got, limits{strings: 5, nodes: 5000, events: 3}); err != nil {
+			t.Fatalf("decode %s: %v", golden, err)
+		}
+		if !reflect.DeepEqual(got, c) {
+			t.Errorf("%s decodes to other columns than columns(300)", golden)
+		}
+		if f == int(chunkFormat) && !bytes.Equal(raw, want) {
+			t.Errorf("encodeChunk(columns(300)) differs from %s: a format %d chunk's bytes changed", golden, f)
+		}
 	}
 }
 

@@ -93,7 +93,8 @@ func TestImportRoundTrip(t *testing.T) {
 // TestImportInBlocksMatchesBuilder imports generated captures cut into
 // many small blocks parsed by several workers: strings, frames, stacks and
 // samples must come out exactly as one serial pass (the Builder) makes
-// them, and exactly as a one-worker import does.
+// them, and exactly as a one-worker import does; the SHA-256, hashed
+// beside the reader piece by piece, is the text's.
 func TestImportInBlocksMatchesBuilder(t *testing.T) {
 	text := genText(t, genConfig{CPUs: 8, Seconds: 6, Hz: 49, Seed: 7, Start: 5000.5, Events: 3})
 	want := buildCapture(t, text)
@@ -109,6 +110,9 @@ func TestImportInBlocksMatchesBuilder(t *testing.T) {
 				p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{FileName: "gen.perf"})
 				if err != nil {
 					t.Fatalf("Import with %d workers, %d-byte blocks: %v", opt.Workers, opt.BlockSize, err)
+				}
+				if sum := sha256.Sum256(text); p.SHA256 != hex.EncodeToString(sum[:]) {
+					t.Errorf("SHA256 = %s; want the text's, %x", p.SHA256, sum)
 				}
 				if p.Samples != 8*6*49 || p.CPUs != 8 || len(p.Events) != 3 {
 					t.Errorf("Samples, CPUs, events = %d, %d, %d; want %d, 8, 3", p.Samples, p.CPUs, len(p.Events), 8*6*49)

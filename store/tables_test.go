@@ -1,0 +1,154 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+)
+
+// goldenInterner returns tables shaped like a real capture's: stacks that
+// share prefixes and branch, call sites of one function at several
+// addresses, the same library mapped at two bases, kernel frames under
+// user ones, inlined frames and source lines.
+func goldenInterner() *subsecond.Interner {
+	in := subsecond.NewInterner()
+	libc := "/usr/lib/x86_64-linux-gnu/libc.so.6"
+	fr := func(sym, dso string, addr uint64) subsecond.Frame {
+		f := subsecond.Frame{Symbol: sym, DSO: dso, Addr: addr}
+		if dso == "[kernel.kallsyms]" {
+			f.Kind = subsecond.KindKernel
+		}
+		return f
+	}
+	kernel := []subsecond.Frame{fr("clear_page_erms", "[kernel.kallsyms]", 0xffffffff81a2b3c7),
+		fr("do_anonymous_page", "[kernel.kallsyms]", 0xffffffff812c4d21), fr("handle_mm_fault", "[kernel.kallsyms]", 0xffffffff812c9f0e),
+		fr("asm_exc_page_fault", "[kernel.kallsyms]", 0xffffffff81c00b62)}
+	for base, pid := range []uint64{0x7f3a12000000, 0x7f9c44000000} {
+		for i := range 6 {
+			leafFirst := []subsecond.Frame{fr("memset", libc, uint64(base)+0x1a2b40+uint64(i%3)*0x10)}
+			if i%2 == 1 {
+				leafFirst = append(append([]subsecond.Frame{}, kernel...), leafFirst...)
+			}
+			for d := range 3 + i {
+				leafFirst = append(leafFirst, fr(fmt.Sprintf("cmd/compile/internal/ssa.(*state).f%d", d), "/usr/local/go/pkg/tool/linux_amd64/compile",
+					0x4a0000+uint64(d)*0x1234+uint64(i%2)*0x40))
+			}
+			leafFirst = append(leafFirst, fr("__libc_start_call_main", libc, uint64(base)+0x2724a))
+			in.String(fmt.Sprintf("comm-%d", pid))
+			in.Stack(leafFirst)
+		}
+	}
+	in.Stack([]subsecond.Frame{{Symbol: "inlined_helper", SrcLine: "x.c:12", Inline: true, Kind: subsecond.KindInlined, Addr: 0x401000},
+		{Symbol: "[unknown]", DSO: "[unknown]", Kind: subsecond.KindUnknown}, {Symbol: "main", DSO: "/bin/x", SrcLine: "x.c:1", Addr: math64}})
+	return in
+}
+
+const math64 = 1<<64 - 1
+
+// segmentBytesOf returns the decompressed segments, each as its kind, its
+// sequence, its length and its bytes.
+func segmentBytesOf(t *testing.T, segs []Segment) []byte {
+	t.Helper()
+	var e enc
+	for _, s := range segs {
+		raw, err := unzstd(nil, s.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.uvarint(uint64(s.Kind))
+		e.uvarint(uint64(s.Seq))
+		e.bytes(raw)
+	}
+	return e.b
+}
+
+// segmentsOf is the inverse of segmentBytesOf.
+func segmentsOf(t *testing.T, b []byte) []Segment {
+	t.Helper()
+	d := dec{b: b}
+	var segs []Segment
+	for len(d.b) > 0 && d.err == nil {
+		s := Segment{Kind: SegmentKind(d.uvarint()), Seq: int32(d.uvarint())}
+		s.Data = zstdBlob(d.bytes())
+		segs = append(segs, s)
+	}
+	if d.err != nil {
+		t.Fatal(d.err)
+	}
+	return segs
+}
+
+// TestSegmentFormats pins the bytes of table segments: every format
+// written since the first release must still decode to the same tables,
+// so that existing databases stay readable, and the current format's bytes
+// must not change unnoticed.
+func TestSegmentFormats(t *testing.T) {
+	in := goldenInterner()
+	for f := 1; f <= segmentFormat; f++ {
+		golden := filepath.Join("testdata", fmt.Sprintf("segments-format%d.bin", f))
+		if *update && f == segmentFormat {
+			if err := os.WriteFile(golden, segmentBytesOf(t, encodeSegments(in)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c subsecond.Capture
+		if err := decodeSegments(segmentsOf(t, want), &c); err != nil {
+			t.Fatalf("decode %s: %v", golden, err)
+		}
+		if !reflect.DeepEqual(c.Strings, in.Strings) || !reflect.DeepEqual(c.Frames, in.Frames) || !reflect.DeepEqual(c.Nodes, in.Nodes) {
+			t.Errorf("%s decodes to other tables than goldenInterner's", golden)
+		}
+		if f == segmentFormat {
+			if got := segmentBytesOf(t, encodeSegments(in)); !bytes.Equal(got, want) {
+				t.Errorf("encodeSegments(goldenInterner()) differs from %s: a format %d segment's bytes changed", golden, f)
+			}
+		}
+	}
+}
+
+// TestSegmentsRefuseDamage decodes cut and altered segments: each must
+// fail with errCorrupt or decode to tables within their bounds, never
+// panic.
+func TestSegmentsRefuseDamage(t *testing.T) {
+	segs := encodeSegments(goldenInterner())
+	for i, s := range segs {
+		raw, err := unzstd(nil, s.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		try := func(what string, b []byte) {
+			bad := append([]Segment(nil), segs...)
+			bad[i].Data = zstdBlob(b)
+			var c subsecond.Capture
+			if err := decodeSegments(bad, &c); err != nil {
+				if !errors.Is(err, errCorrupt) {
+					t.Errorf("segment %d %s: %v; want errCorrupt", i, what, err)
+				}
+				return
+			}
+			for _, n := range c.Nodes[1:] {
+				if n.Parent < 0 || int(n.Parent) >= len(c.Nodes) || n.Frame < 0 || int(n.Frame) >= len(c.Frames) {
+					t.Fatalf("segment %d %s: node %+v out of range", i, what, n)
+				}
+			}
+		}
+		for cut := 0; cut < len(raw); cut += 3 {
+			try(fmt.Sprintf("cut at %d", cut), raw[:cut])
+		}
+		for at := 1; at < len(raw); at += 5 {
+			b := bytes.Clone(raw)
+			b[at] ^= 0x5a
+			try(fmt.Sprintf("altered at %d", at), b)
+		}
+	}
+}
