@@ -8,9 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
@@ -279,7 +277,7 @@ func BenchmarkSeriesLane(b *testing.B) {
 	benchEach(b, func(b *testing.B, bk backend) {
 		s, _, _ := nightStore(b, bk)
 		const span = nightHours * 3600e9
-		cpu0 := cpuTime()
+		cpu0 := cpuTime(b)
 		for b.Loop() {
 			lane, err := s.Lane(context.Background(), nightHost, "cpu.sys", t0, t0+span, span/1000)
 			if err != nil {
@@ -289,15 +287,8 @@ func BenchmarkSeriesLane(b *testing.B) {
 				b.Fatalf("lane of %d series; want %d of 1000 values", len(lane.Series), nightCPUs+1)
 			}
 		}
-		b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(b.N), "cpu_ms/op")
+		b.ReportMetric((cpuTime(b)-cpu0).Seconds()*1e3/float64(b.N), "cpu_ms/op")
 	})
-}
-
-// cpuTime returns the CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkAddSeries sends the host's series as the recorder does, 10 s a

@@ -160,7 +160,7 @@ func decodeSeriesRaw(raw []byte, p *seriesPoints) error {
 	b, at := d.b, 0
 	var t, delta int64
 	for i := 0; i < n; {
-		v, next := zigzag(b, at)
+		v, next := readZigzag(b, at)
 		if next < 0 {
 			return fmt.Errorf("%w: bad varint", errCorrupt)
 		}
@@ -211,7 +211,7 @@ func decodeSeriesRaw(raw []byte, p *seriesPoints) error {
 		} else if at+1 < len(b) && b[at+1] < 0x80 {
 			u := uint64(b[at]&0x7f) | uint64(b[at+1])<<7
 			v, at = int64(u>>1)^-int64(u&1), at+2
-		} else if v, at = zigzag(b, at); at < 0 {
+		} else if v, at = readZigzag(b, at); at < 0 {
 			return fmt.Errorf("%w: bad varint", errCorrupt)
 		}
 		if v < -2*maxQuantized || v > 2*maxQuantized {
@@ -229,10 +229,10 @@ func decodeSeriesRaw(raw []byte, p *seriesPoints) error {
 	return nil
 }
 
-// zigzag reads the zigzag varint at b[at:] and returns it and the index
+// readZigzag reads the zigzag varint at b[at:] and returns it and the index
 // after it, or -1 when there is none: dec.varint, with the one-byte case
 // inline, since nearly every varint of a series block is one byte.
-func zigzag(b []byte, at int) (int64, int) {
+func readZigzag(b []byte, at int) (int64, int) {
 	if at < len(b) && b[at] < 0x80 {
 		u := uint64(b[at])
 		return int64(u>>1) ^ -int64(u&1), at + 1
