@@ -14,6 +14,7 @@ import (
 	"github.com/subsecond/subsecond/decompress"
 	"github.com/subsecond/subsecond/parser"
 	"github.com/subsecond/subsecond/query"
+	"github.com/subsecond/subsecond/store"
 )
 
 // viewFlags are the flags the analysis commands (heatmap, cpus,
@@ -92,6 +93,42 @@ func (v *viewFlags) only(view query.View, why string) error {
 		}
 	}
 	return nil
+}
+
+// textFlags are the output flags of a host view printed as rows of text
+// (timeline, state): --format text or json, and --width.
+type textFlags struct {
+	format *string
+	width  *int
+}
+
+// textOutput adds v's --format (text, or json as api answers) and
+// --width flags.
+func (v *viewFlags) textOutput(api string) textFlags {
+	return textFlags{
+		width:  v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit"),
+		format: v.fs.String("format", "text", "output format: text or json (the API's "+api+")"),
+	}
+}
+
+// openHost parses args for a host view (parseHost), checks t's flags and
+// opens the database, which must exist.
+func (v *viewFlags) openHost(ctx context.Context, args []string, t textFlags) (*query.Query, *store.Store, error) {
+	q, err := v.parseHost(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkFormat(v.fs.Name(), *t.format, "text", "json"); err != nil {
+		return nil, nil, err
+	}
+	if *t.width < 10 {
+		return nil, nil, fmt.Errorf("%s: --width %d: want at least 10", v.fs.Name(), *t.width)
+	}
+	s, err := openExisting(ctx, v.e, *v.db)
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, s, nil
 }
 
 // parseHost parses args for a command about a host, which takes --host and

@@ -147,24 +147,13 @@ func hostCaptures(ctx context.Context, e env, s *store.Store, host, format strin
 func runTimeline(ctx context.Context, e env) error {
 	v := newHostFlags("timeline", e, query.ViewTimeline)
 	v.add("measure")
-	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
-	format := v.fs.String("format", "text", "output format: text or json (the API's /api/hosts/HOST/timeline)")
+	out := v.textOutput("/api/hosts/HOST/timeline")
 	v.fs.Usage = func() {
 		fmt.Fprintln(v.fs.Output(), "Usage: subsecond timeline --host HOST [--from T] [--to T] [--bucket B] [--measure busy|system] [--format text|json]\n\n"+
 			"Prints the host's night: one row per CPU across all its captures in wall-clock\ntime, shaded by busy (or system) fraction, with the gaps between captures\ndrawn as ·, and the captures and markers listed below.\n\nFlags:")
 		v.fs.PrintDefaults()
 	}
-	q, err := v.parseHost(e.args)
-	if err != nil {
-		return err
-	}
-	if err := checkFormat("timeline", *format, "text", "json"); err != nil {
-		return err
-	}
-	if *width < 10 {
-		return fmt.Errorf("timeline: --width %d: want at least 10", *width)
-	}
-	s, err := openExisting(ctx, e, *v.db)
+	q, s, err := v.openHost(ctx, e.args, out)
 	if err != nil {
 		return err
 	}
@@ -173,14 +162,14 @@ func runTimeline(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
-	if *format == "json" {
+	if *out.format == "json" {
 		return json.NewEncoder(e.stdout).Encode(g) // as the API sends it
 	}
 	ms, err := s.Markers(ctx, *v.host, g.From, g.To)
 	if err != nil {
 		return err
 	}
-	return writeTimelineText(termWriter(e.stdout), g, ms, q.Measure == "system", *width)
+	return writeTimelineText(termWriter(e.stdout), g, ms, q.Measure == "system", *out.width)
 }
 
 // writeTimelineText renders g with one character per group of buckets:

@@ -34,8 +34,7 @@ func runState(ctx context.Context, e env) error {
 	v := newHostFlags("state", e, query.ViewSeries)
 	v.add("comm")
 	moves := v.fs.Bool("moves", false, "rank what moves with the series (--name, --label, --series_cpu): the commands and functions whose share of the host rises and falls with it; or, with --comm (and --frame), the series that move with that command's share")
-	width := v.fs.Int("width", 120, "text: characters per row; buckets are merged to fit")
-	format := v.fs.String("format", "text", "output format: text or json (the API's /api/hosts/HOST/series)")
+	out := v.textOutput("/api/hosts/HOST/series")
 	v.fs.Usage = func() {
 		fmt.Fprintln(v.fs.Output(), `Usage: subsecond state --host HOST [--name KIND] [--from T] [--to T] [--bucket B] [--format text|json]
        subsecond state --host HOST --moves (--name KIND [--label L] [--series_cpu N] | --comm COMM [--frame FUNCTION])
@@ -61,23 +60,13 @@ or 'sar -P ALL' (with its header line, which gives the date), or timestamped
 Flags:`)
 		v.fs.PrintDefaults()
 	}
-	q, err := v.parseHost(e.args)
-	if err != nil {
-		return err
-	}
-	if err := checkFormat("state", *format, "text", "json"); err != nil {
-		return err
-	}
-	if *width < 10 {
-		return fmt.Errorf("state: --width %d: want at least 10", *width)
-	}
-	s, err := openExisting(ctx, e, *v.db)
+	q, s, err := v.openHost(ctx, e.args, out)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	if *moves {
-		return writeMoves(ctx, e, s, *v.host, q, *format)
+		return writeMoves(ctx, e, s, *v.host, q, *out.format)
 	}
 	if q.Filter.Comm != "" {
 		return fmt.Errorf("state: --comm ranks the series that move with a command; add --moves")
@@ -86,14 +75,14 @@ Flags:`)
 	if err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
-	if *format == "json" {
+	if *out.format == "json" {
 		return json.NewEncoder(e.stdout).Encode(l) // as the API sends it
 	}
 	ms, err := s.Markers(ctx, *v.host, l.From, l.To)
 	if err != nil {
 		return err
 	}
-	return writeLaneText(termWriter(e.stdout), l, ms, *width)
+	return writeLaneText(termWriter(e.stdout), l, ms, *out.width)
 }
 
 // writeLaneText renders l with one character per group of buckets, the
