@@ -92,3 +92,9 @@ const (
 // product was made for (a core at 100% system time, leaked memory cgroups,
 // a NIC's errors).
 const DefaultState = "cpu.sys,cgroups,cgroup.dying,net.errors"
+
+// MaxRegexp bounds a regular-expression parameter, in bytes: its
+// compilation and matching grow with it (Go's matching is linear in the
+// text matched, times the expression's size), and a filter, a search or a
+// marker expression has no use for more.
+const MaxRegexp = 1024

@@ -829,6 +829,9 @@ func (p Param) set(q *Query, s string) error {
 	case *string:
 		switch p.Type {
 		case TypeRegexp:
+			if len(s) > MaxRegexp {
+				return Invalidf(p.Name, "a regular expression of %d bytes is longer than the %d one may be", len(s), MaxRegexp)
+			}
 			if _, err := regexp.Compile(s); err != nil {
 				return Invalidf(p.Name, "%q is not a regular expression: %v", s, unwrapRegexp(err))
 			}

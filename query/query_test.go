@@ -362,3 +362,20 @@ func TestMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestLongRegexp: a regular-expression parameter longer than MaxRegexp
+// is refused before it is compiled; other text is not bounded so (a zoom
+// path of a deep stack is long).
+func TestLongRegexp(t *testing.T) {
+	long := strings.Repeat("a|", query.MaxRegexp/2+1)
+	for _, name := range []string{"match", "function", "comm_regex", "cgroup"} {
+		_, err := query.Parse(url.Values{name: {long}})
+		var pe *query.ParamError
+		if !errors.As(err, &pe) || pe.Name != name || !strings.Contains(err.Error(), "longer than the 1024") {
+			t.Errorf("Parse(%s of %d bytes) = %v; want a ParamError naming the limit", name, len(long), err)
+		}
+	}
+	if _, err := query.Parse(url.Values{"match": {strings.Repeat("a", query.MaxRegexp)}, "zoom": {long}}); err != nil {
+		t.Errorf("Parse(match of %d bytes, a long zoom) = %v; want them taken", query.MaxRegexp, err)
+	}
+}

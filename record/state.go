@@ -31,6 +31,13 @@ type StateOptions struct {
 	// about an hour of a 96-CPU host]: past it the oldest are dropped,
 	// and the log says how many.
 	MaxPoints int
+	// MarkerRate and MarkerBurst bound the kernel log's markers, so that
+	// a flood of matching lines (a driver resetting in a loop) neither
+	// floods the store nor holds up the recorder: up to MarkerBurst at
+	// once, then MarkerRate a second; the others are dropped and counted
+	// in the log [10, 100].
+	MarkerRate  float64
+	MarkerBurst int
 	Log       io.Writer // one line per event [io.Discard]
 }
 
@@ -57,7 +64,13 @@ func RunState(ctx context.Context, o StateOptions) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	st := &stateBuffer{o: o, index: map[subsecond.SeriesKey]int{}}
+	if o.MarkerRate <= 0 {
+		o.MarkerRate = 10
+	}
+	if o.MarkerBurst <= 0 {
+		o.MarkerBurst = 100
+	}
+	st := &stateBuffer{o: o, index: map[subsecond.SeriesKey]int{}, tokens: float64(o.MarkerBurst)}
 	var wg sync.WaitGroup
 	kick := make(chan struct{}, 1)
 	wg.Add(1)
@@ -76,10 +89,11 @@ func RunState(ctx context.Context, o StateOptions) {
 		go func() {
 			defer wg.Done()
 			err := o.Follow(ctx, func(m subsecond.Marker) error {
-				st.mark(m)
-				select {
-				case kick <- struct{}{}:
-				default:
+				if st.mark(m) {
+					select {
+					case kick <- struct{}{}:
+					default:
+					}
 				}
 				return nil
 			})
@@ -116,6 +130,11 @@ type stateBuffer struct {
 	points  int
 	dropped int
 	marks   []subsecond.Marker
+	// tokens and filled are the markers' token bucket; flood counts the
+	// markers dropped since the log last said so.
+	tokens float64
+	filled time.Time
+	flood  int
 	failing bool // the last send failed: said once until one succeeds
 	denied  bool // the sink refused the credentials: nothing more is sent
 	sending sync.Mutex
@@ -150,10 +169,23 @@ func (b *stateBuffer) add(ss []subsecond.Series) {
 	}
 }
 
-func (b *stateBuffer) mark(m subsecond.Marker) {
+// mark keeps m to be sent, unless the kernel log floods (see
+// StateOptions.MarkerRate); it reports whether m was kept.
+func (b *stateBuffer) mark(m subsecond.Marker) bool {
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	if !b.filled.IsZero() {
+		b.tokens = min(float64(b.o.MarkerBurst), b.tokens+now.Sub(b.filled).Seconds()*b.o.MarkerRate)
+	}
+	b.filled = now
+	if b.tokens < 1 {
+		b.flood++
+		return false
+	}
+	b.tokens--
 	b.marks = append(b.marks, m)
-	b.mu.Unlock()
+	return true
 }
 
 // send sends the markers gathered and, with series set, the series; what
@@ -172,11 +204,14 @@ func (b *stateBuffer) send(ctx context.Context, series bool) {
 		ss = b.series
 		b.series, b.index, b.points = nil, map[subsecond.SeriesKey]int{}, 0
 	}
-	dropped := b.dropped
-	b.dropped = 0
+	dropped, flood := b.dropped, b.flood
+	b.dropped, b.flood = 0, 0
 	b.mu.Unlock()
 	if dropped > 0 {
 		fmt.Fprintf(b.o.Log, "host state: %d points dropped, oldest first, while the sink failed\n", dropped)
+	}
+	if flood > 0 {
+		fmt.Fprintf(b.o.Log, "kernel log: %d matching lines not made markers: more than %d at once or %g a second\n", flood, b.o.MarkerBurst, b.o.MarkerRate)
 	}
 	var err error
 	if len(ms) > 0 {

@@ -172,3 +172,54 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	return w.b.Write(p)
 }
+
+// TestRunStateRateLimitsAKernelLogFlood: a driver logging a matching line
+// in a loop makes at most the burst and the rate's markers; the rest are
+// counted in the log, and the sampler goes on.
+func TestRunStateRateLimitsAKernelLogFlood(t *testing.T) {
+	sink := &stateSink{series: map[subsecond.SeriesKey][]subsecond.Point{}, sent: make(chan struct{}, 1)}
+	var mu sync.Mutex
+	var log strings.Builder
+	ctx, cancel := context.WithCancel(context.Background())
+	begin := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunState(ctx, StateOptions{
+			Sample: func(ctx context.Context, emit func([]subsecond.Series) error) error {
+				for i := int64(1); ctx.Err() == nil; i++ {
+					emit([]subsecond.Series{{Name: "load1", CPU: subsecond.Unknown, Points: []subsecond.Point{{Time: i, Value: 1}}}})
+					time.Sleep(5 * time.Millisecond)
+				}
+				return nil
+			},
+			Follow: func(ctx context.Context, emit func(subsecond.Marker) error) error {
+				for i := range 5000 {
+					emit(subsecond.Marker{Time: int64(i + 1), Text: "mlx5_core: resetting"})
+				}
+				<-ctx.Done()
+				return nil
+			},
+			SendSeries: sink.sendSeries, SendMarkers: sink.sendMarkers, Flush: 20 * time.Millisecond,
+			MarkerRate: 10, MarkerBurst: 100, Log: lockedWriter{&mu, &log},
+		})
+	}()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	elapsed := time.Since(begin).Seconds()
+	sink.mu.Lock()
+	n, pts := len(sink.marks), len(sink.series[subsecond.SeriesKey{Name: "load1", CPU: subsecond.Unknown}])
+	sink.mu.Unlock()
+	if n < 100 || float64(n) > 100+10*elapsed+1 {
+		t.Errorf("%d markers of a flood of 5000 in %.2f s; want the burst of 100 and at most 10 a second more", n, elapsed)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(log.String(), "matching lines not made markers") {
+		t.Errorf("log = %q; want the dropped lines counted", log.String())
+	}
+	if pts < 10 {
+		t.Errorf("%d points sampled meanwhile; want the sampler unhindered", pts)
+	}
+}

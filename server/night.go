@@ -246,6 +246,10 @@ func (s *Server) addMarkers(w http.ResponseWriter, r *http.Request) {
 	} else {
 		opt := markers.Options{}
 		if v := r.URL.Query().Get("match"); v != "" {
+			if len(v) > query.MaxRegexp {
+				s.error(w, r, query.Invalidf("match", "a regular expression of %d bytes is longer than the %d one may be", len(v), query.MaxRegexp))
+				return
+			}
 			if opt.Match, err = regexp.Compile(v); err != nil {
 				s.error(w, r, fmt.Errorf("match: %v: %w", err, subsecond.ErrInvalid))
 				return
