@@ -38,7 +38,7 @@ type StateOptions struct {
 	// in the log [10, 100].
 	MarkerRate  float64
 	MarkerBurst int
-	Log       io.Writer // one line per event [io.Discard]
+	Log         io.Writer // one line per event [io.Discard]
 }
 
 // stateWait bounds the last send when RunState stops: an interrupted
@@ -132,9 +132,9 @@ type stateBuffer struct {
 	marks   []subsecond.Marker
 	// tokens and filled are the markers' token bucket; flood counts the
 	// markers dropped since the log last said so.
-	tokens float64
-	filled time.Time
-	flood  int
+	tokens  float64
+	filled  time.Time
+	flood   int
 	failing bool // the last send failed: said once until one succeeds
 	denied  bool // the sink refused the credentials: nothing more is sent
 	sending sync.Mutex
