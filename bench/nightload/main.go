@@ -4,16 +4,22 @@
 // import half of bench/night.
 //
 //	go run ./bench/nightload -db night.db -cpus 96 -hours 12
+//
+// Without -db it writes into the database subsecond itself opens without
+// --db ($SUBSECOND_DB, else $XDG_DATA_HOME/subsecond/subsecond.db, else
+// ~/.local/share/subsecond/subsecond.db), beside what is there already.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -30,7 +36,7 @@ func main() {
 }
 
 func run() error {
-	db := flag.String("db", "", "database file to create (required)")
+	db := flag.String("db", "", "SQLite database file, created if missing (default: subsecond's own, $SUBSECOND_DB, else $XDG_DATA_HOME/subsecond/subsecond.db, else ~/.local/share/subsecond/subsecond.db)")
 	host := flag.String("host", "node-1", "host name")
 	cpus := flag.Int("cpus", 96, "CPUs")
 	hz := flag.Int("hz", 49, "sampling rate per CPU")
@@ -39,7 +45,11 @@ func run() error {
 	series := flag.Bool("series", false, "also store the host's series as the recorder's state sampler would: each CPU's system % every second, from the generator's own counts, and memory cgroups leaking by one every 2 s (dying ones with them)")
 	flag.Parse()
 	if *db == "" {
-		return fmt.Errorf("-db is required")
+		p, err := defaultDB()
+		if err != nil {
+			return err
+		}
+		*db = p
 	}
 	n := &nightgen.Night{Host: *host, CPUs: *cpus, Hz: *hz, Length: *length, Unanchored: -1, Seed: 1,
 		Start: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
@@ -92,6 +102,24 @@ func run() error {
 	fmt.Printf("captures %d\nsamples %d\nimport_s %.1f\nsamples_per_s %.0f\ndb_bytes %d\nbytes_per_sample %.1f\n",
 		n.Captures, samples, elapsed.Seconds(), float64(samples)/elapsed.Seconds(), size, float64(size)/float64(samples))
 	return nil
+}
+
+// defaultDB returns the SQLite database subsecond opens without --db.
+func defaultDB() (string, error) {
+	if p := os.Getenv("SUBSECOND_DB"); p != "" {
+		if strings.Contains(p, "://") {
+			return "", fmt.Errorf("$SUBSECOND_DB is %s; nightload writes SQLite only: give -db", p)
+		}
+		return p, nil
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "subsecond", "subsecond.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", errors.New("no database: give -db, or set $SUBSECOND_DB or $HOME")
+	}
+	return filepath.Join(home, ".local", "share", "subsecond", "subsecond.db"), nil
 }
 
 // stateOf returns the series the recorder's state sampler would have

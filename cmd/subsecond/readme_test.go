@@ -16,25 +16,35 @@ import (
 // commands; blocks of output are fenced without one.
 var shellFences = map[string]bool{"sh": true, "bash": true, "shell": true}
 
+// cliDocs are the Markdown files whose shell blocks hold `subsecond …`
+// examples: the README and the CLI reference it links to. Between them
+// every command has an example.
+var cliDocs = []string{"../../README.md", "../../docs/cli.md"}
+
 // readmeInvocation is one `subsecond …` command line found in the README.
 type readmeInvocation struct {
-	line int // 1-based line in README.md
+	file string // where it was found, as in cliDocs
+	line int    // 1-based line in file
 	text string
 	args []string // after the program name
 }
 
 // TestReadmeCommands checks every `subsecond …` (and `go run ./cmd/subsecond
-// …`) command in the README's shell blocks against the real command table
-// and FlagSets: the command exists, its flags parse, and no flag follows a
-// positional argument (where Go's flag package would take it for one).
-// Every command must have an example.
+// …`) command in the shell blocks of README.md and docs/cli.md against the
+// real command table and FlagSets: the command exists, its flags parse, and
+// no flag follows a positional argument (where Go's flag package would take
+// it for one). Every command must have an example in one of them.
 func TestReadmeCommands(t *testing.T) {
-	invs, err := readmeInvocations("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(invs) < 15 {
-		t.Fatalf("found %d subsecond command lines in README.md; want the walkthrough's and the CLI section's (at least 15)", len(invs))
+	var invs []readmeInvocation
+	for _, path := range cliDocs {
+		found, err := readmeInvocations(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) < 10 {
+			t.Errorf("found %d subsecond command lines in %s; want its examples (at least 10)", len(found), path)
+		}
+		invs = append(invs, found...)
 	}
 	cmds := commands()
 	used := map[string]bool{}
@@ -46,25 +56,25 @@ func TestReadmeCommands(t *testing.T) {
 		if name == "help" {
 			if len(args) > 0 {
 				if _, ok := cmds[args[0]]; !ok {
-					t.Errorf("README.md:%d: %s: 'help %s' names no command", inv.line, inv.text, args[0])
+					t.Errorf("%s:%d: %s: 'help %s' names no command", inv.file, inv.line, inv.text, args[0])
 				}
 			}
 			continue
 		}
 		if _, ok := cmds[name]; !ok {
-			t.Errorf("README.md:%d: %s: no command %q", inv.line, inv.text, name)
+			t.Errorf("%s:%d: %s: no command %q", inv.file, inv.line, inv.text, name)
 			continue
 		}
 		used[name] = true
 		_, err := commandFlags(t, name, args...)
 		if err != nil {
-			t.Errorf("README.md:%d: %s: %v", inv.line, inv.text, err)
+			t.Errorf("%s:%d: %s: %v", inv.file, inv.line, inv.text, err)
 			continue
 		}
 	}
 	for name := range cmds {
 		if !used[name] {
-			t.Errorf("README.md has no example of 'subsecond %s'", name)
+			t.Errorf("neither README.md nor docs/cli.md has an example of 'subsecond %s'", name)
 		}
 	}
 }
@@ -148,7 +158,7 @@ func readmeInvocations(path string) ([]readmeInvocation, error) {
 		}
 		for _, cmd := range simpleCommands(words) {
 			if args, ok := subsecondArgs(cmd); ok {
-				invs = append(invs, readmeInvocation{line: start + 1, text: line, args: args})
+				invs = append(invs, readmeInvocation{file: path, line: start + 1, text: line, args: args})
 			}
 		}
 	}
@@ -268,13 +278,13 @@ func subsecondArgs(cmd []string) ([]string, bool) {
 	return nil, false
 }
 
-// TestReadmeConfiguration checks the README's table of serve's flags
-// against serve's FlagSet both ways: every flag it names exists, with the
-// environment variable it names mentioned in the flag's help, and every
-// flag of serve has a row. The flags the table of limits names must exist
+// TestReadmeConfiguration checks docs/configuration.md's table of serve's
+// flags against serve's FlagSet both ways: every flag it names exists, with
+// the environment variable it names mentioned in the flag's help, and every
+// flag of serve has a row. The flags its section on limits names must exist
 // too.
 func TestReadmeConfiguration(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+	data, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,10 +292,10 @@ func TestReadmeConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	config := readmeSection(string(data), "## Configuration")
-	limits := readmeSection(string(data), "### Limits")
+	config := readmeSection(string(data), "## Flags and environment")
+	limits := readmeSection(string(data), "## Limits")
 	if config == "" || limits == "" {
-		t.Fatal(`README.md has no "## Configuration" or "### Limits" section`)
+		t.Fatal(`docs/configuration.md has no "## Flags and environment" or "## Limits" section`)
 	}
 	flagRE := regexp.MustCompile("`--([a-z][a-z0-9-]*)")
 	envRE := regexp.MustCompile(`\b(SUBSECOND_[A-Z_]+|GOMEMLIMIT)\b`)
@@ -300,30 +310,30 @@ func TestReadmeConfiguration(t *testing.T) {
 			rows[name] = true
 			f := fs.Lookup(name)
 			if f == nil {
-				t.Errorf("README.md's configuration table names --%s, which serve does not have", name)
+				t.Errorf("docs/configuration.md's table names --%s, which serve does not have", name)
 				continue
 			}
 			for _, env := range envRE.FindAllString(cells[2], -1) {
 				if !strings.Contains(f.Usage, "$"+env) {
-					t.Errorf("README.md's configuration table reads --%s from $%s; serve's help for it (%q) does not say so", name, env, f.Usage)
+					t.Errorf("docs/configuration.md's table reads --%s from $%s; serve's help for it (%q) does not say so", name, env, f.Usage)
 				}
 			}
 		}
 	}
 	fs.VisitAll(func(f *flag.Flag) {
 		if !rows[f.Name] {
-			t.Errorf("serve's --%s has no row in README.md's configuration table", f.Name)
+			t.Errorf("serve's --%s has no row in docs/configuration.md's table", f.Name)
 		}
 	})
 	n := 0
 	for _, m := range flagRE.FindAllStringSubmatch(limits, -1) {
 		n++
 		if fs.Lookup(m[1]) == nil {
-			t.Errorf("README.md's table of limits names --%s, which serve does not have", m[1])
+			t.Errorf("docs/configuration.md's limits names --%s, which serve does not have", m[1])
 		}
 	}
 	if len(rows) < 10 || n < 10 {
-		t.Errorf("found %d flags in README.md's configuration table and %d in its limits; want the tables", len(rows), n)
+		t.Errorf("found %d flags in docs/configuration.md's table and %d in its limits; want them", len(rows), n)
 	}
 }
 
@@ -469,5 +479,46 @@ func checkReadmeWalkthrough(t *testing.T, db string) {
 	}
 	if blocks < 5 || checked < 3 {
 		t.Errorf("ran %d shell blocks of README.md's walkthrough and checked %d outputs; want its five steps and three outputs", blocks, checked)
+	}
+}
+
+// TestDocLinks checks every relative link and image of README.md and
+// docs/*.md: the file it points to exists (anchors are not checked).
+func TestDocLinks(t *testing.T) {
+	files, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "../../README.md")
+	linkRE := regexp.MustCompile(`\]\(([^)\s]+)\)|^\[[^\]]+\]:\s*(\S+)`)
+	n := 0
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inFence := false
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				inFence = !inFence
+			}
+			if inFence {
+				continue
+			}
+			for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
+				target := m[1] + m[2]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				target, _, _ = strings.Cut(target, "#")
+				n++
+				if _, err := os.Stat(filepath.Join(filepath.Dir(file), target)); err != nil {
+					t.Errorf("%s:%d: link to %s: no such file", strings.TrimPrefix(file, "../../"), i+1, target)
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("found %d relative links in README.md and docs/*.md; want the README's links to docs/", n)
 	}
 }
