@@ -83,3 +83,30 @@ test('on wide windows the maps take the width and prose keeps its measure', asyn
   assert.deepEqual(w.errors, []);
   await page.close();
 });
+
+test('a host none of whose captures has a wall clock says so, in place of empty panels', async () => {
+  // perf script output without its header: the host is "unknown", and
+  // the capture has no wall-clock time.
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tempDir, upload } = await import('./helpers.mjs');
+  let text = '';
+  for (let k = 0; k < 200; k++) text += `app 10/10 [000] ${(5000 + k / 100).toFixed(6)}: 10101010 cpu-clock:pppH: \n\t55d000001300 main+0x10 (/usr/bin/app)\n\n`;
+  const path = join(tempDir(), 'noheader.perf.txt');
+  writeFileSync(path, text);
+  assert.equal((await upload(server.url, path, 'no header')).profile.host, 'unknown');
+
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  await open(page, '/hosts/unknown');
+  assert.equal((await page.textContent('[data-testid=night-none]')).replace(/\s+/g, ' ').trim(), 'No captures of host "unknown" with a wall-clock time, so there is no night to show — see Hosts.');
+  assert.equal(await page.getAttribute('[data-testid=night-none-hosts]', 'href'), '/hosts');
+  assert.doesNotMatch(await page.textContent('main'), /HTTP \d+/);
+  for (const panel of ['night-map', 'night-lanes', 'night-compare', 'night-hotspots', 'night-markers', 'night-commline']) {
+    assert.equal(await page.locator(`[data-testid=${panel}]`).count(), 0, `no empty ${panel} panel`);
+  }
+  assert.deepEqual(w.errors, [], 'the page asks the APIs for nothing it cannot show');
+  await page.click('[data-testid=night-none-hosts]');
+  await page.waitForURL(/\/hosts$/);
+  await page.close();
+});
