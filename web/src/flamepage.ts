@@ -136,7 +136,7 @@ class FlameView {
     private tree: Tree,
     p: URLSearchParams,
     private diff: boolean,
-    chart: StackChart | null,
+    private chart: StackChart | null,
   ) {
     this.toolbar = new FlameToolbar({
       diff,
@@ -224,8 +224,11 @@ class FlameView {
     this.bar?.run();
   }
 
+  // setView draws the graph, and the stack chart above it, as a flame
+  // graph (roots at the bottom) or an icicle (roots on top).
   private setView(icicle: boolean, record: boolean): void {
     this.graph.setIcicle(icicle);
+    this.chart?.setIcicle(icicle);
     this.toolbar.showView(icicle);
     if (record) updateURL({ view: icicle ? "icicle" : null }, false);
   }
@@ -369,6 +372,7 @@ async function stackChart(
   const group: LaneGroup = p.get("lanes") === "thread" ? "thread" : "cpu";
   const chart = new StackChart(tree, d, {
     group,
+    icicle: p.get("view") === "icicle",
     originNs: prof.t0_ns,
     clock: new Clock(prof.t0_ns, prof.wall),
     periodNs: prof.frequency_hz > 0 ? 1e9 / prof.frequency_hz : medianGap(d),
@@ -423,6 +427,7 @@ async function stackChart(
         return out;
       },
       stats: () => ({ drawMs: chart.drawMs, layoutMs: chart.layoutMs, boxes: chart.drawnBoxes }),
+      axis: () => chart.axisLabels(),
     };
   }
   return chart;
