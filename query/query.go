@@ -105,6 +105,11 @@ type Page struct {
 	// State lists the kinds of host series (subsecond.SeriesKinds) the
 	// host page draws as lanes under its cores map, comma-separated.
 	State string
+	// Sandwich is the function whose sandwich the flame graph's
+	// top-functions table shows; Sort the profile list's order, a column
+	// and, with "-desc", descending ("samples-desc").
+	Sandwich string
+	Sort     string
 
 	MatchCase bool // the search tells upper from lower case (it ignores case by default)
 
@@ -116,6 +121,16 @@ type Page struct {
 	CompareWith              string
 	CompareEarlier           int64
 	CompareFrom2, CompareTo2 WallTime
+}
+
+// sortChoices returns the orders of a list by its columns: each column
+// ascending, then descending ("name", "name-desc", …).
+func sortChoices(columns ...string) []string {
+	out := make([]string, 0, 2*len(columns))
+	for _, c := range columns {
+		out = append(out, c, c+"-desc")
+	}
+	return out
 }
 
 // Bound is an optional offset in nanoseconds from a profile's T0.
@@ -366,8 +381,12 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Page.MatchCase }},
 	{Name: "zoom", Type: TypeString, Help: "the flame graph's zoomed frame, as a path of frame names", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.Zoom }},
-	{Name: "view", Type: TypeChoice, Choices: []string{"flame", "icicle"}, Default: "flame", Help: "flame (root at the bottom) or icicle (root at the top)", Group: GroupPage, Views: ViewPage,
+	{Name: "view", Type: TypeChoice, Choices: []string{"flame", "icicle"}, Default: "flame", Help: "flame (root at the bottom) or icicle (root at the top), the flame graph and the stack chart above it", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.View }},
+	{Name: "sandwich", Type: TypeString, Help: "the flame graph's top-functions table: the function whose sandwich (its callers and callees) is shown", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.Page.Sandwich }},
+	{Name: "sort", Type: TypeChoice, Choices: sortChoices("name", "host", "duration", "samples", "cpus", "size", "uploaded"), Help: "the profile list's order: by a column, ascending, or with -desc descending (default: uploaded-desc, the newest first)", Group: GroupPage, Views: ViewPage,
+		field: func(q *Query) any { return &q.Page.Sort }},
 	{Name: "shape", Type: TypeChoice, Choices: []string{"target", "base"}, Default: "target", Help: "a differential graph's widths: the target range's (frames gone since the base at their base width) or the base's (flamegraph.pl's --negate)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.Shape }},
 	{Name: "lanes", Type: TypeChoice, Choices: []string{"cpu", "thread"}, Default: "cpu", Help: "the stack chart's lanes: one per CPU or one per thread", Group: GroupPage, Views: ViewPage,

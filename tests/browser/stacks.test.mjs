@@ -152,3 +152,57 @@ test('the page passes max_samples on to the samples it asks for; a refusal leave
   assert.deepEqual(w.errors.map((e) => e.replace(/\?.*/, '')), [`HTTP 400 ${server.url}/api/profiles/${id}/samples`]);
   await page.close();
 });
+
+test('the stack chart stands the way the flame graph below it does, and its time labels never collide', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  // order returns the stack chart's and the flame graph's tops of gc's
+  // leaf and of its command's frame on CPU 5.
+  const order = () => page.evaluate(() => {
+    const top = (name) => window.__stacks.boxes('CPU 5', name)[0].y;
+    return { leaf: top('mark_object'), root: top('gc'), flameLeaf: window.__flame.locate('mark_object').y, flameRoot: window.__flame.locate('gc').y };
+  });
+  await openStacks(page, 'start=4&end=5&cpu=5');
+  let o = await order();
+  assert.ok(o.flameLeaf < o.flameRoot, 'a flame graph by default');
+  assert.ok(o.leaf < o.root, `root at the bottom, as the flame graph: ${JSON.stringify(o)}`);
+  // The box under the pointer is the one drawn there.
+  const canvas = await page.$eval('[data-testid=stacks-canvas]', (c) => c.getBoundingClientRect().toJSON());
+  const root = (await page.evaluate(() => window.__stacks.boxes('CPU 5', 'gc')))[0];
+  await page.mouse.move(canvas.x + root.x + root.w / 2, canvas.y + root.y + 5);
+  assert.equal(await page.textContent('[data-testid=tooltip]:not([hidden]) div'), 'gc');
+  await page.mouse.move(0, 0);
+
+  // The view's toggle turns both; the URL keeps it, and a reload honours it.
+  await page.click('[data-testid=view-icicle]');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('view') === 'icicle');
+  await page.waitForTimeout(100);
+  o = await order();
+  assert.ok(o.flameLeaf > o.flameRoot && o.leaf > o.root, `root on top, as the icicle: ${JSON.stringify(o)}`);
+  await page.reload();
+  await page.waitForSelector('#stacks[data-rendered="1"]');
+  await page.waitForSelector('body[data-rendered="1"]');
+  o = await order();
+  assert.ok(o.flameLeaf > o.flameRoot && o.leaf > o.root, `root on top after a reload: ${JSON.stringify(o)}`);
+
+  // The axis's labels, as drawn, at many widths, in times of day and in
+  // seconds: inside the chart, none overlapping the next.
+  const seen = [];
+  for (const [query, tz] of [['start=4&end=5&cpu=5', ''], ['start=0.5&end=13.3&cpu=5', ''], ['start=4&end=5&cpu=5', '&tz=offset']]) {
+    await openStacks(page, query + tz);
+    for (let width = 700; width <= 1440; width += 37) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForFunction((w) => { const a = window.__stacks.axis(); return a.length && Math.abs(a[0].width - (document.querySelector('[data-testid=stacks-canvas]').getBoundingClientRect().width)) < 1; }, width);
+      const labels = await page.evaluate(() => window.__stacks.axis());
+      assert.ok(labels.length >= 2, `${query}${tz} at ${width} px: ${JSON.stringify(labels)}`);
+      for (const [i, l] of labels.entries()) {
+        assert.ok(l.x >= 0 && l.x + l.w <= l.width, `${query}${tz} at ${width} px: "${l.text}" [${l.x}, ${l.x + l.w}] leaves the chart of ${l.width} px`);
+        if (i) assert.ok(labels[i - 1].x + labels[i - 1].w + 4 <= l.x, `${query}${tz} at ${width} px: "${labels[i - 1].text}" and "${l.text}" collide: ${JSON.stringify(labels)}`);
+      }
+      seen.push(labels.length);
+    }
+  }
+  console.log(`# stack chart axis labels per width: ${seen.join(' ')}`);
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});

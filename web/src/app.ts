@@ -10,6 +10,7 @@ import { watchHistory } from "./nav";
 import { profilePage } from "./profile";
 import { profileList } from "./profiles";
 import { viewData } from "./state";
+import { setupSkipLink } from "./skiplink";
 import { setupUpload } from "./upload";
 import { followTZ, keepTZOnLinks, setupTZ } from "./wallclock";
 
@@ -41,6 +42,7 @@ function boot(): void {
 function main(): void {
   followTZ();
   watchHistory();
+  setupSkipLink();
   keepTZOnLinks();
   boot();
 }

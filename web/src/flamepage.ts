@@ -4,11 +4,11 @@
 
 import { errorMessage, getJSON } from "./api";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
-import { MiniTimeline } from "./timeline";
+import { MiniTimeline, seconds } from "./timeline";
 import { onSchemeChange } from "./colors";
 import { compareForm } from "./compareform";
 import { $, afterFrame, clear, h } from "./dom";
-import { fmtInt, fmtOffset, parseOffset } from "./format";
+import { fmtDuration, fmtInt, fmtOffset, parseOffset } from "./format";
 import { FrameTable } from "./frametable";
 import { SearchBar } from "./search";
 import { TopTable } from "./toptable";
@@ -122,7 +122,8 @@ export async function flamePage(vd: ViewData, mode: PageMode, boot: () => void):
 // search bar over it and, once shown, its top-functions table, kept in step
 // with the stack chart above it when there is one. Its state is the graph's:
 // the view (flame or icicle), the shape, the zoom and the search, which the
-// URL holds (view, shape, zoom, search, match_case).
+// URL holds (view, shape, zoom, search, match_case), and the function whose
+// sandwich the table shows (sandwich).
 class FlameView {
   readonly toolbar: FlameToolbar;
   readonly graph: FlameGraph;
@@ -136,7 +137,7 @@ class FlameView {
     private tree: Tree,
     p: URLSearchParams,
     private diff: boolean,
-    chart: StackChart | null,
+    private chart: StackChart | null,
   ) {
     this.toolbar = new FlameToolbar({
       diff,
@@ -202,12 +203,14 @@ class FlameView {
     const z = this.tree.find(cur.get("zoom") ?? "");
     this.zoomTo(z < 0 ? 0 : z, false);
     this.bar?.sync(cur);
+    this.table?.pickName(cur.get("sandwich") ?? "");
   }
 
   // showTable shows the top-functions table in top; a row finds its
   // function in the graph.
   showTable(top: HTMLElement): void {
-    this.table = new TopTable(top, this.tree, (name) => this.find(name), this.graph.zoom);
+    this.table = new TopTable(top, this.tree, (name) => this.find(name), this.graph.zoom, (name) => updateURL({ sandwich: name }, true));
+    this.table.pickName(currentParams().get("sandwich") ?? "");
     this.runSearch();
   }
 
@@ -224,8 +227,11 @@ class FlameView {
     this.bar?.run();
   }
 
+  // setView draws the graph, and the stack chart above it, as a flame
+  // graph (roots at the bottom) or an icicle (roots on top).
   private setView(icicle: boolean, record: boolean): void {
     this.graph.setIcicle(icicle);
+    this.chart?.setIcicle(icicle);
     this.toolbar.showView(icicle);
     if (record) updateURL({ view: icicle ? "icicle" : null }, false);
   }
@@ -287,12 +293,14 @@ function timeline(prof: ProfileSummary, mode: PageMode, boot: () => void): (() =
   const start = bound("start", 0);
   const end = bound("end", dur);
   const base: [number, number] | null = mode === "diff" && !p.get("base") ? [bound("start2", 0), bound("end2", dur)] : null;
+  const clock = new Clock(prof.t0_ns, prof.wall);
   const tl = new MiniTimeline(holder, {
     durNs: dur,
     startNs: start,
     endNs: end,
     base,
-    clock: new Clock(prof.t0_ns, prof.wall),
+    clock,
+    onPreview: headingFollows(mode === "diff", clock),
     onChange: (s, e) => {
       const q = currentParams();
       q.set("start", fmtOffset(s));
@@ -326,6 +334,32 @@ function timeline(prof: ProfileSummary, mode: PageMode, boot: () => void): (() =
         /* the strip stays empty; the brush still works */
       },
     );
+  };
+}
+
+// headingFollows returns the strip's onPreview for the page's heading:
+// the range the brush holds, written in the heading's range (a
+// differential page's target row) while it differs from the page's, in
+// place of the page's range and its wall-clock times, as the strip's label
+// has it; the page's own once the brush is back.
+function headingFollows(diff: boolean, clock: Clock): (s: number, e: number, pending: boolean) => void {
+  let saved: string | null = null;
+  return (s, e, pending) => {
+    const el = $(diff ? "[data-testid=diff-target-range]" : "[data-testid=range-text]");
+    const wall = $("[data-testid=range-wall]");
+    if (!el) return;
+    if (pending) {
+      if (saved === null) saved = el.textContent;
+      el.textContent = `${seconds(s)} s – ${seconds(e)} s (${fmtDuration(e - s)})${clock.suffix(s, e)}`;
+      el.classList.add("brush-pending");
+      el.title = "not opened yet: Enter, or releasing the brush, opens it";
+    } else if (saved !== null) {
+      el.textContent = saved;
+      saved = null;
+      el.classList.remove("brush-pending");
+      el.removeAttribute("title");
+    }
+    if (wall) wall.hidden = pending && clock.shown;
   };
 }
 
@@ -369,6 +403,7 @@ async function stackChart(
   const group: LaneGroup = p.get("lanes") === "thread" ? "thread" : "cpu";
   const chart = new StackChart(tree, d, {
     group,
+    icicle: p.get("view") === "icicle",
     originNs: prof.t0_ns,
     clock: new Clock(prof.t0_ns, prof.wall),
     periodNs: prof.frequency_hz > 0 ? 1e9 / prof.frequency_hz : medianGap(d),
@@ -423,6 +458,7 @@ async function stackChart(
         return out;
       },
       stats: () => ({ drawMs: chart.drawMs, layoutMs: chart.layoutMs, boxes: chart.drawnBoxes }),
+      axis: () => chart.axisLabels(),
     };
   }
   return chart;

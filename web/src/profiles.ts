@@ -1,16 +1,28 @@
 // The index page's list of profiles: a search over names, hosts and file
-// names, sorting by any column (headers are buttons), and, unless the
+// names, sorting by any column (headers are buttons; the order goes into
+// the URL as sort, "samples-desc", and back and forward restore it), and, unless the
 // server is read-only, renaming and deleting in place. Changes send the
 // upload form's token when the server asks for one.
 
 import { APIError, errorMessage } from "./api";
 import { $, clear, h } from "./dom";
 import { path } from "./links";
+import { currentParams, updateURL } from "./state";
 import type { Profile, ViewData } from "./wire";
 
 type Key = "name" | "host" | "duration" | "samples" | "cpus" | "size" | "uploaded";
 
 const TEXT_KEYS: Key[] = ["name", "host"];
+const KEYS: Key[] = ["name", "host", "duration", "samples", "cpus", "size", "uploaded"];
+
+// sortOf reads the list's order from the URL's sort: a column, ascending,
+// or with "-desc" descending; the newest first by default.
+function sortOf(p: URLSearchParams): { key: Key; desc: boolean } {
+  const v = p.get("sort") ?? "";
+  const desc = v.endsWith("-desc");
+  const key = (desc ? v.slice(0, -"-desc".length) : v) as Key;
+  return KEYS.includes(key) ? { key, desc } : { key: "uploaded", desc: true };
+}
 
 export function profileList(vd: ViewData): void {
   const table = $<HTMLTableElement>("table[data-testid=profiles]");
@@ -38,8 +50,7 @@ export function profileList(vd: ViewData): void {
   table.before(h("div", { class: "list-tools" }, h("label", null, "Search ", search), status));
 
   // Sort: a header button sorts by its column; again reverses.
-  let key: Key = "uploaded";
-  let desc = true;
+  let { key, desc } = sortOf(currentParams());
   const heads = Array.from(table.tHead?.rows[0]?.cells ?? []).filter((th) => th.dataset.sort);
   const sort = () => {
     const val = (tr: HTMLTableRowElement) => tr.dataset[key] ?? "";
@@ -62,11 +73,18 @@ export function profileList(vd: ViewData): void {
         key = k;
         desc = !TEXT_KEYS.includes(k);
       }
+      updateURL({ sort: key === "uploaded" && desc ? null : key + (desc ? "-desc" : "") }, true);
       sort();
     });
     clear(th);
     th.append(btn);
   }
+  window.addEventListener("popstate", () => {
+    if (!table.isConnected) return;
+    ({ key, desc } = sortOf(currentParams()));
+    sort();
+  });
+  sort();
   filter();
 
   if (vd.readOnly) return;

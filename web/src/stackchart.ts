@@ -1,6 +1,7 @@
 // StackChart draws the samples of a range in time order, as the Firefox
 // Profiler's stack chart and speedscope's time-order view do: time runs
-// left to right, each sample's stack hangs down from its command, and a
+// left to right, each sample's stack stands on its command (or hangs from
+// it, as the flame graph below is drawn: a flame graph or an icicle), and a
 // frame that stays on the stack across consecutive samples is one box. One
 // lane per CPU (or per thread), so the order of events on each is plain.
 //
@@ -41,11 +42,13 @@ interface Lane {
   idx: number[]; // its samples, in time order
   top: number; // css px from the top of all lanes
   height: number;
+  depth: number; // its rows: the depth of its deepest stack
   boxes: Row[] | null; // per depth (0 is the command), built when first drawn
 }
 
 export interface StackChartOptions {
   group: LaneGroup;
+  icicle: boolean; // roots on top, as an icicle graph; else at the bottom, as a flame graph
   originNs: number; // the profile's T0: axis labels are offsets from it
   clock?: Clock; // the profile's wall clock: axis labels are then times of day
   periodNs: number; // the sampling period: how long a sample stands for
@@ -68,6 +71,7 @@ export class StackChart {
   private width = 0;
   private viewH = 0;
   private ink: { fg: string; axis: string } | null = null;
+  private ticks: { text: string; x: number; w: number }[] = [];
   private outlined = false; // whether the overlay holds outlines
   private spanNs: number;
   private hover: { lane: number; row: number; box: number } | null = null;
@@ -156,7 +160,7 @@ export class StackChart {
       let deepest = 0;
       for (const i of idx) if (depth[d.leaf[i]] > deepest) deepest = depth[d.leaf[i]];
       const label = this.opt.group === "cpu" ? `CPU ${k}` : threadLabel(d, idx[0], k);
-      const lane: Lane = { label, idx, top, height: HEAD_H + deepest * ROW_H + LANE_GAP, boxes: null };
+      const lane: Lane = { label, idx, top, height: HEAD_H + deepest * ROW_H + LANE_GAP, depth: deepest, boxes: null };
       top += lane.height;
       return lane;
     });
@@ -233,6 +237,21 @@ export class StackChart {
     if (i === this.linked) return;
     this.linked = i;
     this.drawOverlay();
+  }
+
+  // setIcicle puts the lanes' roots on top (true) or at the bottom, as the
+  // flame graph below is drawn.
+  setIcicle(v: boolean): void {
+    if (v === this.opt.icicle) return;
+    this.opt.icicle = v;
+    this.hover = null;
+    this.invalidate();
+  }
+
+  // rowY returns the top of row r (depth r + 1) of a lane drawn at y: its
+  // command's row first under the lane's label for an icicle, else last.
+  private rowY(lane: Lane, y: number, r: number): number {
+    return y + HEAD_H + (this.opt.icicle ? r : lane.depth - 1 - r) * ROW_H;
   }
 
   // invalidate draws the chart again at the next animation frame.
@@ -318,7 +337,7 @@ export class StackChart {
       for (let r = 0; r < rows.length; r++) {
         const row = rows[r];
         if (!row) continue;
-        const ry = y + HEAD_H + r * ROW_H;
+        const ry = this.rowY(lane, y, r);
         if (ry > H || ry + ROW_H < AXIS_H) continue;
         let lastPx = -1;
         for (let b = 0; b < row.node.length; b++) {
@@ -363,23 +382,53 @@ export class StackChart {
     this.drawOverlay();
   }
 
-  // drawAxis writes the time offsets from T0 across the top.
+  // drawAxis writes the time offsets from T0 (or the times of day) across
+  // the top: ticks far enough apart for their labels, and no label that
+  // overlaps another or runs past the right edge (the last is pulled in
+  // from the edge, and left out when that would overlap the one before).
   private drawAxis(ctx: CanvasRenderingContext2D, W: number, ink: string): void {
     const span = this.spanNs;
     const steps = [1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10, 2e10, 6e10, 3e11, 6e11, 3.6e12];
-    const step = steps.find((s) => (s / span) * W >= (this.opt.clock?.shown ? 110 : 80)) ?? span;
     const start = this.data.start_ns - this.opt.originNs;
-    ctx.fillStyle = ink;
+    const GAP = 10; // px between labels
     ctx.font = "10px system-ui, sans-serif";
+    const labelOf = (t: number, step: number) => (this.opt.clock?.shown ? this.opt.clock.mark + this.opt.clock.tick(t, step) : fmtTick(t, step) + " s");
+    const ticksOf = (step: number) => {
+      const out: { t: number; text: string; w: number }[] = [];
+      for (let t = Math.ceil(start / step) * step; t <= start + span; t += step) {
+        const text = labelOf(t, step);
+        out.push({ t, text, w: ctx.measureText(text).width });
+      }
+      return out;
+    };
+    // The finest step whose labels, the widest of them, fit between ticks.
+    let ticks: { t: number; text: string; w: number }[] = [];
+    for (const step of steps) {
+      const px = (step / span) * W;
+      if (px < 30 && step !== steps[steps.length - 1]) continue;
+      ticks = ticksOf(step);
+      if (ticks.every((k) => k.w + GAP <= px)) break;
+    }
+    ctx.fillStyle = ink;
     ctx.textBaseline = "middle";
     ctx.fillRect(0, AXIS_H - 1, W, 1);
-    for (let t = Math.ceil(start / step) * step; t <= start + span; t += step) {
-      const x = Math.round(this.x(t - start));
+    this.ticks = [];
+    let right = -Infinity; // the right edge of the last label drawn
+    for (const k of ticks) {
+      const x = Math.round(this.x(k.t - start));
       ctx.fillRect(x, AXIS_H - 5, 1, 4);
-      const label = this.opt.clock?.shown ? this.opt.clock.mark + this.opt.clock.tick(t, step) : fmtTick(t, step) + " s";
-      const w = ctx.measureText(label).width;
-      ctx.fillText(label, Math.min(Math.max(0, x + 2), W - w - 1), AXIS_H / 2 - 1);
+      const lx = Math.min(Math.max(0, x + 2), W - k.w - 1);
+      if (lx < right + GAP || lx < 0) continue;
+      ctx.fillText(k.text, lx, AXIS_H / 2 - 1);
+      this.ticks.push({ text: k.text, x: lx, w: k.w });
+      right = lx + k.w;
     }
+  }
+
+  // axisLabels returns the time axis's labels as drawn last: their text,
+  // left edge and width in css px, for tests and tools.
+  axisLabels(): { text: string; x: number; w: number; width: number }[] {
+    return this.ticks.map((k) => ({ ...k, width: this.width }));
   }
 
   // drawOverlay outlines the hovered box and the linked node's boxes.
@@ -404,7 +453,7 @@ export class StackChart {
       const w = Math.max(1, this.x(row.x1[b]) - x0);
       ctx.lineWidth = wide;
       ctx.strokeStyle = color;
-      ctx.strokeRect(x0 + wide / 2, y + HEAD_H + r * ROW_H + wide / 2, Math.max(1, (w > 2 ? w - 1 : w) - wide), ROW_H - 1 - wide);
+      ctx.strokeRect(x0 + wide / 2, this.rowY(lane, y, r) + wide / 2, Math.max(1, (w > 2 ? w - 1 : w) - wide), ROW_H - 1 - wide);
     };
     if (this.linked >= 0) {
       const depth = this.tree.d.depth[this.linked];
@@ -439,8 +488,9 @@ export class StackChart {
     }
     const lane = this.lanes[lo];
     if (!lane) return null;
-    const r = Math.floor((y - lane.top - HEAD_H) / ROW_H);
-    const row = r >= 0 ? this.rows(lane)[r] : undefined;
+    const k = Math.floor((y - lane.top - HEAD_H) / ROW_H);
+    const r = this.opt.icicle ? k : lane.depth - 1 - k;
+    const row = k >= 0 && r >= 0 ? this.rows(lane)[r] : undefined;
     if (!row) return null;
     const ns = (px / this.width) * this.spanNs;
     // The last box starting at or before ns.
@@ -517,7 +567,7 @@ export class StackChart {
       for (let b = 0; b < row.node.length; b++) {
         if (row.node[b] !== i) continue;
         const x0 = this.x(row.x0[b]);
-        out.push({ x: x0, y: y + HEAD_H + r * ROW_H, w: Math.max(1, this.x(row.x1[b]) - x0) });
+        out.push({ x: x0, y: this.rowY(lane, y, r), w: Math.max(1, this.x(row.x1[b]) - x0) });
       }
     });
     return out;

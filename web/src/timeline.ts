@@ -4,6 +4,8 @@
 // resizes it, dragging elsewhere draws a new range; on release the page
 // opens the new range. From the keyboard, arrows move the brush,
 // Shift+arrows move its end, Enter opens the range and Esc puts it back.
+// A differential page's baseline range is drawn on the strip beside the
+// brush, which moves the target alone.
 
 import { clear, h, setupCanvas } from "./dom";
 import { fmtDuration } from "./format";
@@ -14,9 +16,17 @@ export interface TimelineOptions {
   durNs: number; // the capture's span from T0 (offsets run 0..durNs)
   startNs: number; // the page's range, offsets from T0
   endNs: number;
-  base?: [number, number] | null; // a differential page's base range, shown alone
+  base?: [number, number] | null; // a differential page's base range, drawn, never moved
   clock?: Clock; // the capture's wall clock, for times of day
   onChange(startNs: number, endNs: number): void;
+  // onPreview follows the brush as the label does: the range it holds, and
+  // whether that differs from the page's (not opened yet).
+  onPreview?(startNs: number, endNs: number, pending: boolean): void;
+}
+
+// seconds writes an offset for the strip's label: "10.4", "12".
+export function seconds(ns: number): string {
+  return (ns / 1e9).toFixed(ns % 1e9 === 0 ? 0 : 3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
 }
 
 const H = 44;
@@ -54,11 +64,18 @@ export class MiniTimeline {
       },
     });
     this.label = h("span", { class: "timeline-label", attrs: { "data-testid": "timeline-label", "aria-live": "polite" } });
+    const base = opt.base;
     this.el = h(
       "div",
       { class: "timeline" },
       this.canvas,
-      h("div", { class: "timeline-foot" }, this.label, h("span", { class: "muted", text: "drag the range to move it, its edges to resize it, or elsewhere for a new one" })),
+      h(
+        "div",
+        { class: "timeline-foot" },
+        this.label,
+        base ? h("span", { class: "timeline-base", attrs: { "data-testid": "timeline-base" } }, h("span", { class: "timeline-base-key" }), `baseline ${seconds(base[0])}–${seconds(base[1])} s`) : null,
+        h("span", { class: "muted", text: "drag the range to move it, its edges to resize it, or elsewhere for a new one" }),
+      ),
     );
     clear(container);
     container.append(this.el);
@@ -128,12 +145,6 @@ export class MiniTimeline {
         ctx.fillRect(x0, H - hh, Math.max(1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0)), hh);
       }
     }
-    // The base range of a differential page, marked below the strip.
-    if (this.opt.base) {
-      const [b0, b1] = this.opt.base;
-      ctx.fillStyle = "rgba(120,120,120,0.35)";
-      ctx.fillRect(this.x(b0), H - 4, Math.max(2, this.x(b1) - this.x(b0)), 4);
-    }
     // Outside the brush is veiled; the brush is outlined with handles.
     const bx0 = this.x(this.start);
     const bx1 = Math.max(bx0 + 2, this.x(this.end));
@@ -146,18 +157,38 @@ export class MiniTimeline {
     ctx.fillStyle = accent;
     ctx.fillRect(bx0, H / 2 - 8, 3, 16);
     ctx.fillRect(bx1 - 3, H / 2 - 8, 3, 16);
+    // A differential page's baseline, over the veil: a dashed outline in
+    // its own colour, named when there is room.
+    if (this.opt.base) {
+      const baseInk = styles.getPropertyValue("--timeline-base").trim() || "#a65300";
+      const x0 = this.x(this.opt.base[0]);
+      const x1 = Math.max(x0 + 3, this.x(this.opt.base[1]));
+      ctx.strokeStyle = baseInk;
+      ctx.lineWidth = 2;
+      ctx.setLineDash([5, 3]);
+      ctx.strokeRect(x0 + 1, 1, x1 - x0 - 2, H - 2);
+      ctx.setLineDash([]);
+      ctx.font = "600 10px system-ui, sans-serif";
+      ctx.textBaseline = "top";
+      if (x1 - x0 > ctx.measureText("baseline").width + 8) {
+        ctx.fillStyle = baseInk;
+        ctx.fillText("baseline", x0 + 4, 4);
+      }
+      Object.assign(this.canvas.dataset, { baseX0: String(x0), baseX1: String(x1) });
+    }
   }
 
   // describe says what the brush holds, in seconds from T0 and, when the
   // capture has a wall clock and the URL asks for it, in time of day.
   describe(): void {
-    const s = (ns: number) => (ns / 1e9).toFixed(ns % 1e9 === 0 ? 0 : 3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+    const s = seconds;
     const text = `${s(this.start)}–${s(this.end)} s (${fmtDuration(this.end - this.start)}) of ${s(this.opt.durNs)} s${this.opt.clock?.suffix(this.start, this.end) ?? ""}`;
     this.label.textContent = text;
     this.canvas.setAttribute("aria-valuenow", String(this.start / 1e9));
     this.canvas.setAttribute("aria-valuetext", text);
     this.canvas.dataset.start = String(this.start);
     this.canvas.dataset.end = String(this.end);
+    this.opt.onPreview?.(this.start, this.end, this.start !== this.opt.startNs || this.end !== this.opt.endNs);
   }
 
   private down(ev: PointerEvent): void {

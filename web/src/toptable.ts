@@ -1,7 +1,8 @@
 // The top-functions table under a flame graph: self and total samples per
 // function of what the graph shows (the zoomed frame's subtree), sortable by
 // name, self or total, and the sandwich of the function picked: its merged
-// callers above it and callees below, with the callers also as a list.
+// callers above it and callees below, with the callers also as a list. The
+// page keeps the picked function's name in its URL (sandwich).
 
 import { frameColor } from "./colors";
 import { $, clear, h } from "./dom";
@@ -32,6 +33,7 @@ export class TopTable {
     private tree: Tree,
     private onSearch: (name: string) => void,
     scope = 0,
+    private onPick: (name: string) => void = () => {},
   ) {
     let table = $<HTMLTableElement>("table[data-testid=top-functions]", top);
     if (!table) {
@@ -134,12 +136,30 @@ export class TopTable {
       tr.classList.add("picked");
       this.picked = { name: r.name, dso: r.dso };
       this.showCallers(r);
+      this.onPick(name);
     };
     tr.addEventListener("click", pick);
     tr.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter") pick();
     });
     return tr;
+  }
+
+  // pickName shows the sandwich of the function named name, of the
+  // functions of that name the one with the most samples; none for "" or
+  // a name the table does not hold.
+  pickName(name: string): void {
+    const strings = this.tree.d.strings;
+    let best: FunctionRow | null = null;
+    for (const r of this.rows) if (strings[r.name] === name && (!best || r.total > best.total)) best = r;
+    if (best ? this.picked && this.picked.name === best.name && this.picked.dso === best.dso : !this.picked) return;
+    this.picked = best ? { name: best.name, dso: best.dso } : null;
+    this.render();
+    if (best) this.showCallers(best);
+    else {
+      clear(this.callersBox);
+      this.callersBox.append(h("p", { class: "hint", text: "Pick a function to see its callers and callees." }));
+    }
   }
 
   // search marks the frames matching re in the sandwich too.
