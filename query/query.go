@@ -637,15 +637,15 @@ func resolveWall(p *subsecond.Profile, from, to WallTime, start, end *Bound, suf
 		if p.Wall.Approximate {
 			a = "≈"
 		}
-		return fmt.Sprintf("the capture, which ran from %s%s to %s%s", a, DisplayWallTime(first), a, DisplayWallTime(last))
+		return fmt.Sprintf("the capture, which ran from %s%s to %s%s", a, FormatWallTime(first), a, FormatWallTime(last))
 	}
 	switch {
 	case from.Set && from.NS > last:
-		return Invalidf(fromName, "%s is after %s", DisplayWallTime(from.NS), ran())
+		return Invalidf(fromName, "%s is after %s", FormatWallTime(from.NS), ran())
 	case to.Set && to.NS <= first:
-		return Invalidf(toName, "%s is before %s", DisplayWallTime(to.NS), ran())
+		return Invalidf(toName, "%s is before %s", FormatWallTime(to.NS), ran())
 	case from.Set && to.Set && to.NS <= from.NS:
-		return Invalidf(toName, "the range [%s, %s) is empty; %s must be after %s", DisplayWallTime(from.NS), DisplayWallTime(to.NS), toName, fromName)
+		return Invalidf(toName, "the range [%s, %s) is empty; %s must be after %s", FormatWallTime(from.NS), FormatWallTime(to.NS), toName, fromName)
 	}
 	// Times far outside the capture are clamped to it here, as resolve
 	// would, before they become offsets that could overflow.
@@ -727,11 +727,11 @@ func resolve(whole subsecond.Range, start, end Bound, startName, endName string)
 	// from the first sample); one wholly outside it is refused.
 	switch {
 	case r.Start >= whole.End:
-		return r, Invalidf(startName, "%s s is past the end of the capture (%s s)", DisplaySeconds(r.Start-t0), DisplaySeconds(whole.End-t0))
+		return r, Invalidf(startName, "%s s is past the end of the capture (%s s)", FormatSeconds(r.Start-t0), DisplaySeconds(whole.End-t0))
 	case r.End <= whole.Start:
-		return r, Invalidf(endName, "%s s is before the capture starts (%s s)", DisplaySeconds(r.End-t0), DisplaySeconds(whole.Start-t0))
+		return r, Invalidf(endName, "%s s is before the capture starts (%s s)", FormatSeconds(r.End-t0), DisplaySeconds(whole.Start-t0))
 	case r.End <= r.Start:
-		return r, Invalidf(endName, "the range %s is empty; %s must be after %s", DisplayRange(r.Start-t0, r.End-t0), endName, startName)
+		return r, Invalidf(endName, "the range [%s, %s) s is empty; %s must be after %s", FormatSeconds(r.Start-t0), FormatSeconds(r.End-t0), endName, startName)
 	}
 	r.Start = max(r.Start, whole.Start)
 	r.End = min(r.End, whole.End)
@@ -741,7 +741,7 @@ func resolve(whole subsecond.Range, start, end Bound, startName, endName string)
 // addOffset returns t0+off, refusing a sum past the int64 range.
 func addOffset(name string, t0, off int64) (int64, error) {
 	if off > 0 && t0 > math.MaxInt64-off || off < 0 && t0 < math.MinInt64-off {
-		return 0, Invalidf(name, "%s s from the profile's start is out of range", DisplaySeconds(off))
+		return 0, Invalidf(name, "%s s from the profile's start is out of range", FormatSeconds(off))
 	}
 	return t0 + off, nil
 }
@@ -937,7 +937,7 @@ func CheckParam(name string, n int64) error {
 	}
 	s := strconv.FormatInt(n, 10)
 	if p.Type == TypeDuration {
-		s = DisplaySeconds(n) + " s"
+		s = FormatSeconds(n) + " s"
 	}
 	return Invalidf(name, "%s is outside %s", s, p.Range())
 }

@@ -356,21 +356,22 @@ func diffSide(p *subsecond.Profile, rg subsecond.Range) web.DiffSide {
 	return s
 }
 
-// rangeLabel describes rg for reading, as offsets from t0 rounded to the
-// microsecond: "4.5 s – 7.25 s (2.75s)".
+// rangeLabel describes rg for reading, as offsets from t0 the way
+// query.DisplayRange writes them: "4.5–7.25 s (2.75 s)".
 func rangeLabel(rg subsecond.Range, t0 int64) string {
 	if rg == subsecond.UntimedRange {
 		return "all samples (the capture has no timestamps)"
 	}
-	return fmt.Sprintf("%s s – %s s (%s)", query.DisplaySeconds(rg.Start-t0), query.DisplaySeconds(rg.End-t0), web.Duration(rg.Duration()))
+	return query.DisplayRange(rg.Start-t0, rg.End-t0)
 }
 
-// shortRange is rangeLabel for titles: "4.5–7.25 s".
+// shortRange is rangeLabel for titles: the same range written the same
+// way, "(no timestamps)" for a capture without them.
 func shortRange(rg subsecond.Range, t0 int64) string {
 	if rg == subsecond.UntimedRange {
 		return "(no timestamps)"
 	}
-	return query.DisplaySeconds(rg.Start-t0) + "–" + query.DisplaySeconds(rg.End-t0) + " s"
+	return rangeLabel(rg, t0)
 }
 
 func displayName(p *subsecond.Profile) string {
