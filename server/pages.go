@@ -157,8 +157,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hs {
 		item := web.Hotspot{
 			Href:     h.URL,
-			Start:    query.DisplaySeconds(h.Start - t0),
-			End:      query.DisplaySeconds(h.End - t0),
+			Range:    query.DisplayRange(h.Start-t0, h.End-t0),
 			Comm:     h.Comm,
 			Function: h.Function,
 			Wall:     web.WallOf(p, h.Start, h.End),

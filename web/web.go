@@ -114,11 +114,10 @@ type IndexPage struct {
 
 // Hotspot is one entry of a profile page's hot-spots list, ready to show.
 type Hotspot struct {
-	Href     string // the flame graph of the episode
-	CPU      string // "" when the entry spans all CPUs
-	Start    string // seconds from T0
-	End      string
-	Wall     *WallRange // Start and End on the wall clock; nil when unknown
+	Href     string     // the flame graph of the episode
+	CPU      string     // "" when the entry spans all CPUs
+	Range    string     // seconds from T0, as query.DisplayRange writes them
+	Wall     *WallRange // the range on the wall clock; nil when unknown
 	Busy     string     // e.g. "97%"
 	System   string     // the part of it in the kernel, e.g. "82%"
 	Comm     string

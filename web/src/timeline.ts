@@ -6,7 +6,7 @@
 // Shift+arrows move its end, Enter opens the range and Esc puts it back.
 
 import { clear, h, setupCanvas } from "./dom";
-import { fmtDuration } from "./format";
+import { displayDuration, displayRange } from "./format";
 import type { HeatmapJSON } from "./wire";
 import type { Clock } from "./wallclock";
 
@@ -151,8 +151,7 @@ export class MiniTimeline {
   // describe says what the brush holds, in seconds from T0 and, when the
   // capture has a wall clock and the URL asks for it, in time of day.
   describe(): void {
-    const s = (ns: number) => (ns / 1e9).toFixed(ns % 1e9 === 0 ? 0 : 3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
-    const text = `${s(this.start)}–${s(this.end)} s (${fmtDuration(this.end - this.start)}) of ${s(this.opt.durNs)} s${this.opt.clock?.suffix(this.start, this.end) ?? ""}`;
+    const text = `${displayRange(this.start, this.end)} of ${displayDuration(this.opt.durNs)}${this.opt.clock?.suffix(this.start, this.end) ?? ""}`;
     this.label.textContent = text;
     this.canvas.setAttribute("aria-valuenow", String(this.start / 1e9));
     this.canvas.setAttribute("aria-valuetext", text);
