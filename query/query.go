@@ -610,6 +610,54 @@ func (q *Query) Resolve(p *subsecond.Profile) error {
 	return q.ResolveBase(p)
 }
 
+// Clamp is a bound of a range that reached past its capture and that
+// Resolve moved to the capture's edge: its parameter ("start", "end",
+// "start2", "end2"), the offset from T0 it asked for and the one the view
+// shows, in nanoseconds.
+type Clamp struct {
+	Name       string
+	Asked, Got int64
+}
+
+// Clamps returns the bounds of q's resolved ranges that Resolve clamped to
+// their captures, start before end, the range's before the base range's;
+// t0 is the T0 of the query's profile and t02 that of the base range's.
+// A page that shows the clamped range writes these into its URL, so that
+// the link says what the view shows.
+func (q *Query) Clamps(t0, t02 int64) []Clamp {
+	var cs []Clamp
+	for _, b := range []struct {
+		name  string
+		bound Bound
+		got   int64
+		timed bool
+	}{
+		{"start", q.Start, q.Range.Start - t0, q.Range != subsecond.UntimedRange},
+		{"end", q.End, q.Range.End - t0, q.Range != subsecond.UntimedRange},
+		{"start2", q.Start2, q.Range2.Start - t02, q.Range2 != subsecond.UntimedRange && !q.Range2.Empty()},
+		{"end2", q.End2, q.Range2.End - t02, q.Range2 != subsecond.UntimedRange && !q.Range2.Empty()},
+	} {
+		if b.bound.Set && b.timed && b.bound.NS != b.got {
+			cs = append(cs, Clamp{Name: b.name, Asked: b.bound.NS, Got: b.got})
+		}
+	}
+	return cs
+}
+
+// Notice says for people what c changed: "start -5 s is before the
+// capture; showing from 0 s", "end 999 s is past the end of the capture;
+// showing to 19.99 s".
+func (c Clamp) Notice() string {
+	what := "the capture"
+	if strings.HasSuffix(c.Name, "2") {
+		what = "the base capture"
+	}
+	if c.Got > c.Asked {
+		return fmt.Sprintf("%s %s s is before %s; showing from %s s", c.Name, DisplaySeconds(c.Asked), what, DisplaySeconds(c.Got))
+	}
+	return fmt.Sprintf("%s %s s is past the end of %s; showing to %s s", c.Name, DisplaySeconds(c.Asked), what, DisplaySeconds(c.Got))
+}
+
 // resolveWall turns from and to into start and end with p's wall-clock
 // anchor (Profile.Wall): the range's bounds, or with suffix "2" the base
 // range's, whose parameters the errors name (from2, start2, …).

@@ -39,6 +39,42 @@ test('the flame and diff pages name every active filter in the heading and title
   await page.close();
 });
 
+test('a clamped range is what the URL and a copied link say, with a notice; every view writes it alike', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  // The last sample is at 19.989969 s: the whole capture ends 1 ns later.
+  await browser.grantClipboard(server.url);
+  await open(page, `/p/${id}/flame?start=-5&end=999&cpu=5`);
+  const q = new URL(page.url()).searchParams;
+  assert.deepEqual([q.get('start'), q.get('end'), q.get('cpu')], ['0', '19.989969001', '5']);
+  assert.equal(
+    await page.textContent('[role=status][data-testid=clamp-notice]'),
+    'start -5 s is before the capture; showing from 0 s; end 999 s is past the end of the capture; showing to 19.99 s.',
+  );
+  await page.click('#copy-link');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), page.url());
+  // The heading and the brush under it write the range the same way.
+  const range = '0–19.99 s (19.99 s)';
+  const heading = (await page.textContent('[data-testid=range]')).replace(/\s+/g, ' ');
+  assert.ok(heading.includes(range), `heading ${heading}`);
+  assert.ok((await page.textContent('[data-testid=timeline-label]')).startsWith(`${range} of 19.99 s`));
+  // Reloaded, the canonical URL needs no notice.
+  await page.reload();
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.equal(await page.$('[data-testid=clamp-notice]'), null);
+  assert.equal(new URL(page.url()).searchParams.get('end'), '19.989969001');
+
+  // The profile list and the profile page give the capture's duration as
+  // the CLI does (first sample to one period after the last), written so.
+  await page.goto(server.url + '/');
+  const listed = (await page.textContent(`tr[data-id="${id}"] td:nth-child(3)`)).trim();
+  assert.match(listed, /^\d+(\.\d{1,3})? s$/);
+  await open(page, `/p/${id}`);
+  assert.ok((await page.textContent('dl')).includes(`Duration${listed}, the first sample`), 'the profile page gives the same duration');
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
 test('ranges are clamped to the capture and rounded for reading; the baseline comes just before', async () => {
   const page = await browser.ctx.newPage();
   const w = watch(page);
@@ -46,7 +82,7 @@ test('ranges are clamped to the capture and rounded for reading; the baseline co
   // The last sample is at 19.989969 s: the whole capture ends 1 ns later.
   await open(page, `/p/${id}/flame?start=-5`);
   assert.equal(await range(), '0–19.99 s (19.99 s) ≈ 07:59:40.51–08:00:00.5 UTC');
-  assert.equal(new URL(page.url()).searchParams.get('start'), '-5', 'the URL keeps what was asked');
+  assert.equal(new URL(page.url()).searchParams.get('start'), '0', 'the URL says what the view shows');
   const total = count(records, 0, 20);
   assert.ok((await page.textContent('[data-testid=flame-summary]')).startsWith(`${total.toLocaleString('en-US')} samples`));
   await open(page, `/p/${id}/flame?start=19&end=99`);
