@@ -146,6 +146,25 @@ type Profile struct {
 // sample, in nanoseconds.
 func (p *Profile) T0() int64 { return FloorSecond(p.Start) }
 
+// Period returns p's sampling period per CPU in nanoseconds, from its
+// inferred rate; 1 when the rate is unknown.
+func (p *Profile) Period() int64 {
+	if p.FrequencyHz <= 0 {
+		return 1
+	}
+	return max(int64(float64(time.Second)/p.FrequencyHz), 1)
+}
+
+// Duration returns how long p recorded: from its first sample to one
+// sampling period after its last (Period), as the CLI, the profile list
+// and a host's timeline count it; 0 when p has no timestamps.
+func (p *Profile) Duration() int64 {
+	if !p.Timed() {
+		return 0
+	}
+	return p.End + p.Period() - p.Start
+}
+
 // FloorSecond returns the whole second (in nanoseconds) at or before t.
 func FloorSecond(t int64) int64 {
 	const s = int64(time.Second)

@@ -355,7 +355,7 @@ func TestPprof(t *testing.T) {
 			p.SampleType[1].Type != "cpu" || p.SampleType[1].Unit != "nanoseconds" {
 			t.Errorf("sample types = %v %v", p.SampleType[0], p.SampleType[1])
 		}
-		if p.TimeNanos != 0 || p.DurationNanos != r.End-r.Start || !slices.Contains(p.Comments, "range: [1, 4) s from T0 of "+c.Profile.Name) {
+		if p.TimeNanos != 0 || p.DurationNanos != r.End-r.Start || !slices.Contains(p.Comments, "range: 1–4 s (3 s) from T0 of "+c.Profile.Name) {
 			t.Errorf("time %d duration %d comments %q; want no time (no wall clock), %d and the range", p.TimeNanos, p.DurationNanos, p.Comments, r.End-r.Start)
 		}
 		want, total := reference(ss, f, r)

@@ -150,7 +150,7 @@ func perCore(c *subsecond.Capture, f query.Filter, bucket int64) (*Cores, *cpuRo
 	}
 	if int64(len(cpus))*nb > MaxCells {
 		return nil, nil, query.Invalidf("bucket", "%d CPUs × %d buckets of %s s exceed %d cells; use wider buckets",
-			len(cpus), nb, query.DisplaySeconds(bucket), MaxCells)
+			len(cpus), nb, query.FormatSeconds(bucket), MaxCells)
 	}
 	rows := &cpuRows{dense: row, sparse: sparse}
 	k := &Cores{T0: t0, Cells: Cells{Bucket: bucket, Buckets: int(nb), CPUs: cpus}}

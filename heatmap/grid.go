@@ -112,7 +112,7 @@ func Offset(c *subsecond.Capture, f query.Filter, opt Options) (*Grid, error) {
 	cols := (last-t0)/C + 1
 	if cols*R > MaxCells {
 		return nil, query.Invalidf("col", "%d columns of %s s × %d rows exceed %d cells; use wider columns or fewer rows",
-			cols, query.DisplaySeconds(C), R, MaxCells)
+			cols, query.FormatSeconds(C), R, MaxCells)
 	}
 	g := &Grid{T0: t0, Col: C, Rows: opt.Rows, Cols: int(cols), Counts: make([][]int64, cols)}
 	flat := make([]int64, cols*R)

@@ -738,8 +738,8 @@ func (h *hunt) hidden(f query.Filter, opt HotOptions, rep *Report, narrow string
 		}
 		list = append(list, strconv.Itoa(int(cpu)))
 	}
-	rep.Note = fmt.Sprintf("%d %s %s ≥ %s%% for %s s or more %s hidden by %s: %s %s %s hot spots without that filter",
-		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), query.DisplaySeconds(opt.Min),
+	rep.Note = fmt.Sprintf("%d %s %s ≥ %s%% for %s or more %s hidden by %s: %s %s %s hot spots without that filter",
+		len(rep.Hidden), cores, what, strconv.FormatFloat(100*opt.Threshold, 'f', -1, 64), query.DisplayDuration(opt.Min),
 		verb, narrow, cpus, strings.Join(list, ", "), have)
 	return nil
 }

@@ -120,37 +120,96 @@ func TestParseSeconds(t *testing.T) {
 	}
 }
 
-// TestDisplaySeconds checks the seconds written for people: rounded to the
-// microsecond, where FormatSeconds keeps every nanosecond for URLs.
+// TestDisplaySeconds checks the offsets written for people: rounded to the
+// millisecond, halves away from zero, where FormatSeconds keeps every
+// nanosecond for URLs.
 func TestDisplaySeconds(t *testing.T) {
 	for _, tc := range []struct {
 		ns   int64
 		want string
 	}{
 		{0, "0"},
-		{119_998_950_001, "119.99895"},
+		{119_998_950_001, "119.999"},
 		{30_250_000_001, "30.25"},
-		{19_989_969_001, "19.989969"},
-		{12_000_500_000, "12.0005"},
+		{19_989_969_001, "19.99"},
+		{12_000_500_000, "12.001"},
+		{12_000_499_999, "12"},
 		{7_999_999_600, "8"},
+		{59_999_500_000, "60"},
 		{1_000_000_499, "1"},
-		{1_000_000_500, "1.000001"},
+		{999_999, "0.001"},
+		{499_999, "0"},
+		{500_000, "0.001"},
 		{-1_500_000_000, "-1.5"},
-		{-1_000_000_500, "-1.000001"},
+		{-1_000_500_000, "-1.001"},
+		{-5_000_000_000, "-5"},
 		{-400, "0"},
-		{math.MaxInt64, "9223372036.854776"},
-		{math.MinInt64, "-9223372036.854776"},
+		{-500_000, "-0.001"},
+		{3_600_000_000_000, "3600"},
+		{math.MaxInt64, "9223372036.855"},
+		{math.MinInt64, "-9223372036.855"},
 	} {
 		if got := query.DisplaySeconds(tc.ns); got != tc.want {
 			t.Errorf("DisplaySeconds(%d) = %q; want %q", tc.ns, got, tc.want)
 		}
 	}
-	if got, want := query.DisplayRange(0, 119_998_950_001), "[0, 119.99895) s"; got != want {
-		t.Errorf("DisplayRange(0, 119998950001) = %q; want %q", got, want)
-	}
 	for ns, want := range map[int64]string{119_998_950_001: "119.998950001", math.MinInt64: "-9223372036.854775808"} {
 		if got := query.FormatSeconds(ns); got != want {
 			t.Errorf("FormatSeconds(%d) = %q; want %q, exact", ns, got, want)
+		}
+	}
+}
+
+// TestDisplayDuration checks the durations written for people: seconds
+// below a minute, Go's h, m and s from a minute on, to the millisecond.
+func TestDisplayDuration(t *testing.T) {
+	for _, tc := range []struct {
+		d    int64
+		want string
+	}{
+		{0, "0 s"},
+		{1, "<0.001 s"},
+		{499_999, "<0.001 s"},
+		{500_000, "0.001 s"},
+		{850_000_000, "0.85 s"},
+		{2_750_000_000, "2.75 s"},
+		{30_250_000_000, "30.25 s"},
+		{59_999_000_000, "59.999 s"},
+		{59_999_499_999, "59.999 s"},
+		{59_999_500_000, "1m0s"},
+		{60_000_000_000, "1m0s"},
+		{119_998_950_001, "1m59.999s"},
+		{120_000_000_000, "2m0s"},
+		{3_599_999_999_999, "1h0m0s"},
+		{3_723_500_000_000, "1h2m3.5s"},
+		{90_000_000_000_000, "25h0m0s"},
+		{-2_500_000_000, "-2.5 s"},
+		{-90_000_000_000, "-1m30s"},
+		{math.MaxInt64, "2562047h47m16.855s"},
+	} {
+		if got := query.DisplayDuration(tc.d); got != tc.want {
+			t.Errorf("DisplayDuration(%d) = %q; want %q", tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestDisplayRange checks ranges of offsets written for people: bounds as
+// DisplaySeconds, the length as DisplayDuration.
+func TestDisplayRange(t *testing.T) {
+	for _, tc := range []struct {
+		start, end int64
+		want       string
+	}{
+		{0, 119_998_950_001, "0–119.999 s (1m59.999s)"},
+		{0, 30_250_000_001, "0–30.25 s (30.25 s)"},
+		{4_500_000_000, 7_250_000_000, "4.5–7.25 s (2.75 s)"},
+		{-5_000_000_000, 250_000_000, "-5–0.25 s (5.25 s)"},
+		{1_000_000_000, 1_000_000_001, "1–1 s (<0.001 s)"},
+		{400_000, 1_600_000, "0–0.002 s (0.001 s)"},
+		{3_600_000_000_000, 7_323_000_000_000, "3600–7323 s (1h2m3s)"},
+	} {
+		if got := query.DisplayRange(tc.start, tc.end); got != tc.want {
+			t.Errorf("DisplayRange(%d, %d) = %q; want %q", tc.start, tc.end, got, tc.want)
 		}
 	}
 }
@@ -430,6 +489,21 @@ func TestFilterCheck(t *testing.T) {
 		err := tc.f.Check(tc.c)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want || !errors.Is(err, subsecond.ErrInvalid)) {
 			t.Errorf("%+v.Check() = %v; want %q", tc.f, err, tc.want)
+		}
+	}
+}
+
+// TestDisplayWallTime checks wall-clock times written for people: RFC 3339
+// in UTC to the millisecond.
+func TestDisplayWallTime(t *testing.T) {
+	for ns, want := range map[int64]string{
+		1796004019000000000: "2026-11-30T02:00:19Z",
+		1796004019501234000: "2026-11-30T02:00:19.501Z",
+		1796004019999500000: "2026-11-30T02:00:20Z",
+		1796004019250000001: "2026-11-30T02:00:19.25Z",
+	} {
+		if got := query.DisplayWallTime(ns); got != want {
+			t.Errorf("DisplayWallTime(%d) = %q; want %q", ns, got, want)
 		}
 	}
 }

@@ -62,7 +62,7 @@ func CheckCells(param, rowsName string, width, span int64, rows int, limit int64
 	// span/w + 1 ≤ perRow holds for every w > span/perRow.
 	fit := roundUp(span/perRow + 1)
 	return Invalidf(param, "%s s makes %d columns × %d %s = %d cells, more than this server's limit of %d; use %s ≥ %s s",
-		DisplaySeconds(width), cols, rows, rowsName, cols*int64(rows), limit, param, DisplaySeconds(fit))
+		FormatSeconds(width), cols, rows, rowsName, cols*int64(rows), limit, param, FormatSeconds(fit))
 }
 
 // roundUp rounds n up to two significant digits: 6080001 is 6100000.

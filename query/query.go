@@ -629,6 +629,54 @@ func (q *Query) Resolve(p *subsecond.Profile) error {
 	return q.ResolveBase(p)
 }
 
+// Clamp is a bound of a range that reached past its capture and that
+// Resolve moved to the capture's edge: its parameter ("start", "end",
+// "start2", "end2"), the offset from T0 it asked for and the one the view
+// shows, in nanoseconds.
+type Clamp struct {
+	Name       string
+	Asked, Got int64
+}
+
+// Clamps returns the bounds of q's resolved ranges that Resolve clamped to
+// their captures, start before end, the range's before the base range's;
+// t0 is the T0 of the query's profile and t02 that of the base range's.
+// A page that shows the clamped range writes these into its URL, so that
+// the link says what the view shows.
+func (q *Query) Clamps(t0, t02 int64) []Clamp {
+	var cs []Clamp
+	for _, b := range []struct {
+		name  string
+		bound Bound
+		got   int64
+		timed bool
+	}{
+		{"start", q.Start, q.Range.Start - t0, q.Range != subsecond.UntimedRange},
+		{"end", q.End, q.Range.End - t0, q.Range != subsecond.UntimedRange},
+		{"start2", q.Start2, q.Range2.Start - t02, q.Range2 != subsecond.UntimedRange && !q.Range2.Empty()},
+		{"end2", q.End2, q.Range2.End - t02, q.Range2 != subsecond.UntimedRange && !q.Range2.Empty()},
+	} {
+		if b.bound.Set && b.timed && b.bound.NS != b.got {
+			cs = append(cs, Clamp{Name: b.name, Asked: b.bound.NS, Got: b.got})
+		}
+	}
+	return cs
+}
+
+// Notice says for people what c changed: "start -5 s is before the
+// capture; showing from 0 s", "end 999 s is past the end of the capture;
+// showing to 19.99 s".
+func (c Clamp) Notice() string {
+	what := "the capture"
+	if strings.HasSuffix(c.Name, "2") {
+		what = "the base capture"
+	}
+	if c.Got > c.Asked {
+		return fmt.Sprintf("%s %s s is before %s; showing from %s s", c.Name, DisplaySeconds(c.Asked), what, DisplaySeconds(c.Got))
+	}
+	return fmt.Sprintf("%s %s s is past the end of %s; showing to %s s", c.Name, DisplaySeconds(c.Asked), what, DisplaySeconds(c.Got))
+}
+
 // resolveWall turns from and to into start and end with p's wall-clock
 // anchor (Profile.Wall): the range's bounds, or with suffix "2" the base
 // range's, whose parameters the errors name (from2, start2, …).
@@ -656,15 +704,15 @@ func resolveWall(p *subsecond.Profile, from, to WallTime, start, end *Bound, suf
 		if p.Wall.Approximate {
 			a = "≈"
 		}
-		return fmt.Sprintf("the capture, which ran from %s%s to %s%s", a, DisplayWallTime(first), a, DisplayWallTime(last))
+		return fmt.Sprintf("the capture, which ran from %s%s to %s%s", a, FormatWallTime(first), a, FormatWallTime(last))
 	}
 	switch {
 	case from.Set && from.NS > last:
-		return Invalidf(fromName, "%s is after %s", DisplayWallTime(from.NS), ran())
+		return Invalidf(fromName, "%s is after %s", FormatWallTime(from.NS), ran())
 	case to.Set && to.NS <= first:
-		return Invalidf(toName, "%s is before %s", DisplayWallTime(to.NS), ran())
+		return Invalidf(toName, "%s is before %s", FormatWallTime(to.NS), ran())
 	case from.Set && to.Set && to.NS <= from.NS:
-		return Invalidf(toName, "the range [%s, %s) is empty; %s must be after %s", DisplayWallTime(from.NS), DisplayWallTime(to.NS), toName, fromName)
+		return Invalidf(toName, "the range [%s, %s) is empty; %s must be after %s", FormatWallTime(from.NS), FormatWallTime(to.NS), toName, fromName)
 	}
 	// Times far outside the capture are clamped to it here, as resolve
 	// would, before they become offsets that could overflow.
@@ -746,11 +794,11 @@ func resolve(whole subsecond.Range, start, end Bound, startName, endName string)
 	// from the first sample); one wholly outside it is refused.
 	switch {
 	case r.Start >= whole.End:
-		return r, Invalidf(startName, "%s s is past the end of the capture (%s s)", DisplaySeconds(r.Start-t0), DisplaySeconds(whole.End-t0))
+		return r, Invalidf(startName, "%s s is past the end of the capture (%s s)", FormatSeconds(r.Start-t0), DisplaySeconds(whole.End-t0))
 	case r.End <= whole.Start:
-		return r, Invalidf(endName, "%s s is before the capture starts (%s s)", DisplaySeconds(r.End-t0), DisplaySeconds(whole.Start-t0))
+		return r, Invalidf(endName, "%s s is before the capture starts (%s s)", FormatSeconds(r.End-t0), DisplaySeconds(whole.Start-t0))
 	case r.End <= r.Start:
-		return r, Invalidf(endName, "the range %s is empty; %s must be after %s", DisplayRange(r.Start-t0, r.End-t0), endName, startName)
+		return r, Invalidf(endName, "the range [%s, %s) s is empty; %s must be after %s", FormatSeconds(r.Start-t0), FormatSeconds(r.End-t0), endName, startName)
 	}
 	r.Start = max(r.Start, whole.Start)
 	r.End = min(r.End, whole.End)
@@ -760,7 +808,7 @@ func resolve(whole subsecond.Range, start, end Bound, startName, endName string)
 // addOffset returns t0+off, refusing a sum past the int64 range.
 func addOffset(name string, t0, off int64) (int64, error) {
 	if off > 0 && t0 > math.MaxInt64-off || off < 0 && t0 < math.MinInt64-off {
-		return 0, Invalidf(name, "%s s from the profile's start is out of range", DisplaySeconds(off))
+		return 0, Invalidf(name, "%s s from the profile's start is out of range", FormatSeconds(off))
 	}
 	return t0 + off, nil
 }
@@ -959,7 +1007,7 @@ func CheckParam(name string, n int64) error {
 	}
 	s := strconv.FormatInt(n, 10)
 	if p.Type == TypeDuration {
-		s = DisplaySeconds(n) + " s"
+		s = FormatSeconds(n) + " s"
 	}
 	return Invalidf(name, "%s is outside %s", s, p.Range())
 }

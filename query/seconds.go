@@ -50,20 +50,60 @@ func ParseSeconds(name, s string) (int64, error) {
 // zeros, the inverse of ParseSeconds: 5086200000000 is "5086.2".
 func FormatSeconds(ns int64) string { return decimalSeconds(ns, 9) }
 
-// DisplaySeconds writes nanoseconds as decimal seconds for people: rounded
-// to the microsecond (halves away from zero), without trailing zeros.
-// 119998950001 is "119.99895" where FormatSeconds writes "119.998950001".
-// What goes back into a URL or a parameter is written with FormatSeconds,
-// which is exact.
-func DisplaySeconds(ns int64) string {
-	const us = 1000
-	r := ns / us // whole microseconds, rounded below; no overflow near the int64 limits
-	if rem := ns % us; rem >= us/2 {
+// DisplaySeconds writes an offset of ns nanoseconds for people: decimal
+// seconds rounded to the millisecond (halves away from zero), without
+// trailing zeros: 119998950001 is "119.999", 30250000001 is "30.25",
+// -5000000000 is "-5", 400 is "0". What goes back into a URL or a
+// parameter is written with FormatSeconds, which is exact. The pages'
+// script writes the same (displaySeconds in web/src/format.ts;
+// TestDisplayScript in package web holds them to it).
+func DisplaySeconds(ns int64) string { return decimalSeconds(roundMillis(ns), 3) }
+
+// DisplayDuration writes a duration of d nanoseconds for people, rounded to
+// the millisecond as DisplaySeconds rounds: below a minute in seconds,
+// "0.85 s", "59.999 s"; from a minute on as Go writes a time.Duration,
+// "1m0s", "1m59.999s", "2h0m5.5s". A duration shorter than half a
+// millisecond but not zero is "<0.001 s"; a negative one (an end before
+// its start) has "-" first.
+func DisplayDuration(d int64) string {
+	ms := roundMillis(d)
+	sign := ""
+	if ms < 0 {
+		sign, ms = "-", -ms
+	}
+	switch {
+	case ms == 0 && d != 0:
+		return "<0.001 s"
+	case ms < 60_000:
+		return sign + decimalSeconds(ms, 3) + " s"
+	}
+	s := sign
+	if h := ms / 3_600_000; h > 0 {
+		s += strconv.FormatInt(h, 10) + "h"
+	}
+	return s + strconv.FormatInt(ms/60_000%60, 10) + "m" + decimalSeconds(ms%60_000, 3) + "s"
+}
+
+// DisplayRange writes the half-open range [start, end) of offsets in
+// nanoseconds for people: its bounds as DisplaySeconds writes them and its
+// length as DisplayDuration does, "0–119.999 s (1m59.999s)",
+// "-5–0.25 s (5.25 s)". The length is end-start rounded, not the
+// difference of the rounded bounds.
+func DisplayRange(start, end int64) string {
+	return DisplaySeconds(start) + "–" + DisplaySeconds(end) + " s (" + DisplayDuration(end-start) + ")"
+}
+
+// roundMillis returns ns nanoseconds in whole milliseconds, halves rounded
+// away from zero; no overflow near the int64 limits.
+func roundMillis(ns int64) int64 {
+	const ms = 1_000_000
+	r := ns / ms
+	if rem := ns % ms; rem >= ms/2 {
 		r++
-	} else if rem <= -us/2 {
+	} else if rem <= -ms/2 {
 		r--
 	}
-	return decimalSeconds(r, 6)
+	return r
 }
 
 // decimalSeconds writes n units of 10^-digits seconds as decimal seconds
@@ -82,13 +122,6 @@ func decimalSeconds(n int64, digits int) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-// DisplayRange writes the half-open range [start, end) of offsets in
-// nanoseconds for people, in seconds as DisplaySeconds writes them:
-// "[0, 119.99895) s".
-func DisplayRange(start, end int64) string {
-	return "[" + DisplaySeconds(start) + ", " + DisplaySeconds(end) + ") s"
-}
-
 // FormatWallTime writes Unix nanoseconds as an RFC 3339 time in UTC,
 // exactly, as a from or to parameter is written: the inverse of
 // ParseWallTime. 1796008325500000000 is "2026-11-30T03:12:05.5Z".
@@ -97,8 +130,8 @@ func FormatWallTime(ns int64) string {
 }
 
 // DisplayWallTime writes Unix nanoseconds for people as an RFC 3339 time in
-// UTC, rounded to the microsecond, without trailing zeros:
-// "2026-11-30T00:16:59Z", "2025-03-11T02:12:07.501234Z".
+// UTC, rounded to the millisecond as DisplaySeconds rounds, without
+// trailing zeros: "2026-11-30T00:16:59Z", "2025-03-11T02:12:07.501Z".
 func DisplayWallTime(ns int64) string {
-	return time.Unix(0, ns).UTC().Round(time.Microsecond).Format("2006-01-02T15:04:05.999999Z07:00")
+	return time.UnixMilli(roundMillis(ns)).UTC().Format("2006-01-02T15:04:05.999Z07:00")
 }

@@ -34,8 +34,8 @@ func TestQueryWallClockRange(t *testing.T) {
 		{rt, "to=yesterday", subsecond.Range{}, `to: "yesterday" is neither an RFC 3339 time`},
 		// A range outside the capture is refused by the name it was given
 		// with, in wall-clock time, with the capture's wall-clock span.
-		{rt, "from=2026-11-30T18:00:00Z", subsecond.Range{}, "from: 2026-11-30T18:00:00Z is after the capture, which ran from 2026-11-30T17:11:04.97438Z to 2026-11-30T17:13:04Z"},
-		{rt, "to=2026-11-30T17:11:04.97438Z", subsecond.Range{}, "to: 2026-11-30T17:11:04.97438Z is before the capture, which ran from 2026-11-30T17:11:04.97438Z to 2026-11-30T17:13:04Z"},
+		{rt, "from=2026-11-30T18:00:00Z", subsecond.Range{}, "from: 2026-11-30T18:00:00Z is after the capture, which ran from 2026-11-30T17:11:04.974380046Z to 2026-11-30T17:13:04Z"},
+		{rt, "to=2026-11-30T17:11:04.97438Z", subsecond.Range{}, "to: 2026-11-30T17:11:04.97438Z is before the capture, which ran from 2026-11-30T17:11:04.974380046Z to 2026-11-30T17:13:04Z"},
 		{rt, "from=2026-11-30T17:12:00Z&to=2026-11-30T17:11:59.5Z", subsecond.Range{}, "to: the range [2026-11-30T17:12:00Z, 2026-11-30T17:11:59.5Z) is empty; to must be after from"},
 		{approx, "from=2026-11-30T00:16:59Z", subsecond.Range{}, "from: 2026-11-30T00:16:59Z is after the capture, which ran from ≈2025-03-11T02:12:07.501Z to ≈2025-03-11T02:14:07.5Z"},
 		// Bounds far outside it are clamped, as offsets are.

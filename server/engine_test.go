@@ -265,10 +265,10 @@ func TestDiffAcrossProfiles(t *testing.T) {
 	}
 	res, b = e.do("GET", "/p/"+target.ID+"/diff?base="+base.ID+"&start2=0&end2=1&start=1&end=3", nil)
 	// Its sides: host, capture and range of each.
-	if got := elementText(string(b), `<tr data-testid="diff-base">`); res.StatusCode != 200 || !strings.HasPrefix(got, "Baseline "+base.Host+" web-1cpu 0 s – 1 s (1s)") {
+	if got := elementText(string(b), `<tr data-testid="diff-base">`); res.StatusCode != 200 || !strings.HasPrefix(got, "Baseline "+base.Host+" web-1cpu 0–1 s (1 s)") {
 		t.Errorf("diff page across profiles = %d, its baseline %q; want the base's host, name and range", res.StatusCode, got)
 	}
-	if got := elementText(string(b), `<tr data-testid="diff-target">`); !strings.HasPrefix(got, "Target "+target.Host+" "+target.Name+" 1 s – 3 s (2s)") {
+	if got := elementText(string(b), `<tr data-testid="diff-target">`); !strings.HasPrefix(got, "Target "+target.Host+" "+target.Name+" 1–3 s (2 s)") {
 		t.Errorf("diff page across profiles: its target %q; want the target's host, name and range", got)
 	}
 }
@@ -325,14 +325,14 @@ func TestSamplesRoute(t *testing.T) {
 		}
 	}
 	res, b = e.do("GET", api+"/samples?start=1&end=2&cpu=1&max_samples=99", nil)
-	wantError(t, res, b, http.StatusBadRequest, "end: the range [1, 2) s holds 100 samples of these filters, more than the stack chart's limit of 99")
+	wantError(t, res, b, http.StatusBadRequest, "end: the range 1–2 s (1 s) holds 100 samples of these filters, more than the stack chart's limit of 99")
 	// The whole capture ends the instant after its last sample, 3.04 s
 	// and a nanosecond from T0: messages and the SVG's subtitle round it to
 	// the microsecond.
 	res, b = e.do("GET", api+"/samples?cpu=1&max_samples=99", nil)
-	wantError(t, res, b, http.StatusBadRequest, "end: the range [0, 3.04) s holds 300 samples")
-	if res, b = e.do("GET", api+"/flamegraph?cpu=1&format=svg", nil); res.StatusCode != 200 || !bytes.Contains(b, []byte("[0, 3.04) s from T0, 300 samples; cpu=1")) {
-		t.Errorf("flamegraph?format=svg = %d; want the subtitle [0, 3.04) s from T0, 300 samples; cpu=1 in\n%.1500s", res.StatusCode, b)
+	wantError(t, res, b, http.StatusBadRequest, "end: the range 0–3.04 s (3.04 s) holds 300 samples")
+	if res, b = e.do("GET", api+"/flamegraph?cpu=1&format=svg", nil); res.StatusCode != 200 || !bytes.Contains(b, []byte("0–3.04 s (3.04 s) from T0, 300 samples; cpu=1")) {
+		t.Errorf("flamegraph?format=svg = %d; want the subtitle 0–3.04 s (3.04 s) from T0, 300 samples; cpu=1 in\n%.1500s", res.StatusCode, b)
 	}
 	for _, q := range []string{"max_samples=0", "max_samples=abc", "max_samples=1000001"} {
 		res, b = e.do("GET", api+"/samples?"+q, nil)

@@ -122,7 +122,7 @@ func (s *Server) explainPage(w http.ResponseWriter, r *http.Request) {
 			Before: web.FormatValue(f.BeforeShare, f.Unit), Control: web.FormatValue(f.ControlShare, f.Unit), Ratio: web.FormatRatio(f.Ratio),
 			StoodOut: fmt.Sprintf("%d of %d", f.StoodOut, f.Of), Q: web.FormatQ(f.Q), Significant: f.Q < 0.05}
 		row.Sentence = fmt.Sprintf("%s %s in the %s before %d of %d marker windows, %s elsewhere",
-			web.FormatValue(f.BeforeShare, f.Unit), shareOf(f.Unit), web.Duration(rep.Before), f.StoodOut, f.Of, web.FormatValue(f.ControlShare, f.Unit))
+			web.FormatValue(f.BeforeShare, f.Unit), shareOf(f.Unit), query.DisplayDuration(rep.Before), f.StoodOut, f.Of, web.FormatValue(f.ControlShare, f.Unit))
 		dv := url.Values{}
 		for k := range v {
 			dv.Set(k, v.Get(k))
@@ -172,11 +172,11 @@ func explainSummary(rep *explain.Report) string {
 	for _, w := range rep.Windows {
 		markers += len(w.Markers)
 	}
-	s := fmt.Sprintf("%d windows of %s before %s (%d markers), against %d control windows", len(rep.Windows), web.Duration(rep.Before), which, markers, len(rep.Controls))
+	s := fmt.Sprintf("%d windows of %s before %s (%d markers), against %d control windows", len(rep.Windows), query.DisplayDuration(rep.Before), which, markers, len(rep.Controls))
 	if rep.Available > len(rep.Controls) {
 		s += fmt.Sprintf(" drawn at random (seed %d) from %d", rep.Seed, rep.Available)
 	}
-	s += fmt.Sprintf(" of the same sessions, none within %s of a marker.", web.Duration(rep.Guard))
+	s += fmt.Sprintf(" of the same sessions, none within %s of a marker.", query.DisplayDuration(rep.Guard))
 	if rep.Dropped > 0 {
 		s += fmt.Sprintf(" %d windows before markers were left out: mostly unrecorded or with too few samples.", rep.Dropped)
 	}
@@ -305,7 +305,7 @@ func (s *Server) explainDiffPage(w http.ResponseWriter, r *http.Request) {
 	layout.Preload = []string{graphJSON(api, v)}
 	side := func(name string, ws []explain.Window, rg subsecond.Range) web.DiffSide {
 		return web.DiffSide{Host: host, HostHref: link.HostPage.Path(host), Name: name,
-			Href: link.ExplainPage.With(pick(v, explainParams...), host), Range: fmt.Sprintf("%d windows of %s", len(ws), web.Duration(rep.Before)),
+			Href: link.ExplainPage.With(pick(v, explainParams...), host), Range: fmt.Sprintf("%d windows of %s", len(ws), query.DisplayDuration(rep.Before)),
 			Wall: &web.WallRange{From: rg.Start, To: rg.End, Date: true}}
 	}
 	page := web.FlamePage{

@@ -260,7 +260,7 @@ func selectionSide(sel *timeline.Selection) web.DiffSide {
 	v.Set("from", query.FormatSeconds(subsecond.FloorSecond(sel.From)))
 	v.Set("to", query.FormatSeconds(sel.To))
 	side := web.DiffSide{Host: sel.Host, HostHref: link.HostPage.Path(sel.Host), Name: name, Href: link.Host(sel.Host, v),
-		Range: web.Duration(sel.To - sel.From), Wall: &web.WallRange{From: sel.From, To: sel.To, Approximate: approximate(sel), Date: true}}
+		Range: query.DisplayDuration(sel.To - sel.From), Wall: &web.WallRange{From: sel.From, To: sel.To, Approximate: approximate(sel), Date: true}}
 	if u := web.Unrecorded(sel.Unrecorded); u != "" {
 		side.Range += " · " + u
 	}

@@ -331,7 +331,7 @@ func TestWallClockRangeInPages(t *testing.T) {
 	// its link gave and links to that range's views.
 	_, page := e.do("GET", "/p/"+c1.ID+"?cpu=3&end="+end+"&start="+start, nil)
 	if got, want := elementText(string(page), `<p class="linked-range" data-testid="linked-range">`),
-		"The link's range: CPU 3 · 10 s – 12.5 s (2.5s) 03:01:10–03:01:12.5 UTC — its flame graph, its stack chart"; got != want {
+		"The link's range: CPU 3 · 10–12.5 s (2.5 s) 03:01:10–03:01:12.5 UTC — its flame graph, its stack chart"; got != want {
 		t.Errorf("the profile page's linked range reads %q; want %q", got, want)
 	}
 	if want := `href="/p/` + c1.ID + `/flame?cpu=3&amp;end=12.5&amp;start=10" data-testid="linked-flame"`; !strings.Contains(string(page), want) {

@@ -115,11 +115,15 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	if offsetsRedirect(w, r, q) {
 		return
 	}
+	v := r.URL.Query()
+	vd := viewData("profile", p, r)
+	note := canonical(v, &vd, q.Clamps(p.T0(), p.T0()))
 	page := web.ProfilePage{
-		Layout:  s.layout(displayName(p), viewData("profile", p, r), r),
+		Layout:  s.layout(displayName(p), vd, r),
 		Profile: *p,
-		Linked:  linkedRange(p, q, r.URL.Query()),
-		Filters: filterFields(p, r.URL.Query()),
+		Notice:  note,
+		Linked:  linkedRange(p, q, v),
+		Filters: filterFields(p, v),
 	}
 	var hs []subsecond.Hotspot
 	page.HotspotsWhat = web.HotspotsWhat(q.Measure, q.Threshold, q.Min)
@@ -157,8 +161,7 @@ func (s *Server) profilePage(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hs {
 		item := web.Hotspot{
 			Href:     h.URL,
-			Start:    query.DisplaySeconds(h.Start - t0),
-			End:      query.DisplaySeconds(h.End - t0),
+			Range:    query.DisplayRange(h.Start-t0, h.End-t0),
 			Comm:     h.Comm,
 			Function: h.Function,
 			Wall:     web.WallOf(p, h.Start, h.End),
@@ -245,6 +248,8 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 	if offsetsRedirect(w, r, q) {
 		return
 	}
+	vd := viewData(kind, p, r)
+	note := canonical(v, &vd, q.Clamps(p.T0(), bp.T0()))
 	api := link.FlameAPI.Path(p.ID)
 	if isDiff {
 		api = link.DiffAPI.Path(p.ID)
@@ -263,7 +268,7 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 	if filters != "" {
 		title += " · " + filters
 	}
-	layout := s.layout(title, viewData(kind, p, r), r)
+	layout := s.layout(title, vd, r)
 	// The head asks for the JSON the script draws, so that it is on its way
 	// while the script loads.
 	layout.Preload = []string{graphJSON(api, v)}
@@ -281,6 +286,7 @@ func (s *Server) graphPage(w http.ResponseWriter, r *http.Request, kind string) 
 		Target:  diffSide(p, q.Range),
 		Filters: filters,
 		Back:    link.Profile(p.ID, profileParams(v)),
+		Notice:  note,
 		Search:  v.Get("search"),
 	}
 	graphLinks(&page, v, kind, export, link.StacksPage, link.FlamePage, p.ID)
@@ -314,6 +320,28 @@ func graphLinks(page *web.FlamePage, v url.Values, kind string, export func(form
 	}
 	page.StacksURL = stacks.With(other, args...)
 	page.FlameURL = flameRoute.With(other, args...)
+}
+
+// canonical writes the bounds that Resolve clamped to their capture
+// (clamps) into v, the page's query, and into its view data vd, whose
+// script writes them into the page's URL, so that the page's links, its
+// exports and its URL say what it shows. It returns the notice saying what
+// changed ("start -5 s is before the capture; showing from 0 s"), "" when
+// nothing did.
+func canonical(v url.Values, vd *web.ViewData, clamps []query.Clamp) string {
+	if len(clamps) == 0 {
+		return ""
+	}
+	vd.Canonical = map[string]string{}
+	var notes []string
+	for _, c := range clamps {
+		s := query.FormatSeconds(c.Got)
+		v.Set(c.Name, s)
+		vd.Canonical[c.Name] = s
+		notes = append(notes, c.Notice())
+	}
+	vd.Params = flatten(v)
+	return strings.Join(notes, "; ") + "."
 }
 
 // offsetsRedirect sends a page asked for with a range on the wall clock
@@ -356,21 +384,22 @@ func diffSide(p *subsecond.Profile, rg subsecond.Range) web.DiffSide {
 	return s
 }
 
-// rangeLabel describes rg for reading, as offsets from t0 rounded to the
-// microsecond: "4.5 s – 7.25 s (2.75s)".
+// rangeLabel describes rg for reading, as offsets from t0 the way
+// query.DisplayRange writes them: "4.5–7.25 s (2.75 s)".
 func rangeLabel(rg subsecond.Range, t0 int64) string {
 	if rg == subsecond.UntimedRange {
 		return "all samples (the capture has no timestamps)"
 	}
-	return fmt.Sprintf("%s s – %s s (%s)", query.DisplaySeconds(rg.Start-t0), query.DisplaySeconds(rg.End-t0), web.Duration(rg.Duration()))
+	return query.DisplayRange(rg.Start-t0, rg.End-t0)
 }
 
-// shortRange is rangeLabel for titles: "4.5–7.25 s".
+// shortRange is rangeLabel for titles: the same range written the same
+// way, "(no timestamps)" for a capture without them.
 func shortRange(rg subsecond.Range, t0 int64) string {
 	if rg == subsecond.UntimedRange {
 		return "(no timestamps)"
 	}
-	return query.DisplaySeconds(rg.Start-t0) + "–" + query.DisplaySeconds(rg.End-t0) + " s"
+	return rangeLabel(rg, t0)
 }
 
 func displayName(p *subsecond.Profile) string {

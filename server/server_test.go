@@ -707,7 +707,7 @@ func TestPages(t *testing.T) {
 		`value="&lt;img src=x onerror=alert(1)&gt;"`,
 		`data-testid="export-svg" href="/api/profiles/`+p.ID+`/flamegraph?cpu=1&amp;end=2.5&amp;format=svg&amp;start=1"`,
 		`data-testid="export-folded"`, `data-testid="export-pprof"`, `<div id="top">`, `<table data-testid="top-functions">`,
-		`id="copy-link" data-testid="copy-link"`, `1 s – 2.5 s`, `<input type="hidden" name="zoom" value="3"`,
+		`id="copy-link" data-testid="copy-link"`, `1–2.5 s (1.5 s)`, `<input type="hidden" name="zoom" value="3"`,
 		`href="/p/`+p.ID+`?cpu=1&amp;measure=system"`)
 	if params := viewDataOf(t, got["flame"])["params"].(map[string]any); params["search"] != hostile || params["zoom"] != "3" {
 		t.Errorf("flame view-data params = %v", params)

@@ -165,7 +165,7 @@ func Hotspots(ctx context.Context, src Source, host string, opt HotOptions) (*Re
 		return nil, err
 	}
 	if opt.Min < int64(time.Second) {
-		return nil, query.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", query.DisplaySeconds(opt.Min))
+		return nil, query.Invalidf("min", "%s s is less than 1 s, the resolution of a host's night", query.FormatSeconds(opt.Min))
 	}
 	keep := opt.Limit
 	if keep == 0 || keep > maxSpots {

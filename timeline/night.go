@@ -65,11 +65,7 @@ func place(ps []subsecond.Profile) (caps []Capture, unanchored int) {
 			unanchored++
 			continue
 		}
-		period := int64(0)
-		if p.FrequencyHz > 0 {
-			period = int64(float64(time.Second) / p.FrequencyHz)
-		}
-		caps = append(caps, Capture{ID: p.ID, Name: p.Name, Start: w.Wall(p.Start), End: w.Wall(p.End) + max(period, 1),
+		caps = append(caps, Capture{ID: p.ID, Name: p.Name, Start: w.Wall(p.Start), End: w.Wall(p.End) + p.Period(),
 			Offset: w.Offset, T0: p.T0(), Source: w.Source, Approximate: w.Approximate, Samples: p.Samples, CPUs: p.CPUs, Hz: p.FrequencyHz})
 	}
 	slices.SortFunc(caps, func(a, b Capture) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.ID, b.ID)) })
@@ -375,11 +371,11 @@ func plan(ctx context.Context, src Source, host string, want Span) (*span, error
 	}
 	if sp.bucket < second {
 		return nil, query.Invalidf("bucket", "%s s is finer than the host timeline's one-second summaries; open the capture for finer views",
-			query.DisplaySeconds(sp.bucket))
+			query.FormatSeconds(sp.bucket))
 	}
 	sp.buckets = (sp.to - sp.from + sp.bucket - 1) / sp.bucket
 	if sp.buckets > MaxBuckets {
-		return nil, query.Invalidf("bucket", "%d buckets of %s s exceed %d; use wider buckets", sp.buckets, query.DisplaySeconds(sp.bucket), MaxBuckets)
+		return nil, query.Invalidf("bucket", "%d buckets of %s s exceed %d; use wider buckets", sp.buckets, query.FormatSeconds(sp.bucket), MaxBuckets)
 	}
 	if want.MaxCells > 0 {
 		if err := query.CheckCells("bucket", "CPUs", sp.bucket, sp.to-sp.from, cpus, want.MaxCells); err != nil {

@@ -3,25 +3,17 @@ package web
 import (
 	"math/big"
 	"strconv"
-	"time"
 
 	"github.com/subsecond/subsecond/query"
 )
 
-// Duration formats d nanoseconds for people, to the millisecond: "2m3.5s",
-// "850ms".
-func Duration(d int64) string {
-	return time.Duration(d).Round(time.Millisecond).String()
-}
-
 // Unrecorded says how much of a range, d nanoseconds, no capture
-// recorded: "3.2s of this range were not recorded"; "" for none.
+// recorded: "3.2 s of this range were not recorded"; "" for none.
 func Unrecorded(d int64) string {
 	if d <= 0 {
 		return ""
 	}
-	ms := (d + 500_000) / 1_000_000 * 1_000_000
-	return query.DisplaySeconds(ms) + " s of this range were not recorded"
+	return query.DisplayDuration(d) + " of this range were not recorded"
 }
 
 // Bytes formats a size in bytes for people, in powers of 1000 as disks
@@ -103,11 +95,11 @@ func HotspotsWhat(measure string, threshold float64, min int64) string {
 	if measure == "system" {
 		what = "in the kernel (system time)"
 	}
-	return "≥ " + strconv.FormatFloat(100*threshold, 'f', -1, 64) + "% " + what + " for " + query.DisplaySeconds(min) + " s or more"
+	return "≥ " + strconv.FormatFloat(100*threshold, 'f', -1, 64) + "% " + what + " for " + query.DisplayDuration(min) + " or more"
 }
 
 // HotspotsWhere describes the range a hot-spot search covered, start and
-// end in ns with origin t0: " in [5, 10) s", or "" for the whole capture
+// end in ns with origin t0: " in 5–10 s (5 s)", or "" for the whole capture
 // (start and end 0, as HotspotReport gives it).
 func HotspotsWhere(t0, start, end int64) string {
 	if start == 0 && end == 0 {

@@ -81,6 +81,11 @@ type ViewData struct {
 	API           string            `json:"api,omitempty"`
 	ReadOnly      bool              `json:"readOnly"`
 	TokenRequired bool              `json:"tokenRequired"`
+	// Canonical holds the parameters the server changed from what the URL
+	// asked for, a range's bounds clamped to its capture, as they should
+	// read: the script writes them into the page's URL (history.replaceState)
+	// so that the URL, and a copied link, say what the view shows.
+	Canonical map[string]string `json:"canonical,omitempty"`
 }
 
 // Layout is what every page shares: its title, the view data and the URLs of
@@ -114,11 +119,10 @@ type IndexPage struct {
 
 // Hotspot is one entry of a profile page's hot-spots list, ready to show.
 type Hotspot struct {
-	Href     string // the flame graph of the episode
-	CPU      string // "" when the entry spans all CPUs
-	Start    string // seconds from T0
-	End      string
-	Wall     *WallRange // Start and End on the wall clock; nil when unknown
+	Href     string     // the flame graph of the episode
+	CPU      string     // "" when the entry spans all CPUs
+	Range    string     // seconds from T0, as query.DisplayRange writes them
+	Wall     *WallRange // the range on the wall clock; nil when unknown
 	Busy     string     // e.g. "97%"
 	System   string     // the part of it in the kernel, e.g. "82%"
 	Comm     string
@@ -149,6 +153,7 @@ type ProfilePage struct {
 	// Linked is the range the page's link gives (start, end), which the
 	// maps show whole; nil when it gives none.
 	Linked       *LinkedRange
+	Notice       string // what the server changed from what the URL asked for, as FlamePage's
 	Filters      []Field
 	Hotspots     []Hotspot
 	HotspotsWhat string // what the episodes are: "≥ 70% busy for 1 s or more"
@@ -190,7 +195,7 @@ type FlamePage struct {
 	Stacks    bool   // the stack chart above the flame graph
 	StacksURL string // the stack chart of this view ("" on a differential page)
 	FlameURL  string // the flame graph of this view ("" on a differential page)
-	Range     string // "12.3 s – 14.5 s"
+	Range     string // "12.3–14.5 s (2.2 s)", as query.DisplayRange writes it
 	// Wall is Range on the wall clock; nil when unknown.
 	Wall *WallRange
 	// Base and Target are the two sides of a differential graph, from the
@@ -200,11 +205,15 @@ type FlamePage struct {
 	Back         string // the profile page with the same filters
 	BackLabel    string // the Back link's text; "" for "← heatmaps"
 	// Unrecorded says how much of a host's range no capture recorded
-	// ("3.2s of this range were not recorded"); "" when all of it was.
+	// ("3.2 s of this range were not recorded"); "" when all of it was.
 	Unrecorded string
-	Hidden     []Option // other view parameters kept when the search form is submitted
-	Search     string
-	Exports    []Export // the graph's exports, as links
+	// Notice says what the server changed from what the URL asked for
+	// ("start -5 s is before the capture; showing from 0 s"); "" for
+	// nothing.
+	Notice  string
+	Hidden  []Option // other view parameters kept when the search form is submitted
+	Search  string
+	Exports []Export // the graph's exports, as links
 }
 
 // DiffSide is one side of a differential graph: which host, capture and
@@ -212,7 +221,7 @@ type FlamePage struct {
 type DiffSide struct {
 	Host, HostHref string // the capture's host and its night
 	Name, Href     string // the capture and its page
-	Range          string // "12.3 s – 14.5 s (2.2s)", from the capture's T0
+	Range          string // "12.3–14.5 s (2.2 s)", from the capture's T0
 	Wall           *WallRange
 }
 

@@ -85,8 +85,8 @@ func writeCoresText(e env, c *subsecond.Capture, k *heatmap.Cores, m heatmap.Mea
 	t := newCellsText(&k.Cells, width)
 	w := bufio.NewWriter(termWriter(e.stdout))
 	cols, span := t.cols, t.span()
-	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s s (one character = %s s), %.1f samples expected per bucket; shading: %s fraction\n",
-		clip(c.Profile.Name, nameWidth), len(k.CPUs), k.Buckets, query.DisplaySeconds(k.Bucket), query.DisplaySeconds(span), k.Expected, m)
+	fmt.Fprintf(w, "%s: %d CPUs, %d buckets of %s (one character = %s), %.1f samples expected per bucket; shading: %s fraction\n",
+		clip(c.Profile.Name, nameWidth), len(k.CPUs), k.Buckets, query.DisplayDuration(k.Bucket), query.DisplayDuration(span), k.Expected, m)
 	axis := []rune(strings.Repeat(" ", cols+10))
 	for col := 0; col < cols; col += 10 {
 		copy(axis[col:], []rune(query.DisplaySeconds(int64(col)*span)))

@@ -89,7 +89,7 @@ Flags:`)
 		which = "the markers matching " + rep.Match
 	}
 	fmt.Fprintf(w, "%s: %s of %s before %s, against %s (of %d), seed %d\n",
-		rep.Host, plural(len(rep.Windows), "window"), web.Duration(rep.Before), which, plural(len(rep.Controls), "control window"), rep.Available, rep.Seed)
+		rep.Host, plural(len(rep.Windows), "window"), query.DisplayDuration(rep.Before), which, plural(len(rep.Controls), "control window"), rep.Available, rep.Seed)
 	perms := fmt.Sprintf("%d random relabelings", rep.Permutations)
 	if rep.Exact {
 		perms = "every relabeling"

@@ -60,8 +60,8 @@ func runHeatmap(ctx context.Context, e env) error {
 // (seconds from T0 on the axis), rows down (milliseconds into the column).
 func writeHeatmapText(e env, c *subsecond.Capture, g *heatmap.Grid) error {
 	w := bufio.NewWriter(termWriter(e.stdout))
-	fmt.Fprintf(w, "%s: %d samples, T0 = %s s, %d columns of %s s × %d rows; darkest = %d samples\n",
-		clip(c.Profile.Name, nameWidth), g.Total, query.DisplaySeconds(g.T0), g.Cols, query.DisplaySeconds(g.Col), g.Rows, g.Max)
+	fmt.Fprintf(w, "%s: %d samples, T0 = %s s, %d columns of %s × %d rows; darkest = %d samples\n",
+		clip(c.Profile.Name, nameWidth), g.Total, query.FormatSeconds(g.T0), g.Cols, query.DisplayDuration(g.Col), g.Rows, g.Max)
 	const label = 9 // width of the ms axis
 	// Column axis: the offset in seconds every ten columns.
 	axis := []rune(strings.Repeat(" ", g.Cols+10))

@@ -323,7 +323,7 @@ func listMarkers(ctx context.Context, e env, args []string) error {
 		if b := m.Before; b != nil {
 			where = fmt.Sprintf("10 s before: --host %s --from %s --to %s", *v.host, query.FormatWallTime(b.From), query.FormatWallTime(b.To))
 			if b.Missing > 0 {
-				where += fmt.Sprintf(" (%s s of it not recorded)", query.DisplaySeconds(b.Missing))
+				where += fmt.Sprintf(" (%s of it not recorded)", query.DisplayDuration(b.Missing))
 			}
 		}
 		fmt.Fprintf(w, "%s  %s\n    %s\n", wallTime(m.Time), clip(m.Text, stackWidth), where)

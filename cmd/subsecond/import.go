@@ -128,13 +128,13 @@ func displayName(p *subsecond.Profile) string {
 	return "(unnamed)"
 }
 
-// duration formats the time between a profile's first and last sample,
-// "no time" for a capture without timestamps.
+// duration writes how long a profile recorded (subsecond.Profile.Duration)
+// as the pages write it, "no time" for a capture without timestamps.
 func duration(p *subsecond.Profile) string {
 	if !p.Timed() {
 		return "no time"
 	}
-	return fmt.Sprintf("%.3f s", float64(p.End-p.Start)/1e9)
+	return query.DisplayDuration(p.Duration())
 }
 
 // newCountBar returns a progress bar of total items drawn on w when w is a

@@ -67,9 +67,9 @@ func TestImportListInfoDelete(t *testing.T) {
 		t.Fatalf("import: %v\n%s", err, errOut)
 	}
 	id := idRE.FindString(out)
-	if id == "" || !strings.Contains(out, "first run: 3 samples, 2.500 s, 3 CPUs, 2 warnings") ||
+	if id == "" || !strings.Contains(out, "first run: 3 samples, 2.5 s, 3 CPUs, 2 warnings") ||
 		!strings.Contains(out, "warning: line 13:") {
-		t.Errorf("import printed %q; want the ID, 3 samples, 2.500 s, 3 CPUs, 2 warnings from line 13", out)
+		t.Errorf("import printed %q; want the ID, 3 samples, 2.5 s, 3 CPUs, 2 warnings from line 13", out)
 	}
 	if errOut != "" {
 		t.Errorf("import wrote %q to a non-terminal stderr; want nothing (no progress bar)", errOut)

@@ -151,8 +151,9 @@ func TestServeFiles(t *testing.T) {
 	writeCapture(t, file)
 	base, out, stop := startServe(t, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "x.db"), file)
 
-	// The duration is the capture's, first sample to last, as import prints it.
-	link := regexp.MustCompile(`imported .*web-1.perf.txt.gz: 600 samples, 2 CPUs, 2.990 s → (http://\S+/p/(\S+))`).FindStringSubmatch(out.String())
+	// The duration is the capture's, first sample to one sampling period
+	// after the last (100 Hz), as import and the profile list write it.
+	link := regexp.MustCompile(`imported .*web-1.perf.txt.gz: 600 samples, 2 CPUs, 3 s → (http://\S+/p/(\S+))`).FindStringSubmatch(out.String())
 	if link == nil {
 		t.Fatalf("serve did not print the imported profile's duration and link:\n%s", out.String())
 	}

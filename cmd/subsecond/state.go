@@ -268,7 +268,7 @@ func writeMoves(ctx context.Context, e env, s *store.Store, host string, q *quer
 	}
 	w := bufio.NewWriter(termWriter(e.stdout))
 	fmt.Fprintf(w, "%s: what moves with %s, over %d windows of %s from %s to %s (UTC)\n", host, mv.Of.String(), len(mv.Windows),
-		web.Duration(mv.Length), wallTime(mv.From), wallTime(mv.To))
+		query.DisplayDuration(mv.Length), wallTime(mv.From), wallTime(mv.To))
 	fmt.Fprintf(w, "%6s %4s  %s\n", "RHO", "N", "WHAT")
 	for _, m := range mv.Moving {
 		fmt.Fprintf(w, "%6.2f %4d  %s\n", m.Rho, m.N, clip(m.Feature.String(), stackWidth))

@@ -99,7 +99,7 @@ func TestExplainCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(out, "\n")
-	if len(lines) < 4 || !strings.Contains(lines[0], "1 window of 10s before the markers matching NETDEV, against 15 control windows") ||
+	if len(lines) < 4 || !strings.Contains(lines[0], "1 window of 10 s before the markers matching NETDEV, against 15 control windows") ||
 		!strings.HasPrefix(strings.TrimSpace(lines[3]), "1. kubelet") || !strings.Contains(out, "stood out before 1 of 1;") || !strings.Contains(out, "every relabeling") {
 		t.Errorf("explain:\n%s\nwant the kubelet first, standing out before the one marker", out)
 	}

@@ -107,7 +107,7 @@ func TestCPUsCommandShowsPeggedCore(t *testing.T) {
 	if !strings.HasPrefix(strings.TrimSpace(bestRow), "cpu 4 ") || best < 18 {
 		t.Errorf("the row with most █ is %q (%d); want cpu 4 with about 20:\n%s", bestRow, best, out)
 	}
-	if !strings.HasSuffix(bestRow, " ◀1") || strings.Count(out, "◀1") != 2 || !strings.Contains(out, "◀1 cpu 4 [3.1, 7.1) s: node-agent (100%) in mem_cgroup_nr_lru_pages") {
+	if !strings.HasSuffix(bestRow, " ◀1") || strings.Count(out, "◀1") != 2 || !strings.Contains(out, "◀1 cpu 4 3.1–7.1 s (4 s): node-agent (100%) in mem_cgroup_nr_lru_pages") {
 		t.Errorf("cpus does not point at the pegged core's episode:\n%s", out)
 	}
 	out, _, err = runView(t, "cpus", "--format", "json", "--bucket", "1", "--cpu", "4-5", file)

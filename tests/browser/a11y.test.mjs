@@ -103,14 +103,14 @@ test('the maps from the keyboard: a cursor cell, Shift+arrows to select, Enter t
   const w = watch(page);
   await page.goto(`${server.url}/p/${id}?bucket=0.1`);
   await page.waitForSelector('body[data-rendered="1"]');
-  // Heatmap: the cursor starts at the top left (column 0, +980 ms).
+  // Heatmap: the cursor starts at the top left (column 0, +0.98 s).
   await page.focus('#heatmap .grid-overlay');
-  assert.equal(await page.textContent('[data-testid=selection]'), `0.980–1.000 s · ≈ 07:59:41.49–07:59:41.51 UTC · column 0, +980 ms · ${count(records, 0.98, 1)} samples`);
+  assert.equal(await page.textContent('[data-testid=selection]'), `0.98–1 s (0.02 s) · ≈ 07:59:41.49–07:59:41.51 UTC · column 0, +0.98 s · ${count(records, 0.98, 1)} samples`);
   for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowRight');
-  assert.match(await page.textContent('[data-testid=selection]'), /^12\.980–13\.000 s · ≈ 07:59:53\.49–07:59:53\.51 UTC · column 12/);
+  assert.match(await page.textContent('[data-testid=selection]'), /^12\.98–13 s \(0\.02 s\) · ≈ 07:59:53\.49–07:59:53\.51 UTC · column 12/);
   // Shift+Down to the bottom of the column: the whole second [12, 13).
   for (let i = 0; i < 49; i++) await page.keyboard.press('Shift+ArrowDown');
-  assert.equal(await page.textContent('[data-testid=selection]'), `12.000–13.000 s (1 s) · ≈ 07:59:52.51–07:59:53.51 UTC · ${count(records, 12, 13).toLocaleString('en-US')} samples`);
+  assert.equal(await page.textContent('[data-testid=selection]'), `12–13 s (1 s) · ≈ 07:59:52.51–07:59:53.51 UTC · ${count(records, 12, 13).toLocaleString('en-US')} samples`);
   let nav = page.waitForURL(/\/flame\?/);
   await page.keyboard.press('Enter');
   await nav;
@@ -124,14 +124,14 @@ test('the maps from the keyboard: a cursor cell, Shift+arrows to select, Enter t
   for (let i = 0; i < PEGGED.cpu; i++) await page.keyboard.press('ArrowDown');
   await page.keyboard.press('PageDown');
   await page.keyboard.press('PageDown');
-  assert.match(await page.textContent('[data-testid=cores-selection]'), /^CPU 5 · 4\.000–4\.100 s · ≈ 07:59:44\.51–07:59:44\.61 UTC · busy 100\.0% /);
+  assert.match(await page.textContent('[data-testid=cores-selection]'), /^CPU 5 · 4–4\.1 s \(0\.1 s\) · ≈ 07:59:44\.51–07:59:44\.61 UTC · busy 100\.0% /);
   // A plain arrow leaves a keyboard selection; Shift starts another.
   await page.keyboard.press('Shift+ArrowRight');
   await page.keyboard.press('ArrowLeft');
-  assert.match(await page.textContent('[data-testid=cores-selection]'), /^CPU 5 · 4\.000–4\.100 s · ≈ 07:59:44\.51–07:59:44\.61 UTC · busy/);
+  assert.match(await page.textContent('[data-testid=cores-selection]'), /^CPU 5 · 4–4\.1 s \(0\.1 s\) · ≈ 07:59:44\.51–07:59:44\.61 UTC · busy/);
   for (let i = 0; i < 39; i++) await page.keyboard.press('Shift+ArrowRight');
   const want = count(records, PEGGED.start, PEGGED.end, (r) => r.cpu === PEGGED.cpu && r.kind !== 'idle');
-  assert.equal(await page.textContent('[data-testid=cores-selection]'), `CPU 5 · 4.000–8.000 s (4 s) · ≈ 07:59:44.51–07:59:48.51 UTC · ${want.toLocaleString('en-US')} samples`);
+  assert.equal(await page.textContent('[data-testid=cores-selection]'), `CPU 5 · 4–8 s (4 s) · ≈ 07:59:44.51–07:59:48.51 UTC · ${want.toLocaleString('en-US')} samples`);
   nav = page.waitForURL(/\/flame\?/);
   await page.keyboard.press('Enter');
   await nav;

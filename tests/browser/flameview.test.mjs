@@ -27,14 +27,50 @@ test('the flame and diff pages name every active filter in the heading and title
   const want = 'CPU 5 · pid 300 · comm gc · function mark · user frames only · idle included';
   await open(page, `/p/${id}/flame?cpu=5&start=4.5&end=7.25&comm=gc&pid=300&function=mark&only=user&idle=1`);
   assert.equal(await page.textContent('[data-testid=active-filters]'), want);
-  assert.equal(await page.title(), `known · flame 4.5–7.25 s · ${want} · Subsecond`);
+  assert.equal(await page.title(), `known · flame 4.5–7.25 s (2.75 s) · ${want} · Subsecond`);
   await open(page, `/p/${id}/diff?cpu=5&start=6&end=8&start2=4&end2=6`);
   assert.equal(await page.textContent('[data-testid=active-filters]'), 'CPU 5');
-  assert.equal(await page.title(), 'known · diff 4–6 s → 6–8 s · CPU 5 · Subsecond');
+  assert.equal(await page.title(), 'known · diff 4–6 s (2 s) → 6–8 s (2 s) · CPU 5 · Subsecond');
   // Without filters the line is absent.
   await open(page, `/p/${id}/flame?start=4&end=8`);
   assert.equal(await page.$('[data-testid=active-filters]'), null);
-  assert.equal(await page.title(), 'known · flame 4–8 s · Subsecond');
+  assert.equal(await page.title(), 'known · flame 4–8 s (4 s) · Subsecond');
+  assert.deepEqual(w.errors, []);
+  await page.close();
+});
+
+test('a clamped range is what the URL and a copied link say, with a notice; every view writes it alike', async () => {
+  const page = await browser.ctx.newPage();
+  const w = watch(page);
+  // The last sample is at 19.989969 s: the whole capture ends 1 ns later.
+  await browser.grantClipboard(server.url);
+  await open(page, `/p/${id}/flame?start=-5&end=999&cpu=5`);
+  const q = new URL(page.url()).searchParams;
+  assert.deepEqual([q.get('start'), q.get('end'), q.get('cpu')], ['0', '19.989969001', '5']);
+  assert.equal(
+    await page.textContent('[role=status][data-testid=clamp-notice]'),
+    'start -5 s is before the capture; showing from 0 s; end 999 s is past the end of the capture; showing to 19.99 s.',
+  );
+  await page.click('#copy-link');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), page.url());
+  // The heading and the brush under it write the range the same way.
+  const range = '0–19.99 s (19.99 s)';
+  const heading = (await page.textContent('[data-testid=range]')).replace(/\s+/g, ' ');
+  assert.ok(heading.includes(range), `heading ${heading}`);
+  assert.ok((await page.textContent('[data-testid=timeline-label]')).startsWith(`${range} of 19.99 s`));
+  // Reloaded, the canonical URL needs no notice.
+  await page.reload();
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.equal(await page.$('[data-testid=clamp-notice]'), null);
+  assert.equal(new URL(page.url()).searchParams.get('end'), '19.989969001');
+
+  // The profile list and the profile page give the capture's duration as
+  // the CLI does (first sample to one period after the last), written so.
+  await page.goto(server.url + '/');
+  const listed = (await page.textContent(`tr[data-id="${id}"] td:nth-child(3)`)).trim();
+  assert.match(listed, /^\d+(\.\d{1,3})? s$/);
+  await open(page, `/p/${id}`);
+  assert.ok((await page.textContent('dl')).includes(`Duration${listed}, the first sample`), 'the profile page gives the same duration');
   assert.deepEqual(w.errors, []);
   await page.close();
 });
@@ -45,12 +81,12 @@ test('ranges are clamped to the capture and rounded for reading; the baseline co
   const range = () => page.$eval('[data-testid=range]', (p) => p.textContent.replace('← heatmaps', '').replace(/\s+/g, ' ').trim());
   // The last sample is at 19.989969 s: the whole capture ends 1 ns later.
   await open(page, `/p/${id}/flame?start=-5`);
-  assert.equal(await range(), '0 s – 19.989969 s (19.99s) ≈ 07:59:40.51–08:00:00.5 UTC');
-  assert.equal(new URL(page.url()).searchParams.get('start'), '-5', 'the URL keeps what was asked');
+  assert.equal(await range(), '0–19.99 s (19.99 s) ≈ 07:59:40.51–08:00:00.5 UTC');
+  assert.equal(new URL(page.url()).searchParams.get('start'), '0', 'the URL says what the view shows');
   const total = count(records, 0, 20);
   assert.ok((await page.textContent('[data-testid=flame-summary]')).startsWith(`${total.toLocaleString('en-US')} samples`));
   await open(page, `/p/${id}/flame?start=19&end=99`);
-  assert.equal(await range(), '19 s – 19.989969 s (990ms) ≈ 07:59:59.51–08:00:00.5 UTC');
+  assert.equal(await range(), '19–19.99 s (0.99 s) ≈ 07:59:59.51–08:00:00.5 UTC');
 
   // The proposed baseline: the same length just before the target; what
   // fits before it when the target starts early; else just after it.

@@ -39,7 +39,7 @@ test('hovering an offset-heatmap cell shows what it holds', async () => {
   const a = await cellCentre(page, '#heatmap .grid-overlay', 12, 3);
   await page.mouse.move(a.x, a.y);
   const lines = await tooltip(page);
-  assert.deepEqual(lines, ['12.060–12.080 s · ≈ 07:59:52.57–07:59:52.59 UTC', 'column 12, +60 ms', `${count(records, 12.06, 12.08)} samples`]);
+  assert.deepEqual(lines, ['12.06–12.08 s (0.02 s) · ≈ 07:59:52.57–07:59:52.59 UTC', 'column 12, +0.06 s', `${count(records, 12.06, 12.08)} samples`]);
   assert.deepEqual(w.errors, []);
   await page.close();
 });
@@ -123,7 +123,7 @@ test('both maps select alike: click, then click; Esc restores the hint', async (
   await page.mouse.click(c1.x, c1.y);
   await page.waitForTimeout(300);
   assert.equal(new URL(page.url()).pathname, `/p/${id}`);
-  assert.match(await label('[data-testid=cores-selection]'), /^CPU 5 · 4\.000–4\.100 s .* — click the last cell$/);
+  assert.match(await label('[data-testid=cores-selection]'), /^CPU 5 · 4–4\.1 s .* — click the last cell$/);
   await page.keyboard.press('Escape');
   assert.equal(await label('[data-testid=cores-selection]'), CORES_HINT);
 
@@ -132,7 +132,7 @@ test('both maps select alike: click, then click; Esc restores the hint', async (
   const c2 = await gridPoint(page, '#cores .grid-overlay', 79, PEGGED.cpu - 1);
   const want = count(records, PEGGED.start, PEGGED.end, (r) => (r.cpu === 4 || r.cpu === 5) && r.kind !== 'idle');
   await page.mouse.move(c2.x, c2.y);
-  assert.equal(await label('[data-testid=cores-selection]'), `CPU 4-5 · 4.000–8.000 s (4 s) · ≈ 07:59:44.51–07:59:48.51 UTC · ${want.toLocaleString('en-US')} samples — click the last cell`);
+  assert.equal(await label('[data-testid=cores-selection]'), `CPU 4-5 · 4–8 s (4 s) · ≈ 07:59:44.51–07:59:48.51 UTC · ${want.toLocaleString('en-US')} samples — click the last cell`);
   const nav = page.waitForURL(/\/flame\?/);
   await page.mouse.click(c2.x, c2.y);
   await nav;

@@ -50,7 +50,7 @@ test('the stack chart shows what ran on a CPU in time order, linked to the flame
   await nav;
   await page.waitForSelector('#stacks[data-rendered="1"]', { timeout: 10_000 });
   assert.deepEqual(Object.fromEntries(new URL(page.url()).searchParams), { start: '7.5', end: '8.5', cpu: '5' });
-  assert.match(await page.title(), /stack chart 7\.5–8\.5 s · CPU 5/);
+  assert.match(await page.title(), /stack chart 7\.5–8\.5 s \(1 s\) · CPU 5/);
 
   const lanes = await page.evaluate(() => window.__stacks.lanes());
   const want = count(records, 7.5, 8.5, (r) => r.cpu === PEGGED.cpu && r.kind !== 'idle');
@@ -114,7 +114,7 @@ test('one lane per thread; the samples API refuses a range past its limit', asyn
   // The API refuses more samples than its limit; the page says why.
   const res = await fetch(`${server.url}/api/profiles/${id}/samples?max_samples=100`);
   assert.equal(res.status, 400);
-  assert.match((await res.json()).error, /^end: the range \[0, .*\) s holds \d+ samples of these filters, more than the stack chart's limit of 100/);
+  assert.match((await res.json()).error, /^end: the range 0–.* s \(.* s\) holds \d+ samples of these filters, more than the stack chart's limit of 100/);
   await page.close();
 });
 

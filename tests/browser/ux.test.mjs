@@ -211,13 +211,13 @@ test('the diff page\'s strip draws the baseline; the heading follows the brush f
   // does, Escape puts both back.
   const target = () => page.textContent('[data-testid=diff-target-range]');
   const before = await target();
-  assert.equal(before, '12 s – 13 s (1s)');
+  assert.equal(before, '12–13 s (1 s)');
   await page.focus('[data-testid=timeline-canvas]');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   const label = await page.textContent('[data-testid=timeline-label]');
   assert.equal(label, '12.2–13.2 s (1 s) of 19.99 s · ≈ 07:59:52.71–07:59:53.71 UTC');
-  assert.equal(await target(), '12.2 s – 13.2 s (1 s) · ≈ 07:59:52.71–07:59:53.71 UTC');
+  assert.equal(await target(), '12.2–13.2 s (1 s) · ≈ 07:59:52.71–07:59:53.71 UTC');
   assert.equal(await page.isVisible('[data-testid=diff-target] [data-testid=range-wall]'), false, 'the page\'s own times give way');
   await page.keyboard.press('Escape');
   assert.equal(await target(), before);
@@ -229,10 +229,10 @@ test('the diff page\'s strip draws the baseline; the heading follows the brush f
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('Shift+ArrowRight');
-  assert.equal(await page.textContent('[data-testid=range-text]'), '10.4 s – 12.6 s (2.2 s) · ≈ 07:59:50.91–07:59:53.11 UTC');
+  assert.equal(await page.textContent('[data-testid=range-text]'), '10.4–12.6 s (2.2 s) · ≈ 07:59:50.91–07:59:53.11 UTC');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => new URLSearchParams(location.search).get('end') === '12.6' && document.body.dataset.rendered === '1');
-  assert.equal(await page.textContent('[data-testid=range-text]'), '10.4 s – 12.6 s (2.2s)');
+  assert.equal(await page.textContent('[data-testid=range-text]'), '10.4–12.6 s (2.2 s)');
   assert.deepEqual(w.errors, []);
   await page.close();
 });

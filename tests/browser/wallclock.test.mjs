@@ -110,13 +110,13 @@ pageTest('the profile page shows times of day in UTC, then in the browser\'s zon
     assert.match(a.title, /UTC →$/);
   }
   assert.equal(await text(page, '[data-testid=profile-wall]'), '2026-11-30 03:00:00–03:00:19.98 UTC (realtime)');
-  assert.match(await text(page, 'ol[data-testid=hotspots] li'), /^CPU 1, 5–10 s 03:00:05–03:00:10 UTC 100\.0% busy/);
+  assert.match(await text(page, 'ol[data-testid=hotspots] li'), /^CPU 1, 5–10 s \(5 s\) 03:00:05–03:00:10 UTC 100\.0% busy/);
 
   // A cell's tooltip and a selection's label give both clocks.
   const cell = await gridPoint(page, '#heatmap .grid-overlay', 0, 0, true);
   const next = await gridPoint(page, '#heatmap .grid-overlay', 1, 0, true);
   await page.mouse.move(cell.x, cell.y);
-  assert.match(await tooltip(page, /UTC/), /^0(\.0+)?–0\.\d+ s · 03:00:00–03:00:00\.\d+ UTC/);
+  assert.match(await tooltip(page, /UTC/), /^0–0\.\d+ s \(0\.\d+ s\) · 03:00:00–03:00:00\.\d+ UTC/);
 
   // The toggle: local time, kept in the URL.
   await page.selectOption('[data-testid=tz]', 'local');
@@ -126,7 +126,7 @@ pageTest('the profile page shows times of day in UTC, then in the browser\'s zon
     assert.match(a.title, /GMT\+5:30 →$/);
   }
   assert.equal(await text(page, '[data-testid=profile-wall]'), '2026-11-30 08:30:00–08:30:19.98 GMT+5:30 (realtime)');
-  assert.match(await text(page, 'ol[data-testid=hotspots] li'), /^CPU 1, 5–10 s 08:30:05–08:30:10 GMT\+5:30 100\.0% busy/);
+  assert.match(await text(page, 'ol[data-testid=hotspots] li'), /^CPU 1, 5–10 s \(5 s\) 08:30:05–08:30:10 GMT\+5:30 100\.0% busy/);
   await page.mouse.move(next.x, next.y);
   await page.mouse.move(cell.x, cell.y);
   assert.match(await tooltip(page, /GMT/), /· 08:30:00–08:30:00\.\d+ GMT\+5:30/);

@@ -9,8 +9,8 @@ import { hostPage } from "./hostpage";
 import { watchHistory } from "./nav";
 import { profilePage } from "./profile";
 import { profileList } from "./profiles";
-import { viewData } from "./state";
 import { setupSkipLink } from "./skiplink";
+import { updateURL, viewData } from "./state";
 import { setupUpload } from "./upload";
 import { followTZ, keepTZOnLinks, setupTZ } from "./wallclock";
 
@@ -18,6 +18,9 @@ import { followTZ, keepTZOnLinks, setupTZ } from "./wallclock";
 function boot(): void {
   const vd = viewData();
   const page = document.body.dataset.page || vd.page;
+  // The server clamped a bound the URL gave (a range past its capture):
+  // the URL, and so Copy link, takes what the view shows.
+  if (vd.canonical) updateURL(vd.canonical, false);
   setupCopyLink();
   setupTZ();
   switch (page) {

@@ -8,7 +8,7 @@
 
 import { coreColor, emptyCell, systemColor, userColor } from "./colors";
 import { clear, h, Tooltip } from "./dom";
-import { cpuList, fmtDuration, fmtInt, fmtPct, fmtSeconds } from "./format";
+import { cpuList, displayRange, fmtInt, fmtPct } from "./format";
 import { type Cell, CellSelect, Grid, legend, mapHandlers } from "./grid";
 import { updateURL } from "./state";
 import type { CoresJSON } from "./wire";
@@ -342,7 +342,7 @@ export class CoresView {
     const s = d.t0_ns - this.opt.originNs + c.col * d.bucket_ns;
     return [
       `CPU ${d.cpus[c.row]}`,
-      `${fmtSeconds(s, 1e8)}–${fmtSeconds(s + d.bucket_ns, 1e8)} s${this.opt.clock?.suffix(s, s + d.bucket_ns) ?? ""}`,
+      `${displayRange(s, s + d.bucket_ns)}${this.opt.clock?.suffix(s, s + d.bucket_ns) ?? ""}`,
       `busy ${fmtPct((d.busy[c.row] || [])[c.col] || 0)} · sys ${fmtPct(((d.system || [])[c.row] || [])[c.col] || 0)} · ${fmtInt((d.samples[c.row] || [])[c.col] || 0)} samples`,
     ];
   }
@@ -358,7 +358,7 @@ export class CoresView {
     if (!s) return;
     this.status.classList.remove("hint");
     const suffix = this.sel.waiting() ? " — click the last cell" : "";
-    this.status.textContent = `CPU ${cpuList(s.cpus)} · ${fmtSeconds(s.startNs, 1e8)}–${fmtSeconds(s.endNs, 1e8)} s (${fmtDuration(s.endNs - s.startNs)})${this.opt.clock?.suffix(s.startNs, s.endNs) ?? ""} · ${fmtInt(s.samples)} samples${suffix}`;
+    this.status.textContent = `CPU ${cpuList(s.cpus)} · ${displayRange(s.startNs, s.endNs)}${this.opt.clock?.suffix(s.startNs, s.endNs) ?? ""} · ${fmtInt(s.samples)} samples${suffix}`;
     this.load.textContent = `busy ${fmtPct(s.busy)} · sys ${fmtPct(s.system)}`;
   }
 

@@ -4,11 +4,11 @@
 
 import { errorMessage, getJSON } from "./api";
 import { fetchJSON, navigate, prefetchJSON } from "./nav";
-import { MiniTimeline, seconds } from "./timeline";
+import { MiniTimeline } from "./timeline";
 import { onSchemeChange } from "./colors";
 import { compareForm } from "./compareform";
 import { $, afterFrame, clear, h } from "./dom";
-import { fmtDuration, fmtInt, fmtOffset, parseOffset } from "./format";
+import { displayRange, fmtInt, fmtOffset, parseOffset } from "./format";
 import { FrameTable } from "./frametable";
 import { SearchBar } from "./search";
 import { TopTable } from "./toptable";
@@ -350,7 +350,7 @@ function headingFollows(diff: boolean, clock: Clock): (s: number, e: number, pen
     if (!el) return;
     if (pending) {
       if (saved === null) saved = el.textContent;
-      el.textContent = `${seconds(s)} s – ${seconds(e)} s (${fmtDuration(e - s)})${clock.suffix(s, e)}`;
+      el.textContent = `${displayRange(s, e)}${clock.suffix(s, e)}`;
       el.classList.add("brush-pending");
       el.title = "not opened yet: Enter, or releasing the brush, opens it";
     } else if (saved !== null) {

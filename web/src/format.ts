@@ -68,14 +68,6 @@ export function parseDuration(s: string | null): number {
   return t ? Math.round(ns) : NaN;
 }
 
-// fmtSeconds formats seconds for labels, with precision suited to the span.
-export function fmtSeconds(ns: number, spanNs = ns): string {
-  const s = ns / 1e9;
-  if (spanNs >= 10e9) return s.toFixed(1);
-  if (spanNs >= 1e9) return s.toFixed(2);
-  return s.toFixed(3);
-}
-
 // fmtTick formats an axis offset: whole seconds without decimals when the
 // step is whole seconds, else with the step's precision.
 export function fmtTick(ns: number, stepNs: number): string {
@@ -85,11 +77,57 @@ export function fmtTick(ns: number, stepNs: number): string {
   return (ns / 1e9).toFixed(3);
 }
 
-// fmtDuration formats a nanosecond duration: "340 ms", "2.5 s".
-export function fmtDuration(ns: number): string {
-  if (ns >= 1e9) return (ns / 1e9).toFixed(ns >= 10e9 ? 1 : 2).replace(/\.?0+$/, "") + " s";
-  if (ns >= 1e6) return (ns / 1e6).toFixed(ns >= 10e6 ? 0 : 1).replace(/\.0$/, "") + " ms";
-  return (ns / 1e3).toFixed(0) + " µs";
+// roundMillis returns ns nanoseconds in whole milliseconds, halves away
+// from zero, as query's roundMillis does: in integers, exact for any
+// offset a number holds exactly (below 2^53 ns, some 104 days).
+function roundMillis(ns: number): number {
+  const a = Math.abs(Math.round(ns));
+  const r = a % 1e6;
+  const q = (a - r) / 1e6 + (r >= 5e5 ? 1 : 0);
+  return ns < 0 && q !== 0 ? -q : q;
+}
+
+// millis writes ms whole milliseconds as decimal seconds without trailing
+// zeros: 1500 → "1.5", -5000 → "-5".
+function millis(ms: number): string {
+  const a = Math.abs(ms);
+  const f = a % 1000;
+  const s = String((a - f) / 1000) + (f ? "." + String(f).padStart(3, "0").replace(/0+$/, "") : "");
+  return ms < 0 ? "-" + s : s;
+}
+
+// displaySeconds writes an offset of ns nanoseconds for people as the
+// server does (query.DisplaySeconds): decimal seconds to the millisecond,
+// halves away from zero, without trailing zeros: 119998950001 →
+// "119.999", -5e9 → "-5". URLs take fmtOffset's exact seconds instead.
+export function displaySeconds(ns: number): string {
+  return millis(roundMillis(ns));
+}
+
+// displayDuration writes a duration of ns nanoseconds for people as the
+// server does (query.DisplayDuration): to the millisecond, in seconds below
+// a minute ("0.85 s", "59.999 s"), as Go writes a duration from a minute on
+// ("1m0s", "1m59.999s", "2h0m5.5s"); "<0.001 s" when shorter than half a
+// millisecond but not zero.
+export function displayDuration(ns: number): string {
+  let ms = roundMillis(ns);
+  let sign = "";
+  if (ms < 0) {
+    sign = "-";
+    ms = -ms;
+  }
+  if (ms === 0 && ns !== 0) return "<0.001 s";
+  if (ms < 60_000) return sign + millis(ms) + " s";
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor(ms / 60_000) % 60;
+  return sign + (h > 0 ? h + "h" : "") + m + "m" + millis(ms % 60_000) + "s";
+}
+
+// displayRange writes the range [start, end) of offsets (ns) for people as
+// the server does (query.DisplayRange): "0–119.999 s (1m59.999s)", the
+// length being end-start rounded.
+export function displayRange(start: number, end: number): string {
+  return `${displaySeconds(start)}–${displaySeconds(end)} s (${displayDuration(end - start)})`;
 }
 
 // cpuList formats sorted CPU ids compactly: [0,1,2,5] → "0-2,5".

@@ -6,7 +6,7 @@
 
 import { emptyCell, heatColor, type Scale, scaleValue } from "./colors";
 import { clear, h, Tooltip } from "./dom";
-import { fmtDuration, fmtInt, fmtSeconds } from "./format";
+import { displayDuration, displayRange, fmtInt } from "./format";
 import { type Cell, CellSelect, Grid, legend, mapHandlers } from "./grid";
 import type { HeatmapJSON } from "./wire";
 import { axis, type Clock } from "./wallclock";
@@ -233,7 +233,7 @@ export class HeatmapView {
     const i = this.index(c);
     const [s, e] = this.cellRange(i, i);
     const n = (d.counts[c.col] || [])[r] || 0;
-    return [`${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s${this.opt.clock?.suffix(s, e) ?? ""}`, `column ${c.col}, +${fmtDuration((r * d.col_ns) / d.rows)}`, `${fmtInt(n)} samples`];
+    return [`${displayRange(s, e)}${this.opt.clock?.suffix(s, e) ?? ""}`, `column ${c.col}, +${displayDuration((r * d.col_ns) / d.rows)}`, `${fmtInt(n)} samples`];
   }
 
   // cellRange returns [start, end) offsets from T0 of cells a..b inclusive.
@@ -271,7 +271,7 @@ export class HeatmapView {
     const waiting = this.sel.waiting();
     const prefix = waiting && a === b ? "Start " : "";
     const suffix = waiting ? " — click the last cell" : "";
-    this.status.textContent = `${prefix}${fmtSeconds(s, 1e8)}–${fmtSeconds(e, 1e8)} s (${fmtDuration(e - s)})${this.opt.clock?.suffix(s, e) ?? ""} · ${fmtInt(this.sum(a, b))} samples${suffix}`;
+    this.status.textContent = `${prefix}${displayRange(s, e)}${this.opt.clock?.suffix(s, e) ?? ""} · ${fmtInt(this.sum(a, b))} samples${suffix}`;
   }
 
   private drawOverlay(): void {

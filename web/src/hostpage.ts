@@ -11,7 +11,7 @@
 import { errorMessage, getJSON } from "./api";
 import { CommShares } from "./commshares";
 import { $ } from "./dom";
-import { fmtMillis } from "./format";
+import { displayDuration, fmtMillis } from "./format";
 import { path, withQuery } from "./links";
 import { type LaneMap, Lanes } from "./lanes";
 import { wallTicks } from "./nightaxis";
@@ -252,7 +252,7 @@ function showRange(g: NightGrid | null): void {
   const el = $("#night-range");
   const open = $<HTMLAnchorElement>("#night-open");
   if (!g || !el) return;
-  el.textContent = `${fmtWall(g.from_ns)} – ${fmtWall(g.to_ns)} · ${fmtMillis(g.bucket_ns)} s per column`;
+  el.textContent = `${fmtWall(g.from_ns)} – ${fmtWall(g.to_ns)} · ${displayDuration(g.bucket_ns)} per column`;
   if (open) {
     const c = g.captures.find((c) => c.start_ns <= g.from_ns + g.bucket_ns && c.end_ns >= g.to_ns - g.bucket_ns);
     if (c && g.to_ns - g.from_ns <= 10 * 60e9) {
@@ -260,7 +260,7 @@ function showRange(g: NightGrid | null): void {
       const lo = Math.max(g.from_ns, c.start_ns) - base;
       const hi = Math.min(g.to_ns, c.end_ns) - base;
       open.href = withQuery("profilePage", new URLSearchParams({ start: fmtMillis(lo), end: fmtMillis(hi) }), c.id);
-      open.textContent = `Open ${fmtMillis(hi - lo)} s of ${c.name || c.id} in its own views`;
+      open.textContent = `Open ${displayDuration(hi - lo)} of ${c.name || c.id} in its own views`;
       open.hidden = false;
     } else open.hidden = true;
   }

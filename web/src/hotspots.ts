@@ -6,7 +6,7 @@
 
 import { errorMessage, getJSON } from "./api";
 import { clear, h } from "./dom";
-import { fmtOffset, fmtPct } from "./format";
+import { displayRange, fmtOffset, fmtPct } from "./format";
 import { withQuery } from "./links";
 import { FILTER_PARAMS, pick } from "./state";
 import { type Clock, wallSpan } from "./wallclock";
@@ -86,7 +86,7 @@ export class Hotspots {
           if (hs.cpu >= 0) q.set("cpu", String(hs.cpu));
           href = withQuery("flamePage", q, id);
         }
-        const what = (hs.cpu >= 0 ? `CPU ${hs.cpu}, ` : "") + `${fmtOffset(s)}–${fmtOffset(e)} s`;
+        const what = (hs.cpu >= 0 ? `CPU ${hs.cpu}, ` : "") + displayRange(s, e);
         // Spaced as the server's markup is, so the text reads the same.
         const parts = [
           h("a", { attrs: { href }, text: what }),

@@ -16,7 +16,7 @@
 import { APIError, errorMessage, getJSON } from "./api";
 import { emptyCell, heatColor, onSchemeChange, systemColor, userColor } from "./colors";
 import { clear, h, setupCanvas, Tooltip } from "./dom";
-import { fmtMillis, fmtValue } from "./format";
+import { displayDuration, fmtValue } from "./format";
 import { legend } from "./grid";
 import { withQuery } from "./links";
 import { fmtWall } from "./nightmap";
@@ -433,7 +433,7 @@ export class Lanes<G> {
   // when writes column b's time range in the page's zone.
   private when(l: SeriesLane, b: number): string {
     const start = l.from_ns + b * l.bucket_ns;
-    return `${fmtWall(start)} – ${fmtWall(start + l.bucket_ns, false)} (${fmtMillis(l.bucket_ns)} s)`;
+    return `${fmtWall(start)} – ${fmtWall(start + l.bucket_ns, false)} (${displayDuration(l.bucket_ns)})`;
   }
 }
 

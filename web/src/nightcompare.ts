@@ -14,7 +14,7 @@ import { getJSON } from "./api";
 import { path, withQuery } from "./links";
 import { $, h } from "./dom";
 import { currentParams, rememberBack, updateURL } from "./state";
-import { cpuList, fmtMillis, fmtOffset, parseDuration } from "./format";
+import { cpuList, displayRange, fmtOffset, parseDuration } from "./format";
 import type { CaptureList, NightCapture } from "./wire";
 import { fmtWallParam, fmtWallRange, parseWallParam, TZ_EVENT, withTZ } from "./wallclock";
 
@@ -96,7 +96,7 @@ export function diffURL(host: string, target: Side, base: Side, cpus: string): s
 }
 
 // describe writes a side for the panel: "03:01:10–03:01:20 UTC in
-// capture-1 (10–20 s)", or across a rotation point "03:00:58–03:01:03 UTC
+// capture-1, 10–20 s (10 s)", or across a rotation point "03:00:58–03:01:03 UTC
 // across capture-0 and capture-1".
 function describe(s: Side): string {
   const wall = fmtWallRange(s.from, s.to, s.caps.some((c) => c.approximate), true);
@@ -105,7 +105,7 @@ function describe(s: Side): string {
     return `${wall} across ${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
   }
   const base = s.cap.offset_ns + s.cap.t0_ns;
-  return `${wall} in ${s.cap.name || s.cap.id} (${fmtMillis(s.from - base)}–${fmtMillis(s.to - base)} s)`;
+  return `${wall} in ${s.cap.name || s.cap.id}, ${displayRange(s.from - base, s.to - base)}`;
 }
 
 // NightCompare is the host page's Compare panel and its marks on the map.

@@ -7,7 +7,7 @@
 import { getJSON } from "./api";
 import { withQuery } from "./links";
 import { clear, h } from "./dom";
-import { fmtMillis, fmtPct } from "./format";
+import { displayDuration, fmtPct } from "./format";
 import type { NightCompare } from "./nightcompare";
 import { fmtWall } from "./nightmap";
 import { fmtWallRange, parseWallParam } from "./wallclock";
@@ -21,7 +21,7 @@ export function renderMarkers(ul: HTMLElement, markers: MarkerView[]): void {
     const li = h("li", { attrs: { "data-testid": "night-marker" } }, h("span", { class: "when", text: fmtWall(m.time_ns) + " " }), h("span", { text: m.text }));
     if (m.url) li.append(" ", h("a", { text: "the 10 s before", attrs: { href: m.url, "data-testid": "marker-before" } }));
     const missing = m.before?.missing_ns || 0;
-    if (missing > 0) li.append(" · ", h("span", { class: "missing", text: `${fmtMillis(missing)} s of this window were not recorded`, attrs: { "data-testid": "marker-missing" } }));
+    if (missing > 0) li.append(" · ", h("span", { class: "missing", text: `${displayDuration(missing)} of this window were not recorded`, attrs: { "data-testid": "marker-missing" } }));
     ul.append(li);
   }
 }
@@ -60,7 +60,7 @@ export class NightHotspots {
         " · ",
         this.spotCompare(s),
       );
-      if (s.marker) li.append(h("div", { class: "near", text: `${fmtMillis(s.before_marker_ns || 0)} s before: ${s.marker.text}` }));
+      if (s.marker) li.append(h("div", { class: "near", text: `${displayDuration(s.before_marker_ns || 0)} before: ${s.marker.text}` }));
       ol.append(li);
     }
   }

@@ -11,7 +11,7 @@
 
 import { coreColor, emptyCell, systemColor } from "./colors";
 import { clear, h, setupCanvas, Tooltip } from "./dom";
-import { fmtMillis, fmtPct } from "./format";
+import { displayDuration, fmtMillis, fmtPct } from "./format";
 import { withQuery } from "./links";
 import { drawAxis, wallTicks } from "./nightaxis";
 import { NightCompare } from "./nightcompare";
@@ -347,7 +347,7 @@ export class NightMap {
       const [b0, b1] = [Math.min(this.anchor, c.b), Math.max(this.anchor, c.b)];
       const from = g.from_ns + b0 * g.bucket_ns;
       const to = Math.min(g.to_ns, g.from_ns + (b1 + 1) * g.bucket_ns);
-      this.said.textContent = `${fmtWall(from)} – ${fmtWall(to, false)} (${fmtMillis(to - from)} s) selected: Enter zooms to it, Esc drops it`;
+      this.said.textContent = `${fmtWall(from)} – ${fmtWall(to, false)} (${displayDuration(to - from)}) selected: Enter zooms to it, Esc drops it`;
       return;
     }
     this.said.textContent = this.describe(c.r, c.b).join(" · ");
@@ -359,7 +359,7 @@ export class NightMap {
     const g = this.grid!;
     const start = g.from_ns + b * g.bucket_ns;
     const c = this.captureAt(t ?? start + g.bucket_ns / 2);
-    const lines = [`cpu ${g.cpus[r]} · ${fmtWall(start)} + ${fmtMillis(g.bucket_ns)} s`];
+    const lines = [`cpu ${g.cpus[r]} · ${fmtWall(start)} + ${displayDuration(g.bucket_ns)}`];
     if (g.covered[b] === 0) lines.push("no capture: not recorded");
     else {
       lines.push(`busy ${fmtPct(g.busy[r][b])}, system ${fmtPct(g.system[r][b])}, ${g.samples[r][b]} samples`);

@@ -13,7 +13,7 @@
 
 import { frameColor, HIGHLIGHT_COLOR, MATCH_COLOR } from "./colors";
 import { clear, h, onNextFrame, type Pointer, setupCanvas, sizeCanvas, Tooltip } from "./dom";
-import { fmtDuration, fmtInt, fmtTick } from "./format";
+import { displayRange, fmtInt, fmtTick } from "./format";
 import type { Tree } from "./flame";
 import type { SamplesJSON } from "./wire";
 import type { Clock } from "./wallclock";
@@ -545,7 +545,7 @@ export class StackChart {
     return [
       t.name(node) || "(unnamed)",
       `${t.kind(node)}${dso ? " · " + dso : ""}`,
-      `${((start + x0) / 1e9).toFixed(3)}–${((start + x1) / 1e9).toFixed(3)} s (${fmtDuration(x1 - x0)})${this.opt.clock?.suffix(start + x0, start + x1) ?? ""} on ${lane.label}`,
+      `${displayRange(start + x0, start + x1)}${this.opt.clock?.suffix(start + x0, start + x1) ?? ""} on ${lane.label}`,
       "click to zoom the flame graph to this frame",
     ];
   }

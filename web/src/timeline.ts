@@ -8,7 +8,7 @@
 // brush, which moves the target alone.
 
 import { clear, h, setupCanvas } from "./dom";
-import { fmtDuration } from "./format";
+import { displayDuration, displayRange, displaySeconds } from "./format";
 import type { HeatmapJSON } from "./wire";
 import type { Clock } from "./wallclock";
 
@@ -22,11 +22,6 @@ export interface TimelineOptions {
   // onPreview follows the brush as the label does: the range it holds, and
   // whether that differs from the page's (not opened yet).
   onPreview?(startNs: number, endNs: number, pending: boolean): void;
-}
-
-// seconds writes an offset for the strip's label: "10.4", "12".
-export function seconds(ns: number): string {
-  return (ns / 1e9).toFixed(ns % 1e9 === 0 ? 0 : 3).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
 }
 
 const H = 44;
@@ -73,7 +68,7 @@ export class MiniTimeline {
         "div",
         { class: "timeline-foot" },
         this.label,
-        base ? h("span", { class: "timeline-base", attrs: { "data-testid": "timeline-base" } }, h("span", { class: "timeline-base-key" }), `baseline ${seconds(base[0])}–${seconds(base[1])} s`) : null,
+        base ? h("span", { class: "timeline-base", attrs: { "data-testid": "timeline-base" } }, h("span", { class: "timeline-base-key" }), `baseline ${displaySeconds(base[0])}–${displaySeconds(base[1])} s`) : null,
         h("span", { class: "muted", text: "drag the range to move it, its edges to resize it, or elsewhere for a new one" }),
       ),
     );
@@ -181,8 +176,7 @@ export class MiniTimeline {
   // describe says what the brush holds, in seconds from T0 and, when the
   // capture has a wall clock and the URL asks for it, in time of day.
   describe(): void {
-    const s = seconds;
-    const text = `${s(this.start)}–${s(this.end)} s (${fmtDuration(this.end - this.start)}) of ${s(this.opt.durNs)} s${this.opt.clock?.suffix(this.start, this.end) ?? ""}`;
+    const text = `${displayRange(this.start, this.end)} of ${displayDuration(this.opt.durNs)}${this.opt.clock?.suffix(this.start, this.end) ?? ""}`;
     this.label.textContent = text;
     this.canvas.setAttribute("aria-valuenow", String(this.start / 1e9));
     this.canvas.setAttribute("aria-valuetext", text);

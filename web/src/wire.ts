@@ -39,6 +39,7 @@ export interface ViewData {
   api?: string;
   readOnly: boolean;
   tokenRequired: boolean;
+  canonical?: Record<string, string> | null;
 }
 
 // ProfileSummary is web.ProfileSummary: the part of a profile the page's script
