@@ -93,12 +93,18 @@ race:
 # executions. Minimizing an input that finds new coverage stops after 100
 # executions, so that the time goes to fuzzing (with go's default of up to
 # 60 s per input, executions stopped after a few seconds). A failure
-# prints go's whole output and fails the stage.
+# prints go's whole output and fails the stage. Go 1.26's fuzz coordinator
+# can fail a target with a bare "context deadline exceeded" when its own
+# -fuzztime deadline races a busy worker (golang/go#75804, fixed in 1.27):
+# such a run, which wrote no failing input, is reported as the race, not
+# as a failure.
 fuzz:
 	@for f in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
 		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
 			out=$$($(GO) test -run='^$$' -fuzz="^$$t\$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=100x "./$$(dirname "$$f")" 2>&1) || \
-				{ echo "$$out"; echo "FAIL $$t (./$$(dirname "$$f"))"; exit 1; }; \
+				if echo "$$out" | grep -q '^    context deadline exceeded$$' && ! echo "$$out" | grep -q 'Failing input written'; then \
+					echo "note $$t: go's fuzz coordinator stopped on its own deadline with no failing input (golang/go#75804)"; \
+				else echo "$$out"; echo "FAIL $$t (./$$(dirname "$$f"))"; exit 1; fi; \
 			echo "ok   $$t (./$$(dirname "$$f")): $$(echo "$$out" | awk '/^fuzz: elapsed/ { t = $$3 + 0; x = $$5; n = $$9 } \
 				END { printf "%d executions in %d s (%d/s), %d new inputs", x, t, t ? x / t : x, n }')"; \
 		done; \
