@@ -73,3 +73,9 @@ func (c *Counts) Count(busy, system bool) {
 		c.System++
 	}
 }
+
+// MaxSpan bounds the time a capture's samples may span, in nanoseconds:
+// thirty days, whose offset heatmap can still be drawn at its widest
+// columns (10 s) with 30 rows. A capture spanning more has a sample whose
+// time is wrong (a clock jump, a corrupted line); import refuses it.
+const MaxSpan = int64(30 * 24 * time.Hour)

@@ -215,6 +215,10 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		}
 		return nil, false, fmt.Errorf("%w: %s", subsecond.ErrNotPerf, msg)
 	}
+	if span := p.End - p.Start; span > subsecond.MaxSpan {
+		return nil, false, fmt.Errorf("the capture's samples span %s, from %s s to %s s on its clock, more than the %s a capture may span (its heatmap could never be drawn): a sample's time is probably wrong: %w",
+			time.Duration(span).Round(time.Second), query.DisplaySeconds(p.Start), query.DisplaySeconds(p.End), time.Duration(subsecond.MaxSpan), subsecond.ErrInvalid)
+	}
 	if old, err := s.b.ProfileBySHA(ctx, p.SHA256); err == nil {
 		return old, true, nil
 	} else if !errors.Is(err, subsecond.ErrNotFound) {

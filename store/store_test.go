@@ -691,3 +691,27 @@ func TestImportWithoutBlankLines(t *testing.T) {
 		compareCapture(t, c, want)
 	})
 }
+
+// TestImportRefusesASpanNoHeatmapCanDraw: a capture whose two samples lie
+// 9e9 s apart (a clock jump, a corrupted time) is refused with the reason,
+// and nothing is stored; one spanning MaxSpan is taken.
+func TestImportRefusesASpanNoHeatmapCanDraw(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		sample := func(sec int64) string {
+			return fmt.Sprintf("a 1 [000] %d.000000: 1 cpu-clock:\n\tffffffff81000000 f (/x)\n\n", sec)
+		}
+		wide := sample(100) + sample(9_000_000_100)
+		_, _, err := e.s.Import(ctx, strings.NewReader(wide), store.ImportOptions{Name: "wide"})
+		if !errors.Is(err, subsecond.ErrInvalid) || !strings.Contains(err.Error(), "more than the 720h0m0s a capture may span") {
+			t.Errorf("Import of a 9e9 s span = %v; want ErrInvalid naming the limit", err)
+		}
+		if list, err := e.s.List(ctx); err != nil || len(list) != 0 {
+			t.Errorf("after the refusal the store lists %d profiles (%v); want none", len(list), err)
+		}
+		month := sample(100) + sample(100+subsecond.MaxSpan/1e9)
+		if p, _, err := e.s.Import(ctx, strings.NewReader(month), store.ImportOptions{Name: "month"}); err != nil || p.Samples != 2 {
+			t.Errorf("Import of a span of MaxSpan = %v, %v; want it stored", p, err)
+		}
+	})
+}
