@@ -76,13 +76,14 @@ type Options struct {
 	Limit int
 }
 
-// Defaults and bounds of Options.
+// Defaults and bounds of Options; those of the query's parameters (before,
+// controls) are the query table's.
 const (
-	DefaultBefore       = 10 * time.Second
-	MaxBefore           = 10 * time.Minute
+	DefaultBefore       = time.Duration(query.DefaultBefore)
+	MaxBefore           = time.Duration(query.MaxBefore)
 	DefaultGuard        = 60 * time.Second
-	DefaultControls     = 200
-	MaxControls         = 2000
+	DefaultControls     = query.DefaultControls
+	MaxControls         = query.MaxControls
 	DefaultPermutations = 9999
 	MinPermutations     = 1000
 	MaxPermutations     = 100000
@@ -187,6 +188,25 @@ type Report struct {
 	Seed         uint64    `json:"seed"`
 	Percentile   int       `json:"percentile"`
 	Findings     []Finding `json:"findings"`
+}
+
+// OptionsOf returns the options q asks Explain for: its markers'
+// expression (match), window (before), control windows (controls, 0 for
+// as many as MaxControls), seed, session and range of markers (from, to).
+func OptionsOf(q *query.Query) (Options, error) {
+	opt := Options{Before: time.Duration(q.Before), Controls: q.Controls, Seed: uint64(q.Seed), Session: q.Session,
+		From: q.From.NS, To: q.To.NS}
+	if opt.Controls == 0 {
+		opt.Controls = MaxControls
+	}
+	if q.Match != "" {
+		re, err := regexp.Compile(q.Match)
+		if err != nil {
+			return opt, query.Invalidf("match", "%v", err)
+		}
+		opt.Match = re
+	}
+	return opt, nil
 }
 
 // check fills opt's defaults and refuses values out of bounds with a

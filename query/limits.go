@@ -74,17 +74,20 @@ func roundUp(n int64) int64 {
 	return (n + unit - 1) / unit * unit
 }
 
-// DefaultBefore is the default of the parameter "before", in nanoseconds:
-// the window before each marker that an explanation contrasts with the
-// rest of the recording.
-const DefaultBefore = int64(10 * time.Second)
+// DefaultBefore and MaxBefore bound the parameter "before", in
+// nanoseconds: the window before each marker that an explanation contrasts
+// with the rest of the recording.
+const (
+	DefaultBefore = int64(10 * time.Second)
+	MaxBefore     = int64(10 * time.Minute)
+)
 
 // DefaultControls and MaxControls bound the control windows an explanation
 // draws (the parameter "controls"): each is a window of the recording that
 // is loaded and counted, so their number bounds the explanation's cost.
 const (
 	DefaultControls = 200
-	MaxControls     = 5000
+	MaxControls     = 2000
 )
 
 // DefaultState is the default of the parameter "state": the lanes of host

@@ -359,9 +359,9 @@ var params = []Param{
 
 	{Name: "match", Type: TypeRegexp, Help: "regular expression over the markers' text: the markers explained (empty: all)", Group: GroupExplain, Views: ViewExplain,
 		field: func(q *Query) any { return &q.Match }},
-	{Name: "before", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: int64(10 * time.Minute), Default: FormatSeconds(DefaultBefore), Help: "the window before each marker whose samples are contrasted with the rest of the recording", Group: GroupExplain, Views: ViewExplain,
+	{Name: "before", Type: TypeDuration, Unit: "s", Min: int64(time.Second), Max: MaxBefore, Default: FormatSeconds(DefaultBefore), Help: "the window before each marker whose samples are contrasted with the rest of the recording", Group: GroupExplain, Views: ViewExplain,
 		field: func(q *Query) any { return &q.Before }},
-	{Name: "controls", Type: TypeInt, Min: 0, Max: MaxControls, Default: strconv.Itoa(DefaultControls), Help: "how many control windows (recorded time near no marker) to draw at random; 0 for all of them", Group: GroupExplain, Views: ViewExplain,
+	{Name: "controls", Type: TypeInt, Min: 0, Max: MaxControls, Default: strconv.Itoa(DefaultControls), Help: "how many control windows (recorded time near no marker) to draw at random; 0 for all of them, up to the most", Group: GroupExplain, Views: ViewExplain,
 		field: func(q *Query) any { return &q.Controls }},
 	{Name: "seed", Type: TypeInt, Min: 0, Max: 1 << 30, Default: "1", Help: "the seed of the control windows' draw and of the permutation test, so that a result can be reproduced", Group: GroupExplain, Views: ViewExplain,
 		field: func(q *Query) any { return &q.Seed }},

@@ -38,23 +38,6 @@ func (s *Server) explainSource() explain.Source {
 	return explainSource{ns}
 }
 
-// explainOptions returns the explain options q names.
-func explainOptions(q *Query) (explain.Options, error) {
-	opt := explain.Options{Before: time.Duration(q.Before), Controls: q.Controls, Seed: uint64(q.Seed), Session: q.Session,
-		From: q.From.NS, To: q.To.NS}
-	if opt.Controls == 0 {
-		opt.Controls = explain.MaxControls
-	}
-	if q.Match != "" {
-		re, err := regexp.Compile(q.Match)
-		if err != nil {
-			return opt, query.Invalidf("match", "%v", err)
-		}
-		opt.Match = re
-	}
-	return opt, nil
-}
-
 // report returns the explanation a request asks for, from the cache when
 // it holds it, computed in a heavy slot otherwise.
 func (s *Server) report(r *http.Request) (string, *Query, *explain.Report, error) {
@@ -62,7 +45,7 @@ func (s *Server) report(r *http.Request) (string, *Query, *explain.Report, error
 	if err != nil {
 		return "", nil, nil, err
 	}
-	opt, err := explainOptions(q)
+	opt, err := explain.OptionsOf(q)
 	if err != nil {
 		return host, q, nil, err
 	}

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
-	"time"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/explain"
@@ -61,16 +59,11 @@ Flags:`)
 	if err := checkFormat("explain", *format, "text", "json"); err != nil {
 		return err
 	}
-	opt := explain.Options{Before: time.Duration(q.Before), Controls: q.Controls, Seed: uint64(q.Seed), Session: q.Session,
-		From: q.From.NS, To: q.To.NS, Limit: max(*limit, 1)}
-	if opt.Controls == 0 {
-		opt.Controls = explain.MaxControls
+	opt, err := explain.OptionsOf(q)
+	if err != nil {
+		return fmt.Errorf("explain: %w", err)
 	}
-	if q.Match != "" {
-		if opt.Match, err = regexp.Compile(q.Match); err != nil {
-			return fmt.Errorf("explain: --match: %w", err)
-		}
-	}
+	opt.Limit = max(*limit, 1)
 	s, err := openExisting(ctx, e, *v.db)
 	if err != nil {
 		return err
