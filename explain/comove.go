@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -134,22 +135,33 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 		return nil, err
 	}
 	mv := &Movement{Host: host, From: from, To: to, Length: int64(opt.Length), Windows: wins, Moving: []Moving{}}
-	shares := func(f int32) []float64 {
-		x := make([]float64, len(wins))
+	// shares returns the share of the host's samples of each feature
+	// wanted in each window, NaN in a window too small to judge, in one
+	// pass over the windows' counts.
+	shares := func(want func(f int32) bool) map[int32][]float64 {
+		out := map[int32][]float64{}
 		for w := range wins {
-			x[w] = math.NaN()
-			if cs.total[w] >= MinSamples {
-				x[w] = 0
+			if cs.total[w] < MinSamples {
+				continue
 			}
-		}
-		for w := range wins {
 			for _, c := range cs.wins[w] {
-				if c.id == f && cs.total[w] >= MinSamples {
-					x[w] = float64(c.n) / float64(cs.total[w])
+				if !want(c.id) {
+					continue
 				}
+				x, ok := out[c.id]
+				if !ok {
+					x = make([]float64, len(wins))
+					for v := range x {
+						if cs.total[v] < MinSamples {
+							x[v] = math.NaN()
+						}
+					}
+					out[c.id] = x
+				}
+				x[w] = float64(c.n) / float64(cs.total[w])
 			}
 		}
-		return x
+		return out
 	}
 	if opt.Series != nil {
 		k := *opt.Series
@@ -168,12 +180,13 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 				ftot[c.id] += c.n
 			}
 		}
-		for f, key := range cs.keys {
-			if (key.kind != kComm && key.kind != kFunction) || ftot[f] < MinCount {
-				continue
-			}
-			if rho, n := spearman(shares(int32(f)), y); n >= MinMoveWindows && !math.IsNaN(rho) {
-				mv.Moving = append(mv.Moving, Moving{Feature: cs.describe(key), Rho: rho, N: n})
+		xs := shares(func(f int32) bool {
+			k := cs.keys[f].kind
+			return (k == kComm || k == kFunction) && ftot[f] >= MinCount
+		})
+		for _, f := range slices.Sorted(maps.Keys(xs)) { // ties keep the features' order
+			if rho, n := spearman(xs[f], y); n >= MinMoveWindows && !math.IsNaN(rho) {
+				mv.Moving = append(mv.Moving, Moving{Feature: cs.describe(cs.keys[f]), Rho: rho, N: n})
 			}
 		}
 	} else {
@@ -188,7 +201,7 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 		}
 		var x []float64
 		if id, found := cs.feats[key]; ok && found {
-			x = shares(id)
+			x = shares(func(f int32) bool { return f == id })[id]
 			mv.Of = cs.describe(key)
 		} else {
 			return nil, fmt.Errorf("host %q: %s is not in the %d windows read: %w", host, f.String(), len(wins), subsecond.ErrEmptyRange)
@@ -244,7 +257,7 @@ func seriesMeans(ctx context.Context, ss SeriesSource, host string, k subsecond.
 		n++
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("host %q has no series %s in the windows read: %w", host, seriesLabel(k), subsecond.ErrEmptyRange)
+		return nil, fmt.Errorf("host %q has no series %s in the windows read: %w", host, Feature{Kind: KindSeries, Series: k.Name, CPU: k.CPU, Label: k.Label}, subsecond.ErrEmptyRange)
 	}
 	if !rate {
 		for w := range sum {
@@ -252,17 +265,6 @@ func seriesMeans(ctx context.Context, ss SeriesSource, host string, k subsecond.
 		}
 	}
 	return sum, nil
-}
-
-func seriesLabel(k subsecond.SeriesKey) string {
-	s := k.Name
-	if k.Label != "" {
-		s += " " + k.Label
-	}
-	if k.CPU >= 0 {
-		s += fmt.Sprintf(" of CPU %d", k.CPU)
-	}
-	return s
 }
 
 // spread returns n windows of length ns spread evenly over the time recs
