@@ -198,49 +198,21 @@ Flags:`)
 }
 
 // uploadState returns the senders of the host's series and markers to the
-// server at base, each request within timeout.
+// server at base, each request within timeout (see post).
 func uploadState(base *url.URL, token, host string, timeout time.Duration) (func(context.Context, []subsecond.Series) error, func(context.Context, []subsecond.Marker) error) {
 	client := &http.Client{}
-	post := func(ctx context.Context, route link.Route, body any) error {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
+	send := func(ctx context.Context, route link.Route, body any) error {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return err
 		}
-		u := base.JoinPath(route.Path(host))
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(b))
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		res, err := client.Do(req)
-		if err != nil {
-			return fmt.Errorf("upload: %w", err)
-		}
-		defer res.Body.Close()
-		msg, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-		if res.StatusCode == http.StatusOK {
-			return nil
-		}
-		err = fmt.Errorf("upload: %s", res.Status)
-		var e struct{ Error string }
-		if json.Unmarshal(msg, &e) == nil && e.Error != "" {
-			err = fmt.Errorf("upload: %s: %s", res.Status, e.Error)
-		}
-		if res.StatusCode == http.StatusUnauthorized || res.StatusCode == http.StatusForbidden {
-			return fmt.Errorf("%w: %w", record.ErrDenied, err)
-		}
-		return err
+		return post(ctx, client, base, base.JoinPath(route.Path(host)), token, "application/json", bytes.NewReader(b), timeout)
 	}
 	series := func(ctx context.Context, ss []subsecond.Series) error {
-		return post(ctx, link.SeriesAPI, map[string]any{"series": ss})
+		return send(ctx, link.SeriesAPI, map[string]any{"series": ss})
 	}
 	marks := func(ctx context.Context, ms []subsecond.Marker) error {
-		return post(ctx, link.MarkersAPI, map[string]any{"markers": ms})
+		return send(ctx, link.MarkersAPI, map[string]any{"markers": ms})
 	}
 	return series, marks
 }
@@ -271,53 +243,62 @@ const uploadTimeout = 2 * time.Minute
 func uploadSink(base *url.URL, token, host string, timeout time.Duration) record.Sink {
 	client := &http.Client{}
 	return func(ctx context.Context, name string, r io.Reader) error {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
 		u := base.JoinPath("api", "profiles")
 		q := url.Values{"name": {strings.TrimSuffix(name, ".zst")}}
 		if host != "" {
 			q.Set("host", host)
 		}
 		u.RawQuery = q.Encode()
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), r)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Accept", "application/json")
-		req.Header.Set("Content-Type", "application/octet-stream")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		res, err := client.Do(req)
-		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("upload: no answer from %s within %v", base.Host, timeout)
-		}
-		if err != nil {
-			return fmt.Errorf("upload: %w", err)
-		}
-		defer res.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-		if res.StatusCode == http.StatusOK || res.StatusCode == http.StatusCreated {
-			return nil
-		}
-		err = fmt.Errorf("upload: %s", res.Status)
-		var e struct{ Error string }
-		if json.Unmarshal(body, &e) == nil && e.Error != "" {
-			err = fmt.Errorf("upload: %s: %s", res.Status, e.Error)
-		}
-		switch res.StatusCode {
-		case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
-			// The server will refuse these bytes however often they come.
-			return fmt.Errorf("%w: %w", record.ErrRejected, err)
-		case http.StatusUnauthorized, http.StatusForbidden:
-			return fmt.Errorf("%w: %w (check --token or $SUBSECOND_TOKEN)", record.ErrDenied, err)
-		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-			if d, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
-				return &record.RetryAfterError{After: d, Err: err}
-			}
-		}
+		return post(ctx, client, base, u, token, "application/octet-stream", r, timeout)
+	}
+}
+
+// post sends body to u, on the server at base, within timeout, and reads
+// the answer as the recorder's senders need it: 200 or 201 is nil; 400,
+// 413 or 415 (the server will refuse these bytes however often they come)
+// wraps record.ErrRejected; 401 or 403 wraps record.ErrDenied; 429 or 503
+// with Retry-After is a *record.RetryAfterError; every error carries the
+// server's own message.
+func post(ctx context.Context, client *http.Client, base, u *url.URL, token, contentType string, body io.Reader, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), body)
+	if err != nil {
 		return err
 	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", contentType)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := client.Do(req)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("upload: no answer from %s within %v", base.Host, timeout)
+	}
+	if err != nil {
+		return fmt.Errorf("upload: %w", err)
+	}
+	defer res.Body.Close()
+	msg, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode == http.StatusOK || res.StatusCode == http.StatusCreated {
+		return nil
+	}
+	err = fmt.Errorf("upload: %s", res.Status)
+	var e struct{ Error string }
+	if json.Unmarshal(msg, &e) == nil && e.Error != "" {
+		err = fmt.Errorf("upload: %s: %s", res.Status, e.Error)
+	}
+	switch res.StatusCode {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
+		return fmt.Errorf("%w: %w", record.ErrRejected, err)
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return fmt.Errorf("%w: %w (check --token or $SUBSECOND_TOKEN)", record.ErrDenied, err)
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		if d, ok := retryAfter(res.Header.Get("Retry-After"), time.Now()); ok {
+			return &record.RetryAfterError{After: d, Err: err}
+		}
+	}
+	return err
 }
 
 // retryAfter parses a Retry-After header, seconds or an HTTP date, as the
