@@ -186,16 +186,7 @@ func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, s
 	what := string(m)
 	fmt.Fprintf(w, "%s: %d CPUs, %d captures from %s to %s (UTC), one character = %s; shading: %s fraction\n",
 		g.Host, len(g.CPUs), len(g.Captures), wallTime(g.From), wallTime(g.To), time.Duration(span), what)
-	// Marker row: ▼ in the column of each marker.
-	if len(ms) > 0 {
-		row := []rune(strings.Repeat(" ", t.cols))
-		for _, mk := range ms {
-			if c := int((mk.Time - g.From) / span); c >= 0 && c < t.cols {
-				row[c] = '▼'
-			}
-		}
-		fmt.Fprintf(w, "%8s  %s\n", "markers", string(row))
-	}
+	writeMarkerRow(w, 8, ms, g.From, span, t.cols)
 	t.writeRows(w, g.Fractions(m), g.Covered, func(int) string { return "" })
 	fmt.Fprintf(w, "%8s  legend: blank = idle, ░ ▒ ▓ █ = %s up to 25%% 50%% 75%% 100%%, · = no capture; columns: mean %s, peak\n", "", what, what)
 	if g.Unplaced > 0 {
@@ -212,6 +203,22 @@ func writeTimelineText(out io.Writer, g *timeline.Grid, ms []subsecond.Marker, s
 		}
 	}
 	return w.Flush()
+}
+
+// writeMarkerRow writes, when ms holds any, a row titled "markers" (right
+// aligned in label characters) with ▼ in the column of each marker, for
+// cols columns of span ns from from.
+func writeMarkerRow(w io.Writer, label int, ms []subsecond.Marker, from, span int64, cols int) {
+	if len(ms) == 0 {
+		return
+	}
+	row := []rune(strings.Repeat(" ", cols))
+	for _, mk := range ms {
+		if c := int((mk.Time - from) / span); c >= 0 && c < cols {
+			row[c] = '▼'
+		}
+	}
+	fmt.Fprintf(w, "%*s  %s\n", label, "markers", string(row))
 }
 
 // hostHotspots is `subsecond hotspots --host H [--session N]`: the

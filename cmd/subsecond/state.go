@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -106,15 +105,7 @@ func writeLaneText(out io.Writer, l *timeline.SeriesLane, ms []subsecond.Marker,
 		fmt.Fprintf(w, "no %s series recorded in this range (record with 'subsecond record', or 'subsecond state import' mpstat/sar text)\n", l.Name)
 		return w.Flush()
 	}
-	if len(ms) > 0 {
-		row := []rune(strings.Repeat(" ", cols))
-		for _, m := range ms {
-			if c := int((m.Time - l.From) / (int64(per) * l.Bucket)); c >= 0 && c < cols {
-				row[c] = '▼'
-			}
-		}
-		fmt.Fprintf(w, "%12s  %s\n", "markers", string(row))
-	}
+	writeMarkerRow(w, 12, ms, l.From, int64(per)*l.Bucket, cols)
 	level := l.Unit == "count" || l.Unit == "bytes"
 	line := make([]rune, cols)
 	for _, s := range l.Series {
