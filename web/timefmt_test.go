@@ -1,12 +1,6 @@
 package web
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/subsecond/subsecond/query"
@@ -47,25 +41,6 @@ var displayCases = []int64{
 // it bundles a small entry with esbuild and runs it with node, as
 // TestZScoreScript does.
 func TestDisplayScript(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
-	esbuild, err := filepath.Abs("../node_modules/.bin/esbuild")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(esbuild); err != nil {
-		t.Skip("esbuild not installed (npm ci)")
-	}
-	format, err := filepath.Abs("src/format.ts")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wallclock, err := filepath.Abs("src/wallclock.ts")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var ranges [][2]int64
 	for i, a := range displayCases {
 		b := displayCases[(i*7+3)%len(displayCases)]
@@ -80,35 +55,12 @@ func TestDisplayScript(t *testing.T) {
 		1_796_004_019_999_000_000, 1_796_004_019_999_600_000, 1_796_004_019_250_400_000,
 		1_796_083_199_999_700_000, 1_798_761_599_999_800_000, 1_798_761_600_000_000_000,
 	}
-	in, err := json.Marshal(map[string]any{"seconds": displayCases, "durations": displayCases, "ranges": ranges, "clocks": clocks})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	dir := t.TempDir()
-	entry := filepath.Join(dir, "entry.mjs")
-	if err := os.WriteFile(entry, fmt.Appendf(nil, displayScript, format, wallclock), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "display.mjs")
-	build := exec.Command(esbuild, entry, "--bundle", "--platform=node", "--format=esm", "--define:TEST_HOOKS=false", "--log-level=warning", "--outfile="+out)
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("esbuild: %v\n%s", err, b)
-	}
-	run := exec.Command(node, out)
-	run.Stdin = bytes.NewReader(in)
-	run.Stderr = os.Stderr
-	b, err := run.Output()
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
 	var got struct {
 		Seconds, Durations, Ranges []string
 		Clocks                     [][2]string
 	}
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatalf("node's answer %q: %v", b, err)
-	}
+	runScript(t, displayScript, []string{"format.ts", "wallclock.ts"},
+		map[string]any{"seconds": displayCases, "durations": displayCases, "ranges": ranges, "clocks": clocks}, &got)
 	if len(got.Seconds) != len(displayCases) || len(got.Durations) != len(displayCases) || len(got.Ranges) != len(ranges) || len(got.Clocks) != len(clocks) {
 		t.Fatalf("node answered %d, %d, %d and %d cases; want %d, %d, %d and %d", len(got.Seconds), len(got.Durations), len(got.Ranges), len(got.Clocks),
 			len(displayCases), len(displayCases), len(ranges), len(clocks))

@@ -1,13 +1,7 @@
 package web
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/subsecond/subsecond/flame"
@@ -30,21 +24,6 @@ console.log(JSON.stringify({
 // entry with esbuild and runs it with node, which the front end's build
 // installs.
 func TestZScoreScript(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node not installed")
-	}
-	esbuild, err := filepath.Abs("../node_modules/.bin/esbuild")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(esbuild); err != nil {
-		t.Skip("esbuild not installed (npm ci)")
-	}
-	src, err := filepath.Abs("src/flame.ts")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Counts as x1 of n1 (target), x2 of n2 (base): empty sides, equal
 	// shares, a frame on every sample, either side alone, changes on both
 	// sides of SignificantZ and FullZ, and a whole night's counts.
@@ -58,35 +37,11 @@ func TestZScoreScript(t *testing.T) {
 		{3, 564480, 90000, 564480}, {1, 1, 0, 1},
 	}
 	iCases := []float64{0, 1, -1, 3.28, 3.29, -3.29, 3.3, 5, -5, 11.645, 19.99, 20, -20, 20.01, 40, -1e6}
-	in, err := json.Marshal(map[string]any{"z": zCases, "intensity": iCases})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	dir := t.TempDir()
-	entry := filepath.Join(dir, "entry.mjs")
-	if err := os.WriteFile(entry, fmt.Appendf(nil, zScript, src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "z.mjs")
-	build := exec.Command(esbuild, entry, "--bundle", "--platform=node", "--format=esm", "--define:TEST_HOOKS=false", "--log-level=warning", "--outfile="+out)
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("esbuild: %v\n%s", err, b)
-	}
-	run := exec.Command(node, out)
-	run.Stdin = bytes.NewReader(in)
-	run.Stderr = os.Stderr
-	b, err := run.Output()
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
 	var got struct {
 		Z         []float64
 		Intensity []float64
 	}
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatalf("node's answer %q: %v", b, err)
-	}
+	runScript(t, zScript, []string{"flame.ts"}, map[string]any{"z": zCases, "intensity": iCases}, &got)
 	if len(got.Z) != len(zCases) || len(got.Intensity) != len(iCases) {
 		t.Fatalf("node answered %d z-scores and %d intensities; want %d and %d", len(got.Z), len(got.Intensity), len(zCases), len(iCases))
 	}
