@@ -120,3 +120,26 @@ func recordedAt(file string) (int64, bool) {
 	}
 	return w.Wall(t), true
 }
+
+// eachFile calls fn with each of names opened in turn ("-" for standard
+// input), closing it after; an error names the command (cmd) and the file.
+func eachFile(e env, cmd string, names []string, fn func(name string, r io.Reader) error) error {
+	for _, name := range names {
+		if name == "-" {
+			if err := fn(name, e.stdin); err != nil {
+				return fmt.Errorf("%s: %s: %w", cmd, name, err)
+			}
+			continue
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", cmd, err)
+		}
+		err = fn(name, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", cmd, name, err)
+		}
+	}
+	return nil
+}

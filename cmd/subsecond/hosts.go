@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -374,25 +373,16 @@ func importMarkers(ctx context.Context, e env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	for _, name := range fs.Args() {
-		var r io.Reader = e.stdin
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return fmt.Errorf("markers: %w", err)
-			}
-			defer f.Close()
-			r = f
-		}
+	return eachFile(e, "markers", fs.Args(), func(name string, r io.Reader) error {
 		ms, err := markers.Parse(r, opt)
 		if err != nil {
-			return fmt.Errorf("markers: %s: %w", name, err)
+			return err
 		}
 		added, err := s.AddMarkers(ctx, *host, ms)
 		if err != nil {
-			return fmt.Errorf("markers: %s: %w", name, err)
+			return err
 		}
 		fmt.Fprintf(e.stdout, "%s: %d markers of %s, %d new\n", name, len(ms), *host, added)
-	}
-	return nil
+		return nil
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"time"
 
@@ -213,26 +212,17 @@ Flags:`)
 		return err
 	}
 	defer s.Close()
-	for _, name := range fs.Args() {
-		var r io.Reader = e.stdin
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return fmt.Errorf("state import: %w", err)
-			}
-			defer f.Close()
-			r = f
-		}
+	return eachFile(e, "state import", fs.Args(), func(name string, r io.Reader) error {
 		br := bufio.NewReader(r)
 		format, err := sysstat.Detect(br)
 		if err != nil {
-			return fmt.Errorf("state import: %s: %w", name, err)
+			return err
 		}
 		// What one call may store: a larger file is refused while it is
 		// read, before it fills memory.
 		ss, err := sysstat.Parse(br, sysstat.Options{Location: loc, Max: store.MaxSeriesPoints})
 		if err != nil {
-			return fmt.Errorf("state import: %s: %w", name, err)
+			return err
 		}
 		points := 0
 		for _, x := range ss {
@@ -240,11 +230,11 @@ Flags:`)
 		}
 		added, err := s.AddSeries(ctx, *host, ss)
 		if err != nil {
-			return fmt.Errorf("state import: %s: %w", name, err)
+			return err
 		}
 		fmt.Fprintf(e.stdout, "%s: %s, %d series, %d points of %s, %d new\n", name, format, len(ss), points, *host, added)
-	}
-	return nil
+		return nil
+	})
 }
 
 // writeMoves prints what moves with a series, or the series that move
