@@ -104,23 +104,18 @@ func newCounts(n int) *counts {
 	return cs
 }
 
-func (cs *counts) name(s string) int32 {
-	if i, ok := cs.nameID[s]; ok {
-		return i
-	}
-	i := int32(len(cs.names))
-	cs.names = append(cs.names, s)
-	cs.nameID[s] = i
-	return i
-}
+func (cs *counts) name(s string) int32  { return idOf(cs.nameID, &cs.names, s) }
+func (cs *counts) feature(k fkey) int32 { return idOf(cs.feats, &cs.keys, k) }
 
-func (cs *counts) feature(k fkey) int32 {
-	if i, ok := cs.feats[k]; ok {
+// idOf returns k's index in *list, appending it (and its index to ids)
+// when new: values numbered in order of first appearance.
+func idOf[K comparable](ids map[K]int32, list *[]K, k K) int32 {
+	if i, ok := ids[k]; ok {
 		return i
 	}
-	i := int32(len(cs.keys))
-	cs.keys = append(cs.keys, k)
-	cs.feats[k] = i
+	i := int32(len(*list))
+	*list = append(*list, k)
+	ids[k] = i
 	return i
 }
 
