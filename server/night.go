@@ -244,16 +244,16 @@ func (s *Server) addMarkers(w http.ResponseWriter, r *http.Request) {
 			ms = append(ms, subsecond.Marker{Time: t, Text: strings.TrimSpace(m.Text)})
 		}
 	} else {
+		// match is the query table's parameter: checked there (a regular
+		// expression, bounded in size) like explain's.
+		q, err := query.Parse(r.URL.Query())
+		if err != nil {
+			s.error(w, r, err)
+			return
+		}
 		opt := markers.Options{}
-		if v := r.URL.Query().Get("match"); v != "" {
-			if len(v) > query.MaxRegexp {
-				s.error(w, r, query.Invalidf("match", "a regular expression of %d bytes is longer than the %d one may be", len(v), query.MaxRegexp))
-				return
-			}
-			if opt.Match, err = regexp.Compile(v); err != nil {
-				s.error(w, r, fmt.Errorf("match: %v: %w", err, subsecond.ErrInvalid))
-				return
-			}
+		if q.Match != "" {
+			opt.Match = regexp.MustCompile(q.Match)
 		}
 		if ms, err = markers.Parse(body, opt); err != nil {
 			s.error(w, r, err)
