@@ -17,8 +17,15 @@ type cellsText struct {
 }
 
 func newCellsText(c *heatmap.Cells, width int) cellsText {
-	per := (c.Buckets + width - 1) / width
-	return cellsText{c: c, per: per, cols: (c.Buckets + per - 1) / per}
+	per, cols := fitColumns(c.Buckets, width)
+	return cellsText{c: c, per: per, cols: cols}
+}
+
+// fitColumns returns how many buckets each character of a row of at most
+// width characters stands for, and how many characters the row has.
+func fitColumns(buckets, width int) (per, cols int) {
+	per = max(1, (buckets+width-1)/width)
+	return per, (buckets + per - 1) / per
 }
 
 // span returns the nanoseconds one character stands for.

@@ -95,8 +95,7 @@ func writeLaneText(out io.Writer, l *timeline.SeriesLane, ms []subsecond.Marker,
 	} else if l.Bucket > 0 {
 		nb = int((l.To - l.From + l.Bucket - 1) / l.Bucket)
 	}
-	per := max(1, (nb+width-1)/width)
-	cols := (nb + per - 1) / per
+	per, cols := fitColumns(nb, width)
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "%s: %s (%s) from %s to %s (UTC), one character = %s\n", l.Host, l.Name, l.Help,
 		wallTime(l.From), wallTime(l.To), time.Duration(int64(per)*l.Bucket))
