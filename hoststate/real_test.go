@@ -19,8 +19,11 @@ import (
 // samples in the middle must show that CPU busy, with at least as much
 // system time as dd's own (/proc/<pid>/stat, counted by the same ticks);
 // and, when dd had the CPU to itself (≥ 95% of it), at least 90% system
-// time in every one. On a host shared with other work the CPU's time is
-// split between dd and the rest, and only the first checks hold.
+// time over them and at least 80% in every one. /proc/stat counts whole
+// ticks of 10 ms, 25 in a sample, so one sample can carry two or three of
+// dd's user ticks (88% system seen in CI) while the mean holds at 96%.
+// On a host shared with other work the CPU's time is split between dd
+// and the rest, and only the first checks hold.
 func TestSampleRealBusyCPU(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux's /proc")
@@ -101,12 +104,15 @@ func TestSampleRealBusyCPU(t *testing.T) {
 		t.Errorf("CPU %d system time %.2f s; want at least dd's %.2f s", cpu, cpuSys, ddSys)
 	}
 	if ddShare < 0.95 {
-		t.Logf("dd had %.0f%% of CPU %d, shared with other work: not checking ≥ 90%% sys per sample", 100*ddShare, cpu)
+		t.Logf("dd had %.0f%% of CPU %d, shared with other work: not checking the system share per sample", 100*ddShare, cpu)
 		return
 	}
+	if meanSys := 100 * cpuSys / wall; meanSys < 90 {
+		t.Errorf("CPU %d sys %.1f%% over %.2f s; want ≥ 90%% while dd runs there alone", cpu, meanSys, wall)
+	}
 	for i, sh := range mid {
-		if sh.sys < 90 {
-			t.Errorf("sample %d: CPU %d sys %.1f%%; want ≥ 90%% while dd runs there alone", i+1, cpu, sh.sys)
+		if sh.sys < 80 {
+			t.Errorf("sample %d: CPU %d sys %.1f%%; want ≥ 80%% (25 ticks, a few of them dd's user time) while dd runs there alone", i+1, cpu, sh.sys)
 		}
 	}
 }
