@@ -1,0 +1,45 @@
+// Package fleet answers questions across hosts from the store's fleet
+// index (per-capture counts of commands, functions and call edges per
+// subsecond.IndexSlot, written at import), never by decoding samples:
+// a hosts × time grid for the /fleet page, a search ranking hosts by
+// the share of a function, command or call edge, and two contrasts: which
+// names' shares differ between the groups of a label (zone=a against
+// zone=b), and which rise with uptime (a leak's signature).
+package fleet
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Source is what the fleet views read: the store's fleet index, the hosts'
+// labels and markers. *store.Store is one.
+type Source interface {
+	// IndexedCaptures returns the indexed captures with a slot in
+	// [from, to) (Unix ns) of every host, by host and then Start. More
+	// than MaxCaptures of them is an error wrapping
+	// subsecond.ErrTooLarge.
+	IndexedCaptures(ctx context.Context, from, to int64) ([]subsecond.IndexedCapture, error)
+	// NameCounts returns the per-slot counts of the names of kind that
+	// match matches, in the captures with a slot in [from, to). More
+	// than MaxNames distinct names matching is an error wrapping
+	// subsecond.ErrTooLarge that says so.
+	NameCounts(ctx context.Context, kind subsecond.NameKind, match *regexp.Regexp, from, to int64) ([]subsecond.NameCount, error)
+	// NameTotals returns, for the captures with a slot in [from, to), each
+	// name's total in each capture (a NameCount with one slot), leaving out
+	// the names with fewer than min samples in all of them together.
+	NameTotals(ctx context.Context, from, to, min int64) ([]subsecond.NameCount, error)
+	// HostLabels returns every host's labels, set and derived, by key.
+	HostLabels(ctx context.Context) (map[string][]subsecond.Label, error)
+	// Markers returns host's markers in [from, to) (Unix ns), in time
+	// order.
+	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)
+}
+
+// Bounds of what one request reads.
+const (
+	MaxCaptures = 200_000 // indexed captures one request reads
+	MaxNames    = 1_000   // distinct names one search expression matches
+)
