@@ -141,6 +141,14 @@ type ImportOptions struct {
 	// Host names the machine the capture was recorded on; when empty, the
 	// capture's "# hostname", else subsecond.UnknownHost.
 	Host string
+	// Labels are set on the host (see Store.SetHostLabels) with the
+	// profile, in its transaction.
+	Labels []subsecond.Label
+	// Boot is the Unix time in nanoseconds the host booted (the recorder
+	// reads /proc/stat's btime), 0 when unknown: the fleet index derives
+	// uptimes from it, or from the capture's clock when that counts from
+	// boot.
+	Boot int64
 	// MaxText and MaxSamples, when positive, override the Store's limits
 	// for this import.
 	MaxText    int64
