@@ -123,9 +123,9 @@ func value(ls []subsecond.Label, key string) (string, bool) {
 // range holding its start.
 func slotsIn(c *subsecond.IndexedCapture, from, to int64) (lo, hi int) {
 	n := int64(len(c.Slots))
-	l := ceilDiv(from-c.Start, subsecond.IndexSlot)
-	h := ceilDiv(to-c.Start, subsecond.IndexSlot)
-	return int(min(max(l, 0), n)), int(min(max(h, 0), n))
+	end := c.Start + n*subsecond.IndexSlot
+	from, to = min(max(from, c.Start), end), min(max(to, c.Start), end)
+	return int(ceilDiv(from-c.Start, subsecond.IndexSlot)), int(ceilDiv(to-c.Start, subsecond.IndexSlot))
 }
 
 // ceilDiv returns a/b rounded up, for b > 0.
