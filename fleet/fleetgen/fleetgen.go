@@ -50,8 +50,10 @@ type Fleet struct {
 	BootLen    time.Duration // between a host's boots, default 48 hours
 	// Start is the earliest boot; default 2026-11-01 00:00 UTC.
 	Start time.Time
-	// Leak is how many times its base share the planted function gains
-	// per day of uptime on the zone-a hosts (0: a clean fleet).
+	// Leak is how many times its base weight the planted function gains
+	// per day of uptime on the zone-a hosts (0: a clean fleet): the leak
+	// adds work of its own, proportional to uptime, steadier (a tenth's
+	// spread per session) than the hosts' and sessions' mix.
 	Leak float64
 	// Baseline is the spread of the hosts' own mix: each stack's weight on
 	// a host is scaled by exp(Baseline·z), z standard normal per host and
@@ -261,6 +263,7 @@ func (f Fleet) plan(h int) hostPlan {
 			for i := range noise {
 				noise[i] = norm(f.Noise)
 			}
+			leak := norm(0.1)
 			for range f.PerSession {
 				c := Capture{ID: fmt.Sprintf("%s/%d", HostName(h), len(p.caps)), Host: HostName(h), Index: len(p.caps), Start: start, Boot: boot, Labels: labels, host: h}
 				days := start.Sub(boot).Hours() / 24
@@ -269,7 +272,7 @@ func (f Fleet) plan(h int) hostPlan {
 				for i := range sts {
 					w := base[i] * noise[i]
 					if sts[i].planted && zone == "a" {
-						w *= 1 + f.Leak*days
+						w += sts[i].weight * f.Leak * days * leak
 					}
 					total += w
 					cum[i] = total
