@@ -28,8 +28,14 @@ func BenchmarkFleet(b *testing.B) {
 		name string
 		run  func(context.Context, fleet.Source, fleet.Options) error
 	}{
-		{"Map", func(ctx context.Context, s fleet.Source, o fleet.Options) error { _, err := fleet.Map(ctx, s, o); return err }},
-		{"Search", func(ctx context.Context, s fleet.Source, o fleet.Options) error { _, err := fleet.Search(ctx, s, o); return err }},
+		{"Map", func(ctx context.Context, s fleet.Source, o fleet.Options) error {
+			_, err := fleet.Map(ctx, s, o)
+			return err
+		}},
+		{"Search", func(ctx context.Context, s fleet.Source, o fleet.Options) error {
+			_, err := fleet.Search(ctx, s, o)
+			return err
+		}},
 		{"Groups", func(ctx context.Context, s fleet.Source, o fleet.Options) error {
 			o.Match = nil
 			_, err := fleet.Groups(ctx, s, o)
