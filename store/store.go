@@ -547,18 +547,15 @@ func (s *Store) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSumm
 	if err != nil {
 		return nil, fmt.Errorf("summaries of %s: %w", id, err)
 	}
-	var out []subsecond.ChunkSummary
-	for _, ch := range st.Chunks {
+	m := newSummaryMerger(comms, len(st.Profile.Events), len(st.Chunks))
+	for i, ch := range st.Chunks {
 		start := ch.Second * subsecond.ChunkSpan
 		if ch.Second == chunkSecond(subsecond.NoTime) {
 			start = subsecond.NoTime
 		}
-		if len(out) == 0 || out[len(out)-1].Start != start {
-			out = append(out, subsecond.ChunkSummary{Start: start})
-		}
-		if err := addSummary(&out[len(out)-1], ch.Summary, comms, len(st.Profile.Events)); err != nil {
+		if err := m.add(start, ch.Summary, len(st.Chunks)-i-1); err != nil {
 			return nil, fmt.Errorf("summaries of %s: chunk %d/%d: %w", id, ch.Second, ch.Seq, err)
 		}
 	}
-	return out, nil
+	return m.summaries(), nil
 }
