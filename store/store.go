@@ -363,6 +363,28 @@ func (s *Store) Capture(ctx context.Context, id string) (*subsecond.Capture, err
 	return c, nil
 }
 
+// CachedCapture returns profile id's capture and true when the capture
+// cache holds it, after checking, as Capture does, that it is still
+// stored; false, and no error, when the cache does not hold it, which it
+// never loads. A view of a cached capture need not read its profile first:
+// the capture's Profile says all that a query is resolved against.
+func (s *Store) CachedCapture(ctx context.Context, id string) (*subsecond.Capture, bool, error) {
+	c, ok := s.cache.Peek(id)
+	if !ok {
+		return nil, false, nil
+	}
+	s.countLookup(true)
+	ok, err := s.b.Exists(ctx, id)
+	if err == nil && !ok {
+		s.cache.Remove(id)
+		err = subsecond.ErrNotFound
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("profile %q: %w", id, err)
+	}
+	return c, true, nil
+}
+
 // load reads and decodes a whole capture, its chunks on every core.
 func (s *Store) load(ctx context.Context, id string) (*subsecond.Capture, error) {
 	st, err := s.b.Load(ctx, id)
