@@ -451,3 +451,71 @@ func TestReindex(t *testing.T) {
 		checkIndex(t, e.fresh(), p)
 	})
 }
+
+// indexBytes returns the bytes the fleet index takes in e's database, of
+// them those of its names' dictionary (SQLite only; shared by every
+// capture), and the database's in all. SQLite: the file's pages, less those left once
+// the index's rows are deleted and the file vacuumed (which the test
+// does, last). PostgreSQL: the fleet tables' relations, their partitions,
+// indexes and TOAST, against every table of the schema.
+func (e *env) indexBytes() (index, dict, total int64) {
+	e.t.Helper()
+	size := func(q string) int64 {
+		var n int64
+		if err := e.db.QueryRow(q).Scan(&n); err != nil {
+			e.t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	if e.name == "sqlite" {
+		pages := func() int64 { return size("PRAGMA page_count") * size("PRAGMA page_size") }
+		if _, err := e.db.Exec("VACUUM"); err != nil {
+			e.t.Fatal(err)
+		}
+		total = pages()
+		for _, q := range []string{"DELETE FROM fleet_counts", "DELETE FROM fleet_captures", "VACUUM"} {
+			if _, err := e.db.Exec(q); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+		dict = pages()
+		for _, q := range []string{"DELETE FROM fleet_names", "VACUUM"} {
+			if _, err := e.db.Exec(q); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+		dict -= pages()
+		return total - pages(), dict, total
+	}
+	index = size(`SELECT COALESCE(sum(pg_total_relation_size(t.relid)), 0) FROM
+		(SELECT relid FROM pg_partition_tree('fleet_counts') UNION ALL SELECT relid FROM pg_partition_tree('fleet_captures')
+		UNION ALL SELECT 'fleet_names'::regclass) t`)
+	dict = size(`SELECT pg_total_relation_size('fleet_names')`)
+	total = size(`SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c
+		WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'`)
+	return index, dict, total
+}
+
+// TestFleetIndexShare reports the share of the database the fleet index
+// takes for the bundled captures (go test -v -run FleetIndexShare), and
+// fails when it passes 10% for the 96-CPU incident on SQLite.
+func TestFleetIndexShare(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		for _, path := range []string{"incident-96cpu-120s.perf.txt.zst", "real-mixed-2cpu-12s.perf.txt.gz", "real-mixed-2cpu-5s.perf.txt.gz"} {
+			t.Run(path, func(t *testing.T) {
+				b, db, _ := backends[slices.IndexFunc(backends, func(b backend) bool { return b.name == e.name })].open(t)
+				e := &env{t: t, name: e.name, b: b, db: db, s: store.New(b, store.Options{})}
+				p := importFile(t, e.s, filepath.Join("..", "sample-data", path), store.ImportOptions{})
+				var names, rows int64
+				e.db.QueryRow("SELECT count(*) FROM fleet_names").Scan(&names)
+				e.db.QueryRow("SELECT count(*) FROM fleet_counts").Scan(&rows)
+				index, dict, total := e.indexBytes()
+				t.Logf("%s: %d samples, %d names, %d count rows: index %d of %d bytes (%.1f%%; without the names' dictionary %.1f%%)",
+					path, p.Samples, names, rows, index, total, 100*float64(index)/float64(total), 100*float64(index-dict)/float64(total-dict))
+				if e.name == "sqlite" && strings.HasPrefix(path, "incident") && index*10 > total {
+					t.Errorf("the index takes %d of %d bytes, more than 10%%", index, total)
+				}
+			})
+		}
+	})
+}
