@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/subsecond/subsecond"
 	sampledata "github.com/subsecond/subsecond/sample-data"
@@ -516,6 +517,80 @@ func TestFleetIndexShare(t *testing.T) {
 					t.Errorf("the index takes %d of %d bytes, more than 10%%", index, total)
 				}
 			})
+		}
+	})
+}
+
+// TestPruneIndex: on PostgreSQL pruning drops the partitions of a whole
+// old day of the fleet index and keeps today's; on SQLite it drops
+// nothing and the index goes with the profiles' deletes.
+func TestPruneIndex(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		old, _, err := e.s.Import(ctx, sampledata.IncidentCompressed(), store.ImportOptions{FileName: "incident.perf"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := genPerf(&buf, genConfig{CPUs: 2, Seconds: 5, Hz: 49, Seed: 5}); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC()
+		text := "# captured on    : " + now.Format(time.ANSIC) + "\n" + buf.String()
+		fresh, _, err := e.s.Import(ctx, strings.NewReader(text), store.ImportOptions{FileName: "now.perf"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		partitions := func() []string {
+			if e.name != "postgres" {
+				return nil
+			}
+			var names []string
+			rows, err := e.db.Query(`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE c.relkind = 'r' ORDER BY 1`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var n string
+				rows.Scan(&n)
+				names = append(names, n)
+			}
+			return names
+		}
+		day := func(p *subsecond.Profile) string {
+			return fmt.Sprint(subsecond.FloorSecond(p.Wall.Wall(p.T0())) / int64(24*time.Hour))
+		}
+		if e.name == "postgres" {
+			want := []string{"fleet_captures_d" + day(old), "fleet_captures_d" + day(fresh), "fleet_counts_d" + day(old), "fleet_counts_d" + day(fresh)}
+			if got := partitions(); !slices.Equal(got, want) {
+				t.Fatalf("partitions %v; want %v", got, want)
+			}
+		}
+		n, err := e.s.PruneIndex(ctx, now.Add(-24*time.Hour).UnixNano())
+		if err != nil {
+			t.Fatal(err)
+		}
+		from, to := wallSpan(old)
+		caps, err := e.s.IndexedCaptures(ctx, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.name == "postgres" {
+			want := []string{"fleet_captures_d" + day(fresh), "fleet_counts_d" + day(fresh)}
+			if got := partitions(); n != 1 || !slices.Equal(got, want) || len(caps) != 0 {
+				t.Errorf("after PruneIndex: %d days dropped, partitions %v, %d old captures; want 1, %v, 0", n, got, len(caps), want)
+			}
+		} else if n != 0 || len(caps) != 1 {
+			t.Errorf("SQLite's PruneIndex: %d days dropped, %d old captures; want 0, 1", n, len(caps))
+		}
+		from, to = wallSpan(fresh)
+		if caps, err := e.s.IndexedCaptures(ctx, from, to); err != nil || len(caps) != 1 || caps[0].ID != fresh.ID {
+			t.Errorf("today's captures after PruneIndex: %v, %v; want %s", caps, err, fresh.ID)
+		}
+		checkIndex(t, e.s, fresh)
+		if err := e.s.Delete(ctx, old.ID); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
