@@ -182,6 +182,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 			return nil, false, fmt.Errorf("import %s: %w", name, err)
 		}
 	}
+	if err := checkLabels(opt.Labels); err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
 	p, existed, err = s.importText(ctx, r, opt)
 	if err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
@@ -233,6 +236,16 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 
+	ix, err := s.importIndex(ctx, res, p, opt.Boot)
+	if err != nil {
+		return nil, false, err
+	}
+	if ix != nil {
+		if err := s.b.PrepareIndex(ctx, ix.Day); err != nil {
+			return nil, false, err
+		}
+	}
+
 	p.ID = newID()
 	tx, err := s.b.Begin(ctx, p.ID)
 	if err != nil {
@@ -246,7 +259,8 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 	p.Uploaded = time.Unix(0, time.Now().UnixNano()).UTC() // as stored: no monotonic reading
-	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms)})
+	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms), Index: ix, Labels: opt.Labels,
+		MaxLabels: subsecond.MaxLabels})
 	if errors.Is(err, ErrDuplicate) { // the same bytes were stored meanwhile
 		old, err := s.b.ProfileBySHA(ctx, p.SHA256)
 		if err != nil {
