@@ -28,8 +28,9 @@ type Source interface {
 	// wrapping subsecond.ErrTooLarge that says so.
 	NameCounts(ctx context.Context, kind subsecond.NameKind, match *regexp.Regexp, from, to int64) ([]subsecond.NameCount, error)
 	// NameTotals returns, for the captures with a slot in [from, to), each
-	// name's total in each capture (a NameCount with one slot), leaving out
-	// the names with fewer than min samples in all of them together.
+	// name's total in each capture over its slots starting in [from, to)
+	// (a NameCount with one slot), leaving out the names with fewer than
+	// min samples in all of them together.
 	NameTotals(ctx context.Context, from, to, min int64) ([]subsecond.NameCount, error)
 	// HostLabels returns every host's labels, set and derived, by key.
 	HostLabels(ctx context.Context) (map[string][]subsecond.Label, error)

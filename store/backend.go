@@ -106,7 +106,8 @@ type Backend interface {
 	IndexCounts(ctx context.Context, names []int64, from, to int64) ([]CountRow, error)
 	// IndexTotals returns, for the captures with a slot in [from, to),
 	// the rows of the names whose totals over those captures together
-	// are at least min, with their Kind, Name and Total but not Slots.
+	// are at least min, with their Kind, Name, Total and Start, and their
+	// Slots where the capture has slots outside [from, to).
 	IndexTotals(ctx context.Context, from, to, min int64) ([]CountRow, error)
 	// DropIndexDays drops the fleet index of the days (of the captures'
 	// starts, UTC) that end at or before before (Unix ns) and whose
@@ -214,6 +215,7 @@ type CountRow struct {
 	Name    string
 	Total   int64
 	Slots   []byte
+	Start   int64 // the capture's slot 0, Unix ns (IndexTotals only)
 }
 
 // Stored is a profile as Backend.Load reads it.

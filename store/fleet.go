@@ -175,17 +175,43 @@ func (s *Store) NameCounts(ctx context.Context, kind subsecond.NameKind, match *
 	return out, nil
 }
 
-// NameTotals: see fleet.Source. The totals come by kind, name and then
+// NameTotals: see fleet.Source. A capture reaching outside [from, to)
+// counts only its slots that start in it. The totals come by kind, name and then
 // capture.
 func (s *Store) NameTotals(ctx context.Context, from, to, min int64) ([]subsecond.NameCount, error) {
 	rows, err := s.b.IndexTotals(ctx, from, to, min)
 	if err != nil {
 		return nil, fmt.Errorf("name totals: %w", err)
 	}
+	// A capture reaching outside [from, to) counts its slots starting in
+	// it only, as IndexedCaptures' slot totals are read; the backend's
+	// min was of whole captures, so names are kept by these totals again.
 	out := make([]subsecond.NameCount, 0, len(rows))
-	for _, r := range rows {
-		out = append(out, subsecond.NameCount{Capture: r.Capture, Kind: r.Kind, Name: r.Name, Slots: []int64{r.Total}})
+	type key struct {
+		kind subsecond.NameKind
+		name string
 	}
+	sums := map[key]int64{}
+	for _, r := range rows {
+		n := r.Total
+		if r.Slots != nil {
+			slots, err := decodeSlotCounts(r.Slots)
+			if err != nil {
+				return nil, fmt.Errorf("name totals: %s: %w", r.Capture, err)
+			}
+			n = 0
+			for k, v := range slots {
+				if at := r.Start + int64(k)*subsecond.IndexSlot; at >= from && at < to {
+					n += v
+				}
+			}
+		}
+		if n > 0 {
+			out = append(out, subsecond.NameCount{Capture: r.Capture, Kind: r.Kind, Name: r.Name, Slots: []int64{n}})
+			sums[key{r.Kind, r.Name}] += n
+		}
+	}
+	out = slices.DeleteFunc(out, func(c subsecond.NameCount) bool { return sums[key{c.Kind, c.Name}] < min })
 	slices.SortFunc(out, func(a, b subsecond.NameCount) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Capture, b.Capture))
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 
 	"github.com/subsecond/subsecond"
 )
@@ -72,7 +73,12 @@ func (f Fleet) Source() *Source {
 			}
 			src.caps = append(src.caps, ic)
 			src.counts = append(src.counts, ncs)
-			src.labels[c.Host] = c.Labels
+			// The labels set, and those a store derives from the header
+			// Write prints (os release, nrcpus avail), sorted by key.
+			ls := append([]subsecond.Label{{Key: subsecond.LabelCPUs, Value: strconv.Itoa(f.CPUs)},
+				{Key: subsecond.LabelKernel, Value: ic.Kernel}}, c.Labels...)
+			slices.SortFunc(ls, func(a, b subsecond.Label) int { return cmp.Compare(a.Key, b.Key) })
+			src.labels[c.Host] = ls
 		}
 		src.markers[HostName(h)] = p.markers
 	}
@@ -157,7 +163,7 @@ func (s *Source) NameTotals(ctx context.Context, from, to, min int64) ([]subseco
 	return out, ctx.Err()
 }
 
-// HostLabels returns every host's labels.
+// HostLabels returns every host's labels, set and derived.
 func (s *Source) HostLabels(ctx context.Context) (map[string][]subsecond.Label, error) {
 	return s.labels, ctx.Err()
 }

@@ -389,11 +389,13 @@ func (d *DB) IndexTotals(ctx context.Context, from, to, least int64) ([]store.Co
 		// by their start, then each one's rows by the profile index.
 		var rows []store.CountRow
 		sums := map[int64]int64{}
-		err = d.Each(ctx, tx, `SELECT p.id, c.name, c.total FROM fleet_captures f CROSS JOIN fleet_counts c
+		// The slots only of captures reaching outside [from, to).
+		err = d.Each(ctx, tx, `SELECT p.id, c.name, c.total, f.start_ns,
+			CASE WHEN f.start_ns < ? OR f.end_ns > ? THEN c.slots END FROM fleet_captures f CROSS JOIN fleet_counts c
 			CROSS JOIN profiles p WHERE `+cond+` AND c.profile = f.profile AND c.day = f.day AND p.pk = f.profile`,
-			args, func(scan func(...any) error) error {
+			append([]any{from, to}, args...), func(scan func(...any) error) error {
 				var r store.CountRow
-				err := scan(&r.Capture, &r.NameID, &r.Total)
+				err := scan(&r.Capture, &r.NameID, &r.Total, &r.Start, &r.Slots)
 				rows = append(rows, r)
 				sums[r.NameID] += r.Total
 				return err
