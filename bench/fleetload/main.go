@@ -43,6 +43,7 @@ func run() error {
 	hz := flag.Int("hz", 50, "samples per CPU per second (a divisor of 1e9)")
 	minutes := flag.Int("minutes", 60, "minutes recorded per host, in two-minute captures, back to back")
 	leak := flag.Float64("leak", 4, "the planted leak's growth per day of uptime on zone-a hosts (0: a clean fleet)")
+	variety := flag.Int("variety", 2000, "deep service stacks beside the fixed ones (fleetgen.Fleet.Variety): thousands of names per capture, as a real host has")
 	jobs := flag.Int("j", runtime.GOMAXPROCS(0), "captures imported at once")
 	flag.Parse()
 	if *db == "" {
@@ -62,7 +63,7 @@ func run() error {
 	// One boot an uptime of days before the hour recorded, so the leak
 	// shows; one session per host of back-to-back captures.
 	f := fleetgen.Fleet{Hosts: *hosts, CPUs: *cpus, Hz: *hz, Boots: 1, Sessions: 1, PerSession: max(1, *minutes/2),
-		Length: 2 * time.Minute, BootLen: 7 * 24 * time.Hour, Leak: *leak, Markers: 2, Seed: 1,
+		Length: 2 * time.Minute, BootLen: 7 * 24 * time.Hour, Leak: *leak, Markers: 2, Seed: 1, Variety: *variety,
 		At: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
 	caps := f.Captures()
 	begin := time.Now()

@@ -25,6 +25,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -71,6 +72,12 @@ type Fleet struct {
 	// before At, and records its sessions back to back from At, an hour
 	// apart, so the hosts differ in uptime but not in time.
 	At time.Time
+	// Variety adds as many deep stacks of services (commands app-0 to
+	// app-7, 6 to 24 frames down a call graph of Variety/2 functions, at
+	// least 50, each calling three), sharing 15% more samples by a Zipf law, the same on
+	// every host: a real host's thousands of names per capture, for
+	// measuring the index's size. 0 for none.
+	Variety int
 	// Markers per host, at random times inside its captures; default 2.
 	Markers int
 	Seed    uint64
@@ -160,11 +167,13 @@ func (d *dictionary) id(kind subsecond.NameKind, n string) int32 {
 	return id
 }
 
-// compiled returns the stacks with their names numbered, and the names.
-func compiled() ([]stack, *dictionary) {
+// compiled returns the stacks (the fixed ones and f's Variety) with
+// their names numbered, and the names.
+func (f Fleet) compiled() ([]stack, *dictionary) {
 	d := &dictionary{ids: map[[2]string]int32{}}
-	out := make([]stack, len(stacks))
-	for i, s := range stacks {
+	all := append(slices.Clone(stacks), f.variety()...)
+	out := make([]stack, len(all))
+	for i, s := range all {
 		s.names = []int32{d.id(subsecond.NameComm, s.comm)}
 		seen := map[int32]bool{}
 		add := func(id int32) {
@@ -173,16 +182,57 @@ func compiled() ([]stack, *dictionary) {
 				s.names = append(s.names, id)
 			}
 		}
-		for k, f := range s.frames {
-			add(d.id(subsecond.NameFunction, symbol(f)))
+		for k, fr := range s.frames {
+			add(d.id(subsecond.NameFunction, symbol(fr)))
 			if k+1 < len(s.frames) {
-				add(d.id(subsecond.NameEdge, symbol(s.frames[k+1])+";"+symbol(f)))
+				add(d.id(subsecond.NameEdge, symbol(s.frames[k+1])+";"+symbol(fr)))
 			}
 		}
 		s.system = !s.idle && strings.HasSuffix(s.frames[0], "([kernel.kallsyms])")
 		out[i] = s
 	}
 	return out, d
+}
+
+// variety returns f.Variety stacks of services: random walks down a call
+// graph, whose weights follow a Zipf law and add up to 0.15.
+func (f Fleet) variety() []stack {
+	if f.Variety <= 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(f.Seed, 0x5eed))
+	fns := max(50, f.Variety/2)
+	frame := func(fn int) string {
+		return fmt.Sprintf("%x svc::module%d::Handler%d::process_%d+0x%x (/usr/lib/libsvc.so)", 0x7f1000000000+fn*0x100, fn%17, fn%101, fn, 8+fn%56)
+	}
+	// Each function calls three others further down, as real call graphs
+	// have about twice as many distinct edges as functions.
+	children := make([][]int, fns)
+	for fn := range children {
+		for range 3 {
+			children[fn] = append(children[fn], min(fns-1, fn+1+rng.IntN(max(1, (fns-fn)/4))))
+		}
+	}
+	out := make([]stack, f.Variety)
+	sum := 0.0
+	for i := range out {
+		depth := 6 + rng.IntN(19)
+		fn := rng.IntN(20) // the roots: a few entry points
+		frames := make([]string, 0, depth)
+		for range depth {
+			frames = append(frames, frame(fn))
+			fn = children[fn][rng.IntN(len(children[fn]))]
+		}
+		slices.Reverse(frames) // leaf first, as perf prints them
+		app := rng.IntN(8)
+		w := 1 / math.Pow(float64(i+1), 1.1)
+		sum += w
+		out[i] = stack{comm: fmt.Sprintf("app-%d", app), pid: fmt.Sprintf("%d/%d", 6000+app, 6000+app+rng.IntN(16)), frames: frames, weight: w}
+	}
+	for i := range out {
+		out[i].weight *= 0.15 / sum
+	}
+	return out
 }
 
 // defaults returns f with its zero fields filled.
@@ -226,7 +276,7 @@ type hostPlan struct {
 func (f Fleet) plan(h int) hostPlan {
 	f = f.defaults()
 	rng := rand.New(rand.NewPCG(f.Seed, uint64(h)<<32|1))
-	sts, _ := compiled()
+	sts, _ := f.compiled()
 	zone := f.Zone(h)
 	labels := []subsecond.Label{{Key: "role", Value: "worker"}, {Key: "zone", Value: zone}}
 	norm := func(sigma float64) float64 { return math.Exp(max(sigma, 0) * rng.NormFloat64()) }
@@ -343,10 +393,8 @@ func (f Fleet) samples(p *hostPlan, c Capture, fn func(sample)) {
 		for cpu := range f.CPUs {
 			at := t + int64(cpu)*7_000 + rng.Int64N(300_000)
 			u := rng.Float64() * total
-			k := 0
-			for k < len(cum)-1 && u >= cum[k] {
-				k++
-			}
+			// The first stack whose cumulative weight passes u.
+			k := min(len(cum)-1, sort.Search(len(cum), func(i int) bool { return cum[i] > u }))
 			fn(sample{t: at, cpu: cpu, stack: k})
 		}
 	}
@@ -366,8 +414,9 @@ func (f Fleet) Write(w io.Writer, c Capture) error {
 		"# clockid: realtime (0)\n# ========\n#\n",
 		end.UTC().Format(time.ANSIC), c.Host, f.CPUs, f.CPUs, f.Hz, f.Hz)
 	period := int64(time.Second) / int64(f.Hz)
+	sts, _ := f.compiled()
 	f.samples(&p, c, func(s sample) {
-		st := &stacks[s.stack]
+		st := &sts[s.stack]
 		fmt.Fprintf(bw, "%s %s [%03d] %d.%06d: %d cpu-clock:pppH: \n", st.comm, st.pid, s.cpu, s.t/1e9, s.t%1e9/1e3, period)
 		for _, fr := range st.frames {
 			bw.WriteString("\t")

@@ -3,6 +3,7 @@ package fleetgen
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -17,7 +18,12 @@ import (
 // the parsed samples alone, what the in-memory index holds for them: each
 // slot's samples, busy and system ones, PeakCore, and every name's count.
 func TestTextMatchesIndex(t *testing.T) {
-	f := Fleet{Hosts: 4, Leak: 4, Seed: 3}
+	for _, f := range []Fleet{{Hosts: 4, Leak: 4, Seed: 3}, {Hosts: 2, Boots: 1, Sessions: 1, Variety: 300, Hz: 50, Seed: 5}} {
+		t.Run(fmt.Sprintf("variety %d", f.Variety), func(t *testing.T) { textMatchesIndex(t, f) })
+	}
+}
+
+func textMatchesIndex(t *testing.T, f Fleet) {
 	src := f.Source()
 	caps := f.Captures()
 	ics, err := src.IndexedCaptures(context.Background(), math.MinInt64, math.MaxInt64)
@@ -31,7 +37,7 @@ func TestTextMatchesIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []int{0, 7, len(caps) - 1} {
+	for _, k := range []int{0, min(7, len(caps)-1), len(caps) - 1} {
 		c := caps[k]
 		var buf bytes.Buffer
 		if err := f.Write(&buf, c); err != nil {

@@ -26,7 +26,7 @@ type Source struct {
 // Source returns the fleet's index.
 func (f Fleet) Source() *Source {
 	f = f.defaults()
-	sts, dict := compiled()
+	sts, dict := f.compiled()
 	src := &Source{labels: map[string][]subsecond.Label{}, markers: map[string][]subsecond.Marker{}}
 	slots := int((f.Length.Nanoseconds() + subsecond.IndexSlot - 1) / subsecond.IndexSlot)
 	perSlot := int(subsecond.IndexSlot / 1e9) // seconds
