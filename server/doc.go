@@ -51,7 +51,7 @@
 //	GET    /api/hosts/{host}/markers     {"markers": [...]}: from, to; each with its "10 s before" window and url
 //	POST   /api/hosts/{host}/markers     JSON {"markers": [{"time", "text"}]} or a log as text with ?match=REGEX
 //	GET    /api/hosts/{host}/series      one kind of series (name=cpu.sys…) on the cores map's columns: from, to, bucket, session
-//	GET    /api/hosts/{host}/moves       what moves with a series (name, label, series_cpu) or a command (comm, frame): explain.Movement
+//	GET    /api/hosts/{host}/moves       what moves with a series (name, series_label, series_cpu) or a command (comm, frame): explain.Movement
 //	POST   /api/hosts/{host}/series      JSON {"series": [{"name", "cpu", "label", "points": [{"t", "v"}]}]}, as record sends them
 //	GET    /api/hosts/{host}/flamegraph  the range from, to across the host's captures: filters, format (with from2, to2: as diff); "unrecorded_ns"
 //	GET    /api/hosts/{host}/diff        from2, to2 (base), from, to, filters, format, each range across the host's captures
