@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/stats"
 	"github.com/subsecond/subsecond/query"
 	"github.com/subsecond/subsecond/timeline"
 )
@@ -185,7 +186,7 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 			return (k == kComm || k == kFunction) && ftot[f] >= MinCount
 		})
 		for _, f := range slices.Sorted(maps.Keys(xs)) { // ties keep the features' order
-			if rho, n := spearman(xs[f], y); n >= MinMoveWindows && !math.IsNaN(rho) {
+			if rho, n := stats.Spearman(xs[f], y); n >= MinMoveWindows && !math.IsNaN(rho) {
 				mv.Moving = append(mv.Moving, Moving{Feature: cs.describe(cs.keys[f]), Rho: rho, N: n})
 			}
 		}
@@ -213,7 +214,7 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 			}
 			for _, s := range list {
 				y := windowMeans(s.Points, wins, kind.Unit == "/s")
-				if rho, n := spearman(x, y); n >= MinMoveWindows && !math.IsNaN(rho) {
+				if rho, n := stats.Spearman(x, y); n >= MinMoveWindows && !math.IsNaN(rho) {
 					mv.Moving = append(mv.Moving, Moving{Feature: Feature{Kind: KindSeries, Series: kind.Name, CPU: s.CPU, Label: s.Label, Unit: kind.Unit}, Rho: rho, N: n})
 				}
 			}
@@ -298,62 +299,6 @@ func spread(recs []timeline.Recording, from, to int64, n int, length int64) []Wi
 			}
 			at -= s.b - s.a
 		}
-	}
-	return out
-}
-
-// spearman returns the rank correlation of x and y over the indexes where
-// both are numbers, and their number; NaN when either is constant there.
-func spearman(x, y []float64) (float64, int) {
-	var xs, ys []float64
-	for i := range x {
-		if !math.IsNaN(x[i]) && !math.IsNaN(y[i]) {
-			xs, ys = append(xs, x[i]), append(ys, y[i])
-		}
-	}
-	n := len(xs)
-	if n < 2 {
-		return math.NaN(), n
-	}
-	rx, ry := ranks(xs), ranks(ys)
-	var mx, my float64
-	for i := range rx {
-		mx += rx[i]
-		my += ry[i]
-	}
-	mx /= float64(n)
-	my /= float64(n)
-	var sxy, sxx, syy float64
-	for i := range rx {
-		dx, dy := rx[i]-mx, ry[i]-my
-		sxy += dx * dy
-		sxx += dx * dx
-		syy += dy * dy
-	}
-	if sxx == 0 || syy == 0 {
-		return math.NaN(), n
-	}
-	return sxy / math.Sqrt(sxx*syy), n
-}
-
-// ranks returns v's ranks, 1 for the smallest, ties given their mean rank.
-func ranks(v []float64) []float64 {
-	idx := make([]int, len(v))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(v[a], v[b]) })
-	out := make([]float64, len(v))
-	for i := 0; i < len(idx); {
-		j := i
-		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
-			j++
-		}
-		r := float64(i+j)/2 + 1
-		for k := i; k <= j; k++ {
-			out[idx[k]] = r
-		}
-		i = j + 1
 	}
 	return out
 }

@@ -90,25 +90,3 @@ func TestSeriesMovingWithAFeature(t *testing.T) {
 		t.Error("Moves of a command never seen: no error")
 	}
 }
-
-func TestSpearman(t *testing.T) {
-	nan := math.NaN()
-	for _, c := range []struct {
-		x, y []float64
-		rho  float64
-		n    int
-	}{
-		{[]float64{1, 2, 3, 4}, []float64{10, 20, 30, 40}, 1, 4},
-		{[]float64{1, 2, 3, 4}, []float64{4, 3, 2, 1}, -1, 4},
-		{[]float64{1, 2, nan, 4, 5}, []float64{1, 4, 9, 16, nan}, 1, 3},
-		{[]float64{1, 1, 2, 2}, []float64{1, 2, 3, 4}, 0.8944271909999159, 4},
-	} {
-		rho, n := spearman(c.x, c.y)
-		if math.Abs(rho-c.rho) > 1e-12 || n != c.n {
-			t.Errorf("spearman(%v, %v) = %v, %d; want %v, %d", c.x, c.y, rho, n, c.rho, c.n)
-		}
-	}
-	if rho, _ := spearman([]float64{1, 1, 1}, []float64{1, 2, 3}); !math.IsNaN(rho) {
-		t.Errorf("spearman of a constant = %v; want NaN", rho)
-	}
-}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/subsecond/subsecond/internal/stats"
 )
 
 // table is what the statistics read: the candidate features and, for
@@ -122,7 +124,7 @@ func contrast(t *table, opt statOptions) (out []Finding, exact bool) {
 	for f := range F {
 		p[f] = float64(ge[f]) / float64(n)
 	}
-	q := bh(p)
+	q := stats.BH(p)
 
 	// Per-window threshold: the Percentile of the control values.
 	ctl := make([]float64, M)
@@ -154,25 +156,6 @@ func contrast(t *table, opt statOptions) (out []Finding, exact bool) {
 // tol is the slack within which two values computed in different orders
 // are equal.
 func tol(x float64) float64 { return 1e-12 * max(1, math.Abs(x)) }
-
-// bh returns Benjamini–Hochberg's q-values of p: q_(i) = min over j ≥ i
-// of m·p_(j)/j, at most 1.
-func bh(p []float64) []float64 {
-	m := len(p)
-	order := make([]int, m)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p[a], p[b]) })
-	q := make([]float64, m)
-	run := 1.0
-	for r := m - 1; r >= 0; r-- {
-		i := order[r]
-		run = min(run, p[i]*float64(m)/float64(r+1))
-		q[i] = run
-	}
-	return q
-}
 
 // group folds findings whose features have the same value in every
 // window (the kubelet's command, its leaf function and its one stack when

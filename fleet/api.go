@@ -1,15 +1,10 @@
 package fleet
 
 import (
-	"context"
-	"errors"
 	"regexp"
 
 	"github.com/subsecond/subsecond"
 )
-
-// errTodo marks the views not written yet.
-var errTodo = errors.New("fleet: not implemented yet")
 
 // Options select the hosts and the time of a fleet view. From and To are
 // required; zero fields take the defaults.
@@ -36,6 +31,12 @@ type Options struct {
 	Seed         uint64
 	// Limit is how many findings a contrast lists; default DefaultLimit.
 	Limit int
+	// Candidates is how many names a contrast tests at most (default
+	// DefaultCandidates, at most MaxCandidates): those with at least
+	// MinCandidateSamples samples over the selected hosts together, the
+	// most frequent first, a rule blind to the groups and the uptimes. A
+	// Kind, or a Kind and a Match, narrow them.
+	Candidates int
 }
 
 // Defaults and bounds of Options.
@@ -46,6 +47,9 @@ const (
 	DefaultPermutations = 10_000
 	MaxPermutations     = 100_000
 	DefaultLimit        = 20
+	DefaultCandidates   = 100
+	MaxCandidates       = 2000
+	MinCandidateSamples = 20
 )
 
 // Grid is the /fleet page's picture: a row per host, a column per bucket.
@@ -77,9 +81,6 @@ type Row struct {
 	PeakAt  int64   `json:"peak_at_ns"`
 }
 
-// Map returns the hosts × time grid of the hosts opt selects.
-func Map(ctx context.Context, src Source, opt Options) (*Grid, error) { return nil, errTodo }
-
 // Hit is one host of a search.
 type Hit struct {
 	Host    string            `json:"host"`
@@ -102,10 +103,6 @@ type SearchResult struct {
 	ByPeak           []int    // indexes of Hosts by Peak, descending
 }
 
-// Search ranks the hosts opt selects by the share of the names opt.Kind
-// and opt.Match select.
-func Search(ctx context.Context, src Source, opt Options) (*SearchResult, error) { return nil, errTodo }
-
 // Difference is a name whose share differs between one group of a label
 // and the other hosts.
 type Difference struct {
@@ -126,7 +123,9 @@ type GroupReport struct {
 	Tested       int
 	Permutations int
 	Seed         uint64
-	Findings     []Difference // by Q, then effect size
+	// Unlabelled counts the hosts selected without the label, left out.
+	Unlabelled int
+	Findings   []Difference // by Q, then effect size
 }
 
 // GroupSize is one value of a label and how many hosts carry it.
@@ -134,9 +133,6 @@ type GroupSize struct {
 	Value string `json:"value"`
 	Hosts int    `json:"hosts"`
 }
-
-// Groups contrasts the groups of label opt.Group.
-func Groups(ctx context.Context, src Source, opt Options) (*GroupReport, error) { return nil, errTodo }
 
 // Rise is a name whose share rises (or falls) with uptime.
 type Rise struct {
@@ -161,6 +157,3 @@ type UptimeReport struct {
 	Seed         uint64
 	Findings     []Rise // by Q, then |Rho|
 }
-
-// Uptime ranks the names whose share follows uptime.
-func Uptime(ctx context.Context, src Source, opt Options) (*UptimeReport, error) { return nil, errTodo }

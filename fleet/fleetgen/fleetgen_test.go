@@ -1,0 +1,130 @@
+package fleetgen
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"regexp"
+	"slices"
+	"testing"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/parser"
+)
+
+// TestTextMatchesIndex parses captures' perf script text and counts, from
+// the parsed samples alone, what the in-memory index holds for them: each
+// slot's samples, busy and system ones, PeakCore, and every name's count.
+func TestTextMatchesIndex(t *testing.T) {
+	f := Fleet{Hosts: 4, Leak: 4, Seed: 3}
+	src := f.Source()
+	caps := f.Captures()
+	ics, err := src.IndexedCaptures(context.Background(), math.MinInt64, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ics) != len(caps) {
+		t.Fatalf("%d indexed captures; want %d", len(ics), len(caps))
+	}
+	all, err := src.NameCounts(context.Background(), subsecond.NameFunction, regexp.MustCompile(""), math.MinInt64, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 7, len(caps) - 1} {
+		c := caps[k]
+		var buf bytes.Buffer
+		if err := f.Write(&buf, c); err != nil {
+			t.Fatal(err)
+		}
+		sc := parser.NewScanner(&buf, parser.Options{Strict: true})
+		var slots []subsecond.SlotTotals
+		funcs := map[string][]int64{}
+		type cs struct{ cpu, sec int64 }
+		perSec := map[cs]*subsecond.Counts{}
+		var t0 int64
+		for sc.Scan() {
+			s := sc.Sample()
+			if t0 == 0 {
+				t0 = subsecond.FloorSecond(s.Time)
+			}
+			slot := int((s.Time - t0) / subsecond.IndexSlot)
+			for len(slots) <= slot {
+				slots = append(slots, subsecond.SlotTotals{})
+			}
+			idle := subsecond.IsIdleComm(s.Comm) && slices.ContainsFunc(s.Frames, func(fr subsecond.Frame) bool { return subsecond.IsIdleFunc(fr.Symbol) })
+			sys := !idle && s.Frames[0].Kind == subsecond.KindKernel
+			slots[slot].Count(!idle, sys)
+			k := cs{int64(s.CPU), (s.Time - t0) / 1e9}
+			if perSec[k] == nil {
+				perSec[k] = new(subsecond.Counts)
+			}
+			perSec[k].Count(!idle, sys)
+			seen := map[string]bool{}
+			for _, fr := range s.Frames {
+				if !seen[fr.Symbol] {
+					seen[fr.Symbol] = true
+					row := funcs[fr.Symbol]
+					for len(row) <= slot {
+						row = append(row, 0)
+					}
+					row[slot]++
+					funcs[fr.Symbol] = row
+				}
+			}
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if md := sc.Metadata(); md.Hostname != c.Host || md.Clock != "realtime" {
+			t.Errorf("capture %s: hostname %q, clock %q; want %q, realtime", c.ID, md.Hostname, md.Clock, c.Host)
+		}
+		for k, n := range perSec {
+			if n.Samples >= subsecond.MinPeakSamples {
+				sl := &slots[k.sec*1e9/subsecond.IndexSlot]
+				sl.PeakCore = max(sl.PeakCore, float64(n.System)/float64(n.Samples))
+			}
+		}
+		ic := ics[k]
+		if ic.ID != c.ID || ic.Start != t0 || ic.Boot != c.Boot.UnixNano() {
+			t.Errorf("indexed capture %d: %s start %d boot %d; want %s start %d boot %d", k, ic.ID, ic.Start, ic.Boot, c.ID, t0, c.Boot.UnixNano())
+		}
+		if !slices.Equal(ic.Slots, slots) {
+			t.Errorf("capture %s: slots %v; parsed %v", c.ID, ic.Slots, slots)
+		}
+		got := map[string][]int64{}
+		for _, nc := range all {
+			if nc.Capture == c.ID {
+				got[nc.Name] = nc.Slots
+			}
+		}
+		if len(got) != len(funcs) {
+			t.Errorf("capture %s: %d functions indexed; parsed %d", c.ID, len(got), len(funcs))
+		}
+		for fn, row := range funcs {
+			if g := got[fn]; !slices.Equal(g[:len(row)], row) {
+				t.Errorf("capture %s, %s: %v; parsed %v", c.ID, fn, g, row)
+			}
+		}
+	}
+}
+
+// TestDeterministic checks that a seed gives the same fleet and another
+// seed another.
+func TestDeterministic(t *testing.T) {
+	a, b, c := Fleet{Hosts: 2, Seed: 1}, Fleet{Hosts: 2, Seed: 1}, Fleet{Hosts: 2, Seed: 2}
+	var wa, wb, wc bytes.Buffer
+	for _, x := range []struct {
+		f Fleet
+		w *bytes.Buffer
+	}{{a, &wa}, {b, &wb}, {c, &wc}} {
+		if err := x.f.Write(x.w, x.f.Captures()[3]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(wa.Bytes(), wb.Bytes()) {
+		t.Error("the same seed wrote different text")
+	}
+	if bytes.Equal(wa.Bytes(), wc.Bytes()) {
+		t.Error("two seeds wrote the same text")
+	}
+}

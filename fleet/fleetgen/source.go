@@ -1,0 +1,177 @@
+package fleetgen
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/subsecond/subsecond"
+)
+
+// Source is the fleet index of a generated fleet, in memory: a
+// fleet.Source computed from the generated samples as the store's index
+// counts them (slots of subsecond.IndexSlot from each capture's T0,
+// PeakCore over the CPUs' seconds, commands, functions by symbol once per
+// sample and call edges "caller;callee").
+type Source struct {
+	caps    []subsecond.IndexedCapture // by host, then Start
+	counts  [][]subsecond.NameCount    // per capture, its names' per-slot counts
+	labels  map[string][]subsecond.Label
+	markers map[string][]subsecond.Marker
+}
+
+// MaxNames is the bound of Source.NameCounts, as the store's.
+const MaxNames = 1_000
+
+// Source returns the fleet's index.
+func (f Fleet) Source() *Source {
+	f = f.defaults()
+	sts, dict := compiled()
+	src := &Source{labels: map[string][]subsecond.Label{}, markers: map[string][]subsecond.Marker{}}
+	slots := int((f.Length.Nanoseconds() + subsecond.IndexSlot - 1) / subsecond.IndexSlot)
+	perSlot := int(subsecond.IndexSlot / 1e9) // seconds
+	N := len(dict.names)
+	for h := range f.Hosts {
+		p := f.plan(h)
+		for _, c := range p.caps {
+			ic := subsecond.IndexedCapture{ID: c.ID, Host: c.Host, Start: c.Start.UnixNano(), Boot: c.Boot.UnixNano(),
+				Kernel: "6.8.0-fleet", CPUs: f.CPUs, Slots: make([]subsecond.SlotTotals, slots)}
+			counts := make([]int64, N*slots)
+			// Per CPU and second of the capture: samples and system ones.
+			secs := slots * perSlot
+			cpuN := make([]int64, f.CPUs*secs)
+			cpuSys := make([]int64, f.CPUs*secs)
+			f.samples(&p, c, func(s sample) {
+				st := &sts[s.stack]
+				d := s.t - ic.Start
+				slot, sec := int(d/subsecond.IndexSlot), int(d/1e9)
+				ic.Slots[slot].Count(!st.idle, st.system)
+				for _, id := range st.names {
+					counts[int(id)*slots+slot]++
+				}
+				cpuN[s.cpu*secs+sec]++
+				if st.system {
+					cpuSys[s.cpu*secs+sec]++
+				}
+			})
+			for sec := range secs {
+				for cpu := range f.CPUs {
+					if n := cpuN[cpu*secs+sec]; n >= subsecond.MinPeakSamples {
+						sl := &ic.Slots[sec/perSlot]
+						sl.PeakCore = max(sl.PeakCore, float64(cpuSys[cpu*secs+sec])/float64(n))
+					}
+				}
+			}
+			var ncs []subsecond.NameCount
+			for id := range N {
+				row := counts[id*slots : (id+1)*slots]
+				if slices.ContainsFunc(row, func(v int64) bool { return v != 0 }) {
+					nc := dict.names[id]
+					nc.Capture, nc.Slots = c.ID, row
+					ncs = append(ncs, nc)
+				}
+			}
+			src.caps = append(src.caps, ic)
+			src.counts = append(src.counts, ncs)
+			src.labels[c.Host] = c.Labels
+		}
+		src.markers[HostName(h)] = p.markers
+	}
+	return src
+}
+
+// inRange reports whether c has a slot starting in [from, to).
+func inRange(c *subsecond.IndexedCapture, from, to int64) bool {
+	s := c.Start // the first slot starting at or after from
+	if from > c.Start {
+		s += (from - c.Start + subsecond.IndexSlot - 1) / subsecond.IndexSlot * subsecond.IndexSlot
+	}
+	return s < c.Start+int64(len(c.Slots))*subsecond.IndexSlot && s < to
+}
+
+// IndexedCaptures returns the captures with a slot starting in [from, to),
+// by host and then Start.
+func (s *Source) IndexedCaptures(ctx context.Context, from, to int64) ([]subsecond.IndexedCapture, error) {
+	var out []subsecond.IndexedCapture
+	for i := range s.caps {
+		if inRange(&s.caps[i], from, to) {
+			out = append(out, s.caps[i])
+		}
+	}
+	return out, ctx.Err()
+}
+
+// NameCounts returns the per-slot counts of the names of kind matching
+// match in the captures with a slot in [from, to); more than MaxNames
+// names is an error wrapping subsecond.ErrTooLarge.
+func (s *Source) NameCounts(ctx context.Context, kind subsecond.NameKind, match *regexp.Regexp, from, to int64) ([]subsecond.NameCount, error) {
+	var out []subsecond.NameCount
+	names := map[string]bool{}
+	for i := range s.caps {
+		if !inRange(&s.caps[i], from, to) {
+			continue
+		}
+		for _, nc := range s.counts[i] {
+			if nc.Kind == kind && match.MatchString(nc.Name) {
+				names[nc.Name] = true
+				out = append(out, nc)
+			}
+		}
+	}
+	if len(names) > MaxNames {
+		return nil, fmt.Errorf("%d names match %s, more than %d: %w", len(names), match, MaxNames, subsecond.ErrTooLarge)
+	}
+	return out, ctx.Err()
+}
+
+// NameTotals returns each name's samples in each capture with a slot in
+// [from, to), counting the slots starting in [from, to) only, as one slot;
+// names with fewer than min samples over all those captures together are
+// left out.
+func (s *Source) NameTotals(ctx context.Context, from, to, min int64) ([]subsecond.NameCount, error) {
+	var out []subsecond.NameCount
+	type key struct {
+		kind subsecond.NameKind
+		name string
+	}
+	total := map[key]int64{}
+	for i := range s.caps {
+		c := &s.caps[i]
+		if !inRange(c, from, to) {
+			continue
+		}
+		for _, nc := range s.counts[i] {
+			var n int64
+			for k, v := range nc.Slots {
+				if at := c.Start + int64(k)*subsecond.IndexSlot; at >= from && at < to {
+					n += v
+				}
+			}
+			if n > 0 {
+				out = append(out, subsecond.NameCount{Capture: nc.Capture, Kind: nc.Kind, Name: nc.Name, Slots: []int64{n}})
+				total[key{nc.Kind, nc.Name}] += n
+			}
+		}
+	}
+	out = slices.DeleteFunc(out, func(nc subsecond.NameCount) bool { return total[key{nc.Kind, nc.Name}] < min })
+	slices.SortStableFunc(out, func(a, b subsecond.NameCount) int { return cmp.Compare(a.Capture, b.Capture) })
+	return out, ctx.Err()
+}
+
+// HostLabels returns every host's labels.
+func (s *Source) HostLabels(ctx context.Context) (map[string][]subsecond.Label, error) {
+	return s.labels, ctx.Err()
+}
+
+// Markers returns host's markers in [from, to), in time order.
+func (s *Source) Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error) {
+	var out []subsecond.Marker
+	for _, m := range s.markers[host] {
+		if m.Time >= from && m.Time < to {
+			out = append(out, m)
+		}
+	}
+	return out, ctx.Err()
+}
