@@ -221,20 +221,6 @@ func tooLarge(err error) error {
 	return err
 }
 
-// labelKeys returns the keys the hosts' labels use, sorted.
-func labelKeys(labels map[string][]subsecond.Label) []string {
-	var keys []string
-	for _, ls := range labels {
-		for _, l := range ls {
-			if !slices.Contains(keys, l.Key) {
-				keys = append(keys, l.Key)
-			}
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // fleetMap handles GET /api/fleet?from=&to=&label=&group=&buckets=&function=|comm=|comm_regex=|stack=:
 // the hosts × time grid (web.FleetMap): each cell the busiest core's
 // system share, or with a search the matched samples' share.
@@ -249,7 +235,7 @@ func (s *Server) fleetMap(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, tooLarge(err)
 		}
-		return web.NewFleetMap(g, sc.q.Group, labelKeys(sc.labels)), nil
+		return web.NewFleetMap(g, sc.q.Group, web.LabelKeys(sc.labels)), nil
 	})
 }
 
@@ -344,7 +330,7 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := web.FleetPage{Layout: s.layout("Fleet", web.ViewData{Page: "fleet", API: string(link.FleetAPI)}, r),
-		Keys: labelKeys(labels), Group: q.Group, Hosts: len(timeline.Hosts(list))}
+		Keys: web.LabelKeys(labels), Group: q.Group, Hosts: len(timeline.Hosts(list))}
 	for _, name := range query.FleetSearchParams {
 		if x := v.Get(name); x != "" {
 			page.Kind, page.Search = name, x

@@ -3,6 +3,7 @@ package web
 import (
 	"math"
 	"net/url"
+	"slices"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/fleet"
@@ -74,6 +75,7 @@ type FleetGroups struct {
 	Tested       int               `json:"tested"`
 	Permutations int               `json:"permutations"`
 	Seed         uint64            `json:"seed"`
+	Unlabelled   int               `json:"unlabelled"` // hosts selected without the label, left out
 	Findings     []FleetDifference `json:"findings"`
 }
 
@@ -188,7 +190,7 @@ func hostAround(host string, at, width int64) string {
 // range, kept in each finding's search link.
 func NewFleetGroups(r *fleet.GroupReport, v url.Values) FleetGroups {
 	out := FleetGroups{Key: r.Key, Groups: r.Groups, Tested: r.Tested, Permutations: r.Permutations, Seed: r.Seed,
-		Findings: []FleetDifference{}}
+		Unlabelled: r.Unlabelled, Findings: []FleetDifference{}}
 	if out.Groups == nil {
 		out.Groups = []fleet.GroupSize{}
 	}
@@ -229,4 +231,19 @@ type FleetPage struct {
 type FleetChip struct {
 	Label  subsecond.Label
 	Remove string // the page without it
+}
+
+// LabelKeys returns the keys the hosts' labels use, sorted: the group-by
+// picker's choices.
+func LabelKeys(labels map[string][]subsecond.Label) []string {
+	var keys []string
+	for _, ls := range labels {
+		for _, l := range ls {
+			if !slices.Contains(keys, l.Key) {
+				keys = append(keys, l.Key)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }

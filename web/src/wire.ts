@@ -508,6 +508,7 @@ export interface FleetGroups {
   tested: number;
   permutations: number;
   seed: number;
+  unlabelled: number; // hosts selected without the label, left out
   findings: FleetDifference[];
 }
 
