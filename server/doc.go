@@ -24,11 +24,12 @@
 //	GET /hosts/{host}/stacks  stack chart of the host's from..to above its flame graph
 //	GET /hosts/{host}/explain what precedes the host's markers (match, before, controls, seed, session), ranked by q
 //	GET /hosts/{host}/explain/diff  differential flame graph: the windows before the markers against the control windows
+//	GET /fleet                the fleet: hosts × time grouped by a label (group, label), a search (function, comm, comm_regex, stack), the contrasts
 //	GET /static/*             embedded front-end assets
 //
 // # JSON API
 //
-//	POST   /api/profiles?name=N          upload (raw body or multipart field "file")
+//	POST   /api/profiles?name=N          upload (raw body or multipart field "file"); label=k=v (repeated) and boot=T set on its host
 //	GET    /api/profiles                 {"profiles": [...]}
 //	GET    /api/profiles/{id}            the profile
 //	PATCH  /api/profiles/{id}            {"name": "…"}: rename; the profile
@@ -58,6 +59,14 @@
 //	GET    /api/hosts/{host}/explain     match, before, controls, seed, session: the findings (explain.Report)
 //	GET    /api/hosts/{host}/explain/diff  the same, and filters, format: before-windows against control windows
 //	GET    /api/hosts/{host}/samples     stack chart of the host's from, to: filters, max_samples
+//	POST   /api/hosts/{host}/labels      JSON {"set": ["key=value"], "remove": ["key"]}: the host's labels after
+//
+// # The fleet (every host, from the count index written at import)
+//
+//	GET    /api/fleet                    hosts × time (web.FleetMap): from, to (default: the data's last 24 h), label, group, buckets, a search
+//	GET    /api/fleet/search             hosts ranked by a search's share (web.FleetSearch): function, comm, comm_regex or stack; from, to, label, buckets
+//	GET    /api/fleet/groups             names whose share differs between the values of label key group (web.FleetGroups): permutations, seed, limit
+//	GET    /api/fleet/uptime             names whose share follows uptime (web.FleetUptime): permutations, seed, limit
 //
 // # Health (no token, no database access for /healthz)
 //
