@@ -156,8 +156,9 @@ func hasLabels(have, want []subsecond.Label) bool {
 // FleetOptions returns the options of the fleet views for q over hosts
 // (their wall-clock spans): the range from, to, by default the last
 // query.FleetSpan of the hosts' data (or all of it when shorter); the
-// labels, group and search (query.FleetMatch); the buckets, permutations,
-// seed and limit (0: every finding). The CLI and the server build them
+// labels, group and search (query.FleetMatch); the buckets (no more than
+// the range's index slots), permutations, seed and limit (0: every
+// finding). The CLI and the server build them
 // here alike.
 func FleetOptions(q *Query, hosts []timeline.Host) (fleet.Options, error) {
 	kind, match, err := q.FleetMatch()
@@ -172,8 +173,11 @@ func FleetOptions(q *Query, hosts []timeline.Host) (fleet.Options, error) {
 	if limit == 0 {
 		limit = 1 << 30
 	}
+	// A column is no narrower than the index's slot, whose counts it
+	// takes whole: finer columns would be empty but for one in each slot.
+	buckets := int(min(int64(q.Buckets), max(1, (to-from+subsecond.IndexSlot-1)/subsecond.IndexSlot)))
 	return fleet.Options{From: from, To: to, Labels: q.Labels, Group: q.Group, Kind: kind, Match: match,
-		Buckets: q.Buckets, Permutations: q.Permutations, Seed: uint64(q.Seed), Limit: limit}, nil
+		Buckets: buckets, Permutations: q.Permutations, Seed: uint64(q.Seed), Limit: limit}, nil
 }
 
 // FleetRange returns the fleet's range [from, to) for q: its from and

@@ -101,17 +101,18 @@ class FleetView {
     this.names.style.setProperty("--row", this.rh + "px");
     clear(this.names);
     let last: string | null = null;
+    // Positions are set through the CSSOM: the page's policy refuses
+    // style attributes.
+    const place = (e: HTMLElement, i: number, height: boolean): HTMLElement => {
+      e.style.top = i * this.rh + "px";
+      if (height) e.style.height = this.rh + "px";
+      return e;
+    };
     this.rows.forEach((r, i) => {
-      const group = m.group && r.group !== last ? (r.group || "(none)") : null;
+      const group = m.group && r.group !== last ? r.group || "(none)" : null;
       last = r.group;
-      if (this.rh >= 12) {
-        this.names.append(h("div", { class: "fleet-name", text: r.host, attrs: { title: labelText(r.labels), style: `top:${i * this.rh}px;height:${this.rh}px` } }));
-      } else if (group !== null) {
-        this.names.append(h("div", { class: "fleet-name", text: `${m.group}=${group}`, attrs: { style: `top:${i * this.rh}px` } }));
-      }
-      if (group !== null && this.rh >= 12 && m.group) {
-        this.names.append(h("div", { class: "fleet-group", text: `${m.group}=${group}`, attrs: { style: `top:${i * this.rh}px` } }));
-      }
+      if (this.rh >= 12) this.names.append(place(h("div", { class: "fleet-name", text: r.host, attrs: { title: labelText(r.labels) } }), i, true));
+      if (group !== null) this.names.append(place(h("div", { class: this.rh >= 12 ? "fleet-group" : "fleet-name", text: `${m.group}=${group}` }), i, false));
     });
     this.names.style.height = this.rows.length * this.rh + "px";
     this.box.setAttribute("aria-rowcount", String(this.rows.length));
@@ -264,7 +265,7 @@ function fillTable(m: FleetMap, rows: FleetRow[]): void {
         h("td", null, chips(r.labels)),
         h("td", { text: share(r.share) }),
         h("td", { text: share(r.peak) }),
-        h("td", { text: r.peak === null ? "–" : fmtClock(r.peak_at_ns, true) }),
+        h("td", { text: !r.peak ? "–" : fmtClock(r.peak_at_ns, true) }),
       ),
     );
   }
@@ -285,7 +286,7 @@ function fillHits(res: FleetSearch): void {
         h("td", null, chips(hit.labels)),
         h("td", { text: share(hit.share) }),
         h("td", { text: share(hit.peak) }),
-        h("td", { text: hit.peak === null ? "–" : fmtClock(hit.peak_at_ns, true) }),
+        h("td", { text: !hit.peak ? "–" : fmtClock(hit.peak_at_ns, true) }),
         h("td", null, sparkline(hit.spark)),
       ),
     );
