@@ -112,11 +112,18 @@ func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) {
 // holding a heavy slot that the caller gives back with release. The query
 // and its cost (check, when not nil) are checked against the profile's
 // metadata first, so that a bad or too costly request loads nothing and
-// waits for no slot.
+// waits for no slot. A capture the store holds in memory carries that
+// metadata, which is then not read again.
 func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) error) (c *subsecond.Capture, q *Query, release func(), err error) {
 	id := chi.URLParam(r, "id")
-	p, err := s.store.Profile(r.Context(), id)
+	c, cached, err := s.store.CachedCapture(r.Context(), id)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	var p *subsecond.Profile
+	if cached {
+		p = &c.Profile
+	} else if p, err = s.store.Profile(r.Context(), id); err != nil {
 		return nil, nil, nil, err
 	}
 	if q, err = parseQuery(p, r.URL.Query()); err != nil {
@@ -129,6 +136,9 @@ func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) er
 	}
 	if release, err = s.heavy.enter(r.Context()); err != nil {
 		return nil, nil, nil, err
+	}
+	if cached {
+		return c, q, release, nil
 	}
 	if c, err = s.store.Capture(r.Context(), id); err != nil {
 		release()

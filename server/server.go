@@ -33,6 +33,9 @@ type Store interface {
 	Rename(ctx context.Context, id, name string) error
 	Delete(ctx context.Context, id string) error
 	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
+	// CachedCapture returns the capture and true when the store holds it
+	// in memory, still stored, and false without loading it otherwise.
+	CachedCapture(ctx context.Context, id string) (*subsecond.Capture, bool, error)
 	// CaptureWindow returns a capture with only the samples of the seconds
 	// r overlaps (see timeline.WindowSource): the night's hot spots read
 	// a few seconds of many captures with it.

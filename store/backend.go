@@ -74,6 +74,46 @@ type Backend interface {
 	// DeleteSeries removes the series blocks of host (of every host when
 	// host is "") whose points all lie before before (Unix ns).
 	DeleteSeries(ctx context.Context, host string, before int64) error
+	// SetHostLabels sets labels of host and removes those whose keys
+	// are in remove, in one transaction; when the host would end with
+	// more than max labels it stores nothing and returns an error
+	// wrapping subsecond.ErrInvalid. The caller has checked the labels.
+	SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string, max int) error
+	// HostLabels returns the labels set on each host, by key, and each
+	// host's newest indexed capture (by Start), without its Slots.
+	HostLabels(ctx context.Context) (map[string][]subsecond.Label, map[string]IndexRow, error)
+	// PrepareIndex readies the database for a fleet index of day (see
+	// Index.Day): where the index is partitioned by day (PostgreSQL) it
+	// creates the day's partitions when missing, in a transaction of its
+	// own, before an import's transaction takes its locks.
+	PrepareIndex(ctx context.Context, day int64) error
+	// WriteIndex stores ix as profile id's fleet index, in a transaction
+	// of its own, and reports whether it did: not when the profile has an
+	// index already or is not stored.
+	WriteIndex(ctx context.Context, id string, ix *Index) (bool, error)
+	// Unindexed returns the IDs of the stored profiles without a fleet
+	// index, oldest import first.
+	Unindexed(ctx context.Context) ([]string, error)
+	// IndexedCaptures returns the indexed captures with a slot in [from,
+	// to) (Unix ns), by host, Start and ID, at most limit of them.
+	IndexedCaptures(ctx context.Context, from, to int64, limit int) ([]IndexRow, error)
+	// IndexNames returns every name of kind in the fleet index's
+	// dictionary, in no particular order.
+	IndexNames(ctx context.Context, kind subsecond.NameKind) ([]IndexName, error)
+	// IndexCounts returns the rows of the names with the given
+	// dictionary IDs in the captures with a slot in [from, to), with their
+	// Slots but not their Kind and Name.
+	IndexCounts(ctx context.Context, names []int64, from, to int64) ([]CountRow, error)
+	// IndexTotals returns, for the captures with a slot in [from, to),
+	// the rows of the names whose totals over those captures together
+	// are at least min, with their Kind, Name and Total but not Slots.
+	IndexTotals(ctx context.Context, from, to, min int64) ([]CountRow, error)
+	// DropIndexDays drops the fleet index of the days (of the captures'
+	// starts, UTC) that end at or before before (Unix ns) and whose
+	// captures all ended before it, where the index is partitioned by
+	// day (PostgreSQL), and returns how many days it dropped; elsewhere
+	// the index goes with its profiles (0).
+	DropIndexDays(ctx context.Context, before int64) (int, error)
 	// Ready checks that the database answers a trivial query and that
 	// its schema is the one this build's migrations make; an older or
 	// newer schema is an error wrapping subsecond.ErrUnavailable.
@@ -95,7 +135,8 @@ type Import interface {
 	WriteSegments(ctx context.Context, segs []Segment) error
 	// WriteChunks stores chunks of the profile.
 	WriteChunks(ctx context.Context, chunks []Chunk) error
-	// Commit stores the profile row and makes the import visible. When a
+	// Commit stores the profile row, the record's fleet index and host
+	// labels, and makes the import visible. When a
 	// profile with the same SHA-256 exists already it stores nothing and
 	// returns an error wrapping ErrDuplicate.
 	Commit(ctx context.Context, rec *Record) error
@@ -110,10 +151,69 @@ var ErrDuplicate = errors.New("a profile with the same content exists")
 // Record is what Import.Commit stores in the profile row, besides the
 // segments and chunks: the profile itself (with ID, SHA256, Uploaded,
 // Events and WarningList set) and the list of command names that chunk
-// summaries refer to.
+// summaries refer to; and, in the same transaction, the profile's fleet
+// index and labels of its host.
 type Record struct {
 	Profile subsecond.Profile
 	Comms   []byte // encoded comm list (see encodeStrings)
+	// Index is the profile's fleet index, nil when it has no wall clock.
+	Index *Index
+	// Labels are set on the profile's host, which ends with at most
+	// MaxLabels of them (else Commit fails with an error wrapping
+	// subsecond.ErrInvalid); the caller has checked them.
+	Labels    []subsecond.Label
+	MaxLabels int
+}
+
+// Index is a profile's fleet index as a Backend stores it: a row of the
+// capture's place on the wall clock with its slot totals, and a row per
+// name.
+type Index struct {
+	Day      int64 // floor(Start / 1 day): the partition it is filed in
+	Host     string
+	Start    int64 // Unix ns of the start of slot 0
+	End      int64 // Unix ns of the end of the last slot
+	Boot     int64 // Unix ns the host booted, 0 when unknown
+	Kernel   string
+	CPUModel string
+	CPUs     int
+	Slots    []byte // encoded slot totals (see encodeSlotTotals)
+	// Counts are sorted by kind and name.
+	Counts []IndexCount
+}
+
+// IndexCount is one name's samples in one capture of the fleet index.
+type IndexCount struct {
+	Kind  subsecond.NameKind
+	Name  string
+	Total int64
+	Slots []byte // encoded per-slot counts (see encodeSlotCounts)
+}
+
+// IndexRow is an indexed capture as a Backend reads it.
+type IndexRow struct {
+	ID               string
+	Host             string
+	Start, End, Boot int64
+	Kernel, CPUModel string
+	CPUs             int
+	Slots            []byte
+}
+
+// IndexName is a name of the fleet index's dictionary.
+type IndexName struct {
+	ID   int64
+	Name string
+}
+
+// CountRow is a name's row of one capture as a Backend reads it.
+type CountRow struct {
+	Capture string
+	NameID  int64
+	Kind    subsecond.NameKind
+	Name    string
+	Total   int64
+	Slots   []byte
 }
 
 // Stored is a profile as Backend.Load reads it.

@@ -1,46 +1,321 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"regexp"
+	"slices"
+	"strconv"
+	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/fleet"
+	"github.com/subsecond/subsecond/query"
 )
 
-// errTodo marks the fleet index methods not written yet.
-var errTodo = errors.New("store: the fleet index is not implemented yet")
+// The fleet index (see fleetindex.go) is written with each profile that
+// has a wall-clock anchor, in its import's transaction, and read by the
+// fleet views through the methods below (fleet.Source). Its names are
+// those of the capture's tables as perf printed them: a function is a
+// frame's symbol, a call edge "caller;callee" of two adjacent frames'
+// symbols, root-first.
+
+// checkLabels checks labels to be set on a host: each a valid label
+// (subsecond.LabelProblem), no key twice, at most subsecond.MaxLabels.
+func checkLabels(labels []subsecond.Label) error {
+	if len(labels) > subsecond.MaxLabels {
+		return fmt.Errorf("%d labels, more than the %d a host may have: %w", len(labels), subsecond.MaxLabels, subsecond.ErrInvalid)
+	}
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if p := subsecond.LabelProblem(l); p != "" {
+			return fmt.Errorf("label %q: %s: %w", l.String(), p, subsecond.ErrInvalid)
+		}
+		if seen[l.Key] {
+			return fmt.Errorf("label %q: the key %s is given twice: %w", l.String(), l.Key, subsecond.ErrInvalid)
+		}
+		seen[l.Key] = true
+	}
+	return nil
+}
 
 // SetHostLabels sets the labels set on host and removes those whose keys
 // are in remove, in one transaction. Each label is checked
 // (subsecond.LabelProblem); a host ends with at most subsecond.MaxLabels.
+// Errors about the labels wrap subsecond.ErrInvalid and name the label.
 func (s *Store) SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string) error {
-	return errTodo
+	if err := query.CheckHost(host); err != nil {
+		return fmt.Errorf("label host %s: %w", host, err)
+	}
+	if err := checkLabels(set); err != nil {
+		return fmt.Errorf("label host %s: %w", host, err)
+	}
+	for _, k := range remove {
+		if len(k) > subsecond.MaxLabelKey {
+			return fmt.Errorf("label host %s: remove %.20q…: the key is longer than %d bytes: %w", host, k, subsecond.MaxLabelKey, subsecond.ErrInvalid)
+		}
+	}
+	if err := s.b.SetHostLabels(ctx, host, set, remove, subsecond.MaxLabels); err != nil {
+		return fmt.Errorf("label host %s: %w", host, err)
+	}
+	return nil
 }
 
 // HostLabels returns every host's labels by key: those set, and those
 // derived from its newest indexed capture (subsecond.LabelKernel, LabelCPUs,
 // LabelCPUModel) unless one with the key is set.
 func (s *Store) HostLabels(ctx context.Context) (map[string][]subsecond.Label, error) {
-	return nil, errTodo
+	set, newest, err := s.b.HostLabels(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("host labels: %w", err)
+	}
+	out := map[string][]subsecond.Label{}
+	for host, ls := range set {
+		out[host] = append(out[host], ls...)
+	}
+	for host, r := range newest {
+		derived := []subsecond.Label{{Key: subsecond.LabelKernel, Value: r.Kernel}, {Key: subsecond.LabelCPUModel, Value: r.CPUModel}}
+		if r.CPUs > 0 {
+			derived = append(derived, subsecond.Label{Key: subsecond.LabelCPUs, Value: strconv.Itoa(r.CPUs)})
+		}
+		for _, l := range derived {
+			if subsecond.LabelProblem(l) != "" || slices.ContainsFunc(set[host], func(s subsecond.Label) bool { return s.Key == l.Key }) {
+				continue
+			}
+			out[host] = append(out[host], l)
+		}
+	}
+	for _, ls := range out {
+		slices.SortFunc(ls, func(a, b subsecond.Label) int { return cmp.Compare(a.Key, b.Key) })
+	}
+	return out, nil
 }
 
 // IndexedCaptures: see fleet.Source.
 func (s *Store) IndexedCaptures(ctx context.Context, from, to int64) ([]subsecond.IndexedCapture, error) {
-	return nil, errTodo
+	rows, err := s.b.IndexedCaptures(ctx, from, to, fleet.MaxCaptures+1)
+	if err != nil {
+		return nil, fmt.Errorf("indexed captures: %w", err)
+	}
+	if len(rows) > fleet.MaxCaptures {
+		return nil, fmt.Errorf("more than %d captures lie in %s: choose a shorter range: %w",
+			fleet.MaxCaptures, wallRange(from, to), subsecond.ErrTooLarge)
+	}
+	out := make([]subsecond.IndexedCapture, 0, len(rows))
+	for _, r := range rows {
+		slots, err := decodeSlotTotals(r.Slots)
+		if err != nil {
+			return nil, fmt.Errorf("indexed capture %s: %w", r.ID, err)
+		}
+		out = append(out, subsecond.IndexedCapture{ID: r.ID, Host: r.Host, Start: r.Start, Boot: r.Boot,
+			Kernel: r.Kernel, CPUModel: r.CPUModel, CPUs: r.CPUs, Slots: slots})
+	}
+	return out, nil
 }
 
-// NameCounts: see fleet.Source.
+// wallRange writes [from, to) (Unix ns) for an error message.
+func wallRange(from, to int64) string {
+	f := func(t int64) string { return time.Unix(0, t).UTC().Format(time.RFC3339) }
+	return f(from) + " to " + f(to)
+}
+
+// checkKind fails unless k is one of the indexed name kinds.
+func checkKind(k subsecond.NameKind) error {
+	if k < subsecond.NameComm || k > subsecond.NameEdge {
+		return query.Invalidf("kind", "%s is not comm, function or stack", k)
+	}
+	return nil
+}
+
+// NameCounts: see fleet.Source. The dictionary of kind is read and
+// matched whole, then only the matching names' rows; the counts come by
+// name, then capture.
 func (s *Store) NameCounts(ctx context.Context, kind subsecond.NameKind, match *regexp.Regexp, from, to int64) ([]subsecond.NameCount, error) {
-	return nil, errTodo
+	if err := checkKind(kind); err != nil {
+		return nil, err
+	}
+	names, err := s.b.IndexNames(ctx, kind)
+	if err != nil {
+		return nil, fmt.Errorf("name counts: %w", err)
+	}
+	byID := map[int64]string{}
+	var ids []int64
+	for _, n := range names {
+		if !match.MatchString(n.Name) {
+			continue
+		}
+		if len(ids) == fleet.MaxNames {
+			return nil, fmt.Errorf("more than %d %s names match %q: narrow the expression: %w",
+				fleet.MaxNames, kind, match.String(), subsecond.ErrTooLarge)
+		}
+		byID[n.ID] = n.Name
+		ids = append(ids, n.ID)
+	}
+	out := []subsecond.NameCount{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	slices.Sort(ids)
+	rows, err := s.b.IndexCounts(ctx, ids, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("name counts: %w", err)
+	}
+	for _, r := range rows {
+		slots, err := decodeSlotCounts(r.Slots)
+		if err != nil {
+			return nil, fmt.Errorf("name counts of capture %s: %w", r.Capture, err)
+		}
+		out = append(out, subsecond.NameCount{Capture: r.Capture, Kind: kind, Name: byID[r.NameID], Slots: slots})
+	}
+	slices.SortFunc(out, func(a, b subsecond.NameCount) int {
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Capture, b.Capture))
+	})
+	return out, nil
 }
 
-// NameTotals: see fleet.Source.
+// NameTotals: see fleet.Source. The totals come by kind, name and then
+// capture.
 func (s *Store) NameTotals(ctx context.Context, from, to, min int64) ([]subsecond.NameCount, error) {
-	return nil, errTodo
+	rows, err := s.b.IndexTotals(ctx, from, to, min)
+	if err != nil {
+		return nil, fmt.Errorf("name totals: %w", err)
+	}
+	out := make([]subsecond.NameCount, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, subsecond.NameCount{Capture: r.Capture, Kind: r.Kind, Name: r.Name, Slots: []int64{r.Total}})
+	}
+	slices.SortFunc(out, func(a, b subsecond.NameCount) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Capture, b.Capture))
+	})
+	return out, nil
 }
+
+// PruneIndex drops the fleet index of whole days before before (Unix ns)
+// whose captures all ended before it, where the database keeps the index
+// by day (PostgreSQL), and returns how many days it dropped; the
+// profiles' own deletes remove the rest. Pruning calls it before deleting
+// the expired profiles, so that those deletes find their index gone.
+func (s *Store) PruneIndex(ctx context.Context, before int64) (int, error) {
+	n, err := s.b.DropIndexDays(ctx, before)
+	if err != nil {
+		return 0, fmt.Errorf("prune fleet index: %w", err)
+	}
+	return n, nil
+}
+
+// importIndex returns the fleet index of profile p, which the pipeline
+// counted into res as it encoded the chunks: nil when p has no wall
+// clock. When the pipeline's slots did not start at T0 it counts the
+// encoded chunks again.
+func (s *Store) importIndex(ctx context.Context, res *parsed, p *subsecond.Profile, boot int64) (*Index, error) {
+	t := indexTables{strings: res.tables.Strings, frames: res.tables.Frames, nodes: res.tables.Nodes}
+	m := indexMeta{p: p, boot: boot}
+	if ix, ok := buildIndex(res.index, res.base, t, m); ok {
+		return ix, nil
+	}
+	k := newClassifier()
+	k.update(res.tables)
+	v := k.view()
+	lim := limits{strings: len(t.strings), nodes: len(t.nodes), events: len(p.Events)}
+	acc, base := newIndexAcc(), p.T0()/int64(time.Second)
+	cols := subsecond.MakeColumns(0)
+	var buf []byte
+	err := res.chunks.each(func(batch []Chunk) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var err error
+		buf, err = indexChunks(acc, batch, base, &v, lim, &cols, buf)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fleet index: %w", err)
+	}
+	ix, _ := buildIndex([]*indexAcc{acc}, base, t, m)
+	return ix, nil
+}
+
+// reindexBatch is how many chunks Reindex decodes at a time.
+const reindexBatch = 32
 
 // Reindex writes the fleet index of the stored profiles that have none
-// (imported before the index existed), one profile at a time, and
-// returns how many it indexed.
-func (s *Store) Reindex(ctx context.Context) (int, error) { return 0, errTodo }
+// (imported before the index existed) and a wall-clock anchor, one
+// profile at a time, decoding their chunks a few at a time, and returns
+// how many it indexed. A profile deleted meanwhile, or indexed by another
+// process, is passed over.
+func (s *Store) Reindex(ctx context.Context) (int, error) {
+	ids, err := s.b.Unindexed(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("reindex: %w", err)
+	}
+	n := 0
+	for _, id := range ids {
+		ok, err := s.reindex(ctx, id)
+		if errors.Is(err, subsecond.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return n, fmt.Errorf("reindex profile %s: %w", id, err)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// reindex builds and stores profile id's fleet index from its chunks.
+func (s *Store) reindex(ctx context.Context, id string) (bool, error) {
+	st, err := s.b.LoadWindow(ctx, id, 1, 0) // the profile and its tables, no chunks
+	if err != nil {
+		return false, err
+	}
+	p := &st.Profile
+	if !p.Wall.Known() || !p.Timed() {
+		return false, nil
+	}
+	c := &subsecond.Capture{Profile: *p}
+	if err := decodeSegments(st.Segments, c); err != nil {
+		return false, err
+	}
+	for n := 1; n < len(c.Nodes); n++ {
+		if c.Nodes[n].Parent >= int32(n) || c.Nodes[n].Parent < 0 || c.Nodes[n].Frame < 0 || int(c.Nodes[n].Frame) >= len(c.Frames) {
+			return false, fmt.Errorf("%w: stack node %d out of order", errCorrupt, n)
+		}
+	}
+	k := newClassifier()
+	k.update(&subsecond.Interner{Strings: c.Strings, Frames: c.Frames, Nodes: c.Nodes})
+	v := k.view()
+	sums, err := s.b.Chunks(ctx, id, math.MinInt64, math.MaxInt64, false)
+	if err != nil {
+		return false, err
+	}
+	var secs []int64
+	for _, ch := range sums.Chunks {
+		if len(secs) == 0 || secs[len(secs)-1] != ch.Second {
+			secs = append(secs, ch.Second)
+		}
+	}
+	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(p.Events)}
+	acc, base := newIndexAcc(), p.T0()/int64(time.Second)
+	cols := subsecond.MakeColumns(0)
+	var buf []byte
+	for i := 0; i < len(secs); i += reindexBatch {
+		last := secs[min(i+reindexBatch, len(secs))-1]
+		batch, err := s.b.Chunks(ctx, id, secs[i], last, true)
+		if err != nil {
+			return false, err
+		}
+		if buf, err = indexChunks(acc, batch.Chunks, base, &v, lim, &cols, buf); err != nil {
+			return false, err
+		}
+	}
+	ix, _ := buildIndex([]*indexAcc{acc}, base, indexTables{strings: c.Strings, frames: c.Frames, nodes: c.Nodes}, indexMeta{p: p})
+	if ix == nil {
+		return false, nil
+	}
+	return s.b.WriteIndex(ctx, id, ix)
+}

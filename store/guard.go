@@ -100,6 +100,54 @@ func (g guard) DeleteSeries(ctx context.Context, host string, before int64) erro
 	return g.wrap(g.b.DeleteSeries(ctx, host, before))
 }
 
+func (g guard) SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string, max int) error {
+	return g.wrap(g.b.SetHostLabels(ctx, host, set, remove, max))
+}
+
+func (g guard) HostLabels(ctx context.Context) (map[string][]subsecond.Label, map[string]IndexRow, error) {
+	ls, newest, err := g.b.HostLabels(ctx)
+	return ls, newest, g.wrap(err)
+}
+
+func (g guard) PrepareIndex(ctx context.Context, day int64) error {
+	return g.wrap(g.b.PrepareIndex(ctx, day))
+}
+
+func (g guard) WriteIndex(ctx context.Context, id string, ix *Index) (bool, error) {
+	ok, err := g.b.WriteIndex(ctx, id, ix)
+	return ok, g.wrap(err)
+}
+
+func (g guard) Unindexed(ctx context.Context) ([]string, error) {
+	ids, err := g.b.Unindexed(ctx)
+	return ids, g.wrap(err)
+}
+
+func (g guard) IndexedCaptures(ctx context.Context, from, to int64, limit int) ([]IndexRow, error) {
+	rows, err := g.b.IndexedCaptures(ctx, from, to, limit)
+	return rows, g.wrap(err)
+}
+
+func (g guard) IndexNames(ctx context.Context, kind subsecond.NameKind) ([]IndexName, error) {
+	ns, err := g.b.IndexNames(ctx, kind)
+	return ns, g.wrap(err)
+}
+
+func (g guard) IndexCounts(ctx context.Context, names []int64, from, to int64) ([]CountRow, error) {
+	rows, err := g.b.IndexCounts(ctx, names, from, to)
+	return rows, g.wrap(err)
+}
+
+func (g guard) IndexTotals(ctx context.Context, from, to, min int64) ([]CountRow, error) {
+	rows, err := g.b.IndexTotals(ctx, from, to, min)
+	return rows, g.wrap(err)
+}
+
+func (g guard) DropIndexDays(ctx context.Context, before int64) (int, error) {
+	n, err := g.b.DropIndexDays(ctx, before)
+	return n, g.wrap(err)
+}
+
 func (g guard) Ready(ctx context.Context) error { return g.wrap(g.b.Ready(ctx)) }
 
 func (g guard) Unavailable(err error) bool { return g.b.Unavailable(err) }

@@ -358,6 +358,10 @@ type parsed struct {
 	sum      []byte
 	warm     *subsecond.Columns // the samples in capture order, when few enough
 	segments []Segment
+	// index holds the encoders' counts for the fleet index, from the
+	// second base (see buildIndex).
+	index []*indexAcc
+	base  int64
 }
 
 // pipeline holds the state of one run of the import pipeline.
@@ -377,7 +381,9 @@ type pipeline struct {
 	open      map[int64]*chunkBuf
 	nextSeq   map[int64]int32 // per second sealed at least once: the Seq of its next chunk
 	lastBuf   *chunkBuf
-	lastChunk int // samples of the chunk sealed last
+	lastChunk int   // samples of the chunk sealed last
+	base      int64 // second of the first timed sample: the fleet index's slots count from it
+	index     []*indexAcc
 	encode    chan *chunkBuf
 	encWG     sync.WaitGroup
 	encErr    atomic.Pointer[error]
@@ -399,6 +405,7 @@ type chunkBuf struct {
 	seq    int32
 	cols   subsecond.Columns
 	view   view
+	base   int64 // pipeline.base when sealed
 }
 
 // run parses the source with the given number of workers.
@@ -472,7 +479,9 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 	})
 	pl.encode = make(chan *chunkBuf, pl.workers)
 	for range pl.workers {
-		pl.encWG.Go(pl.encodeChunks)
+		acc := newIndexAcc()
+		pl.index = append(pl.index, acc)
+		pl.encWG.Go(func() { pl.encodeChunks(acc) })
 	}
 	err := pl.merge(ctx, parts)
 	if err != nil {
@@ -499,7 +508,7 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 		return nil, err
 	}
 	res := &parsed{tables: pl.in, stats: pl.stats, comms: pl.class.comms, chunks: pl.spool, meta: pl.meta,
-		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, sum: pl.src.sha.Sum(nil)}
+		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, sum: pl.src.sha.Sum(nil), index: pl.index, base: pl.base}
 	res.segments = encodeSegments(pl.in)
 	if !pl.warmOff {
 		res.warm = assemble(pl.warm)
@@ -731,6 +740,9 @@ func (pl *pipeline) mergePart(p *part) error {
 			from = i
 		}
 		if t != subsecond.NoTime && (!pl.started || sec > pl.maxSecond) {
+			if !pl.started {
+				pl.base = sec
+			}
 			pl.started, pl.maxSecond = true, sec
 		}
 	}
@@ -842,6 +854,7 @@ func (pl *pipeline) seal(b *chunkBuf) error {
 		return *e
 	}
 	b.view = pl.class.view()
+	b.base = pl.base
 	if !pl.warmOff {
 		if pl.samples > int64(pl.warmLimit) {
 			pl.warmOff, pl.warm = true, nil
@@ -853,13 +866,15 @@ func (pl *pipeline) seal(b *chunkBuf) error {
 	return nil
 }
 
-// encodeChunks runs in an encoder goroutine.
-func (pl *pipeline) encodeChunks() {
+// encodeChunks runs in an encoder goroutine, counting the chunks it
+// encodes into acc for the fleet index.
+func (pl *pipeline) encodeChunks(acc *indexAcc) {
 	for b := range pl.encode {
 		if pl.encErr.Load() != nil {
 			continue
 		}
 		subsecond.SortColumns(&b.cols)
+		acc.add(&b.cols, b.second, b.base, &b.view)
 		n := b.cols.Len()
 		ch := Chunk{Second: b.second, Seq: b.seq, Samples: int32(n), Summary: encodeSummary(&b.cols, 0, n, &b.view),
 			Data: encodeChunk(&b.cols, 0, n)}

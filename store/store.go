@@ -182,6 +182,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 			return nil, false, fmt.Errorf("import %s: %w", name, err)
 		}
 	}
+	if err := checkLabels(opt.Labels); err != nil {
+		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
 	p, existed, err = s.importText(ctx, r, opt)
 	if err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
@@ -233,6 +236,16 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 
+	ix, err := s.importIndex(ctx, res, p, opt.Boot)
+	if err != nil {
+		return nil, false, err
+	}
+	if ix != nil {
+		if err := s.b.PrepareIndex(ctx, ix.Day); err != nil {
+			return nil, false, err
+		}
+	}
+
 	p.ID = newID()
 	tx, err := s.b.Begin(ctx, p.ID)
 	if err != nil {
@@ -246,7 +259,8 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 	p.Uploaded = time.Unix(0, time.Now().UnixNano()).UTC() // as stored: no monotonic reading
-	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms)})
+	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms), Index: ix, Labels: opt.Labels,
+		MaxLabels: subsecond.MaxLabels})
 	if errors.Is(err, ErrDuplicate) { // the same bytes were stored meanwhile
 		old, err := s.b.ProfileBySHA(ctx, p.SHA256)
 		if err != nil {
@@ -361,6 +375,28 @@ func (s *Store) Capture(ctx context.Context, id string) (*subsecond.Capture, err
 		return nil, fmt.Errorf("profile %q: %w", id, err)
 	}
 	return c, nil
+}
+
+// CachedCapture returns profile id's capture and true when the capture
+// cache holds it, after checking, as Capture does, that it is still
+// stored; false, and no error, when the cache does not hold it, which it
+// never loads. A view of a cached capture need not read its profile first:
+// the capture's Profile says all that a query is resolved against.
+func (s *Store) CachedCapture(ctx context.Context, id string) (*subsecond.Capture, bool, error) {
+	c, ok := s.cache.Peek(id)
+	if !ok {
+		return nil, false, nil
+	}
+	s.countLookup(true)
+	ok, err := s.b.Exists(ctx, id)
+	if err == nil && !ok {
+		s.cache.Remove(id)
+		err = subsecond.ErrNotFound
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("profile %q: %w", id, err)
+	}
+	return c, true, nil
 }
 
 // load reads and decodes a whole capture, its chunks on every core.
@@ -547,18 +583,15 @@ func (s *Store) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSumm
 	if err != nil {
 		return nil, fmt.Errorf("summaries of %s: %w", id, err)
 	}
-	var out []subsecond.ChunkSummary
-	for _, ch := range st.Chunks {
+	m := newSummaryMerger(comms, len(st.Profile.Events), len(st.Chunks))
+	for i, ch := range st.Chunks {
 		start := ch.Second * subsecond.ChunkSpan
 		if ch.Second == chunkSecond(subsecond.NoTime) {
 			start = subsecond.NoTime
 		}
-		if len(out) == 0 || out[len(out)-1].Start != start {
-			out = append(out, subsecond.ChunkSummary{Start: start})
-		}
-		if err := addSummary(&out[len(out)-1], ch.Summary, comms, len(st.Profile.Events)); err != nil {
+		if err := m.add(start, ch.Summary, len(st.Chunks)-i-1); err != nil {
 			return nil, fmt.Errorf("summaries of %s: chunk %d/%d: %w", id, ch.Second, ch.Seq, err)
 		}
 	}
-	return out, nil
+	return m.summaries(), nil
 }

@@ -715,3 +715,41 @@ func TestImportRefusesASpanNoHeatmapCanDraw(t *testing.T) {
 		}
 	})
 }
+
+// TestCachedCapture checks that CachedCapture answers from the capture
+// cache alone: false for a capture not cached, which it does not load, the
+// cached capture once Capture has loaded it, and ErrNotFound once the
+// profile is deleted by another process.
+func TestCachedCapture(t *testing.T) {
+	text := genText(t, genConfig{CPUs: 2, Seconds: 2, Hz: 49, Seed: 3})
+	forEach(t, store.Options{WarmLimit: -1}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok, err := e.s.CachedCapture(ctx, p.ID); ok || c != nil || err != nil {
+			t.Fatalf("CachedCapture before any Capture = %v, %v, %v; want nil, false, nil", c, ok, err)
+		}
+		if got := e.s.CacheStats(); got.Hits+got.Misses != 0 {
+			t.Errorf("CachedCapture of an uncached capture counted a lookup: %+v", got)
+		}
+		want, err := e.s.Capture(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok, err := e.s.CachedCapture(ctx, p.ID); !ok || c != want || err != nil {
+			t.Fatalf("CachedCapture after Capture = %p, %v, %v; want %p, true, nil", c, ok, err, want)
+		}
+		// Deleted through another process: the cache still holds it.
+		if err := e.b.Delete(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := e.s.CachedCapture(ctx, p.ID); ok || !errors.Is(err, subsecond.ErrNotFound) {
+			t.Errorf("CachedCapture after a delete elsewhere = %v, %v; want false, ErrNotFound", ok, err)
+		}
+		if _, ok, err := e.s.CachedCapture(ctx, p.ID); ok || err != nil {
+			t.Errorf("CachedCapture once more = %v, %v; want false, nil (no longer cached)", ok, err)
+		}
+	})
+}

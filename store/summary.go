@@ -150,41 +150,153 @@ func getCounts(d *dec) subsecond.Counts {
 	return subsecond.Counts{Samples: int64(s), Busy: int64(b), System: int64(y)}
 }
 
-// addCount adds entry k to list, sorted by order: its counts to those of
-// the equal entry, or k itself in its place.
-func addCount[T any](list []T, k T, order func(a, b T) int, counts func(*T) *subsecond.Counts) []T {
-	i, found := slices.BinarySearchFunc(list, k, order)
-	if !found {
-		return slices.Insert(list, i, k)
-	}
-	counts(&list[i]).Add(*counts(&k))
-	return list
+// summaryMerger merges a capture's encoded chunk summaries, in (second,
+// seq) order, into one subsecond.ChunkSummary per second. Each second's
+// entries are sorted and summed in a reused scratch list and then appended
+// to two backing arrays that every second's CPUs and Comms slice, so that a
+// capture's summaries take a few allocations rather than two or more per
+// second.
+type summaryMerger struct {
+	comms  []string
+	rank   []int32 // per comm index: its name's rank by name (equal names, equal ranks)
+	byRank []string
+	events int
+
+	cpus  []subsecond.CPUCount
+	commc []subsecond.CommCount
+	secs  []mergedSecond
+
+	// The second being merged: its start, its chunks so far and its
+	// entries as read.
+	start   int64
+	chunks  int
+	cpuTmp  []subsecond.CPUCount
+	commTmp []rankedCount
 }
 
-// addSummary decodes an encoded summary and adds its counts to s; comms
-// is the profile's comm list, events its number of events.
-func addSummary(s *subsecond.ChunkSummary, b []byte, comms []string, events int) error {
+// mergedSecond is one second's start and the ends of its entries in the
+// backing arrays.
+type mergedSecond struct {
+	start          int64
+	cpuEnd, comEnd int
+}
+
+// rankedCount is a comm entry as read, its comm by rank.
+type rankedCount struct {
+	rank  int32
+	event uint16
+	subsecond.Counts
+}
+
+func newSummaryMerger(comms []string, events, chunks int) *summaryMerger {
+	m := &summaryMerger{comms: comms, events: events, rank: make([]int32, len(comms)), secs: make([]mergedSecond, 0, chunks)}
+	order := make([]int32, len(comms))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(comms[a], comms[b]) })
+	for i, ci := range order {
+		if i == 0 || comms[ci] != m.byRank[len(m.byRank)-1] {
+			m.byRank = append(m.byRank, comms[ci])
+		}
+		m.rank[ci] = int32(len(m.byRank) - 1)
+	}
+	return m
+}
+
+// add decodes the encoded summary b of a chunk of the second starting at
+// start and adds its counts to that second's; chunksLeft more chunks
+// follow it.
+func (m *summaryMerger) add(start int64, b []byte, chunksLeft int) error {
+	if m.chunks > 0 && start != m.start {
+		m.flush(chunksLeft + 1) // this chunk's second is yet to come
+	}
+	m.start = start
+	m.chunks++
 	d := dec{b: b}
 	if f := d.byte(); f != summaryFormat && d.err == nil {
 		return fmt.Errorf("%w: summary format %d", errCorrupt, f)
 	}
 	for range d.count(len(b)) {
-		k := subsecond.CPUCount{CPU: d.int32(), Event: uint16(d.index(events)), Counts: getCounts(&d)}
+		k := subsecond.CPUCount{CPU: d.int32(), Event: uint16(d.index(m.events)), Counts: getCounts(&d)}
 		if d.err != nil {
 			break
 		}
-		s.CPUs = addCount(s.CPUs, k, func(a, b subsecond.CPUCount) int {
-			return cmp.Or(cmp.Compare(a.CPU, b.CPU), cmp.Compare(a.Event, b.Event))
-		}, func(a *subsecond.CPUCount) *subsecond.Counts { return &a.Counts })
+		m.cpuTmp = append(m.cpuTmp, k)
 	}
 	for range d.count(len(b)) {
-		ci, ev, n := d.index(len(comms)), d.index(events), getCounts(&d)
+		ci, ev, n := d.index(len(m.comms)), d.index(m.events), getCounts(&d)
 		if d.err != nil {
 			break
 		}
-		s.Comms = addCount(s.Comms, subsecond.CommCount{Comm: comms[ci], Event: uint16(ev), Counts: n}, func(a, b subsecond.CommCount) int {
-			return cmp.Or(cmp.Compare(a.Comm, b.Comm), cmp.Compare(a.Event, b.Event))
-		}, func(a *subsecond.CommCount) *subsecond.Counts { return &a.Counts })
+		m.commTmp = append(m.commTmp, rankedCount{rank: m.rank[ci], event: uint16(ev), Counts: n})
 	}
 	return d.end()
+}
+
+// flush ends the second being merged: its entries sorted, those of equal
+// keys summed, and appended to the backing arrays, which are first made
+// large enough for chunksLeft more seconds like it.
+func (m *summaryMerger) flush(chunksLeft int) {
+	if m.chunks == 0 {
+		return
+	}
+	m.cpuTmp = sumSorted(m.cpuTmp, func(a, b subsecond.CPUCount) int {
+		return cmp.Or(cmp.Compare(a.CPU, b.CPU), cmp.Compare(a.Event, b.Event))
+	}, func(a *subsecond.CPUCount) *subsecond.Counts { return &a.Counts })
+	m.commTmp = sumSorted(m.commTmp, func(a, b rankedCount) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.event, b.event))
+	}, func(a *rankedCount) *subsecond.Counts { return &a.Counts })
+	if m.cpus == nil && len(m.cpuTmp) > 0 {
+		m.cpus = make([]subsecond.CPUCount, 0, len(m.cpuTmp)*(chunksLeft+1))
+	}
+	if m.commc == nil && len(m.commTmp) > 0 {
+		m.commc = make([]subsecond.CommCount, 0, len(m.commTmp)*(chunksLeft+1))
+	}
+	m.cpus = append(m.cpus, m.cpuTmp...)
+	for _, k := range m.commTmp {
+		m.commc = append(m.commc, subsecond.CommCount{Comm: m.byRank[k.rank], Event: k.event, Counts: k.Counts})
+	}
+	m.secs = append(m.secs, mergedSecond{start: m.start, cpuEnd: len(m.cpus), comEnd: len(m.commc)})
+	m.cpuTmp, m.commTmp = m.cpuTmp[:0], m.commTmp[:0]
+	m.chunks = 0
+}
+
+// summaries returns the seconds merged, their entries slices of the
+// backing arrays (nil where a second has none).
+func (m *summaryMerger) summaries() []subsecond.ChunkSummary {
+	m.flush(0)
+	if len(m.secs) == 0 {
+		return nil
+	}
+	out := make([]subsecond.ChunkSummary, len(m.secs))
+	cpu, com := 0, 0
+	for i, s := range m.secs {
+		out[i].Start = s.start
+		if s.cpuEnd > cpu {
+			out[i].CPUs = m.cpus[cpu:s.cpuEnd:s.cpuEnd]
+		}
+		if s.comEnd > com {
+			out[i].Comms = m.commc[com:s.comEnd:s.comEnd]
+		}
+		cpu, com = s.cpuEnd, s.comEnd
+	}
+	return out
+}
+
+// sumSorted sorts list by order unless it is sorted already and sums the
+// counts of equal entries into the first of them.
+func sumSorted[T any](list []T, order func(a, b T) int, counts func(*T) *subsecond.Counts) []T {
+	if !slices.IsSortedFunc(list, order) {
+		slices.SortStableFunc(list, order)
+	}
+	out := list[:0]
+	for i := range list {
+		if len(out) > 0 && order(out[len(out)-1], list[i]) == 0 {
+			counts(&out[len(out)-1]).Add(*counts(&list[i]))
+			continue
+		}
+		out = append(out, list[i])
+	}
+	return out
 }

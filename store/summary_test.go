@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,8 +24,50 @@ import (
 // merged from them, against timeline.Summarize, which counts the same
 // figures per second from the loaded capture's samples, and checks that
 // every sample of every event is counted once.
+//
+// It does so for a generated capture of two events, for the same samples
+// out of time order (so that the chunks of a second are many, each with a
+// summary to merge) and for the bundled real capture; and checks that
+// timeline.FromChunks keeps of them what the host views read.
 func TestSummariesMatchSamples(t *testing.T) {
 	text := genText(t, genConfig{CPUs: 6, Seconds: 5, Hz: 49, Seed: 12, Start: 300.7, Events: 2})
+	rc, err := sampledata.Real()
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []struct {
+		name string
+		text []byte
+	}{{"generated", text}, {"shuffled", shuffleRecords(text, 3)}, {"real", real}} {
+		t.Run(in.name, func(t *testing.T) { checkSummaries(t, in.text) })
+	}
+}
+
+// shuffleRecords returns perf script text with its records (the header
+// comments first) in an order of seed.
+func shuffleRecords(text []byte, seed uint64) []byte {
+	var head []byte
+	for bytes.HasPrefix(text, []byte("#")) {
+		i := bytes.IndexByte(text, '\n')
+		head, text = append(head, text[:i+1]...), text[i+1:]
+	}
+	recs := bytes.SplitAfter(bytes.TrimSpace(text), []byte("\n\n"))
+	r := rand.New(rand.NewPCG(seed, seed))
+	r.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	out := head
+	for _, rec := range recs {
+		out = append(out, bytes.TrimRight(rec, "\n")...)
+		out = append(out, "\n\n"...)
+	}
+	return out
+}
+
+func checkSummaries(t *testing.T, text []byte) {
 	forEach(t, store.Options{Workers: 2, BlockSize: 8 << 10}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
@@ -73,6 +116,9 @@ func TestSummariesMatchSamples(t *testing.T) {
 		}
 		if len(got) != len(want) || len(want) < 5 {
 			t.Fatalf("%d summaries of event 0; want %d (at least 5)", len(got), len(want))
+		}
+		if from := timeline.FromChunks(sums); !reflect.DeepEqual(from, got) {
+			t.Errorf("FromChunks kept %d seconds, differing from the %d of event 0 with a CPU", len(from), len(got))
 		}
 		for i := range want {
 			if !equalSummary(got[i], want[i]) {

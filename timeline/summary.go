@@ -65,27 +65,73 @@ func Summarize(c *subsecond.Capture) []subsecond.ChunkSummary {
 // FromChunks returns the store's per-second summaries as the host views
 // read them: the first event's samples that have a time, counted by CPU
 // (those with a CPU) and by command. Seconds without such samples are left
-// out.
+// out. A second whose entries all count is returned as it is, sharing
+// sums' slices; the entries kept of the others are copied into two arrays
+// that they share, so that a capture's summaries take a few allocations
+// however many seconds it has.
 func FromChunks(sums []subsecond.ChunkSummary) []subsecond.ChunkSummary {
+	keepCPU := func(k *subsecond.CPUCount) bool { return k.Event == 0 && k.CPU != subsecond.Unknown }
+	keepComm := func(k *subsecond.CommCount) bool { return k.Event == 0 }
+	// The entries to copy, counted first so that each array is allocated
+	// once.
+	var nc, nm int
+	for i := range sums {
+		s := &sums[i]
+		if s.Start == subsecond.NoTime {
+			continue
+		}
+		if c := countKept(s.CPUs, keepCPU); c < len(s.CPUs) {
+			nc += c
+		}
+		if c := countKept(s.Comms, keepComm); c < len(s.Comms) {
+			nm += c
+		}
+	}
+	cpus := make([]subsecond.CPUCount, 0, nc)
+	comms := make([]subsecond.CommCount, 0, nm)
 	out := make([]subsecond.ChunkSummary, 0, len(sums))
-	for _, s := range sums {
+	for i := range sums {
+		s := &sums[i]
 		if s.Start == subsecond.NoTime {
 			continue
 		}
 		ts := subsecond.ChunkSummary{Start: s.Start}
-		for _, k := range s.CPUs {
-			if k.Event == 0 && k.CPU != subsecond.Unknown {
-				ts.CPUs = append(ts.CPUs, k)
-			}
-		}
-		for _, k := range s.Comms {
-			if k.Event == 0 {
-				ts.Comms = append(ts.Comms, k)
-			}
-		}
+		ts.CPUs, cpus = keep(s.CPUs, cpus, keepCPU)
+		ts.Comms, comms = keep(s.Comms, comms, keepComm)
 		if len(ts.CPUs) > 0 {
 			out = append(out, ts)
 		}
 	}
 	return out
+}
+
+// countKept returns how many entries of list keep keeps.
+func countKept[T any](list []T, keep func(*T) bool) int {
+	n := 0
+	for i := range list {
+		if keep(&list[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// keep returns the entries of list that keep keeps: list itself when it
+// keeps them all, nil when none, else a copy appended to backing, which it
+// returns too.
+func keep[T any](list, backing []T, keep func(*T) bool) (kept, grown []T) {
+	n := countKept(list, keep)
+	switch n {
+	case 0:
+		return nil, backing
+	case len(list):
+		return list, backing
+	}
+	at := len(backing)
+	for i := range list {
+		if keep(&list[i]) {
+			backing = append(backing, list[i])
+		}
+	}
+	return backing[at:len(backing):len(backing)], backing
 }

@@ -211,6 +211,7 @@ func TestExtraArguments(t *testing.T) {
 		"hosts":      {"HOST", "extra"},
 		"info":       {"ID", "extra"},
 		"prune":      {"--older-than", "72h", "extra"},
+		"reindex":    {"extra"},
 		"timeline":   {"--host", "h", "extra"},
 		"markers":    {"list", "--host", "h", "extra"},
 		"collapse":   {"FILE", "extra"},

@@ -59,6 +59,7 @@ func commands() map[string]command {
 		"info":       {"show one stored profile", runInfo},
 		"delete":     {"delete a stored profile", runDelete},
 		"prune":      {"delete captures older than a duration", runPrune},
+		"reindex":    {"build the fleet index of captures imported before it existed", runReindex},
 		"hosts":      {"list the hosts of the stored captures", runHosts},
 		"timeline":   {"print a host's cores × time map across its captures", runTimeline},
 		"markers":    {"import event markers from a host's kernel log", runMarkers},

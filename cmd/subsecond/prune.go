@@ -17,6 +17,7 @@ type pruneStore interface {
 	List(ctx context.Context) ([]subsecond.Profile, error)
 	Delete(ctx context.Context, id string) error
 	PruneSeries(ctx context.Context, host string, before int64) error
+	PruneIndex(ctx context.Context, before int64) (int, error)
 }
 
 // runPrune implements `subsecond prune --older-than DURATION [--host HOST]
@@ -63,11 +64,18 @@ func runPrune(ctx context.Context, e env) error {
 // prune deletes the profiles (of host, or of every host when host is "")
 // that ended before cutoff, printing one line each to out, and the same
 // hosts' series before cutoff (see store.Store.PruneSeries), and returns
-// how many profiles there were. With dry set it deletes nothing.
+// how many profiles there were. Pruning every host, it first drops the
+// fleet index's whole days before cutoff (store.Store.PruneIndex), which
+// spares the deletes their index rows. With dry set it deletes nothing.
 func prune(ctx context.Context, s pruneStore, cutoff time.Time, host string, dry bool, out io.Writer) (int, error) {
 	list, err := s.List(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("prune: %w", err)
+	}
+	if host == "" && !dry {
+		if _, err := s.PruneIndex(ctx, cutoff.UnixNano()); err != nil {
+			return 0, fmt.Errorf("prune: %w", err)
+		}
 	}
 	n := 0
 	for _, p := range timeline.Expired(list, cutoff) {

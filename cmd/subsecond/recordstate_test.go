@@ -138,7 +138,16 @@ func TestRecordStateBesideRealPerf(t *testing.T) {
 		}
 	}
 	if row < 0 {
-		t.Fatalf("no samples of CPU %d", cpu)
+		// Say what was stored, so that a failure on a loaded machine
+		// tells a lost capture from a late one.
+		var stored strings.Builder
+		if ps, err := s.List(bctx); err == nil {
+			for _, p := range ps {
+				fmt.Fprintf(&stored, "\n  %s: %d samples, %s to %s (wall %s)", p.FileName, p.Samples,
+					time.Unix(0, p.Wall.Wall(p.Start)).Format("15:04:05.000"), time.Unix(0, p.Wall.Wall(p.End)).Format("15:04:05.000"), p.Wall.Source)
+			}
+		}
+		t.Fatalf("no samples of CPU %d in %s to %s; stored:%s\n%s", cpu, time.Unix(0, from).Format("15:04:05"), time.Unix(0, to).Format("15:04:05"), stored.String(), errOut.String())
 	}
 	frac := g.Fractions(heatmap.MeasureSystem)
 	compared, close := 0, 0

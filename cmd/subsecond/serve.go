@@ -143,6 +143,18 @@ func runServe(ctx context.Context, e env) error {
 		defer func() { stop(); <-done }() // before the store closes
 	}
 
+	// Captures imported before the fleet index existed are indexed in
+	// the background; the fleet views leave them out until then.
+	if !*readOnly {
+		ictx, stopIndex := context.WithCancel(ctx)
+		indexed := make(chan struct{})
+		go func() {
+			defer close(indexed)
+			reindexLog(ictx, st, log.Info)
+		}()
+		defer func() { stopIndex(); <-indexed }() // before the store closes
+	}
+
 	// The host views' summaries are read into memory in the background,
 	// so that the first look at a host's night need not read them all.
 	nt := newNight(st)

@@ -66,6 +66,11 @@ type Fleet struct {
 	// run more of half the stacks and less of the other half, a confound
 	// that no test should mistake for a rise with uptime.
 	Cluster bool
+	// At, when set, records every host over the same wall-clock time:
+	// each host boots once (Boots is ignored), a random part of BootLen
+	// before At, and records its sessions back to back from At, an hour
+	// apart, so the hosts differ in uptime but not in time.
+	At time.Time
 	// Markers per host, at random times inside its captures; default 2.
 	Markers int
 	Seed    uint64
@@ -240,8 +245,15 @@ func (f Fleet) plan(h int) hostPlan {
 	}
 	var p hostPlan
 	length := f.Length.Nanoseconds()
-	for b := range f.Boots {
+	boots := f.Boots
+	if !f.At.IsZero() {
+		boots = 1
+	}
+	for b := range boots {
 		boot := f.Start.Add(time.Duration(b)*f.BootLen + time.Duration(rng.IntN(3600))*time.Second)
+		if !f.At.IsZero() {
+			boot = f.At.Add(-time.Duration((0.02 + 0.96*rng.Float64()) * float64(f.BootLen))).Truncate(time.Second)
+		}
 		// Sessions at increasing uptimes within the boot.
 		span := f.BootLen - time.Hour - time.Duration(f.Sessions*f.PerSession)*f.Length
 		var ups []time.Duration
@@ -256,6 +268,9 @@ func (f Fleet) plan(h int) hostPlan {
 		var next time.Time
 		for _, up := range ups {
 			start := boot.Add(up).Truncate(time.Second)
+			if !f.At.IsZero() {
+				start = f.At.Truncate(time.Second)
+			}
 			if !next.IsZero() && start.Sub(next) < time.Hour {
 				start = next.Add(time.Hour) // a pause: another session
 			}

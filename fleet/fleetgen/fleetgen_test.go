@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/parser"
@@ -126,5 +127,36 @@ func TestDeterministic(t *testing.T) {
 	}
 	if bytes.Equal(wa.Bytes(), wc.Bytes()) {
 		t.Error("two seeds wrote the same text")
+	}
+}
+
+// TestAt checks that a fleet with At records every host from At, each
+// booted once at its own time before it.
+func TestAt(t *testing.T) {
+	at := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	f := Fleet{Hosts: 6, Boots: 3, Sessions: 1, PerSession: 3, BootLen: 7 * 24 * time.Hour, At: at, Seed: 4}
+	boots := map[string]time.Time{}
+	first := map[string]time.Time{}
+	for _, c := range f.Captures() {
+		if b, ok := boots[c.Host]; ok && !b.Equal(c.Boot) {
+			t.Errorf("%s: booted at %s and at %s; want one boot", c.ID, b, c.Boot)
+		}
+		boots[c.Host] = c.Boot
+		if _, ok := first[c.Host]; !ok {
+			first[c.Host] = c.Start
+		}
+		if !c.Boot.Before(at) {
+			t.Errorf("%s: booted at %s, not before %s", c.ID, c.Boot, at)
+		}
+	}
+	distinct := map[time.Time]bool{}
+	for h, s := range first {
+		if !s.Equal(at) {
+			t.Errorf("%s: first capture at %s; want %s", h, s, at)
+		}
+		distinct[boots[h]] = true
+	}
+	if len(first) != 6 || len(distinct) < 5 {
+		t.Errorf("%d hosts with %d distinct boots; want 6 hosts booted at different times", len(first), len(distinct))
 	}
 }

@@ -172,6 +172,30 @@ func (c *Cache[K, V]) Remove(key K) {
 	}
 }
 
+// Peek returns key's value and true when the cache holds it loaded, and
+// makes it the most recently used; it never loads, and reports false for a
+// key being loaded or whose load failed.
+func (c *Cache[K, V]) Peek(key K) (v V, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.byKey[key]
+	if !ok {
+		return v, false
+	}
+	e := el.Value.(*entry[K, V])
+	select {
+	case <-e.ready:
+	default:
+		return v, false
+	}
+	if e.err != nil {
+		return v, false
+	}
+	c.lru.MoveToFront(el)
+	c.evict()
+	return e.v, true
+}
+
 // Contains reports whether the cache holds key's value or is loading it.
 // It does not count as a use.
 func (c *Cache[K, V]) Contains(key K) bool {

@@ -354,3 +354,39 @@ func BenchmarkGetHit(b *testing.B) {
 		c.Get(ctx, "42", nil)
 	}
 }
+
+// TestPeek checks that Peek returns a loaded value and makes it the most
+// recently used, and reports false, loading nothing, for a key it does not
+// hold, one being loaded and one whose load failed.
+func TestPeek(t *testing.T) {
+	c := newCache(100)
+	ctx := context.Background()
+	if _, ok := c.Peek("a"); ok || c.Contains("a") {
+		t.Fatalf("Peek(a) of an empty cache = true or loaded it")
+	}
+	c.Put("a", newItem(1))
+	c.Put("b", newItem(1))
+	if v, ok := c.Peek("a"); !ok || v.size != 1 {
+		t.Errorf("Peek(a) = %v, %v; want the value put, true", v, ok)
+	}
+	if got, want := keys(c), []string{"a", "b"}; !slices.Equal(got, want) {
+		t.Errorf("after Peek(a), keys = %v; want %v", got, want)
+	}
+	loading, release := make(chan struct{}), make(chan struct{})
+	go c.Get(ctx, "slow", func(context.Context) (*item, error) {
+		close(loading)
+		<-release
+		return newItem(1), nil
+	})
+	<-loading
+	if _, ok := c.Peek("slow"); ok {
+		t.Errorf("Peek(slow) while it loads = true; want false")
+	}
+	close(release)
+	if _, _, err := c.Get(ctx, "bad", func(context.Context) (*item, error) { return nil, errors.New("no") }); err == nil {
+		t.Fatal("the failing load did not fail")
+	}
+	if _, ok := c.Peek("bad"); ok {
+		t.Errorf("Peek(bad) after a failed load = true; want false")
+	}
+}

@@ -182,6 +182,9 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	if err != nil {
 		return fmt.Errorf("store warnings: %w", err)
 	}
+	if err := im.writeIndexAndLabels(ctx, rec); err != nil {
+		return err
+	}
 	if err := im.tx.Commit(); err != nil {
 		if isCode(err, "23505") {
 			return fmt.Errorf("store profile: %w", store.ErrDuplicate)
@@ -339,4 +342,166 @@ func OpenStore(ctx context.Context, url string, opt store.Options) (*store.Store
 		return nil, err
 	}
 	return store.New(b, opt), nil
+}
+
+// partitions are the fleet index's tables partitioned by day; a day's
+// partition of each is named TABLE_dDAY.
+var partitions = []string{"fleet_captures", "fleet_counts"}
+
+// partitionLock is the key of the advisory lock under which partitions of
+// the fleet index are created and dropped, so that several servers on
+// one database never race to create the same one.
+const partitionLock = 0x5ec0d1dc
+
+// partitionName returns the quoted name of table's partition of day.
+func partitionName(table string, day int64) string {
+	return pgx.Identifier{fmt.Sprintf("%s_d%d", table, day)}.Sanitize()
+}
+
+// PrepareIndex creates the fleet index's partitions of day when missing,
+// in a transaction of its own under an advisory lock.
+func (b *Backend) PrepareIndex(ctx context.Context, day int64) error {
+	var have int
+	for _, t := range partitions {
+		var ok bool
+		if err := b.DB.DB.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, partitionName(t, day)).Scan(&ok); err != nil {
+			return err
+		}
+		if ok {
+			have++
+		}
+	}
+	if have == len(partitions) {
+		return nil
+	}
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, partitionLock); err != nil {
+		return err
+	}
+	for _, t := range partitions {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`CREATE TABLE IF NOT EXISTS %s PARTITION OF %s FOR VALUES FROM (%d) TO (%d)`,
+			partitionName(t, day), t, day, day+1)); err != nil {
+			return fmt.Errorf("create the fleet index's partition of day %d: %w", day, err)
+		}
+	}
+	return noSpace(tx.Commit())
+}
+
+func (b *Backend) SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string, max int) error {
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := b.DB.SetHostLabels(ctx, tx, host, set, remove, max); err != nil {
+		return err
+	}
+	return noSpace(tx.Commit())
+}
+
+func (b *Backend) WriteIndex(ctx context.Context, id string, ix *store.Index) (bool, error) {
+	if err := b.PrepareIndex(ctx, ix.Day); err != nil {
+		return false, err
+	}
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	// The profile's row is locked so that a second writer of its index
+	// waits for the first and then finds it.
+	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM profiles WHERE id = $1 FOR UPDATE`, id); err != nil {
+		return false, err
+	}
+	pk, indexed, err := b.DB.IndexProfile(ctx, tx, id)
+	if err != nil || indexed {
+		return false, err
+	}
+	if err := b.DB.WriteIndex(ctx, tx, pk, ix); err != nil {
+		return false, noSpace(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, noSpace(err)
+	}
+	return true, nil
+}
+
+// DropIndexDays drops the partitions of the fleet index's days that end
+// at or before before and whose captures all ended before it, each day in
+// a transaction of its own under the partitions' advisory lock.
+func (b *Backend) DropIndexDays(ctx context.Context, before int64) (int, error) {
+	var days []int64
+	err := b.DB.ReadTx(ctx, func(tx *sql.Tx) error {
+		days = nil
+		return b.DB.Each(ctx, tx, `SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+			WHERE i.inhparent = 'fleet_captures'::regclass`, nil, func(scan func(...any) error) error {
+			var name string
+			if err := scan(&name); err != nil {
+				return err
+			}
+			var day int64
+			if _, err := fmt.Sscanf(name, "fleet_captures_d%d", &day); err == nil && (day+1)*sqldb.DayNS <= before {
+				days = append(days, day)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	dropped := 0
+	for _, day := range days {
+		ok, err := b.dropDay(ctx, day, before)
+		if err != nil {
+			return dropped, fmt.Errorf("drop the fleet index of day %d: %w", day, err)
+		}
+		if ok {
+			dropped++
+		}
+	}
+	return dropped, nil
+}
+
+// dropDay drops the partitions of day unless one of its captures ends at
+// or after before.
+func (b *Backend) dropDay(ctx context.Context, day, before int64) (bool, error) {
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, partitionLock); err != nil {
+		return false, err
+	}
+	var live bool
+	err = tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM fleet_captures WHERE day = $1 AND end_ns >= $2)`, day, before).Scan(&live)
+	if err != nil || live {
+		return false, err
+	}
+	for i := len(partitions) - 1; i >= 0; i-- {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+partitionName(partitions[i], day)); err != nil {
+			return false, err
+		}
+	}
+	return true, tx.Commit()
+}
+
+// writeIndexAndLabels stores the fleet index and host labels of an
+// import's record inside its transaction.
+func (im *importTx) writeIndexAndLabels(ctx context.Context, rec *store.Record) error {
+	if rec.Index != nil {
+		if err := im.b.DB.WriteIndex(ctx, im.tx, im.pk, rec.Index); err != nil {
+			return noSpace(err)
+		}
+	}
+	if len(rec.Labels) > 0 {
+		if err := im.b.DB.SetHostLabels(ctx, im.tx, rec.Profile.Host, rec.Labels, nil, rec.MaxLabels); err != nil {
+			return fmt.Errorf("label host %s: %w", rec.Profile.Host, noSpace(err))
+		}
+	}
+	return nil
 }

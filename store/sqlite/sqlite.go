@@ -215,6 +215,9 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	if err := insertEventsAndWarnings(ctx, im.tx, im.pk, &rec.Profile); err != nil {
 		return noSpace(err)
 	}
+	if err := im.b.writeIndexAndLabels(ctx, im.tx, im.pk, rec); err != nil {
+		return noSpace(err)
+	}
 	if err := im.tx.Commit(); err != nil {
 		return noSpace(err)
 	}
@@ -369,3 +372,46 @@ func OpenStore(ctx context.Context, path string, opt store.Options) (*store.Stor
 	}
 	return store.New(b, opt), nil
 }
+
+// writeIndexAndLabels stores the fleet index and host labels of an
+// import's record inside its transaction.
+func (b *Backend) writeIndexAndLabels(ctx context.Context, tx *sql.Tx, pk int64, rec *store.Record) error {
+	if rec.Index != nil {
+		if err := b.DB.WriteIndex(ctx, tx, pk, rec.Index); err != nil {
+			return err
+		}
+	}
+	if len(rec.Labels) > 0 {
+		if err := b.DB.SetHostLabels(ctx, tx, rec.Profile.Host, rec.Labels, nil, rec.MaxLabels); err != nil {
+			return fmt.Errorf("label host %s: %w", rec.Profile.Host, err)
+		}
+	}
+	return nil
+}
+
+func (b *Backend) SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string, max int) error {
+	return b.writeTx(ctx, func(tx *sql.Tx) error { return b.DB.SetHostLabels(ctx, tx, host, set, remove, max) })
+}
+
+// PrepareIndex does nothing: SQLite's fleet index is not partitioned.
+func (b *Backend) PrepareIndex(ctx context.Context, day int64) error { return nil }
+
+func (b *Backend) WriteIndex(ctx context.Context, id string, ix *store.Index) (bool, error) {
+	wrote := false
+	err := b.writeTx(ctx, func(tx *sql.Tx) error {
+		pk, indexed, err := b.DB.IndexProfile(ctx, tx, id)
+		if err != nil || indexed {
+			return err
+		}
+		wrote = true
+		return b.DB.WriteIndex(ctx, tx, pk, ix)
+	})
+	if err != nil {
+		return false, noSpace(err)
+	}
+	return wrote, nil
+}
+
+// DropIndexDays drops nothing: SQLite's fleet index rows go with their
+// profiles.
+func (b *Backend) DropIndexDays(ctx context.Context, before int64) (int, error) { return 0, nil }

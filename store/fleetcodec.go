@@ -1,0 +1,177 @@
+package store
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/subsecond/subsecond"
+)
+
+// The fleet index stores two kinds of blobs:
+//
+//   - a capture's slot totals (fleet_captures.slots): behind a format byte,
+//     zstd of the slot count and then five columns of varints, the
+//     samples, busy and system counts as zigzag deltas from the previous
+//     slot's, and each slot's peak core as the two counts of its fraction
+//     (system samples, samples), so that it reads back exactly;
+//   - a name's counts in one capture (fleet_counts.slots): the slots with
+//     samples as pairs of varints, the slots skipped since the previous
+//     one and the count. They are a few bytes, too small for zstd's frame
+//     to pay.
+
+// Format bytes of the fleet index's blobs.
+const (
+	slotsFormat  = 1
+	countsFormat = 1
+)
+
+// maxIndexSlots bounds a capture's slots: subsecond.MaxSpan in slots, and
+// one more for a span that starts late in its first slot.
+const maxIndexSlots = int(subsecond.MaxSpan/subsecond.IndexSlot) + 2
+
+// maxIndexName bounds the bytes of an indexed name: a longer function or
+// call edge (C++ templates) is cut to it, at a character boundary, so that
+// it fits PostgreSQL's unique index of the names.
+const maxIndexName = 1024
+
+// slotTotal is one slot's totals as stored: the counts, and the peak
+// core's share as the fraction peakSys / peakN (0/0 when no CPU was
+// judged).
+type slotTotal struct {
+	subsecond.Counts
+	peakSys, peakN int64
+}
+
+// peak returns the slot's subsecond.SlotTotals.PeakCore.
+func (s slotTotal) peak() float64 {
+	if s.peakN == 0 {
+		return 0
+	}
+	return float64(s.peakSys) / float64(s.peakN)
+}
+
+// encodeSlotTotals returns the blob of a capture's slot totals.
+func encodeSlotTotals(slots []slotTotal) []byte {
+	e := enc{b: make([]byte, 0, 8*len(slots)+8)}
+	e.uvarint(uint64(len(slots)))
+	for _, col := range []func(s *slotTotal) int64{
+		func(s *slotTotal) int64 { return s.Samples },
+		func(s *slotTotal) int64 { return s.Busy },
+		func(s *slotTotal) int64 { return s.System },
+	} {
+		var prev int64
+		for i := range slots {
+			v := col(&slots[i])
+			e.varint(v - prev)
+			prev = v
+		}
+	}
+	for _, s := range slots {
+		e.uvarint(uint64(s.peakN))
+		e.uvarint(uint64(s.peakSys))
+	}
+	return append([]byte{slotsFormat}, zstdBlob(e.b)...)
+}
+
+// decodeSlotTotals reads what encodeSlotTotals wrote.
+func decodeSlotTotals(b []byte) ([]subsecond.SlotTotals, error) {
+	if len(b) == 0 || b[0] != slotsFormat {
+		return nil, fmt.Errorf("%w: slot totals format", errCorrupt)
+	}
+	raw, err := unzstd(nil, b[1:])
+	if err != nil {
+		return nil, err
+	}
+	d := dec{b: raw}
+	n := d.count(maxIndexSlots)
+	out := make([]subsecond.SlotTotals, n)
+	for c := range 3 {
+		var v int64
+		for i := range out {
+			v += d.varint()
+			switch c {
+			case 0:
+				out[i].Samples = v
+			case 1:
+				out[i].Busy = v
+			case 2:
+				out[i].System = v
+			}
+		}
+	}
+	for i := range out {
+		s := &out[i]
+		n, sys := d.uvarint(), d.uvarint()
+		if sys > n || s.Samples < 0 || s.Busy > s.Samples || s.System > s.Busy || s.System < 0 {
+			d.fail("slot totals inconsistent")
+		}
+		if n > 0 {
+			s.PeakCore = float64(sys) / float64(n)
+		}
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// slotCount is a name's samples in one slot.
+type slotCount struct {
+	slot int32
+	n    int64
+}
+
+// encodeSlotCounts returns the blob of a name's counts, given by slot in
+// increasing order.
+func encodeSlotCounts(counts []slotCount) []byte {
+	e := enc{b: make([]byte, 0, 3*len(counts)+1)}
+	e.byte(countsFormat)
+	prev := int32(-1)
+	for _, c := range counts {
+		e.uvarint(uint64(c.slot - prev - 1))
+		e.uvarint(uint64(c.n))
+		prev = c.slot
+	}
+	return e.b
+}
+
+// decodeSlotCounts reads what encodeSlotCounts wrote, as counts per slot
+// up to the last with samples.
+func decodeSlotCounts(b []byte) ([]int64, error) {
+	d := dec{b: b}
+	if f := d.byte(); f != countsFormat && d.err == nil {
+		return nil, fmt.Errorf("%w: slot counts format %d", errCorrupt, f)
+	}
+	var out []int64
+	for d.err == nil && len(d.b) > 0 {
+		gap := d.count(maxIndexSlots)
+		n := d.uvarint()
+		if len(out)+gap >= maxIndexSlots || n > 1<<62 {
+			d.fail("slot counts out of range")
+			break
+		}
+		for range gap {
+			out = append(out, 0)
+		}
+		out = append(out, int64(n))
+	}
+	if err := d.end(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// indexName returns s cut to maxIndexName bytes at a character boundary.
+func indexName(s string) string {
+	if len(s) <= maxIndexName {
+		return s
+	}
+	s = s[:maxIndexName]
+	for len(s) > 0 {
+		if r, size := utf8.DecodeLastRuneInString(s); r != utf8.RuneError || size > 1 {
+			break
+		}
+		s = s[:len(s)-1]
+	}
+	return s
+}
