@@ -121,6 +121,15 @@ type SlotTotals struct {
 	PeakCore float64 `json:"peak_core"`
 }
 
+// Bounds of what one read of the fleet index returns: more indexed
+// captures than MaxIndexedCaptures, or a search expression matching more
+// than MaxIndexNames names, is refused (ErrTooLarge) before the counts are
+// read.
+const (
+	MaxIndexedCaptures = 200_000
+	MaxIndexNames      = 1_000
+)
+
 // MinPeakSamples is the fewest samples of one CPU in one second for its
 // system share to count in SlotTotals.PeakCore.
 const MinPeakSamples = 10

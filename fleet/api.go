@@ -98,7 +98,7 @@ type SearchResult struct {
 	From, To, Bucket int64
 	Kind             subsecond.NameKind
 	Match            string
-	Names            []string // the names matched, most samples first (at most MaxNames)
+	Names            []string // the names matched, most samples first (at most subsecond.MaxIndexNames)
 	Hosts            []Hit    // by Share, then Peak, descending; hosts without a match left out
 	ByPeak           []int    // indexes of Hosts by Peak, descending
 }

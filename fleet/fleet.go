@@ -19,13 +19,13 @@ import (
 type Source interface {
 	// IndexedCaptures returns the indexed captures with a slot in
 	// [from, to) (Unix ns) of every host, by host and then Start. More
-	// than MaxCaptures of them is an error wrapping
+	// than subsecond.MaxIndexedCaptures of them is an error wrapping
 	// subsecond.ErrTooLarge.
 	IndexedCaptures(ctx context.Context, from, to int64) ([]subsecond.IndexedCapture, error)
 	// NameCounts returns the per-slot counts of the names of kind that
 	// match matches, in the captures with a slot in [from, to). More
-	// than MaxNames distinct names matching is an error wrapping
-	// subsecond.ErrTooLarge that says so.
+	// than subsecond.MaxIndexNames distinct names matching is an error
+	// wrapping subsecond.ErrTooLarge that says so.
 	NameCounts(ctx context.Context, kind subsecond.NameKind, match *regexp.Regexp, from, to int64) ([]subsecond.NameCount, error)
 	// NameTotals returns, for the captures with a slot in [from, to), each
 	// name's total in each capture (a NameCount with one slot), leaving out
@@ -37,9 +37,3 @@ type Source interface {
 	// order.
 	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)
 }
-
-// Bounds of what one request reads.
-const (
-	MaxCaptures = 200_000 // indexed captures one request reads
-	MaxNames    = 1_000   // distinct names one search expression matches
-)

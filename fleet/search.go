@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -31,7 +32,7 @@ func Search(ctx context.Context, src Source, opt Options) (*SearchResult, error)
 	}
 	w := opt.bucketWidth()
 	res := &SearchResult{From: opt.From, To: opt.To, Bucket: w, Kind: opt.Kind, Match: opt.Match.String(),
-		Names: names[:min(len(names), MaxNames)], Hosts: []Hit{}, ByPeak: []int{}}
+		Names: names[:min(len(names), subsecond.MaxIndexNames)], Hosts: []Hit{}, ByPeak: []int{}}
 	for i := range hosts {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
-	"github.com/subsecond/subsecond/fleet"
 	"github.com/subsecond/subsecond/query"
 )
 
@@ -96,13 +95,13 @@ func (s *Store) HostLabels(ctx context.Context) (map[string][]subsecond.Label, e
 
 // IndexedCaptures: see fleet.Source.
 func (s *Store) IndexedCaptures(ctx context.Context, from, to int64) ([]subsecond.IndexedCapture, error) {
-	rows, err := s.b.IndexedCaptures(ctx, from, to, fleet.MaxCaptures+1)
+	rows, err := s.b.IndexedCaptures(ctx, from, to, subsecond.MaxIndexedCaptures+1)
 	if err != nil {
 		return nil, fmt.Errorf("indexed captures: %w", err)
 	}
-	if len(rows) > fleet.MaxCaptures {
+	if len(rows) > subsecond.MaxIndexedCaptures {
 		return nil, fmt.Errorf("more than %d captures lie in %s: choose a shorter range: %w",
-			fleet.MaxCaptures, wallRange(from, to), subsecond.ErrTooLarge)
+			subsecond.MaxIndexedCaptures, wallRange(from, to), subsecond.ErrTooLarge)
 	}
 	out := make([]subsecond.IndexedCapture, 0, len(rows))
 	for _, r := range rows {
@@ -147,9 +146,9 @@ func (s *Store) NameCounts(ctx context.Context, kind subsecond.NameKind, match *
 		if !match.MatchString(n.Name) {
 			continue
 		}
-		if len(ids) == fleet.MaxNames {
+		if len(ids) == subsecond.MaxIndexNames {
 			return nil, fmt.Errorf("more than %d %s names match %q: narrow the expression: %w",
-				fleet.MaxNames, kind, match.String(), subsecond.ErrTooLarge)
+				subsecond.MaxIndexNames, kind, match.String(), subsecond.ErrTooLarge)
 		}
 		byID[n.ID] = n.Name
 		ids = append(ids, n.ID)

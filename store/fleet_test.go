@@ -368,7 +368,7 @@ func TestHostLabels(t *testing.T) {
 	})
 }
 
-// TestNameCountsTooMany: a search matching more than fleet.MaxNames names
+// TestNameCountsTooMany: a search matching more than subsecond.MaxIndexNames names
 // fails with ErrTooLarge asking to narrow the expression; a narrower one
 // succeeds.
 func TestNameCountsTooMany(t *testing.T) {

@@ -22,9 +22,6 @@ type Source struct {
 	markers map[string][]subsecond.Marker
 }
 
-// MaxNames is the bound of Source.NameCounts, as the store's.
-const MaxNames = 1_000
-
 // Source returns the fleet's index.
 func (f Fleet) Source() *Source {
 	f = f.defaults()
@@ -104,7 +101,7 @@ func (s *Source) IndexedCaptures(ctx context.Context, from, to int64) ([]subseco
 }
 
 // NameCounts returns the per-slot counts of the names of kind matching
-// match in the captures with a slot in [from, to); more than MaxNames
+// match in the captures with a slot in [from, to); more than subsecond.MaxIndexNames
 // names is an error wrapping subsecond.ErrTooLarge.
 func (s *Source) NameCounts(ctx context.Context, kind subsecond.NameKind, match *regexp.Regexp, from, to int64) ([]subsecond.NameCount, error) {
 	var out []subsecond.NameCount
@@ -120,8 +117,8 @@ func (s *Source) NameCounts(ctx context.Context, kind subsecond.NameKind, match 
 			}
 		}
 	}
-	if len(names) > MaxNames {
-		return nil, fmt.Errorf("%d names match %s, more than %d: %w", len(names), match, MaxNames, subsecond.ErrTooLarge)
+	if len(names) > subsecond.MaxIndexNames {
+		return nil, fmt.Errorf("%d names match %s, more than %d: %w", len(names), match, subsecond.MaxIndexNames, subsecond.ErrTooLarge)
 	}
 	return out, ctx.Err()
 }
