@@ -42,7 +42,7 @@ type MoveOptions struct {
 
 // MoveOptionsOf returns what Moves is asked by q: what moves with the
 // command q.Filter.Comm (and function q.Frame) when it names one, else
-// with the series q.Series (q.Label, q.SeriesCPU), over q's from, to and
+// with the series q.Series (q.SeriesLabel, q.SeriesCPU), over q's from, to and
 // session.
 func MoveOptionsOf(q *query.Query) MoveOptions {
 	opt := MoveOptions{From: q.From.NS, To: q.To.NS, Session: q.Session}
@@ -53,7 +53,7 @@ func MoveOptionsOf(q *query.Query) MoveOptions {
 		}
 		opt.Feature = &f
 	} else {
-		opt.Series = &subsecond.SeriesKey{Name: q.Series, CPU: int32(q.SeriesCPU), Label: q.Label}
+		opt.Series = &subsecond.SeriesKey{Name: q.Series, CPU: int32(q.SeriesCPU), Label: q.SeriesLabel}
 	}
 	return opt
 }

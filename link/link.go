@@ -16,6 +16,7 @@ package link
 
 import (
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -47,6 +48,9 @@ const (
 	// flame graph of the windows before them against the control windows.
 	ExplainPage     Route = "/hosts/{host}/explain"
 	ExplainDiffPage Route = "/hosts/{host}/explain/diff"
+
+	// The fleet: hosts × time, the search and the contrasts.
+	FleetPage Route = "/fleet"
 )
 
 // APIPrefix begins the path of every API route and of no page.
@@ -77,6 +81,11 @@ const (
 	ExplainDiffAPI Route = "/api/hosts/{host}/explain/diff"
 	SeriesAPI      Route = "/api/hosts/{host}/series"
 	MovesAPI       Route = "/api/hosts/{host}/moves"
+	LabelsAPI      Route = "/api/hosts/{host}/labels"
+	FleetAPI       Route = "/api/fleet"
+	FleetSearchAPI Route = "/api/fleet/search"
+	FleetGroupsAPI Route = "/api/fleet/groups"
+	FleetUptimeAPI Route = "/api/fleet/uptime"
 )
 
 // Health checks, for load balancers and service managers: Healthz answers
@@ -96,7 +105,7 @@ var Routes = []struct {
 	{"index", Index}, {"profilePage", ProfilePage}, {"flamePage", FlamePage}, {"diffPage", DiffPage},
 	{"stacksPage", StacksPage}, {"hostsPage", HostsPage}, {"hostPage", HostPage},
 	{"hostFlamePage", HostFlamePage}, {"hostDiffPage", HostDiffPage}, {"hostStacksPage", HostStacksPage},
-	{"explainPage", ExplainPage}, {"explainDiffPage", ExplainDiffPage},
+	{"explainPage", ExplainPage}, {"explainDiffPage", ExplainDiffPage}, {"fleetPage", FleetPage},
 	{"profilesAPI", ProfilesAPI}, {"profileAPI", ProfileAPI}, {"heatmapAPI", HeatmapAPI},
 	{"coresAPI", CoresAPI}, {"hotspotsAPI", HotspotsAPI}, {"flameAPI", FlameAPI}, {"diffAPI", DiffAPI},
 	{"samplesAPI", SamplesAPI}, {"hostsAPI", HostsAPI}, {"hostAPI", HostAPI}, {"capturesAPI", CapturesAPI},
@@ -104,6 +113,8 @@ var Routes = []struct {
 	{"markersAPI", MarkersAPI}, {"sessionsAPI", SessionsAPI}, {"hostFlameAPI", HostFlameAPI},
 	{"hostDiffAPI", HostDiffAPI}, {"hostSamplesAPI", HostSamplesAPI}, {"explainAPI", ExplainAPI},
 	{"explainDiffAPI", ExplainDiffAPI}, {"seriesAPI", SeriesAPI}, {"movesAPI", MovesAPI},
+	{"labelsAPI", LabelsAPI}, {"fleetAPI", FleetAPI}, {"fleetSearchAPI", FleetSearchAPI},
+	{"fleetGroupsAPI", FleetGroupsAPI}, {"fleetUptimeAPI", FleetUptimeAPI},
 	{"healthz", Healthz}, {"readyz", Readyz},
 }
 
@@ -157,6 +168,30 @@ func Flame(id string, v url.Values) string { return FlamePage.With(v, id) }
 
 // Host returns the path of host's night page with the query v.
 func Host(host string, v url.Values) string { return HostPage.With(v, host) }
+
+// HostAt returns the path of host's night page showing the wall-clock
+// range [from, to) (Unix ns): where the fleet's map opens a host.
+func HostAt(host string, from, to int64) string {
+	return Host(host, url.Values{"from": {query.FormatWallTime(from)}, "to": {query.FormatWallTime(to)}})
+}
+
+// FleetSearch returns the path of the fleet page searching for the one
+// name of kind (a function, a command or a call edge "caller;callee"),
+// exactly, with the labels and group of v.
+func FleetSearch(kind subsecond.NameKind, name string, v url.Values) string {
+	out := url.Values{}
+	for _, k := range []string{"label", "group", "from", "to"} {
+		if v[k] != nil {
+			out[k] = v[k]
+		}
+	}
+	if kind == subsecond.NameComm {
+		out.Set("comm", name)
+	} else {
+		out.Set(kind.String(), "^"+regexp.QuoteMeta(name)+"$")
+	}
+	return FleetPage.With(out)
+}
 
 // Hotspots sets each spot's URL to the flame graph page of stored profile
 // id for its episode: its CPU and range, with the filters of f.

@@ -101,3 +101,18 @@ const DefaultState = "cpu.sys,cgroups,cgroup.dying,net.errors"
 // text matched, times the expression's size), and a filter, a search or a
 // marker expression has no use for more.
 const MaxRegexp = 1024
+
+// Bounds of the fleet's views (the parameters "buckets" and
+// "permutations"), as package fleet defines them: its map's columns and
+// its contrasts' permutation tests.
+const (
+	DefaultFleetBuckets = 120
+	MaxFleetBuckets     = 2000
+	MinPermutations     = 1000
+	DefaultPermutations = 10_000
+	MaxPermutations     = 100_000
+)
+
+// FleetSpan is the fleet's default range: the last 24 hours of the
+// indexed data.
+const FleetSpan = int64(24 * time.Hour)

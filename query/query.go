@@ -71,14 +71,26 @@ type Query struct {
 	Seed     int
 
 	// Series names a kind of host series (subsecond.SeriesKinds), for a
-	// host's series view; Label and SeriesCPU one series of the kind (-1:
-	// the host's, or the CPUs' together), for what moves with it. Frame
-	// names a function whose samples of Filter.Comm the series are
+	// host's series view; SeriesLabel and SeriesCPU one series of the kind
+	// (-1: the host's, or the CPUs' together), for what moves with it.
+	// Frame names a function whose samples of Filter.Comm the series are
 	// ranked against instead.
-	Series    string
-	Label     string
-	SeriesCPU int
-	Frame     string
+	Series      string
+	SeriesLabel string
+	SeriesCPU   int
+	Frame       string
+
+	// The fleet's views (package fleet): the hosts carrying every one of
+	// Labels, grouped by the label key Group; Stack selects call edges
+	// ("caller;callee") as Filter.Function selects functions and
+	// Filter.Comm or Filter.CommRegex commands; Buckets is the number of
+	// time columns, Permutations the size of the contrasts' permutation
+	// tests (seeded by Seed).
+	Labels       []subsecond.Label
+	Group        string
+	Stack        string
+	Buckets      int
+	Permutations int
 
 	// Page is view state that only the pages keep in their URL: it
 	// changes no data.
@@ -161,6 +173,7 @@ const (
 	TypeDuration ParamType = "duration" // a duration from Min to Max ns
 	TypeOffset   ParamType = "offset"   // seconds from the profile's T0, may be negative
 	TypeWallTime ParamType = "walltime" // RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds
+	TypeLabels   ParamType = "labels"   // key=value, repeated for more, at most Max
 )
 
 // Group names the part of a query a parameter belongs to.
@@ -175,6 +188,7 @@ const (
 	GroupHotspots Group = "hotspots" // how hot spots are found and listed
 	GroupExplain  Group = "explain"  // which markers a host's explanation contrasts, and how
 	GroupSeries   Group = "series"   // a host's series: which one
+	GroupFleet    Group = "fleet"    // the fleet's hosts, names and contrasts
 	GroupPage     Group = "page"     // view state pages keep in their URL; no effect on data
 )
 
@@ -197,6 +211,7 @@ const (
 	ViewMarkers      // a host's event markers
 	ViewExplain      // what precedes a host's markers, against the rest of its recording
 	ViewSeries       // a host's series (per-CPU time, cgroups, interrupts) over time
+	ViewFleet        // the fleet's hosts × time, search and contrasts
 
 	ViewData = ViewHeatmap | ViewCores | ViewHotspots | ViewFlame | ViewDiff | ViewStacks
 	ViewHost = ViewTimeline | ViewHostHotspots | ViewComms | ViewMarkers | ViewExplain | ViewSeries
@@ -204,11 +219,11 @@ const (
 
 // viewNames names each view, in bit order.
 var viewNames = []string{"heatmap", "cores", "hotspots", "flame", "diff", "page", "stacks",
-	"timeline", "host_hotspots", "comms", "markers", "explain", "series"}
+	"timeline", "host_hotspots", "comms", "markers", "explain", "series", "fleet"}
 
 // Names returns the names of the views in v, in bit order: "heatmap",
 // "cores", "hotspots", "flame", "diff", "page", "stacks", "timeline",
-// "host_hotspots", "comms", "markers", "explain", "series".
+// "host_hotspots", "comms", "markers", "explain", "series", "fleet".
 func (v View) Names() []string {
 	var out []string
 	for i, name := range viewNames {
@@ -244,6 +259,7 @@ type Param struct {
 
 	field func(q *Query) any        // a pointer to the Query field it sets
 	show  func(value string) string // how Describe writes a value; nil: "name value"
+	check func(value string) error  // a check beyond the type's, on a value given; nil: none
 }
 
 // ViewHelp is the help of a parameter for the views in Views.
@@ -266,7 +282,7 @@ type ViewHelp struct {
 // for TypeIDList; string for TypeString, TypeRegexp and TypeChoice; bool,
 // int, float64 (TypeFraction), int64 (TypeDuration; 0 when a row without a
 // default is not given, for the view to choose), Bound (TypeOffset) or
-// WallTime (TypeWallTime).
+// WallTime (TypeWallTime); []subsecond.Label for TypeLabels (repeated, at most Max).
 // TestParams checks every row. The commands that read the new parameter
 // get its flag from their views; the code that uses it reads the field.
 var params = []Param{
@@ -283,12 +299,13 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Filter.PIDs }},
 	{Name: "tid", Type: TypeIDList, Help: "thread id list", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.TIDs }},
-	{Name: "comm", Type: TypeString, Help: "exact command name (in a host's comm shares: the command whose share is drawn, by default the one that jumps furthest)", Group: GroupFilter, Views: ViewData | ViewComms,
-		ViewHelp: []ViewHelp{{ViewData, "exact command name"}, {ViewComms, "the command whose share is drawn (default: the one that jumps furthest)"}},
+	{Name: "comm", Type: TypeString, Help: "exact command name (in a host's comm shares: the command whose share is drawn, by default the one that jumps furthest; in the fleet: the command searched)", Group: GroupFilter, Views: ViewData | ViewComms | ViewFleet,
+		ViewHelp: []ViewHelp{{ViewData, "exact command name"}, {ViewComms, "the command whose share is drawn (default: the one that jumps furthest)"}, {ViewFleet, "search the hosts for this command, the exact name"}},
 		field:    func(q *Query) any { return &q.Filter.Comm }},
-	{Name: "comm_regex", Type: TypeRegexp, Help: "command name regular expression", Group: GroupFilter, Views: ViewData,
-		field: func(q *Query) any { return &q.Filter.CommRegex },
-		show:  func(v string) string { return "comm ~ " + v },
+	{Name: "comm_regex", Type: TypeRegexp, Help: "command name regular expression", Group: GroupFilter, Views: ViewData | ViewFleet,
+		ViewHelp: []ViewHelp{{ViewFleet, "search the hosts for the commands matching this regular expression"}},
+		field:    func(q *Query) any { return &q.Filter.CommRegex },
+		show:     func(v string) string { return "comm ~ " + v },
 	},
 	{Name: "cgroup", Type: TypeRegexp, Help: "cgroup path regular expression, e.g. kubepods.*pod1234 (recorded by perf record --all-cgroups, printed by perf script -F +cgroup)", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Cgroup },
@@ -296,8 +313,9 @@ var params = []Param{
 	},
 	{Name: "event", Type: TypeString, Help: "event name (default: the capture's first sampling event, such as cpu-clock, else its first event)", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Event }},
-	{Name: "function", Type: TypeRegexp, Help: "regular expression: keep samples whose stack has a matching frame", Group: GroupFilter, Views: ViewData,
-		field: func(q *Query) any { return &q.Filter.Function }},
+	{Name: "function", Type: TypeRegexp, Help: "regular expression: keep samples whose stack has a matching frame (in the fleet: search the hosts for such samples)", Group: GroupFilter, Views: ViewData | ViewFleet,
+		ViewHelp: []ViewHelp{{ViewData, "regular expression: keep samples whose stack has a matching frame"}, {ViewFleet, "search the hosts for the samples whose stack has a function matching this regular expression"}},
+		field:    func(q *Query) any { return &q.Filter.Function }},
 	{Name: "only", Type: TypeChoice, Choices: []string{"kernel", "user"}, Help: "kernel or user: keep only those frames of each stack", Group: GroupFilter, Views: ViewData,
 		field: func(q *Query) any { return &q.Filter.Only },
 		show:  func(v string) string { return v + " frames only" },
@@ -316,11 +334,11 @@ var params = []Param{
 	{Name: "end2", Type: TypeOffset, Unit: "s", Help: "differential graph: base range end, seconds from T0, exclusive", Group: GroupRange, Views: ViewDiff,
 		field: func(q *Query) any { return &q.End2 }},
 
-	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds: in a capture's views instead of start; a host's views start by default where their session does (see session)", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers | ViewExplain | ViewSeries,
-		ViewHelp: []ViewHelp{{ViewData, "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds, instead of start"}, {ViewHost, "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds (default: where the session starts, see session)"}},
+	{Name: "from", Type: TypeWallTime, Help: "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds: in a capture's views instead of start; a host's views start by default where their session does (see session); the fleet's 24 hours before to", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers | ViewExplain | ViewSeries | ViewFleet,
+		ViewHelp: []ViewHelp{{ViewData, "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds, instead of start"}, {ViewHost, "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds (default: where the session starts, see session)"}, {ViewFleet, "range start as wall-clock time, RFC 3339 (2026-11-30T03:12:05Z) or Unix seconds (default: 24 hours before to, or where the indexed data starts)"}},
 		field:    func(q *Query) any { return &q.From }},
-	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where their session does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers | ViewExplain | ViewSeries,
-		ViewHelp: []ViewHelp{{ViewData, "range end as wall-clock time, exclusive, instead of end"}, {ViewHost, "range end as wall-clock time, exclusive (default: where the session ends)"}},
+	{Name: "to", Type: TypeWallTime, Help: "range end as wall-clock time, exclusive: in a capture's views instead of end; a host's views end by default where their session does; the fleet's where its indexed data does", Group: GroupRange, Views: ViewFlame | ViewDiff | ViewStacks | ViewHotspots | ViewTimeline | ViewComms | ViewMarkers | ViewExplain | ViewSeries | ViewFleet,
+		ViewHelp: []ViewHelp{{ViewData, "range end as wall-clock time, exclusive, instead of end"}, {ViewHost, "range end as wall-clock time, exclusive (default: where the session ends)"}, {ViewFleet, "range end as wall-clock time, exclusive (default: where the indexed data ends)"}},
 		field:    func(q *Query) any { return &q.To }},
 	{Name: "session", Type: TypeInt, Min: 0, Max: 1000000, Default: "0", Help: "a host's views: the recording session (its captures with no pause longer than 30 minutes) whose span is the range where from or to is not given, 1 for the host's first; 0: the session holding the bound given, else the latest; a host's hot spots are those of the session (default the latest)", Group: GroupRange, Views: ViewTimeline | ViewComms | ViewHostHotspots | ViewExplain | ViewSeries,
 		field: func(q *Query) any { return &q.Session }},
@@ -346,8 +364,8 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Threshold }},
 	{Name: "min", Type: TypeDuration, Unit: "s", Min: int64(time.Millisecond), Max: int64(24 * time.Hour), Default: FormatSeconds(DefaultMin), Help: "shortest episode (at least 1 s across a host's night, whose resolution is a second)", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots,
 		field: func(q *Query) any { return &q.Min }},
-	{Name: "limit", Type: TypeInt, Min: 0, Max: 100000, Default: "50", Help: "how many to list, best first: hot spots, or in a host's comm shares the commands that jump furthest; 0 for all", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots | ViewComms,
-		ViewHelp: []ViewHelp{{ViewHotspots | ViewHostHotspots, "how many hot spots to list, best first; 0 for all"}, {ViewComms, "how many commands to list, those whose share jumps furthest first; 0 for all"}},
+	{Name: "limit", Type: TypeInt, Min: 0, Max: 100000, Default: "50", Help: "how many to list, best first: hot spots, in a host's comm shares the commands that jump furthest, in the fleet's contrasts the findings; 0 for all", Group: GroupHotspots, Views: ViewHotspots | ViewHostHotspots | ViewComms | ViewFleet,
+		ViewHelp: []ViewHelp{{ViewHotspots | ViewHostHotspots, "how many hot spots to list, best first; 0 for all"}, {ViewComms, "how many commands to list, those whose share jumps furthest first; 0 for all"}, {ViewFleet, "how many findings a contrast lists, the most significant first; 0 for all"}},
 		field:    func(q *Query) any { return &q.Limit }},
 	{Name: "cells", Type: TypeInt, Min: 1, Max: 1000, Default: "10", Help: "how many of the hottest heatmap cells to list", Group: GroupHotspots, Views: ViewHotspots,
 		field: func(q *Query) any { return &q.Cells }},
@@ -363,16 +381,27 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Before }},
 	{Name: "controls", Type: TypeInt, Min: 0, Max: MaxControls, Default: strconv.Itoa(DefaultControls), Help: "how many control windows (recorded time near no marker) to draw at random; 0 for all of them, up to the most", Group: GroupExplain, Views: ViewExplain,
 		field: func(q *Query) any { return &q.Controls }},
-	{Name: "seed", Type: TypeInt, Min: 0, Max: 1 << 30, Default: "1", Help: "the seed of the control windows' draw and of the permutation test, so that a result can be reproduced", Group: GroupExplain, Views: ViewExplain,
+	{Name: "seed", Type: TypeInt, Min: 0, Max: 1 << 30, Default: "1", Help: "the seed of the control windows' draw and of the permutation tests (a host's explanation, the fleet's contrasts), so that a result can be reproduced", Group: GroupExplain, Views: ViewExplain | ViewFleet,
 		field: func(q *Query) any { return &q.Seed }},
 	{Name: "name", Type: TypeChoice, Choices: seriesNames(), Default: "cpu.sys", Help: "the kind of host series: per-CPU time as mpstat shows it (cpu.sys, cpu.usr, …), cgroup counts, interrupt and network rates", Group: GroupSeries, Views: ViewSeries,
 		field: func(q *Query) any { return &q.Series }},
-	{Name: "label", Type: TypeString, Help: "a host series' label: the cgroup controller, the IRQ line, the network device (what moves with a series)", Group: GroupSeries, Views: ViewSeries,
-		field: func(q *Query) any { return &q.Label }},
+	{Name: "series_label", Type: TypeString, Help: "a host series' label: the cgroup controller, the IRQ line, the network device (what moves with a series)", Group: GroupSeries, Views: ViewSeries,
+		field: func(q *Query) any { return &q.SeriesLabel }},
 	{Name: "series_cpu", Type: TypeInt, Min: -1, Max: 1 << 20, Default: "-1", Help: "a per-CPU series' CPU (what moves with a series); -1: the host's, or every CPU's together", Group: GroupSeries, Views: ViewSeries,
 		field: func(q *Query) any { return &q.SeriesCPU }},
 	{Name: "frame", Type: TypeString, Help: "a function: with comm, the host series are ranked by how they move with that command's samples in it", Group: GroupSeries, Views: ViewSeries,
 		field: func(q *Query) any { return &q.Frame }},
+	{Name: "label", Type: TypeLabels, Max: subsecond.MaxLabels, Help: "a host label, key=value (zone=us-east-1a): the fleet's hosts that carry it; repeated, those that carry every one", Group: GroupFleet, Views: ViewFleet,
+		field: func(q *Query) any { return &q.Labels }},
+	{Name: "group", Type: TypeString, Help: "a host label key: the fleet's rows are grouped by its values, and the group contrast compares them", Group: GroupFleet, Views: ViewFleet,
+		field: func(q *Query) any { return &q.Group },
+		check: checkLabelKey},
+	{Name: "stack", Type: TypeRegexp, Help: "search the hosts for the samples whose stack holds a call edge caller;callee matching this regular expression (e.g. ^tcp_sendmsg;tcp_push$)", Group: GroupFleet, Views: ViewFleet,
+		field: func(q *Query) any { return &q.Stack }},
+	{Name: "buckets", Type: TypeInt, Min: 1, Max: MaxFleetBuckets, Default: strconv.Itoa(DefaultFleetBuckets), Help: "the fleet's time columns: of its map and of the search's sparklines", Group: GroupFleet, Views: ViewFleet,
+		field: func(q *Query) any { return &q.Buckets }},
+	{Name: "permutations", Type: TypeInt, Min: MinPermutations, Max: MaxPermutations, Default: strconv.Itoa(DefaultPermutations), Help: "the fleet's contrasts: the shuffles of each permutation test (more: finer p-values, slower)", Group: GroupFleet, Views: ViewFleet,
+		field: func(q *Query) any { return &q.Permutations }},
 	{Name: "scale", Type: TypeChoice, Choices: []string{"linear", "log"}, Default: "linear", Help: "the heatmaps' colour scale: linear or log (enhanced)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.Scale }},
 	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,
@@ -514,6 +543,17 @@ func Default() Query {
 func Parse(v url.Values) (*Query, error) {
 	q := Default()
 	for _, p := range params {
+		if p.Type == TypeLabels {
+			for _, s := range v[p.Name] {
+				if s == "" {
+					continue
+				}
+				if err := p.set(&q, s); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
 		if s := v.Get(p.Name); s != "" {
 			if err := p.set(&q, s); err != nil {
 				return nil, err
@@ -571,7 +611,11 @@ func pickGroup(v url.Values, g Group) url.Values {
 func (q *Query) Values() url.Values {
 	v := url.Values{}
 	for _, p := range params {
-		if s := p.Get(q); s != p.Default && s != "" {
+		if p.Type == TypeLabels {
+			for _, s := range p.GetAll(q) {
+				v.Add(p.Name, s)
+			}
+		} else if s := p.Get(q); s != p.Default && s != "" {
 			v.Set(p.Name, s)
 		}
 	}
@@ -880,8 +924,27 @@ func (p Param) Get(q *Query) string {
 			return ""
 		}
 		return FormatWallTime(f.NS)
+	case *[]subsecond.Label:
+		return strings.Join(p.GetAll(q), " ")
 	}
 	panic("query table: " + p.Name + ": unsupported field type")
+}
+
+// GetAll returns the values of p in q as a URL writes them: one per
+// label of a TypeLabels parameter (the parameter repeated), else Get's one
+// value, or none when that is "".
+func (p Param) GetAll(q *Query) []string {
+	if f, ok := p.field(q).(*[]subsecond.Label); ok {
+		out := make([]string, len(*f))
+		for i, l := range *f {
+			out[i] = l.String()
+		}
+		return out
+	}
+	if s := p.Get(q); s != "" {
+		return []string{s}
+	}
+	return nil
 }
 
 // set parses s into p's field of q.
@@ -953,8 +1016,62 @@ func (p Param) set(q *Query, s string) error {
 			return err
 		}
 		*f = WallTime{NS: ns, Set: true}
+	case *[]subsecond.Label:
+		l, err := ParseLabel(p.Name, s)
+		if err != nil {
+			return err
+		}
+		for _, have := range *f {
+			if have.Key == l.Key {
+				return Invalidf(p.Name, "%s is given twice; a host has one value of a key", l.Key)
+			}
+		}
+		if int64(len(*f)) >= p.Max {
+			return Invalidf(p.Name, "more than %d labels", p.Max)
+		}
+		*f = append(*f, l)
 	default:
 		panic("query table: " + p.Name + ": unsupported field type")
+	}
+	if p.check != nil {
+		return p.check(s)
+	}
+	return nil
+}
+
+// ParseLabel parses a host label written key=value for the parameter or
+// flag name, checked with subsecond.LabelProblem; the error names name.
+func ParseLabel(name, s string) (subsecond.Label, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok {
+		return subsecond.Label{}, Invalidf(name, "%q is not a label key=value", s)
+	}
+	l := subsecond.Label{Key: strings.TrimSpace(k), Value: v}
+	if why := subsecond.LabelProblem(l); why != "" {
+		return subsecond.Label{}, Invalidf(name, "%q: %s", s, why)
+	}
+	return l, nil
+}
+
+// ParseLabels parses the labels of the parameter or flag name as the
+// query table does label: each key=value, no key twice, at most
+// subsecond.MaxLabels.
+func ParseLabels(name string, ss []string) ([]subsecond.Label, error) {
+	p, _ := LookupParam("label")
+	p.Name = name
+	var q Query
+	for _, s := range ss {
+		if err := p.set(&q, s); err != nil {
+			return nil, err
+		}
+	}
+	return q.Labels, nil
+}
+
+// checkLabelKey checks a host label key (the group parameter's).
+func checkLabelKey(key string) error {
+	if why := subsecond.LabelProblem(subsecond.Label{Key: key, Value: "-"}); why != "" {
+		return Invalidf("group", "%s", why)
 	}
 	return nil
 }

@@ -75,6 +75,7 @@ func TestParse(t *testing.T) {
 	want := query.Query{Rows: query.DefaultRows, Col: query.DefaultCol,
 		Measure: "busy", Threshold: query.DefaultThreshold, Min: query.DefaultMin, Limit: 50, Cells: 10, Near: query.DefaultNear,
 		MaxSamples: query.DefaultMaxSamples, Before: query.DefaultBefore, Controls: query.DefaultControls, Seed: 1, Series: "cpu.sys", SeriesCPU: -1,
+		Buckets: query.DefaultFleetBuckets, Permutations: query.DefaultPermutations,
 		Page: query.Page{Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc", State: query.DefaultState,
 			CompareWith: "previous", CompareEarlier: 10 * 60e9}}
 	if !reflect.DeepEqual(*q, want) {
@@ -92,6 +93,8 @@ func TestParse(t *testing.T) {
 		"compare_from": {"2026-11-30T03:01:10.000000001Z"}, "compare_to": {"2026-11-30T03:01:20Z"}, "compare_cpu": {"2"},
 		"compare_with": {"pick"}, "compare_earlier": {"2m"}, "compare_from2": {"1796007800"}, "compare_to2": {"1796007810.5"},
 		"match": {"NETDEV|reset"}, "before": {"5s"}, "controls": {"0"}, "seed": {"7"}, "name": {"cgroups"}, "state": {"cgroup.dying, cpu.sys,cgroup.dying"},
+		"series_label": {"memory"}, "label": {"zone=us-east-1a", "rack=r 7 <é>"}, "group": {"zone"}, "stack": {"^tcp_sendmsg;"},
+		"buckets": {"60"}, "permutations": {"2000"},
 		"unknown": {"ignored"},
 	}
 	q, err = query.Parse(v)
@@ -106,7 +109,9 @@ func TestParse(t *testing.T) {
 		From: query.WallTime{NS: time.Date(2026, 11, 30, 3, 12, 5, 5e8, time.UTC).UnixNano(), Set: true}, To: query.WallTime{NS: 1796008400e9, Set: true},
 		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, Near: 120e9, MaxSamples: 5000,
-		Match: "NETDEV|reset", Before: 5e9, Controls: 0, Seed: 7, Series: "cgroups", SeriesCPU: -1,
+		Match: "NETDEV|reset", Before: 5e9, Controls: 0, Seed: 7, Series: "cgroups", SeriesLabel: "memory", SeriesCPU: -1,
+		Labels: []subsecond.Label{{Key: "zone", Value: "us-east-1a"}, {Key: "rack", Value: "r 7 <é>"}}, Group: "zone", Stack: "^tcp_sendmsg;",
+		Buckets: 60, Permutations: 2000,
 		Page: query.Page{Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
 			State:       "cgroup.dying, cpu.sys,cgroup.dying",
 			CompareFrom: query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
@@ -182,11 +187,76 @@ func TestParseErrors(t *testing.T) {
 		{"min", "-1s", `min: -1 s is outside 0.001 s to 86400 s`},
 		{"limit", "-1", `limit: -1 is outside 0 to 100000`},
 		{"scale", "cubic", `scale: "cubic" is not linear or log`},
+		{"label", "zone", `label: "zone" is not a label key=value`},
+		{"label", "Zone=a", `label: "Zone=a": the key "Zone" does not start with a lower-case letter`},
+		{"label", "zone=", `label: "zone=": the value of zone is empty`},
+		{"label", "zone=a\x01", `label: "zone=a\x01": the value of zone holds a control character`},
+		{"group", "a b", `group: the key "a b" holds a character other than a-z, 0-9, '_', '.' and '-'`},
+		{"stack", "(", `stack: "(" is not a regular expression: missing closing )`},
+		{"buckets", "0", `buckets: 0 is outside 1 to 2000`},
+		{"permutations", "10", `permutations: 10 is outside 1000 to 100000`},
 	} {
 		_, err := query.Parse(url.Values{tc.param: {tc.value}})
 		var pe *query.ParamError
 		if !errors.Is(err, subsecond.ErrInvalid) || !errors.As(err, &pe) || pe.Name != tc.param || err.Error() != tc.msg {
 			t.Errorf("Parse(%s=%q) error = %v; want %q wrapping ErrInvalid", tc.param, tc.value, err, tc.msg)
+		}
+	}
+}
+
+// TestLabels checks the repeated label parameter: every value kept in
+// order, a key given twice and more than subsecond.MaxLabels refused.
+func TestLabels(t *testing.T) {
+	q, err := query.Parse(url.Values{"label": {"b=2", "", "a=x=y"}})
+	if err != nil || len(q.Labels) != 2 || q.Labels[0].String() != "b=2" || q.Labels[1] != (subsecond.Label{Key: "a", Value: "x=y"}) {
+		t.Fatalf("Parse(label=b=2&label=a=x=y) = %+v, %v; want b=2, a=x=y", q, err)
+	}
+	if got := q.Values()["label"]; len(got) != 2 || got[0] != "b=2" || got[1] != "a=x=y" {
+		t.Errorf("Values()[label] = %q; want both labels", got)
+	}
+	if _, err := query.Parse(url.Values{"label": {"a=1", "a=2"}}); err == nil || err.Error() != "label: a is given twice; a host has one value of a key" {
+		t.Errorf("Parse(label=a=1&label=a=2) = %v; want the key given twice", err)
+	}
+	var many []string
+	for i := range subsecond.MaxLabels + 1 {
+		many = append(many, fmt.Sprintf("k%d=v", i))
+	}
+	if _, err := query.Parse(url.Values{"label": many}); err == nil || !strings.Contains(err.Error(), "label: more than 32 labels") {
+		t.Errorf("Parse(33 labels) = %v; want more than 32", err)
+	}
+	if _, err := query.ParseLabels("set", []string{"k"}); err == nil || !strings.HasPrefix(err.Error(), "set: ") {
+		t.Errorf("ParseLabels(set, k) = %v; want an error naming set", err)
+	}
+}
+
+// TestFleetMatch checks that the fleet's search parameters mean what they
+// mean in a filter: comm is the exact name, the others regular
+// expressions; one at a time.
+func TestFleetMatch(t *testing.T) {
+	for _, tc := range []struct {
+		v     url.Values
+		kind  subsecond.NameKind
+		re    string
+		error string
+	}{
+		{url.Values{}, 0, "", ""},
+		{url.Values{"function": {"^tcp_"}}, subsecond.NameFunction, "^tcp_", ""},
+		{url.Values{"comm": {"kworker/0:1+events"}}, subsecond.NameComm, `^kworker/0:1\+events$`, ""},
+		{url.Values{"comm_regex": {"^kworker"}}, subsecond.NameComm, "^kworker", ""},
+		{url.Values{"stack": {"a;b"}}, subsecond.NameEdge, "a;b", ""},
+		{url.Values{"function": {"a"}, "stack": {"b"}}, 0, "", "stack: the fleet searches one of function, comm, comm_regex and stack at a time; function is given too"},
+	} {
+		q, err := query.Parse(tc.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kind, re, err := q.FleetMatch()
+		got := ""
+		if re != nil {
+			got = re.String()
+		}
+		if kind != tc.kind || got != tc.re || fmt.Sprint(err) != tc.error && !(err == nil && tc.error == "") {
+			t.Errorf("FleetMatch(%v) = %v, %q, %v; want %v, %q, %q", tc.v, kind, got, err, tc.kind, tc.re, tc.error)
 		}
 	}
 }
@@ -263,14 +333,14 @@ func paramsTS(t *testing.T) []byte {
 // of a duration are nanoseconds.
 export interface Param {
   name: string;
-  type: "idlist" | "string" | "regexp" | "choice" | "bool" | "int" | "fraction" | "duration" | "offset" | "walltime";
+  type: "idlist" | "string" | "regexp" | "choice" | "bool" | "int" | "fraction" | "duration" | "offset" | "walltime" | "labels";
   unit: string;
   min: number;
   max: number;
   default: string;
   choices: string[];
   help: string;
-  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "explain" | "series" | "page";
+  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "explain" | "series" | "fleet" | "page";
   views: string[];
 }
 

@@ -24,11 +24,12 @@
 //	GET /hosts/{host}/stacks  stack chart of the host's from..to above its flame graph
 //	GET /hosts/{host}/explain what precedes the host's markers (match, before, controls, seed, session), ranked by q
 //	GET /hosts/{host}/explain/diff  differential flame graph: the windows before the markers against the control windows
+//	GET /fleet                the fleet: hosts × time grouped by a label (group, label), a search (function, comm, comm_regex, stack), the contrasts
 //	GET /static/*             embedded front-end assets
 //
 // # JSON API
 //
-//	POST   /api/profiles?name=N          upload (raw body or multipart field "file")
+//	POST   /api/profiles?name=N          upload (raw body or multipart field "file"); label=k=v (repeated) and boot=T set on its host
 //	GET    /api/profiles                 {"profiles": [...]}
 //	GET    /api/profiles/{id}            the profile
 //	PATCH  /api/profiles/{id}            {"name": "…"}: rename; the profile
@@ -51,13 +52,21 @@
 //	GET    /api/hosts/{host}/markers     {"markers": [...]}: from, to; each with its "10 s before" window and url
 //	POST   /api/hosts/{host}/markers     JSON {"markers": [{"time", "text"}]} or a log as text with ?match=REGEX
 //	GET    /api/hosts/{host}/series      one kind of series (name=cpu.sys…) on the cores map's columns: from, to, bucket, session
-//	GET    /api/hosts/{host}/moves       what moves with a series (name, label, series_cpu) or a command (comm, frame): explain.Movement
+//	GET    /api/hosts/{host}/moves       what moves with a series (name, series_label, series_cpu) or a command (comm, frame): explain.Movement
 //	POST   /api/hosts/{host}/series      JSON {"series": [{"name", "cpu", "label", "points": [{"t", "v"}]}]}, as record sends them
 //	GET    /api/hosts/{host}/flamegraph  the range from, to across the host's captures: filters, format (with from2, to2: as diff); "unrecorded_ns"
 //	GET    /api/hosts/{host}/diff        from2, to2 (base), from, to, filters, format, each range across the host's captures
 //	GET    /api/hosts/{host}/explain     match, before, controls, seed, session: the findings (explain.Report)
 //	GET    /api/hosts/{host}/explain/diff  the same, and filters, format: before-windows against control windows
 //	GET    /api/hosts/{host}/samples     stack chart of the host's from, to: filters, max_samples
+//	POST   /api/hosts/{host}/labels      JSON {"set": ["key=value"], "remove": ["key"]}: the host's labels after
+//
+// # The fleet (every host, from the count index written at import)
+//
+//	GET    /api/fleet                    hosts × time (web.FleetMap): from, to (default: the data's last 24 h), label, group, buckets, a search
+//	GET    /api/fleet/search             hosts ranked by a search's share (web.FleetSearch): function, comm, comm_regex or stack; from, to, label, buckets
+//	GET    /api/fleet/groups             names whose share differs between the values of label key group (web.FleetGroups): permutations, seed, limit
+//	GET    /api/fleet/uptime             names whose share follows uptime (web.FleetUptime): permutations, seed, limit
 //
 // # Health (no token, no database access for /healthz)
 //

@@ -78,14 +78,21 @@ func hostQuery(r *http.Request) (string, *Query, error) {
 }
 
 // listHosts handles GET /api/hosts: {"hosts": [...]}, each with its
-// captures' count, samples and wall-clock span (timeline.HostList).
+// captures' count, samples, wall-clock span and labels (timeline.HostList).
 func (s *Server) listHosts(w http.ResponseWriter, r *http.Request) {
 	list, err := s.store.List(r.Context())
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	s.json(w, http.StatusOK, timeline.HostList{Hosts: timeline.Hosts(list)})
+	labels, err := s.hostLabels(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	hosts := timeline.Hosts(list)
+	timeline.Labelled(hosts, labels)
+	s.json(w, http.StatusOK, timeline.HostList{Hosts: hosts})
 }
 
 // hostCaptures handles GET /api/hosts/{host}/captures: the host's
@@ -292,9 +299,15 @@ func (s *Server) hostsPage(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	page := web.HostsPage{Layout: s.layout("Hosts", web.ViewData{Page: "hosts"}, r)}
+	labels, err := s.hostLabels(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	page := web.HostsPage{Layout: s.layout("Hosts", web.ViewData{Page: "hosts"}, r), Fleet: s.fleet != nil}
 	for _, h := range timeline.Hosts(list) {
-		row := web.HostRow{Host: h.Host, Href: link.HostPage.Path(h.Host), Captures: h.Captures, Samples: h.Samples, Without: h.Unanchored}
+		row := web.HostRow{Host: h.Host, Href: link.HostPage.Path(h.Host), Captures: h.Captures, Samples: h.Samples, Without: h.Unanchored,
+			Labels: labels[h.Host]}
 		row.Wall = hostWall(h)
 		page.Hosts = append(page.Hosts, row)
 	}
@@ -328,6 +341,12 @@ func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
 	page := web.HostPage{Layout: s.layout(host, web.ViewData{Page: "host", Host: host, API: link.HostAPI.Path(host)}, r),
 		Host: host, Captures: h.Captures, Without: h.Unanchored, ExplainHref: link.ExplainPage.With(pick(r.URL.Query(), "session"), host)}
 	page.Wall = hostWall(*h)
+	labels, err := s.hostLabels(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	page.Labels = labels[host]
 	ss, err := timeline.Sessions(r.Context(), s.source(), host)
 	if err != nil {
 		s.error(w, r, err)

@@ -87,7 +87,7 @@ func (s *Server) addSeries(w http.ResponseWriter, r *http.Request) {
 	s.json(w, http.StatusOK, map[string]int{"added": added, "points": n})
 }
 
-// hostMoves handles GET /api/hosts/{host}/moves?name=&label=&series_cpu=&from=&to=&session=,
+// hostMoves handles GET /api/hosts/{host}/moves?name=&series_label=&series_cpu=&from=&to=&session=,
 // or ?comm=&frame=: the commands and functions whose share of the host
 // rises and falls with a series, or the series that move with a command's
 // (or its function's) share, by rank correlation over windows spread

@@ -53,6 +53,10 @@ type Upload struct {
 	FileName string
 	Size     int64
 	Host     string // the host the capture is from, overriding its "# hostname"; "" for none
+	// Labels are set on the host with the capture; Boot is the Unix time
+	// in nanoseconds the host booted, 0 when unknown.
+	Labels []subsecond.Label
+	Boot   int64
 	// MaxText is the largest text the capture may decompress to, in
 	// bytes; 0 for the store's default. Past it, and for a compressed
 	// stream inside the upload's, Import fails with subsecond.ErrTooLarge.
@@ -91,7 +95,10 @@ type Config struct {
 	Night  Night // the host views' summaries and markers
 	// State keeps the hosts' series (per-CPU time, cgroups, interrupts);
 	// nil for a server that keeps none, whose series routes answer 404.
-	State     State
+	State State
+	// Fleet keeps the fleet index and the hosts' labels; nil for a
+	// server that keeps none, whose fleet routes answer 404.
+	Fleet     Fleet
 	MaxUpload int64 // largest accepted request body in bytes; 0 means 2 GiB
 	// MaxText bounds a capture's decompressed text in bytes, so that a small
 	// compressed upload cannot expand without end; 0 means the store's
@@ -165,6 +172,7 @@ type Server struct {
 	engine    Engine
 	night     Night
 	state     State
+	fleet     Fleet
 	maxUpload int64
 	maxText   int64
 	token     string
@@ -206,6 +214,7 @@ func New(cfg Config) *Server {
 		store:     cfg.Store,
 		night:     cfg.Night,
 		state:     cfg.State,
+		fleet:     cfg.Fleet,
 		engine:    cfg.Engine,
 		maxUpload: cfg.MaxUpload,
 		maxText:   cfg.MaxText,
@@ -279,6 +288,7 @@ func (s *Server) Handler() http.Handler {
 	r.Delete(string(link.ProfileAPI), s.deleteProfile)
 	r.Post(string(link.MarkersAPI), s.addMarkers)
 	r.Post(string(link.SeriesAPI), s.addSeries)
+	r.Post(string(link.LabelsAPI), s.setHostLabels)
 	r.Group(func(r chi.Router) {
 		r.Use(compress("text/html", "text/css", "text/javascript", "application/javascript",
 			"application/json", "image/svg+xml", "text/plain"))
@@ -294,6 +304,7 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.HostStacksPage), s.hostStacksPage)
 		r.Get(string(link.ExplainPage), s.explainPage)
 		r.Get(string(link.ExplainDiffPage), s.explainDiffPage)
+		r.Get(string(link.FleetPage), s.fleetPage)
 		r.Get(string(link.Static), s.static)
 
 		r.Get(string(link.ProfilesAPI), s.listProfiles)
@@ -319,6 +330,11 @@ func (s *Server) Handler() http.Handler {
 		r.Get(string(link.HostFlameAPI), s.hostFlamegraph)
 		r.Get(string(link.HostDiffAPI), s.hostDiff)
 		r.Get(string(link.HostSamplesAPI), s.hostSamples)
+
+		r.Get(string(link.FleetAPI), s.fleetMap)
+		r.Get(string(link.FleetSearchAPI), s.fleetSearch)
+		r.Get(string(link.FleetGroupsAPI), s.fleetGroups)
+		r.Get(string(link.FleetUptimeAPI), s.fleetUptime)
 	})
 	if s.metrics != nil {
 		r.Get(metricsPath, s.serveMetrics)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -25,7 +26,8 @@ const maxName = 256
 // authorises the upload.
 const authBound = 64 << 10
 
-// createProfile handles POST /api/profiles?name=&host=: a capture as a raw
+// createProfile handles POST /api/profiles?name=&host=&label=&boot=: a
+// capture as a raw
 // body or as the multipart field "file" (optionally preceded by fields
 // "name", "host" and "token"), plain, gzip or zstd (detected from the content). The upload
 // streams into the store; nothing is buffered whole. Answers 201
@@ -34,6 +36,10 @@ const authBound = 64 << 10
 // was stored with); a browser form post without script is redirected to the
 // profile page, and a client asking for text/plain gets the link on one
 // line, followed, when the capture was stored before, by a line saying so.
+//
+// Each label=key=value (repeated, as the query table reads label) is set
+// on the host with the capture, and boot, the Unix time the host booted
+// (Unix seconds or RFC 3339, as from takes), gives the fleet's uptimes.
 //
 // Nothing is read of a body whose declared Content-Length is over the
 // upload limit: it gets 413 at once (and a client that sent Expect:
@@ -83,6 +89,10 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	limited := s.newUploadBody(w, r, wait)
 	defer limited.stop()
 	up := Upload{Name: r.URL.Query().Get("name"), Host: r.URL.Query().Get("host")}
+	if up.Labels, up.Boot, err = uploadLabels(r.URL.Query()); err != nil {
+		s.error(w, r, err)
+		return
+	}
 	var body io.Reader = limited
 	var formToken string
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -248,4 +258,21 @@ func uploadError(b *uploadBody, err error) error {
 		return c
 	}
 	return err
+}
+
+// uploadLabels reads an upload's label and boot parameters: the labels
+// as the query table reads them, and boot as a wall-clock time (0 when
+// absent).
+func uploadLabels(v url.Values) ([]subsecond.Label, int64, error) {
+	q, err := query.Parse(url.Values{"label": v["label"]})
+	if err != nil {
+		return nil, 0, err
+	}
+	var boot int64
+	if b := v.Get("boot"); b != "" {
+		if boot, err = query.ParseWallTime("boot", b); err != nil {
+			return nil, 0, err
+		}
+	}
+	return q.Labels, boot, nil
 }

@@ -34,6 +34,20 @@ type Host struct {
 	// Unanchored counts the captures without a wall clock, which the
 	// timeline cannot place.
 	Unanchored int `json:"unanchored"`
+	// Labels are the host's labels, set and derived (see Labelled); none
+	// when the server keeps none.
+	Labels []subsecond.Label `json:"labels"`
+}
+
+// Labelled sets each host's Labels from labels, by host (an empty list
+// for a host without any).
+func Labelled(hs []Host, labels map[string][]subsecond.Label) {
+	for i := range hs {
+		hs[i].Labels = labels[hs[i].Host]
+		if hs[i].Labels == nil {
+			hs[i].Labels = []subsecond.Label{}
+		}
+	}
 }
 
 // Capture is one capture's place on its host's timeline: [Start, End) in

@@ -16,12 +16,14 @@ type HostRow struct {
 	Samples  int64
 	Wall     *WallRange // the wall-clock span of its captures; nil when none has one
 	Without  int        // captures without wall clock
+	Labels   []subsecond.Label
 }
 
 // HostsPage lists the hosts of the stored captures.
 type HostsPage struct {
 	Layout
 	Hosts []HostRow
+	Fleet bool // the server keeps the fleet index: link to /fleet
 }
 
 // HostPage shows one host's night: the containers its script fills from
@@ -32,6 +34,7 @@ type HostPage struct {
 	Captures int
 	Wall     *WallRange // the wall-clock span of its captures; nil when none has one
 	Without  int
+	Labels   []subsecond.Label // the host's labels, set and derived
 	// Sessions are the host's recording sessions, which the page's picker
 	// offers when there are more than one.
 	Sessions []SessionOption

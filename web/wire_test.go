@@ -17,6 +17,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
+	"github.com/subsecond/subsecond/fleet"
 	"github.com/subsecond/subsecond/heatmap"
 	"github.com/subsecond/subsecond/internal/golden"
 	"github.com/subsecond/subsecond/timeline"
@@ -65,6 +66,16 @@ var wireTypes = []struct {
 	{"CommJump", timeline.Jump{}, "a command whose share of the host's CPU jumps above its usual level."},
 	{"SeriesLane", timeline.SeriesLane{}, "one kind of a host's series (per-CPU time, cgroups, interrupts) over [from_ns, to_ns) in buckets of bucket_ns: the host page's lane under its cores map."},
 	{"LaneSeries", timeline.LaneSeries{}, "one series of a lane: its CPU (-1: the host) and label, and the mean of its points in each bucket, null where nothing was recorded."},
+	{"HostLabel", subsecond.Label{}, "a key=value label of a host."},
+	{"FleetMap", FleetMap{}, "the fleet's hosts × time grid over wall-clock Unix nanoseconds [from_ns, to_ns), with the label keys the hosts carry."},
+	{"FleetRow", FleetRow{}, "one host of the fleet's map."},
+	{"FleetSearch", FleetSearch{}, "the hosts ranked by the share of the names a search selects."},
+	{"FleetHit", FleetHit{}, "one host of a fleet search, with its sparkline."},
+	{"FleetGroups", FleetGroups{}, "the names whose share differs between the groups of a label."},
+	{"FleetGroupSize", fleet.GroupSize{}, "one value of a label and how many hosts carry it."},
+	{"FleetDifference", FleetDifference{}, "one finding of the group contrast."},
+	{"FleetUptime", FleetUptime{}, "the names whose share follows the hosts' uptime."},
+	{"FleetRise", FleetRise{}, "one finding of the uptime contrast."},
 }
 
 // nullable names the slices, by TS type and field, that the server can leave

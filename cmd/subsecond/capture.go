@@ -32,10 +32,13 @@ type viewFlags struct {
 }
 
 // paramValue is one query parameter given as a flag; query.Parse checks it.
-// A boolean parameter may be given bare (--idle, meaning idle=1).
+// A boolean parameter may be given bare (--idle, meaning idle=1); a
+// TypeLabels one may be repeated (--label zone=a --label rack=7), each
+// value kept in vals.
 type paramValue struct {
-	p   query.Param
-	val string
+	p    query.Param
+	val  string
+	vals []string
 }
 
 func (p *paramValue) String() string { return p.val }
@@ -46,6 +49,9 @@ func (p *paramValue) Set(s string) error {
 		s = "0"
 	}
 	p.val = s
+	if p.p.Type == query.TypeLabels {
+		p.vals = append(p.vals, s)
+	}
 	return nil
 }
 func (p *paramValue) IsBoolFlag() bool { return p.p.Type == query.TypeBool }
@@ -163,7 +169,10 @@ func (v *viewFlags) query() (*query.Query, error) {
 func (v *viewFlags) values() url.Values {
 	q := url.Values{}
 	for k, p := range v.params {
-		if p.val != "" {
+		switch {
+		case p.vals != nil:
+			q[k] = p.vals
+		case p.val != "":
 			q.Set(k, p.val)
 		}
 	}

@@ -149,14 +149,16 @@ func synopsis(fs *flag.FlagSet) string {
 func commandLine(name string, view query.View, v url.Values, arg string) string {
 	words := []string{"subsecond", name}
 	for _, p := range query.ParamsFor(view) {
-		switch val := v.Get(p.Name); {
-		case val == "":
-		case p.Type == query.TypeBool:
-			if val == "1" {
-				words = append(words, "--"+p.Name)
+		for _, val := range v[p.Name] {
+			switch {
+			case val == "":
+			case p.Type == query.TypeBool:
+				if val == "1" {
+					words = append(words, "--"+p.Name)
+				}
+			default:
+				words = append(words, "--"+p.Name, shellQuote(val))
 			}
-		default:
-			words = append(words, "--"+p.Name, shellQuote(val))
 		}
 	}
 	return strings.Join(append(words, shellQuote(arg)), " ")

@@ -224,6 +224,7 @@ func TestExtraArguments(t *testing.T) {
 		"hotspots":   {"ID", "extra"},
 		"state":      {"--host", "h", "extra"},
 		"explain":    {"--host", "h", "extra"},
+		"fleet":      {"extra"},
 		// These take any number of arguments.
 		"import": nil, "delete": nil, "serve": nil,
 	}

@@ -74,7 +74,11 @@ func approx(a bool) string {
 // runHosts implements `subsecond hosts [--db PATH] [--format text|json]
 // [HOST]`.
 func runHosts(ctx context.Context, e env) error {
-	r := newReadFlags("hosts", "Usage: subsecond hosts [--db PATH] [--format text|json] [HOST]\n\nLists the hosts of the stored captures: how many captures, samples, and the\nwall-clock span they cover (≈ when some capture's time is an estimate).\nWith HOST, lists that host's captures in time order, where each lies on its\nnight and in which recording session, and the sessions when there are more\nthan one (a pause of more than 30 minutes starts another).")
+	if argAt(e.args, 0) == "label" {
+		e.args = e.args[1:]
+		return hostLabels(ctx, e)
+	}
+	r := newReadFlags("hosts", "Usage: subsecond hosts [--db PATH] [--format text|json] [HOST]\n       subsecond hosts label [--db PATH] HOST [KEY=VALUE…] [-k KEY…]\n\nLists the hosts of the stored captures: their labels, how many captures,\nsamples, and the wall-clock span they cover (≈ when some capture's time is\nan estimate). 'hosts label' sets and removes a host's labels.\nWith HOST, lists that host's captures in time order, where each lies on its\nnight and in which recording session, and the sessions when there are more\nthan one (a pause of more than 30 minutes starts another).")
 	s, err := r.open(ctx, e, 0, 1, "HOST")
 	if err != nil {
 		return err
@@ -88,17 +92,22 @@ func runHosts(ctx context.Context, e env) error {
 		return err
 	}
 	hosts := timeline.Hosts(list)
+	labels, err := s.HostLabels(ctx)
+	if err != nil {
+		return fmt.Errorf("hosts: %w", err)
+	}
+	timeline.Labelled(hosts, labels)
 	if *r.format == "json" {
 		return json.NewEncoder(e.stdout).Encode(timeline.HostList{Hosts: hosts}) // as the API sends it
 	}
 	tw := tabwriter.NewWriter(termWriter(e.stdout), 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "HOST\tCAPTURES\tSAMPLES\tFROM (UTC)\tTO (UTC)\tWITHOUT WALL CLOCK")
+	fmt.Fprintln(tw, "HOST\tCAPTURES\tSAMPLES\tFROM (UTC)\tTO (UTC)\tWITHOUT WALL CLOCK\tLABELS")
 	for _, h := range hosts {
 		from, to := "-", "-"
 		if h.End > 0 {
 			from, to = approx(h.Approximate)+wallTime(h.Start), approx(h.Approximate)+wallTime(h.End)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d\n", h.Host, h.Captures, h.Samples, from, to, h.Unanchored)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d\t%s\n", h.Host, h.Captures, h.Samples, from, to, h.Unanchored, formatLabels(h.Labels))
 	}
 	return tw.Flush()
 }

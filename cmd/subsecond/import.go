@@ -28,8 +28,10 @@ func runImport(ctx context.Context, e env) error {
 	name := fs.String("name", "", "display name of the imported profiles (default: the file name)")
 	host := fs.String("host", "", "the host the captures were recorded on (default: their '# hostname', else unknown)")
 	strict := fs.Bool("strict", false, "fail on the first malformed record instead of skipping it")
+	labels := labelsFlag(fs, "a label key=value set on the captures' host (zone=us-east-1a); repeat for more")
+	boot := fs.String("boot", "", "the `time` the host booted, Unix seconds or RFC 3339 (its /proc/stat btime), for the fleet's uptimes")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--host HOST] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input;\na directory or a quoted pattern for its files) as a profile and prints its\nID; a file stored before is recognised by its SHA-256 and not stored twice.\nThe files of a directory or pattern are imported in the order they were\nrecorded: by the wall-clock time of their first sample, from the capture's\nheader (realtime timestamps, or else perf's \"# captured on\"), then by name;\nthose without one follow by name (perf's own names sort by time). File\nmodification times are not used: copying rewrites them.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: subsecond import [--db PATH] [--name NAME] [--host HOST] [--label KEY=VALUE…] [--boot T] [--strict] FILE…\n\nStores each FILE (perf script text, plain, gzip or zstd; - for standard input;\na directory or a quoted pattern for its files) as a profile and prints its\nID; a file stored before is recognised by its SHA-256 and not stored twice.\nThe files of a directory or pattern are imported in the order they were\nrecorded: by the wall-clock time of their first sample, from the capture's\nheader (realtime timestamps, or else perf's \"# captured on\"), then by name;\nthose without one follow by name (perf's own names sort by time). File\nmodification times are not used: copying rewrites them.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, e, e.args); err != nil {
@@ -43,6 +45,14 @@ func runImport(ctx context.Context, e env) error {
 			return fmt.Errorf("import: %w", err)
 		}
 	}
+	ls, err := labels.labels("import")
+	if err != nil {
+		return err
+	}
+	bootNS, err := parseBoot("import", *boot)
+	if err != nil {
+		return err
+	}
 	files, err := expandFiles(fs.Args())
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
@@ -55,7 +65,7 @@ func runImport(ctx context.Context, e env) error {
 
 	failed := 0
 	for _, file := range files {
-		if err := importOne(ctx, s, e, file, store.ImportOptions{Name: *name, Host: *host, Strict: *strict}); err != nil {
+		if err := importOne(ctx, s, e, file, store.ImportOptions{Name: *name, Host: *host, Strict: *strict, Labels: ls, Boot: bootNS}); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}

@@ -65,6 +65,7 @@ func commands() map[string]command {
 		"markers":    {"import event markers from a host's kernel log", runMarkers},
 		"state":      {"print a host's series (per-CPU time, cgroups, interrupts) or import mpstat/sar text", runState},
 		"explain":    {"rank what is unusual before a host's markers, with significance", runExplain},
+		"fleet":      {"rank the hosts by a function's, command's or call edge's share; contrast label groups and uptimes", runFleet},
 		"heatmap":    {"print a subsecond offset heatmap", runHeatmap},
 		"cpus":       {"print the cores × time map", runCPUs},
 		"flamegraph": {"render the flame graph of a time range", runFlamegraph},

@@ -45,8 +45,9 @@ func runRecord(ctx context.Context, e env) error {
 	stateEvery := fs.Duration("state-interval", time.Second, "how often the host's state (per-CPU time, cgroups, interrupts, network, memory) is sampled beside perf, from 100ms to 10s; 0 for never")
 	marks := fs.String("markers", hoststate.DefaultMarkerPattern, "kernel-log lines that become markers, a regular `expression`; empty for none")
 	kmsg := fs.String("kmsg", "/dev/kmsg", "the kernel log followed for markers")
+	labels := labelsFlag(fs, "a label key=value set on the host with each capture (zone=us-east-1a); repeat for more")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), `Usage: subsecond record [--dir DIR] [--upload URL [--token TOKEN] | --db PATH] [--host HOST] [--keep 12h]
+		fmt.Fprintln(fs.Output(), `Usage: subsecond record [--dir DIR] [--upload URL [--token TOKEN] | --db PATH] [--host HOST] [--label KEY=VALUE…] [--keep 12h]
 
 Records every CPU of this host with perf (as root, or with CAP_PERFMON, or
 kernel.perf_event_paranoid <= 0) until interrupted:
@@ -80,6 +81,10 @@ resets, hung tasks, lockups and OOM kills) becoming a marker at once. Both
 go where the captures go; what the server could not take is kept (up to an
 hour of a 96-CPU host) and sent with the next batch, every 10 s.
 
+Each capture carries the host's --label flags, set on the host as it is
+stored (the fleet's views group and filter hosts by them), and its boot
+time, read from /proc/stat's btime, from which the fleet reckons uptimes.
+
 Less than 512 MiB free in DIR pauses recording (perf is stopped cleanly)
 until the space is back. perf gets SIGTERM if record dies, and a perf.data
 left by a killed record is finished at the next start. The database is
@@ -105,6 +110,17 @@ Flags:`)
 	if *stateEvery != 0 && (*stateEvery < hoststate.MinInterval || *stateEvery > hoststate.MaxInterval) {
 		return fmt.Errorf("record: --state-interval %v: want 0 (never) or from %v to %v", *stateEvery, hoststate.MinInterval, hoststate.MaxInterval)
 	}
+	ls, err := labels.labels("record")
+	if err != nil {
+		return err
+	}
+	// The host's boot time goes with each capture, for the fleet's
+	// uptimes; a host without /proc/stat sends none.
+	boot, err := bootTime("/proc/stat")
+	if err != nil {
+		boot = 0
+	}
+	meta := captureMeta{host: *host, labels: ls, boot: boot}
 	var match *regexp.Regexp
 	if *marks != "" {
 		var err error
@@ -140,7 +156,7 @@ Flags:`)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("record: --upload %q is not an http:// or https:// URL", *upload)
 		}
-		opt.Sink = uploadSink(u, *token, *host, uploadTimeout)
+		opt.Sink = uploadSink(u, *token, meta, uploadTimeout)
 		state.SendSeries, state.SendMarkers = uploadState(u, *token, stateHost, uploadTimeout)
 	} else {
 		// The database is opened once perf runs: a recorder that cannot
@@ -156,7 +172,7 @@ Flags:`)
 			return err
 		}
 		opt.Sink = func(ctx context.Context, name string, r io.Reader) error {
-			return storeSink(s, *host, e.stdout)(ctx, name, r)
+			return storeSink(s, meta, e.stdout)(ctx, name, r)
 		}
 		state.SendSeries = func(ctx context.Context, ss []subsecond.Series) error {
 			_, err := s.AddSeries(ctx, stateHost, ss)
@@ -191,7 +207,7 @@ Flags:`)
 		}()
 		return nil
 	}
-	err := record.Run(ctx, opt)
+	err = record.Run(ctx, opt)
 	stopState()
 	stateDone.Wait()
 	return err
@@ -217,10 +233,18 @@ func uploadState(base *url.URL, token, host string, timeout time.Duration) (func
 	return series, marks
 }
 
+// captureMeta is what record sends with each capture: the host (""
+// for perf's), its labels and its boot time (Unix ns, 0 when unknown).
+type captureMeta struct {
+	host   string
+	labels []subsecond.Label
+	boot   int64
+}
+
 // storeSink imports each capture into s and prints its summary line.
-func storeSink(s *store.Store, host string, out io.Writer) record.Sink {
+func storeSink(s *store.Store, m captureMeta, out io.Writer) record.Sink {
 	return func(ctx context.Context, name string, r io.Reader) error {
-		p, existed, err := s.Import(ctx, r, store.ImportOptions{FileName: name, Host: host})
+		p, existed, err := s.Import(ctx, r, store.ImportOptions{FileName: name, Host: m.host, Labels: m.labels, Boot: m.boot})
 		if errors.Is(err, subsecond.ErrNotPerf) || errors.Is(err, subsecond.ErrInvalid) || errors.Is(err, subsecond.ErrTooLarge) {
 			return fmt.Errorf("%w: %w", record.ErrRejected, err)
 		}
@@ -240,13 +264,19 @@ const uploadTimeout = 2 * time.Minute
 // uploadSink posts each capture to the server at base, as curl would, each
 // request within timeout. A 401 or 403 wraps record.ErrDenied; a 429 or 503
 // with Retry-After is a *record.RetryAfterError.
-func uploadSink(base *url.URL, token, host string, timeout time.Duration) record.Sink {
+func uploadSink(base *url.URL, token string, m captureMeta, timeout time.Duration) record.Sink {
 	client := &http.Client{}
 	return func(ctx context.Context, name string, r io.Reader) error {
 		u := base.JoinPath("api", "profiles")
 		q := url.Values{"name": {strings.TrimSuffix(name, ".zst")}}
-		if host != "" {
-			q.Set("host", host)
+		if m.host != "" {
+			q.Set("host", m.host)
+		}
+		for _, l := range m.labels {
+			q.Add("label", l.String())
+		}
+		if m.boot != 0 {
+			q.Set("boot", query.FormatWallTime(m.boot))
 		}
 		u.RawQuery = q.Encode()
 		return post(ctx, client, base, u, token, "application/octet-stream", r, timeout)

@@ -262,7 +262,7 @@ func TestUploadSink(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	u, _ := url.Parse(srv.URL)
-	sink := uploadSink(u, "t", "", 200*time.Millisecond)
+	sink := uploadSink(u, "t", captureMeta{}, 200*time.Millisecond)
 	start := time.Now()
 	err := sink(context.Background(), "hang.zst", strings.NewReader("x"))
 	if err == nil || time.Since(start) > 3*time.Second || !strings.Contains(err.Error(), "no answer") {

@@ -172,6 +172,7 @@ func runServe(ctx context.Context, e env) error {
 		Engine:           engine.Engine{},
 		Night:            nt,
 		State:            st,
+		Fleet:            st,
 		MaxUpload:        int64(maxUpload),
 		MaxText:          int64(maxText),
 		Token:            *token,
@@ -269,7 +270,7 @@ type serveStore struct{ *store.Store }
 // subsecond.ErrNoSpace.
 func (s serveStore) Import(ctx context.Context, r io.Reader, u server.Upload) (*subsecond.Profile, bool, error) {
 	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host,
-		MaxText: u.MaxText})
+		Labels: u.Labels, Boot: u.Boot, MaxText: u.MaxText})
 }
 
 // byteSize is a flag value of bytes written as 1048576, 500MB, 500MiB or 2G.

@@ -31,11 +31,11 @@ func runState(ctx context.Context, e env) error {
 	}
 	v := newHostFlags("state", e, query.ViewSeries)
 	v.add("comm")
-	moves := v.fs.Bool("moves", false, "rank what moves with the series (--name, --label, --series_cpu): the commands and functions whose share of the host rises and falls with it; or, with --comm (and --frame), the series that move with that command's share")
+	moves := v.fs.Bool("moves", false, "rank what moves with the series (--name, --series_label, --series_cpu): the commands and functions whose share of the host rises and falls with it; or, with --comm (and --frame), the series that move with that command's share")
 	out := v.textOutput("/api/hosts/HOST/series")
 	v.fs.Usage = func() {
 		fmt.Fprintln(v.fs.Output(), `Usage: subsecond state --host HOST [--name KIND] [--from T] [--to T] [--bucket B] [--format text|json]
-       subsecond state --host HOST --moves (--name KIND [--label L] [--series_cpu N] | --comm COMM [--frame FUNCTION])
+       subsecond state --host HOST --moves (--name KIND [--series_label L] [--series_cpu N] | --comm COMM [--frame FUNCTION])
        subsecond state import --host HOST [--tz ZONE] FILE
 
 Prints one kind of the host's series, recorded beside its captures by

@@ -4,6 +4,7 @@
 // flame and diff pages. Symbol names only ever reach the page as text.
 
 import { setupCopyLink } from "./copylink";
+import { fleetPage } from "./fleet";
 import { flamePage } from "./flamepage";
 import { hostPage } from "./hostpage";
 import { watchHistory } from "./nav";
@@ -38,6 +39,9 @@ function boot(): void {
       break;
     case "host":
       hostPage(vd);
+      break;
+    case "fleet":
+      fleetPage();
       break;
   }
 }

@@ -441,3 +441,117 @@ export interface LaneSeries {
   values: (number | null)[];
   max: number;
 }
+
+// HostLabel is subsecond.Label: a key=value label of a host.
+export interface HostLabel {
+  key: string;
+  value: string;
+}
+
+// FleetMap is web.FleetMap: the fleet's hosts × time grid over wall-clock Unix
+// nanoseconds [from_ns, to_ns), with the label keys the hosts carry.
+export interface FleetMap {
+  from_ns: number;
+  to_ns: number;
+  bucket_ns: number;
+  measure: string; // "peak_core", or the search ("function=REGEX")
+  group: string; // the label key the rows are grouped by; "" for none
+  keys: string[]; // the label keys the hosts carry, sorted
+  rows: FleetRow[]; // by group, then host
+}
+
+// FleetRow is web.FleetRow: one host of the fleet's map.
+export interface FleetRow {
+  host: string;
+  labels: HostLabel[];
+  group: string;
+  values: (number | null)[];
+  markers: number[]; // Unix ns
+  samples: number;
+  share: number | null; // the measure over the whole range; null without samples
+  peak: number | null; // the highest column's value; null without samples
+  peak_at_ns: number;
+  href: string; // the host's night page over the range
+}
+
+// FleetSearch is web.FleetSearch: the hosts ranked by the share of the names a
+// search selects.
+export interface FleetSearch {
+  from_ns: number;
+  to_ns: number;
+  bucket_ns: number;
+  kind: string; // function, comm or stack
+  match: string; // the regular expression searched
+  names: string[]; // the names matched, most samples first
+  hosts: FleetHit[]; // by share, then peak, descending
+  by_peak: number[];
+}
+
+// FleetHit is web.FleetHit: one host of a fleet search, with its sparkline.
+export interface FleetHit {
+  host: string;
+  labels: HostLabel[];
+  samples: number;
+  matched: number;
+  share: number | null;
+  peak: number | null;
+  peak_at_ns: number;
+  spark: (number | null)[]; // share per column, null without samples
+  href: string; // the host's night page around its peak
+}
+
+// FleetGroups is web.FleetGroups: the names whose share differs between the
+// groups of a label.
+export interface FleetGroups {
+  key: string;
+  groups: FleetGroupSize[];
+  tested: number;
+  permutations: number;
+  seed: number;
+  unlabelled: number; // hosts selected without the label, left out
+  findings: FleetDifference[];
+}
+
+// FleetGroupSize is fleet.GroupSize: one value of a label and how many hosts
+// carry it.
+export interface FleetGroupSize {
+  value: string;
+  hosts: number;
+}
+
+// FleetDifference is web.FleetDifference: one finding of the group contrast.
+export interface FleetDifference {
+  kind: string;
+  name: string;
+  group: string;
+  group_share: number;
+  rest_share: number;
+  ratio: number | null;
+  p: number;
+  q: number;
+  search: string; // the fleet page searching for the name
+}
+
+// FleetUptime is web.FleetUptime: the names whose share follows the hosts'
+// uptime.
+export interface FleetUptime {
+  units: number;
+  hosts: number;
+  no_boot: number;
+  tested: number;
+  permutations: number;
+  seed: number;
+  findings: FleetRise[];
+}
+
+// FleetRise is web.FleetRise: one finding of the uptime contrast.
+export interface FleetRise {
+  kind: string;
+  name: string;
+  rho: number;
+  p: number;
+  q: number;
+  low_share: number;
+  high_share: number;
+  search: string;
+}
