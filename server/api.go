@@ -110,10 +110,12 @@ func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) {
 
 // load returns the capture of the request's profile and the parsed query,
 // holding a heavy slot that the caller gives back with release. The query
-// and its cost (check, when not nil) are checked against the profile's
-// metadata first, so that a bad or too costly request loads nothing and
-// waits for no slot.
-func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) error) (c *subsecond.Capture, q *Query, release func(), err error) {
+// and its cost (check, when not nil, and the samples it reads) are checked
+// against the profile's metadata first, so that a bad or too costly
+// request loads nothing and waits for no slot. A view of q.Range alone
+// (window) may be given only that range's seconds of a capture too large
+// to read whole (viewCapture).
+func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) error, window bool) (c *subsecond.Capture, q *Query, release func(), err error) {
 	id := chi.URLParam(r, "id")
 	p, err := s.store.Profile(r.Context(), id)
 	if err != nil {
@@ -127,10 +129,13 @@ func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) er
 			return nil, nil, nil, err
 		}
 	}
+	if err := s.checkViewSamples(r.Context(), p, q, window); err != nil {
+		return nil, nil, nil, err
+	}
 	if release, err = s.heavy.enter(r.Context()); err != nil {
 		return nil, nil, nil, err
 	}
-	if c, err = s.store.Capture(r.Context(), id); err != nil {
+	if c, err = s.viewCapture(r.Context(), p, q, window); err != nil {
 		release()
 		return nil, nil, nil, err
 	}
@@ -161,6 +166,9 @@ func (s *Server) baseCapture(r *http.Request, c *subsecond.Capture, q *Query) (*
 	}
 	bp, err := s.baseProfile(r.Context(), q, r.URL.Query())
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkViewSamples(r.Context(), bp, q, false); err != nil {
 		return nil, err
 	}
 	return s.store.Capture(r.Context(), bp.ID)
@@ -198,7 +206,7 @@ func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
 // samples are, and compute draws it.
 func (s *Server) view(w http.ResponseWriter, r *http.Request, check func(*subsecond.Profile, *Query) error,
 	compute func(*subsecond.Capture, *Query) (any, error)) {
-	c, q, release, err := s.load(r, check)
+	c, q, release, err := s.load(r, check, false)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -256,7 +264,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 // node in the range's flame graph (flame.Samples). A range holding more
 // than max_samples samples of the filters is refused with a 400 naming end.
 func (s *Server) samples(w http.ResponseWriter, r *http.Request) {
-	c, q, release, err := s.load(r, nil)
+	c, q, release, err := s.load(r, nil, true)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -287,7 +295,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 			return
 		}
 	}
-	c, q, release, err := s.load(r, nil)
+	c, q, release, err := s.load(r, nil, !isDiff)
 	if err != nil {
 		s.error(w, r, err)
 		return

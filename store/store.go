@@ -405,6 +405,23 @@ func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range)
 	return c, nil
 }
 
+// WindowSamples returns how many samples profile id holds in the whole
+// seconds that r (half-open, in the capture's own clock) overlaps, the
+// samples CaptureWindow would decode, counted from the chunks' rows
+// without reading their data.
+func (s *Store) WindowSamples(ctx context.Context, id string, r subsecond.Range) (int64, error) {
+	from, to := chunkSeconds(r)
+	st, err := s.b.Chunks(ctx, id, from, to, false)
+	if err != nil {
+		return 0, fmt.Errorf("profile %q: %w", id, err)
+	}
+	var n int64
+	for _, ch := range st.Chunks {
+		n += int64(ch.Samples)
+	}
+	return n, nil
+}
+
 // chunkSeconds returns the first and last chunk seconds that r overlaps;
 // from > to when r is empty.
 func chunkSeconds(r subsecond.Range) (from, to int64) {
