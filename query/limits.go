@@ -101,3 +101,11 @@ const DefaultState = "cpu.sys,cgroups,cgroup.dying,net.errors"
 // text matched, times the expression's size), and a filter, a search or a
 // marker expression has no use for more.
 const MaxRegexp = 1024
+
+// The profile list's pages: DefaultPerPage profiles unless per_page asks
+// for another number, at most MaxPerPage, so that a list's answer and the
+// memory that writes it stay the same however many profiles are stored.
+const (
+	DefaultPerPage = 100
+	MaxPerPage     = 1000
+)

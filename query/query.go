@@ -80,6 +80,12 @@ type Query struct {
 	SeriesCPU int
 	Frame     string
 
+	// PerPage is how many profiles a page of the profile list holds;
+	// Cursor the ID of the last profile of the page before, "" for the
+	// first page.
+	PerPage int
+	Cursor  string
+
 	// Page is view state that only the pages keep in their URL: it
 	// changes no data.
 	Page Page
@@ -175,6 +181,7 @@ const (
 	GroupHotspots Group = "hotspots" // how hot spots are found and listed
 	GroupExplain  Group = "explain"  // which markers a host's explanation contrasts, and how
 	GroupSeries   Group = "series"   // a host's series: which one
+	GroupList     Group = "list"     // which page of the profile list
 	GroupPage     Group = "page"     // view state pages keep in their URL; no effect on data
 )
 
@@ -197,6 +204,7 @@ const (
 	ViewMarkers      // a host's event markers
 	ViewExplain      // what precedes a host's markers, against the rest of its recording
 	ViewSeries       // a host's series (per-CPU time, cgroups, interrupts) over time
+	ViewList         // the profile list, newest first, a page at a time
 
 	ViewData = ViewHeatmap | ViewCores | ViewHotspots | ViewFlame | ViewDiff | ViewStacks
 	ViewHost = ViewTimeline | ViewHostHotspots | ViewComms | ViewMarkers | ViewExplain | ViewSeries
@@ -204,11 +212,11 @@ const (
 
 // viewNames names each view, in bit order.
 var viewNames = []string{"heatmap", "cores", "hotspots", "flame", "diff", "page", "stacks",
-	"timeline", "host_hotspots", "comms", "markers", "explain", "series"}
+	"timeline", "host_hotspots", "comms", "markers", "explain", "series", "list"}
 
 // Names returns the names of the views in v, in bit order: "heatmap",
 // "cores", "hotspots", "flame", "diff", "page", "stacks", "timeline",
-// "host_hotspots", "comms", "markers", "explain", "series".
+// "host_hotspots", "comms", "markers", "explain", "series", "list".
 func (v View) Names() []string {
 	var out []string
 	for i, name := range viewNames {
@@ -373,6 +381,10 @@ var params = []Param{
 		field: func(q *Query) any { return &q.SeriesCPU }},
 	{Name: "frame", Type: TypeString, Help: "a function: with comm, the host series are ranked by how they move with that command's samples in it", Group: GroupSeries, Views: ViewSeries,
 		field: func(q *Query) any { return &q.Frame }},
+	{Name: "per_page", Type: TypeInt, Min: 1, Max: MaxPerPage, Default: strconv.Itoa(DefaultPerPage), Help: "how many profiles a page of the profile list holds, newest first", Group: GroupList, Views: ViewList,
+		field: func(q *Query) any { return &q.PerPage }},
+	{Name: "cursor", Type: TypeString, Help: "the profile list's page after this profile ID: the next_cursor of the page before; absent for the first page", Group: GroupList, Views: ViewList,
+		field: func(q *Query) any { return &q.Cursor }},
 	{Name: "scale", Type: TypeChoice, Choices: []string{"linear", "log"}, Default: "linear", Help: "the heatmaps' colour scale: linear or log (enhanced)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.Scale }},
 	{Name: "search", Type: TypeString, Help: "the flame graph's search: a regular expression", Group: GroupPage, Views: ViewPage,

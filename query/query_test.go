@@ -74,7 +74,7 @@ func TestParse(t *testing.T) {
 	// columns for a host).
 	want := query.Query{Rows: query.DefaultRows, Col: query.DefaultCol,
 		Measure: "busy", Threshold: query.DefaultThreshold, Min: query.DefaultMin, Limit: 50, Cells: 10, Near: query.DefaultNear,
-		MaxSamples: query.DefaultMaxSamples, Before: query.DefaultBefore, Controls: query.DefaultControls, Seed: 1, Series: "cpu.sys", SeriesCPU: -1,
+		MaxSamples: query.DefaultMaxSamples, Before: query.DefaultBefore, Controls: query.DefaultControls, Seed: 1, Series: "cpu.sys", SeriesCPU: -1, PerPage: query.DefaultPerPage,
 		Page: query.Page{Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc", State: query.DefaultState,
 			CompareWith: "previous", CompareEarlier: 10 * 60e9}}
 	if !reflect.DeepEqual(*q, want) {
@@ -106,7 +106,7 @@ func TestParse(t *testing.T) {
 		From: query.WallTime{NS: time.Date(2026, 11, 30, 3, 12, 5, 5e8, time.UTC).UnixNano(), Set: true}, To: query.WallTime{NS: 1796008400e9, Set: true},
 		Rows: 20, Col: 500e6, Bucket: 250e6, Measure: "system",
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, Near: 120e9, MaxSamples: 5000,
-		Match: "NETDEV|reset", Before: 5e9, Controls: 0, Seed: 7, Series: "cgroups", SeriesCPU: -1,
+		Match: "NETDEV|reset", Before: 5e9, Controls: 0, Seed: 7, Series: "cgroups", SeriesCPU: -1, PerPage: query.DefaultPerPage,
 		Page: query.Page{Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
 			State:       "cgroup.dying, cpu.sys,cgroup.dying",
 			CompareFrom: query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},

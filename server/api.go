@@ -28,10 +28,13 @@ func (s *Server) json(w http.ResponseWriter, code int, v any) {
 	}
 }
 
-// listProfiles handles GET /api/profiles: {"profiles": [...]}, newest first
-// as the store lists them.
+// listProfiles handles GET /api/profiles?per_page=&cursor=: a page of the
+// profiles, newest first as the store lists them, each with a summary of
+// its events (event_count and the top one alone):
+// {"profiles": [...], "next_cursor", "next"}, the last two naming the next
+// page while there is one.
 func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
-	list, err := s.store.List(r.Context())
+	list, next, err := s.listPage(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -39,7 +42,33 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []subsecond.Profile{}
 	}
-	s.json(w, http.StatusOK, subsecond.ProfileList{Profiles: list})
+	s.json(w, http.StatusOK, subsecond.ProfileList{Profiles: list, NextCursor: next, Next: nextPage(r, next)})
+}
+
+// listPage returns the page of the profile list that the request's
+// per_page and cursor name, and the next page's cursor ("" for the last).
+func (s *Server) listPage(r *http.Request) ([]subsecond.Profile, string, error) {
+	q, err := query.Parse(r.URL.Query())
+	if err != nil {
+		return nil, "", err
+	}
+	list, next, err := s.store.Page(r.Context(), q.PerPage, q.Cursor)
+	if errors.Is(err, subsecond.ErrNotFound) {
+		return nil, "", query.Invalidf("cursor", "there is no profile %q to list after (deleted meanwhile?); start again from the first page", q.Cursor)
+	}
+	return list, next, err
+}
+
+// nextPage returns the URL of the request's next page, whose cursor is
+// next: the request's own path and parameters with cursor replaced; ""
+// when next is.
+func nextPage(r *http.Request, next string) string {
+	if next == "" {
+		return ""
+	}
+	v := r.URL.Query()
+	v.Set("cursor", next)
+	return r.URL.Path + "?" + v.Encode()
 }
 
 // getProfile handles GET /api/profiles/{id}: the profile's metadata.

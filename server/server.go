@@ -28,7 +28,13 @@ import (
 // error wrapping subsecond.ErrNotPerf and nothing is stored.
 type Store interface {
 	Import(ctx context.Context, r io.Reader, u Upload) (p *subsecond.Profile, existed bool, err error)
+	// List returns every profile, newest first, each with a summary of its
+	// events (Profile.EventCount and the top one); Page a page of them,
+	// at most limit from the one after profile after, and the cursor of
+	// the next page ("" for the last). An unknown after is an error
+	// wrapping subsecond.ErrNotFound.
 	List(ctx context.Context) ([]subsecond.Profile, error)
+	Page(ctx context.Context, limit int, after string) (list []subsecond.Profile, next string, err error)
 	Profile(ctx context.Context, id string) (*subsecond.Profile, error)
 	Rename(ctx context.Context, id, name string) error
 	Delete(ctx context.Context, id string) error

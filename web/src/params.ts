@@ -56,6 +56,8 @@ export const PARAMS: Param[] = [
   {"name":"label","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"a host series' label: the cgroup controller, the IRQ line, the network device (what moves with a series)","group":"series","views":["series"]},
   {"name":"series_cpu","type":"int","unit":"","min":-1,"max":1048576,"default":"-1","choices":[],"help":"a per-CPU series' CPU (what moves with a series); -1: the host's, or every CPU's together","group":"series","views":["series"]},
   {"name":"frame","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"a function: with comm, the host series are ranked by how they move with that command's samples in it","group":"series","views":["series"]},
+  {"name":"per_page","type":"int","unit":"","min":1,"max":1000,"default":"100","choices":[],"help":"how many profiles a page of the profile list holds, newest first","group":"list","views":["list"]},
+  {"name":"cursor","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"the profile list's page after this profile ID: the next_cursor of the page before; absent for the first page","group":"list","views":["list"]},
   {"name":"scale","type":"choice","unit":"","min":0,"max":0,"default":"linear","choices":["linear","log"],"help":"the heatmaps' colour scale: linear or log (enhanced)","group":"page","views":["page"]},
   {"name":"search","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"the flame graph's search: a regular expression","group":"page","views":["page"]},
   {"name":"match_case","type":"bool","unit":"","min":0,"max":0,"default":"0","choices":[],"help":"1 to make the search tell upper from lower case (it ignores case by default)","group":"page","views":["page"]},
