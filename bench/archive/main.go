@@ -47,6 +47,7 @@ func run() error {
 	events := flag.Int("events", 100, "event names in each capture (at most 65535)")
 	hosts := flag.Int("hosts", 20, "hosts the captures come from")
 	bin := flag.String("bin", "", "subsecond binary to serve (default: build ./cmd/subsecond)")
+	idleFor := flag.Duration("idle", 5*time.Second, "how long the server idles before its memory is read (the Go runtime collects an idle heap every 2 minutes)")
 	cacheSize := flag.String("cache-size", "", "the server's --cache-size (default its own)")
 	keep := flag.Bool("keep", false, "keep the temporary directory with the database and the server's log")
 	flag.Parse()
@@ -103,7 +104,7 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		time.Sleep(5 * time.Second) // idle, so that the collector and scavenger catch up
+		time.Sleep(*idleFor) // idle, so that the collector and scavenger catch up
 		idle, err := srv.procStatus("VmRSS")
 		if err != nil {
 			return err
