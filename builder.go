@@ -246,6 +246,7 @@ func (st *Stats) Count(ev uint16, t int64, cpu int32) {
 // valid for HostProblem, else UnknownHost) and p.Wall.
 func (st *Stats) Fill(p *Profile) {
 	p.Events = append([]EventCount(nil), st.list...)
+	p.EventCount = len(p.Events)
 	p.Samples = st.samples
 	p.Start, p.End = st.start, st.end
 	if p.Start == NoTime {

@@ -25,3 +25,16 @@ func DefaultEvent(events []EventCount) int {
 // DefaultEvent returns the index in p.Events of the event the views show
 // when none is chosen (see DefaultEvent).
 func (p *Profile) DefaultEvent() int { return DefaultEvent(p.Events) }
+
+// TopEvent returns the event of events with most samples, the first of
+// them on a tie: the one a list of profiles names. It returns the zero
+// EventCount for no events.
+func TopEvent(events []EventCount) EventCount {
+	var top EventCount
+	for i, e := range events {
+		if i == 0 || e.Samples > top.Samples {
+			top = e
+		}
+	}
+	return top
+}

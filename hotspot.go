@@ -85,6 +85,10 @@ type HotspotReport struct {
 // /api/profiles and `subsecond list --format json` write it.
 type ProfileList struct {
 	Profiles []Profile `json:"profiles"`
+	// NextCursor is the cursor of the next page, the ID of this page's
+	// last profile, and Next that page's URL; both absent on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+	Next       string `json:"next,omitempty"`
 }
 
 // Graph is a computed flame graph that can be written in each export

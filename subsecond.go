@@ -123,15 +123,19 @@ type EventCount struct {
 
 // Profile describes a stored capture.
 type Profile struct {
-	ID          string       `json:"id"`
-	Name        string       `json:"name"`
-	Host        string       `json:"host"` // "# hostname" unless the import named another; UnknownHost when neither
-	FileName    string       `json:"file_name"`
-	SHA256      string       `json:"sha256"`
-	Bytes       int64        `json:"bytes"`    // size of the uncompressed text
-	Uploaded    time.Time    `json:"uploaded"` // when the import finished
-	Meta        Metadata     `json:"metadata"`
-	Events      []EventCount `json:"events"`   // in order of first appearance
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Host     string    `json:"host"` // "# hostname" unless the import named another; UnknownHost when neither
+	FileName string    `json:"file_name"`
+	SHA256   string    `json:"sha256"`
+	Bytes    int64     `json:"bytes"`    // size of the uncompressed text
+	Uploaded time.Time `json:"uploaded"` // when the import finished
+	Meta     Metadata  `json:"metadata"`
+	// Events are the capture's events in order of first appearance; in a
+	// list of profiles (the store's List and Page), only the one with most
+	// samples. EventCount is how many there are.
+	Events      []EventCount `json:"events"`
+	EventCount  int          `json:"event_count"`
 	Start       int64        `json:"start_ns"` // time of the first sample
 	End         int64        `json:"end_ns"`   // time of the last sample
 	Samples     int64        `json:"samples"`

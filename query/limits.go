@@ -116,3 +116,11 @@ const (
 // FleetSpan is the fleet's default range: the last 24 hours of the
 // indexed data.
 const FleetSpan = int64(24 * time.Hour)
+
+// The profile list's pages: DefaultPerPage profiles unless per_page asks
+// for another number, at most MaxPerPage, so that a list's answer and the
+// memory that writes it stay the same however many profiles are stored.
+const (
+	DefaultPerPage = 100
+	MaxPerPage     = 1000
+)

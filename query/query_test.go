@@ -75,7 +75,7 @@ func TestParse(t *testing.T) {
 	want := query.Query{Rows: query.DefaultRows, Col: query.DefaultCol,
 		Measure: "busy", Threshold: query.DefaultThreshold, Min: query.DefaultMin, Limit: 50, Cells: 10, Near: query.DefaultNear,
 		MaxSamples: query.DefaultMaxSamples, Before: query.DefaultBefore, Controls: query.DefaultControls, Seed: 1, Series: "cpu.sys", SeriesCPU: -1,
-		Buckets: query.DefaultFleetBuckets, Permutations: query.DefaultPermutations,
+		Buckets: query.DefaultFleetBuckets, Permutations: query.DefaultPermutations, PerPage: query.DefaultPerPage,
 		Page: query.Page{Scale: "linear", View: "flame", Shape: "target", Lanes: "cpu", TZ: "utc", State: query.DefaultState,
 			CompareWith: "previous", CompareEarlier: 10 * 60e9}}
 	if !reflect.DeepEqual(*q, want) {
@@ -111,7 +111,7 @@ func TestParse(t *testing.T) {
 		Threshold: 0.75, Min: 15e8, Limit: 0, Cells: 3, Near: 120e9, MaxSamples: 5000,
 		Match: "NETDEV|reset", Before: 5e9, Controls: 0, Seed: 7, Series: "cgroups", SeriesLabel: "memory", SeriesCPU: -1,
 		Labels: []subsecond.Label{{Key: "zone", Value: "us-east-1a"}, {Key: "rack", Value: "r 7 <é>"}}, Group: "zone", Stack: "^tcp_sendmsg;",
-		Buckets: 60, Permutations: 2000,
+		Buckets: 60, Permutations: 2000, PerPage: query.DefaultPerPage,
 		Page: query.Page{Scale: "log", Search: "mem_", MatchCase: true, Zoom: "a;b", View: "icicle", Shape: "base", Lanes: "thread", TZ: "local",
 			State:       "cgroup.dying, cpu.sys,cgroup.dying",
 			CompareFrom: query.WallTime{NS: time.Date(2026, 11, 30, 3, 1, 10, 1, time.UTC).UnixNano(), Set: true},
@@ -340,7 +340,7 @@ export interface Param {
   default: string;
   choices: string[];
   help: string;
-  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "explain" | "series" | "fleet" | "page";
+  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "explain" | "series" | "fleet" | "list" | "page";
   views: string[];
 }
 

@@ -28,10 +28,13 @@ func (s *Server) json(w http.ResponseWriter, code int, v any) {
 	}
 }
 
-// listProfiles handles GET /api/profiles: {"profiles": [...]}, newest first
-// as the store lists them.
+// listProfiles handles GET /api/profiles?per_page=&cursor=: a page of the
+// profiles, newest first as the store lists them, each with a summary of
+// its events (event_count and the top one alone):
+// {"profiles": [...], "next_cursor", "next"}, the last two naming the next
+// page while there is one.
 func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
-	list, err := s.store.List(r.Context())
+	list, next, err := s.listPage(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -39,7 +42,33 @@ func (s *Server) listProfiles(w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []subsecond.Profile{}
 	}
-	s.json(w, http.StatusOK, subsecond.ProfileList{Profiles: list})
+	s.json(w, http.StatusOK, subsecond.ProfileList{Profiles: list, NextCursor: next, Next: nextPage(r, next)})
+}
+
+// listPage returns the page of the profile list that the request's
+// per_page and cursor name, and the next page's cursor ("" for the last).
+func (s *Server) listPage(r *http.Request) ([]subsecond.Profile, string, error) {
+	q, err := query.Parse(r.URL.Query())
+	if err != nil {
+		return nil, "", err
+	}
+	list, next, err := s.store.Page(r.Context(), q.PerPage, q.Cursor)
+	if errors.Is(err, subsecond.ErrNotFound) {
+		return nil, "", query.Invalidf("cursor", "there is no profile %q to list after (deleted meanwhile?); start again from the first page", q.Cursor)
+	}
+	return list, next, err
+}
+
+// nextPage returns the URL of the request's next page, whose cursor is
+// next: the request's own path and parameters with cursor replaced; ""
+// when next is.
+func nextPage(r *http.Request, next string) string {
+	if next == "" {
+		return ""
+	}
+	v := r.URL.Query()
+	v.Set("cursor", next)
+	return r.URL.Path + "?" + v.Encode()
 }
 
 // getProfile handles GET /api/profiles/{id}: the profile's metadata.
@@ -110,11 +139,13 @@ func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) {
 
 // load returns the capture of the request's profile and the parsed query,
 // holding a heavy slot that the caller gives back with release. The query
-// and its cost (check, when not nil) are checked against the profile's
-// metadata first, so that a bad or too costly request loads nothing and
-// waits for no slot. A capture the store holds in memory carries that
-// metadata, which is then not read again.
-func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) error) (c *subsecond.Capture, q *Query, release func(), err error) {
+// and its cost (check, when not nil, and the samples it reads) are checked
+// against the profile's metadata first, so that a bad or too costly
+// request loads nothing and waits for no slot. A capture the store holds
+// in memory carries that metadata, which is then not read again. A view of
+// q.Range alone (window) may be given only that range's seconds of a
+// capture too large to read whole (viewCapture).
+func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) error, window bool) (c *subsecond.Capture, q *Query, release func(), err error) {
 	id := chi.URLParam(r, "id")
 	c, cached, err := s.store.CachedCapture(r.Context(), id)
 	if err != nil {
@@ -134,13 +165,16 @@ func (s *Server) load(r *http.Request, check func(*subsecond.Profile, *Query) er
 			return nil, nil, nil, err
 		}
 	}
+	if err := s.checkViewSamples(r.Context(), p, q, window); err != nil {
+		return nil, nil, nil, err
+	}
 	if release, err = s.heavy.enter(r.Context()); err != nil {
 		return nil, nil, nil, err
 	}
 	if cached {
 		return c, q, release, nil
 	}
-	if c, err = s.store.Capture(r.Context(), id); err != nil {
+	if c, err = s.viewCapture(r.Context(), p, q, window); err != nil {
 		release()
 		return nil, nil, nil, err
 	}
@@ -171,6 +205,9 @@ func (s *Server) baseCapture(r *http.Request, c *subsecond.Capture, q *Query) (*
 	}
 	bp, err := s.baseProfile(r.Context(), q, r.URL.Query())
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkViewSamples(r.Context(), bp, q, false); err != nil {
 		return nil, err
 	}
 	return s.store.Capture(r.Context(), bp.ID)
@@ -208,7 +245,7 @@ func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
 // samples are, and compute draws it.
 func (s *Server) view(w http.ResponseWriter, r *http.Request, check func(*subsecond.Profile, *Query) error,
 	compute func(*subsecond.Capture, *Query) (any, error)) {
-	c, q, release, err := s.load(r, check)
+	c, q, release, err := s.load(r, check, false)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -266,7 +303,7 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 // node in the range's flame graph (flame.Samples). A range holding more
 // than max_samples samples of the filters is refused with a 400 naming end.
 func (s *Server) samples(w http.ResponseWriter, r *http.Request) {
-	c, q, release, err := s.load(r, nil)
+	c, q, release, err := s.load(r, nil, true)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -297,7 +334,7 @@ func (s *Server) graph(w http.ResponseWriter, r *http.Request, isDiff bool) {
 			return
 		}
 	}
-	c, q, release, err := s.load(r, nil)
+	c, q, release, err := s.load(r, nil, !isDiff)
 	if err != nil {
 		s.error(w, r, err)
 		return

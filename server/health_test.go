@@ -56,8 +56,11 @@ type downStore struct{ sqliteStore }
 
 var errDown = fmt.Errorf("%w: dial unix /run/postgresql/.s.PGSQL.5432: connect: connection refused", subsecond.ErrUnavailable)
 
-func (downStore) Ready(context.Context) error                                 { return errDown }
-func (downStore) List(context.Context) ([]subsecond.Profile, error)           { return nil, errDown }
+func (downStore) Ready(context.Context) error                       { return errDown }
+func (downStore) List(context.Context) ([]subsecond.Profile, error) { return nil, errDown }
+func (downStore) Page(context.Context, int, string) ([]subsecond.Profile, string, error) {
+	return nil, "", errDown
+}
 func (downStore) Profile(context.Context, string) (*subsecond.Profile, error) { return nil, errDown }
 func (downStore) Import(context.Context, io.Reader, Upload) (*subsecond.Profile, bool, error) {
 	return nil, false, errDown

@@ -150,6 +150,9 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) (*su
 	if err := s.checkCoresCost(p, q); err != nil {
 		return nil, err
 	}
+	if err := s.checkViewSamples(r.Context(), p, q, false); err != nil {
+		return nil, err
+	}
 	if wait < 0 && !s.hot.computed(hotKey(id, q)) {
 		return nil, errPending
 	}

@@ -24,6 +24,12 @@ const (
 	// capture, 2.5 times its JSON), so its bound is a PprofNodeCost-th of
 	// the limit.
 	DefaultMaxNodes = 250_000
+	// DefaultMaxViewSamples bounds the samples one view reads: a capture
+	// takes about 45 bytes a sample loaded, with the indexes its first
+	// view builds, so ten million take about 450 MB, and a server with
+	// --max-heavy 2 stays within its memory limit while viewing two at
+	// once. The bundled incident capture holds 564,480 samples.
+	DefaultMaxViewSamples = 10_000_000
 	// PprofNodeCost is how many times a node of a pprof export costs what
 	// a node of the other formats does.
 	PprofNodeCost = 5
@@ -124,4 +130,45 @@ func (s *Server) checkNodes(n int, format string) error {
 	}
 	return errorf(subsecond.ErrTooLarge, "the flame graph has %d nodes, more than this server's limit of %d for %s; narrow the range (start, end) or the filters (cpu, comm, pid, function)",
 		n, limit, format)
+}
+
+// viewCapture returns the capture a view of q over profile p reads, or
+// refuses the view with subsecond.ErrTooLarge before anything is loaded
+// when that would read more than the server's view budget. A capture
+// within the budget is read whole, through the store's cache. A larger one
+// is read by window, for views of q.Range alone (flame graphs and stack
+// charts): the whole seconds q.Range overlaps, counted first from the
+// chunks import stored, when they hold no more than the budget. The caller
+// holds a heavy slot.
+func (s *Server) viewCapture(ctx context.Context, p *subsecond.Profile, q *Query, window bool) (*subsecond.Capture, error) {
+	if err := s.checkViewSamples(ctx, p, q, window); err != nil {
+		return nil, err
+	}
+	if p.Samples <= s.maxViewSamples {
+		return s.store.Capture(ctx, p.ID)
+	}
+	return s.store.CaptureWindow(ctx, p.ID, q.Range)
+}
+
+// checkViewSamples refuses a view that would read more samples than the
+// server's view budget (see viewCapture), naming the budget and how to
+// narrow the view.
+func (s *Server) checkViewSamples(ctx context.Context, p *subsecond.Profile, q *Query, window bool) error {
+	if p.Samples <= s.maxViewSamples {
+		return nil
+	}
+	if !window {
+		return errorf(subsecond.ErrTooLarge, "profile %s holds %d samples, more than the %d one view may read on this server (--max-view-samples), so its heatmaps, cores map and hot spots cannot be drawn here; open the flame graph of a shorter range (start, end) instead",
+			p.ID, p.Samples, s.maxViewSamples)
+	}
+	n, err := s.store.WindowSamples(ctx, p.ID, q.Range)
+	if err != nil {
+		return err
+	}
+	if n <= s.maxViewSamples {
+		return nil
+	}
+	t0 := p.T0()
+	return errorf(subsecond.ErrTooLarge, "the range %s holds %d samples in the whole seconds it overlaps, more than the %d one view may read on this server (--max-view-samples); choose a shorter range (start, end)",
+		query.DisplayRange(q.Range.Start-t0, q.Range.End-t0), n, s.maxViewSamples)
 }

@@ -283,3 +283,53 @@ func TestAbandonedHeavyRequests(t *testing.T) {
 		t.Errorf("heap %d MB after the requests ended; want back near %d MB", after>>20, base>>20)
 	}
 }
+
+// repeated returns a capture of one short sample repeated n times: one
+// CPU, one instant, one stack, as a hostile upload amplifies it.
+func repeated(n int) string {
+	return strings.Repeat("a 1 [000] 1.000000: 1 cpu-clock: \n\tffff f (k)\n\n", n)
+}
+
+// TestViewSamples: a view that would read more samples than the server's
+// budget is refused (413 naming the limit and how to narrow) before any is
+// loaded; a flame graph or stack chart of a range within the budget reads
+// only that range's seconds and answers as from the whole capture; small
+// profiles are served as before. Before, the views of a capture of 49 M
+// identical samples loaded all of them (1.9 GB).
+func TestViewSamples(t *testing.T) {
+	e := newEnv(t, Config{MaxViewSamples: 250})
+	hostile := e.upload(repeated(5000), "hostile")
+	small := e.upload(perfText(1, 100, 1), "small")
+	big := e.upload(perfText(2, 100, 3), "big") // 200 samples a second over 4 seconds
+	whole := newEnv(t, Config{})
+	ref := whole.upload(perfText(2, 100, 3), "big")
+
+	for _, path := range []string{"/heatmap", "/cpus", "/hotspots"} {
+		res, b := e.do("GET", "/api/profiles/"+hostile.ID+path, nil)
+		wantError(t, res, b, http.StatusRequestEntityTooLarge, "holds 5000 samples, more than the 250 one view may read on this server (--max-view-samples)")
+	}
+	for _, path := range []string{"/flamegraph", "/flamegraph?start=0&end=0.5&format=pprof", "/samples?start=0&end=0.001", "/diff?start2=0&end2=0.5"} {
+		res, b := e.do("GET", "/api/profiles/"+hostile.ID+path, nil)
+		wantError(t, res, b, http.StatusRequestEntityTooLarge, "more than the 250 one view may read")
+	}
+	res, b := e.do("GET", "/api/profiles/"+hostile.ID+"/flamegraph", nil)
+	wantError(t, res, b, http.StatusRequestEntityTooLarge, "the range 0–0 s (<0.001 s) holds 5000 samples in the whole seconds it overlaps")
+	if res, b := e.do("GET", "/p/"+hostile.ID, nil); res.StatusCode != http.StatusOK || !strings.Contains(string(b), "--max-view-samples") {
+		t.Errorf("profile page of the hostile capture = %d; want 200 saying why its views are refused", res.StatusCode)
+	}
+	if res, b := e.do("GET", "/api/profiles/"+small.ID+"/heatmap", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("small profile's heatmap = %d %s; want 200", res.StatusCode, b)
+	}
+
+	res, b = e.do("GET", "/api/profiles/"+big.ID+"/heatmap", nil)
+	wantError(t, res, b, http.StatusRequestEntityTooLarge, "open the flame graph of a shorter range (start, end)")
+	res, b = e.do("GET", "/api/profiles/"+big.ID+"/flamegraph?start=0&end=2", nil)
+	wantError(t, res, b, http.StatusRequestEntityTooLarge, "choose a shorter range (start, end)")
+	for _, path := range []string{"/flamegraph?start=1&end=1.5", "/flamegraph?start=2&end=3&format=folded", "/samples?start=1.2&end=1.3&cpu=1"} {
+		res, got := e.do("GET", "/api/profiles/"+big.ID+path, nil)
+		_, want := whole.do("GET", "/api/profiles/"+ref.ID+path, nil)
+		if res.StatusCode != http.StatusOK || string(got) != string(want) {
+			t.Errorf("GET %s of a capture over the budget = %d %.200s; want 200 and the whole capture's answer %.200s", path, res.StatusCode, got, want)
+		}
+	}
+}

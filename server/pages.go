@@ -52,9 +52,10 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Componen
 	}
 }
 
-// index handles GET /: the profiles and the upload form.
+// index handles GET /?per_page=&cursor=: a page of the profiles, newest
+// first, with a link to the next, and the upload form.
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
-	list, err := s.store.List(r.Context())
+	list, next, err := s.listPage(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -62,6 +63,8 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, web.Index(web.IndexPage{
 		Layout:        s.layout("Profiles", web.ViewData{Page: "index"}, r),
 		Profiles:      list,
+		Next:          nextPage(r, next),
+		First:         r.URL.Query().Get("cursor") != "",
 		ReadOnly:      s.readOnly,
 		TokenRequired: s.token != "",
 		UploadURL:     s.baseURL(r) + string(link.ProfilesAPI),

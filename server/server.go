@@ -28,7 +28,13 @@ import (
 // error wrapping subsecond.ErrNotPerf and nothing is stored.
 type Store interface {
 	Import(ctx context.Context, r io.Reader, u Upload) (p *subsecond.Profile, existed bool, err error)
+	// List returns every profile, newest first, each with a summary of its
+	// events (Profile.EventCount and the top one); Page a page of them,
+	// at most limit from the one after profile after, and the cursor of
+	// the next page ("" for the last). An unknown after is an error
+	// wrapping subsecond.ErrNotFound.
 	List(ctx context.Context) ([]subsecond.Profile, error)
+	Page(ctx context.Context, limit int, after string) (list []subsecond.Profile, next string, err error)
 	Profile(ctx context.Context, id string) (*subsecond.Profile, error)
 	Rename(ctx context.Context, id, name string) error
 	Delete(ctx context.Context, id string) error
@@ -40,6 +46,10 @@ type Store interface {
 	// r overlaps (see timeline.WindowSource): the night's hot spots read
 	// a few seconds of many captures with it.
 	CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error)
+	// WindowSamples returns how many samples CaptureWindow would decode
+	// for r, counted without decoding any: the cost of a view of a range,
+	// known before the work starts.
+	WindowSamples(ctx context.Context, id string, r subsecond.Range) (int64, error)
 	// Ready checks that the database answers and has this build's schema;
 	// its errors wrap subsecond.ErrUnavailable.
 	Ready(ctx context.Context) error
@@ -141,6 +151,12 @@ type Config struct {
 	// MaxNodes bounds the nodes of a flame graph sent or exported (413);
 	// 0 means DefaultMaxNodes.
 	MaxNodes int
+	// MaxViewSamples bounds the samples one view reads, counted from what
+	// import stored before any is loaded: a view of a larger capture reads
+	// only the seconds of its range when they hold no more (flame graphs
+	// and stack charts), and is refused otherwise (413 naming the limit
+	// and start, end); 0 means DefaultMaxViewSamples.
+	MaxViewSamples int64
 	// MaxRangeSamples bounds the samples of a host's range across its
 	// captures, counted from their summaries before any is loaded (413
 	// naming from, to and cpu); 0 means DefaultMaxRangeSamples.
@@ -185,7 +201,9 @@ type Server struct {
 	heavy     *gate
 	maxCells  int64
 	maxNodes  int
-	hot       hotCache
+	// maxViewSamples bounds the samples one view reads (viewCapture).
+	maxViewSamples int64
+	hot            hotCache
 	// maxRangeSamples bounds a host range's samples; ranges keeps the
 	// ranges joined.
 	maxRangeSamples int64
@@ -228,6 +246,8 @@ func New(cfg Config) *Server {
 		heavy:     newGate(cfg.MaxHeavy, cfg.HeavyQueue, cfg.HeavyWait),
 		maxCells:  cfg.MaxCells,
 		maxNodes:  cfg.MaxNodes,
+
+		maxViewSamples: cmp.Or(cfg.MaxViewSamples, DefaultMaxViewSamples),
 
 		maxRangeSamples: cmp.Or(cfg.MaxRangeSamples, DefaultMaxRangeSamples),
 		ranges:          timeline.NewRangeCache(cfg.RangeCacheSize),

@@ -105,6 +105,10 @@ func (failingStore) List(context.Context) ([]subsecond.Profile, error) {
 	return nil, errors.New("sqlite: disk I/O error at /var/lib/secret/subsecond.db")
 }
 
+func (failingStore) Page(context.Context, int, string) ([]subsecond.Profile, string, error) {
+	return nil, "", errors.New("sqlite: disk I/O error at /var/lib/secret/subsecond.db")
+}
+
 func TestInternalErrorsHidden(t *testing.T) {
 	e := newEnv(t, Config{})
 	srv := httptest.NewServer(New(Config{Store: failingStore{sqliteStore{e.st}}, Engine: countEngine{}}).Handler())

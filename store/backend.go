@@ -25,9 +25,11 @@ type Backend interface {
 	// ProfileBySHA returns the stored profile whose text has the given
 	// SHA-256 (lower-case hex).
 	ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile, error)
-	// List returns every profile, most recently imported first, with its
-	// events but without warning messages.
-	List(ctx context.Context) ([]subsecond.Profile, error)
+	// List returns the profiles opt selects, most recently imported first,
+	// with their event summaries (Profile.EventCount, and the event with
+	// most samples alone in Events) but without warning messages. An
+	// unknown opt.After is an error wrapping subsecond.ErrNotFound.
+	List(ctx context.Context, opt ListOptions) ([]subsecond.Profile, error)
 	// Profile returns one profile with its events and first warnings.
 	Profile(ctx context.Context, id string) (*subsecond.Profile, error)
 	// Load returns profile id, its comm list, its table segments and
@@ -127,6 +129,14 @@ type Backend interface {
 	Unavailable(err error) bool
 	// Close releases the database.
 	Close() error
+}
+
+// ListOptions select a page of the profile list, most recently imported
+// first: at most Limit profiles (all when 0) from the one after profile
+// After (from the first when "").
+type ListOptions struct {
+	Limit int
+	After string
 }
 
 // Import writes one profile inside a transaction of its own (see

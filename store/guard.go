@@ -35,8 +35,8 @@ func (g guard) ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile
 	return p, g.wrap(err)
 }
 
-func (g guard) List(ctx context.Context) ([]subsecond.Profile, error) {
-	l, err := g.b.List(ctx)
+func (g guard) List(ctx context.Context, opt ListOptions) ([]subsecond.Profile, error) {
+	l, err := g.b.List(ctx, opt)
 	return l, g.wrap(err)
 }
 

@@ -38,8 +38,10 @@ type outage struct{ store.Backend }
 
 var errGone = errors.New("server closed the connection unexpectedly")
 
-func (outage) List(context.Context) ([]subsecond.Profile, error) { return nil, errGone }
-func (outage) Unavailable(err error) bool                        { return errors.Is(err, errGone) }
+func (outage) List(context.Context, store.ListOptions) ([]subsecond.Profile, error) {
+	return nil, errGone
+}
+func (outage) Unavailable(err error) bool { return errors.Is(err, errGone) }
 
 // TestOutageClassified checks that the store wraps the errors its backend
 // calls an outage with subsecond.ErrUnavailable, and leaves others alone.

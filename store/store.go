@@ -287,13 +287,33 @@ func newID() string {
 }
 
 // List returns every stored profile, most recently imported first, with
-// their events but without warning messages.
+// their event summaries (Profile.EventCount, and the event with most
+// samples alone in Events) but without warning messages; Profile has every
+// event.
 func (s *Store) List(ctx context.Context) ([]subsecond.Profile, error) {
-	list, err := s.b.List(ctx)
+	list, err := s.b.List(ctx, ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list profiles: %w", err)
 	}
 	return list, nil
+}
+
+// Page returns a page of the profile list, as List summarises them: at
+// most limit profiles (at least one) from the one after profile after
+// (from the first when ""), and the ID of the page's last profile when
+// more follow it, else "". An after that names no stored profile yields
+// an error wrapping subsecond.ErrNotFound.
+func (s *Store) Page(ctx context.Context, limit int, after string) (list []subsecond.Profile, next string, err error) {
+	limit = max(limit, 1)
+	list, err = s.b.List(ctx, ListOptions{Limit: limit + 1, After: after})
+	if err != nil {
+		return nil, "", fmt.Errorf("list profiles: %w", err)
+	}
+	if len(list) > limit {
+		list = list[:limit]
+		next = list[limit-1].ID
+	}
+	return list, next, nil
 }
 
 // Profile returns the stored profile id with its events and first warning
@@ -439,6 +459,23 @@ func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range)
 		return nil, fmt.Errorf("window of %s: %w", id, err)
 	}
 	return c, nil
+}
+
+// WindowSamples returns how many samples profile id holds in the whole
+// seconds that r (half-open, in the capture's own clock) overlaps, the
+// samples CaptureWindow would decode, counted from the chunks' rows
+// without reading their data.
+func (s *Store) WindowSamples(ctx context.Context, id string, r subsecond.Range) (int64, error) {
+	from, to := chunkSeconds(r)
+	st, err := s.b.Chunks(ctx, id, from, to, false)
+	if err != nil {
+		return 0, fmt.Errorf("profile %q: %w", id, err)
+	}
+	var n int64
+	for _, ch := range st.Chunks {
+		n += int64(ch.Samples)
+	}
+	return n, nil
 }
 
 // chunkSeconds returns the first and last chunk seconds that r overlaps;

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -354,6 +355,12 @@ func TestCaptureWindow(t *testing.T) {
 		if w.Samples.Len() == 0 || !reflect.DeepEqual(w.Samples.Time, want.Time) || !reflect.DeepEqual(w.Samples.Stack, want.Stack) ||
 			!reflect.DeepEqual(w.Samples.CPU, want.CPU) || !reflect.DeepEqual(w.Samples.Comm, want.Comm) {
 			t.Errorf("window holds %d samples; want the %d of seconds 1 to 3, column for column", w.Samples.Len(), want.Len())
+		}
+		if n, err := e.s.WindowSamples(ctx, p.ID, rg); err != nil || n != int64(w.Samples.Len()) {
+			t.Errorf("WindowSamples(seconds 1 to 3) = %d, %v; want the window's %d", n, err, w.Samples.Len())
+		}
+		if _, err := e.s.WindowSamples(ctx, "nosuchprofileaaaaaaaaaaaaa", rg); !errors.Is(err, subsecond.ErrNotFound) {
+			t.Errorf("WindowSamples(unknown id) = %v; want ErrNotFound", err)
 		}
 	})
 }

@@ -111,7 +111,11 @@ type Layout struct {
 // IndexPage lists the stored profiles and offers the upload form.
 type IndexPage struct {
 	Layout
-	Profiles      []subsecond.Profile
+	Profiles []subsecond.Profile
+	// Next is the URL of the list's next page, "" on the last; First
+	// says that this page is not the first, which links to it.
+	Next          string
+	First         bool
 	ReadOnly      bool
 	TokenRequired bool
 	UploadURL     string // where curl posts captures, e.g. http://host:8080/api/profiles

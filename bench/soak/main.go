@@ -514,24 +514,23 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 	}
 	fmt.Printf("server peak RSS: %.0f MiB (target ≤ 1536 MiB); largest RSS each minute, MiB: %s\n", float64(peak)/(1<<20), strings.Join(mins, " "))
 
-	// Every upload listed, with its exact sample count.
-	res, err := http.Get(s.base + "/api/profiles")
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	var list struct {
-		Profiles []struct {
-			ID      string `json:"id"`
-			Samples int64  `json:"samples"`
-		} `json:"profiles"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&list); err != nil {
-		return err
-	}
+	// Every upload listed, with its exact sample count, page after page.
 	listed := map[string]int64{}
-	for _, p := range list.Profiles {
-		listed[p.ID] = p.Samples
+	for next := "/api/profiles?per_page=1000"; next != ""; {
+		var page struct {
+			Profiles []struct {
+				ID      string `json:"id"`
+				Samples int64  `json:"samples"`
+			} `json:"profiles"`
+			Next string `json:"next"`
+		}
+		if err := getJSON(s.base+next, &page); err != nil {
+			return err
+		}
+		for _, p := range page.Profiles {
+			listed[p.ID] = p.Samples
+		}
+		next = page.Next
 	}
 	bad := 0
 	for _, u := range s.uploads {
@@ -540,7 +539,7 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 			fmt.Printf("upload %s: answered %d samples, listed %v (%d); want %d\n", u.id, u.samples, ok, n, want)
 		}
 	}
-	fmt.Printf("uploads: %d stored, %d listed with exactly %d samples; %d profiles listed in all\n", len(s.uploads), len(s.uploads)-bad, want, len(list.Profiles))
+	fmt.Printf("uploads: %d stored, %d listed with exactly %d samples; %d profiles listed in all\n", len(s.uploads), len(s.uploads)-bad, want, len(listed))
 	if up, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at the end: %s", up)
 	}
@@ -558,4 +557,18 @@ func round(d time.Duration) time.Duration {
 		return d.Round(10 * time.Millisecond)
 	}
 	return d.Round(100 * time.Microsecond)
+}
+
+// getJSON decodes the JSON answer of a GET of url into v; an answer other
+// than 200 is an error.
+func getJSON(url string, v any) error {
+	res, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, res.Status)
+	}
+	return json.NewDecoder(res.Body).Decode(v)
 }

@@ -184,6 +184,7 @@ func runServe(ctx context.Context, e env) error {
 		MaxHeavy:         lim.maxHeavy,
 		MaxCells:         lim.maxCells,
 		MaxNodes:         lim.maxNodes,
+		MaxViewSamples:   lim.maxView,
 		MaxRangeSamples:  *maxSamples,
 		UploadTimeout:    lim.uploadTimeout,
 		MinUploadRate:    int64(lim.minRate),

@@ -91,6 +91,7 @@ type serveLimits struct {
 	maxHeavy      int
 	maxCells      int64
 	maxNodes      int
+	maxView       int64
 	uploadTimeout time.Duration
 	minRate       byteSize
 	perClient     int
@@ -111,6 +112,8 @@ func (l *serveLimits) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&l.maxCells, "max-cells", server.DefaultMaxCells, "largest heatmap or cores map in cells (columns × rows or CPUs); larger gets 400 naming col or bucket")
 	fs.IntVar(&l.maxNodes, "max-nodes", server.DefaultMaxNodes,
 		fmt.Sprintf("largest flame graph in nodes sent or exported, a %dth of it for pprof; larger gets 413", server.PprofNodeCost))
+	fs.Int64Var(&l.maxView, "max-view-samples", server.DefaultMaxViewSamples,
+		"most samples one view reads: a larger capture's heatmaps get 413, and its flame graphs read only their range's seconds, 413 when those hold more")
 	fs.DurationVar(&l.uploadTimeout, "upload-timeout", time.Hour, "longest one upload may take to arrive and import; longer gets 408")
 	l.minRate = server.DefaultMinUploadRate
 	fs.Var(&l.minRate, "min-upload-rate", fmt.Sprintf("slowest `pace` per second an upload may keep over any %s spent waiting for it; slower gets 408", server.DefaultRateWindow))
@@ -143,6 +146,8 @@ func (l *serveLimits) check() error {
 		return fmt.Errorf("--max-cells: %d is not a positive number", l.maxCells)
 	case l.maxNodes < 1:
 		return fmt.Errorf("--max-nodes: %d is not a positive number", l.maxNodes)
+	case l.maxView < 1:
+		return fmt.Errorf("--max-view-samples: %d is not a positive number", l.maxView)
 	case l.uploadTimeout <= 0:
 		return fmt.Errorf("--upload-timeout: %s is not a positive duration", l.uploadTimeout)
 	case l.perClient < 1:

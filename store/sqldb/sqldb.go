@@ -106,7 +106,7 @@ func (d *DB) Ready(ctx context.Context, want int64) error {
 
 // profileCols are the columns scanProfile reads.
 const profileCols = `pk, id, name, file_name, sha256, bytes, uploaded_ns, metadata,
-	start_ns, end_ns, samples, cpus, frequency_hz, warnings, host, comms`
+	start_ns, end_ns, samples, cpus, frequency_hz, warnings, host, comms, event_count, top_event, top_samples`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -115,15 +115,22 @@ type scanFunc func(dest ...any) error
 
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
-// scanProfile reads one row of profileCols.
+// scanProfile reads one row of profileCols. The profile's Events hold the
+// row's summary, its event with most samples alone; loadProfile replaces
+// them with every event.
 func scanProfile(r rowScanner) (pk int64, p *subsecond.Profile, comms []byte, err error) {
 	p = new(subsecond.Profile)
 	var uploaded int64
 	var meta string
+	var top subsecond.EventCount
 	err = r.Scan(&pk, &p.ID, &p.Name, &p.FileName, &p.SHA256, &p.Bytes, &uploaded, &meta,
-		&p.Start, &p.End, &p.Samples, &p.CPUs, &p.FrequencyHz, &p.Warnings, &p.Host, &comms)
+		&p.Start, &p.End, &p.Samples, &p.CPUs, &p.FrequencyHz, &p.Warnings, &p.Host, &comms,
+		&p.EventCount, &top.Name, &top.Samples)
 	if err != nil {
 		return 0, nil, nil, err
+	}
+	if p.EventCount > 0 {
+		p.Events = []subsecond.EventCount{top}
 	}
 	p.Uploaded = time.Unix(0, uploaded).UTC()
 	if err := json.Unmarshal([]byte(meta), &p.Meta); err != nil {
@@ -133,35 +140,44 @@ func scanProfile(r rowScanner) (pk int64, p *subsecond.Profile, comms []byte, er
 	return pk, p, comms, nil
 }
 
-// List returns every profile, most recently imported first, with its
-// events but without warning messages.
-func (d *DB) List(ctx context.Context) ([]subsecond.Profile, error) {
+// List returns profiles, most recently imported first, with their event
+// summaries (Profile.EventCount, and the event with most samples alone in
+// Events) but without warning messages: those after profile opt.After in
+// that order (from the first when ""), at most opt.Limit of them (all when
+// 0). An unknown opt.After yields an error wrapping subsecond.ErrNotFound.
+func (d *DB) List(ctx context.Context, opt store.ListOptions) ([]subsecond.Profile, error) {
 	var list []subsecond.Profile
 	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
 		list = nil
-		byPK := map[int64]int{}
-		err := d.Each(ctx, tx, `SELECT `+profileCols+` FROM profiles WHERE sha256 NOT LIKE 'pending:%'
-			ORDER BY uploaded_ns DESC, pk DESC`, nil, func(scan func(...any) error) error {
-			pk, p, _, err := scanProfile(scanFunc(scan))
+		where, args := "", []any{}
+		if opt.After != "" {
+			if !store.ValidID(opt.After) {
+				return fmt.Errorf("profile %q: %w", opt.After, subsecond.ErrNotFound)
+			}
+			var uploaded, pk int64
+			err := tx.QueryRowContext(ctx, d.Q(`SELECT uploaded_ns, pk FROM profiles WHERE id = ? AND sha256 NOT LIKE 'pending:%'`),
+				opt.After).Scan(&uploaded, &pk)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("profile %q: %w", opt.After, subsecond.ErrNotFound)
+			}
 			if err != nil {
 				return err
 			}
-			byPK[pk] = len(list)
-			list = append(list, *p)
-			return nil
-		})
-		if err != nil {
-			return err
+			where = ` AND (uploaded_ns < ? OR uploaded_ns = ? AND pk < ?)`
+			args = append(args, uploaded, uploaded, pk)
 		}
-		return d.Each(ctx, tx, `SELECT profile, name, samples FROM events ORDER BY profile, idx`, nil, func(scan func(...any) error) error {
-			var pk int64
-			var e subsecond.EventCount
-			if err := scan(&pk, &e.Name, &e.Samples); err != nil {
+		limit := ""
+		if opt.Limit > 0 {
+			limit = ` LIMIT ?`
+			args = append(args, opt.Limit)
+		}
+		return d.Each(ctx, tx, `SELECT `+profileCols+` FROM profiles WHERE sha256 NOT LIKE 'pending:%'`+where+`
+			ORDER BY uploaded_ns DESC, pk DESC`+limit, args, func(scan func(...any) error) error {
+			_, p, _, err := scanProfile(scanFunc(scan))
+			if err != nil {
 				return err
 			}
-			if i, ok := byPK[pk]; ok {
-				list[i].Events = append(list[i].Events, e)
-			}
+			list = append(list, *p)
 			return nil
 		})
 	})
@@ -220,6 +236,7 @@ func (d *DB) loadProfile(ctx context.Context, tx *sql.Tx, id string, warnings bo
 	if err != nil {
 		return 0, nil, nil, err
 	}
+	p.Events = nil
 	err = d.Each(ctx, tx, `SELECT name, samples FROM events WHERE profile = ? ORDER BY idx`, []any{pk}, func(scan func(...any) error) error {
 		var e subsecond.EventCount
 		err := scan(&e.Name, &e.Samples)
@@ -332,10 +349,11 @@ func (d *DB) UpdateProfile(ctx context.Context, tx *sql.Tx, pk int64, rec *store
 	if err != nil {
 		return err
 	}
+	top := subsecond.TopEvent(p.Events)
 	_, err = tx.ExecContext(ctx, d.Q(`UPDATE profiles SET name = ?, file_name = ?, sha256 = ?, bytes = ?, uploaded_ns = ?,
 		metadata = ?, start_ns = ?, end_ns = ?, samples = ?, cpus = ?, frequency_hz = ?, warnings = ?, comms = ?,
-		host = ? WHERE pk = ?`), p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta),
-		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, rec.Comms, p.Host, pk)
+		host = ?, event_count = ?, top_event = ?, top_samples = ? WHERE pk = ?`), p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta),
+		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, rec.Comms, p.Host, len(p.Events), top.Name, top.Samples, pk)
 	return err
 }
 

@@ -13,7 +13,7 @@ export interface Param {
   default: string;
   choices: string[];
   help: string;
-  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "explain" | "series" | "fleet" | "page";
+  group: "filter" | "range" | "heatmap" | "cores" | "hotspots" | "explain" | "series" | "fleet" | "list" | "page";
   views: string[];
 }
 
@@ -61,6 +61,8 @@ export const PARAMS: Param[] = [
   {"name":"stack","type":"regexp","unit":"","min":0,"max":0,"default":"","choices":[],"help":"search the hosts for the samples whose stack holds a call edge caller;callee matching this regular expression (e.g. ^tcp_sendmsg;tcp_push$)","group":"fleet","views":["fleet"]},
   {"name":"buckets","type":"int","unit":"","min":1,"max":2000,"default":"120","choices":[],"help":"the fleet's time columns: of its map and of the search's sparklines","group":"fleet","views":["fleet"]},
   {"name":"permutations","type":"int","unit":"","min":1000,"max":100000,"default":"10000","choices":[],"help":"the fleet's contrasts: the shuffles of each permutation test (more: finer p-values, slower)","group":"fleet","views":["fleet"]},
+  {"name":"per_page","type":"int","unit":"","min":1,"max":1000,"default":"100","choices":[],"help":"how many profiles a page of the profile list holds, newest first","group":"list","views":["list"]},
+  {"name":"cursor","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"the profile list's page after this profile ID: the next_cursor of the page before; absent for the first page","group":"list","views":["list"]},
   {"name":"scale","type":"choice","unit":"","min":0,"max":0,"default":"linear","choices":["linear","log"],"help":"the heatmaps' colour scale: linear or log (enhanced)","group":"page","views":["page"]},
   {"name":"search","type":"string","unit":"","min":0,"max":0,"default":"","choices":[],"help":"the flame graph's search: a regular expression","group":"page","views":["page"]},
   {"name":"match_case","type":"bool","unit":"","min":0,"max":0,"default":"0","choices":[],"help":"1 to make the search tell upper from lower case (it ignores case by default)","group":"page","views":["page"]},

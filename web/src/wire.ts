@@ -83,7 +83,8 @@ export interface Profile {
   bytes: number; // size of the uncompressed text
   uploaded: string; // when the import finished
   metadata: Metadata;
-  events: EventCount[]; // in order of first appearance
+  events: EventCount[];
+  event_count: number;
   start_ns: number; // time of the first sample
   end_ns: number; // time of the last sample
   samples: number;
