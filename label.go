@@ -1,6 +1,7 @@
 package subsecond
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +130,24 @@ const (
 	MaxIndexedCaptures = 200_000
 	MaxIndexNames      = 1_000
 )
+
+// TotalsQuery asks the fleet index for the names most frequent in some
+// captures: their totals over the slots starting in [From, To).
+type TotalsQuery struct {
+	From, To int64 // Unix ns
+	// Captures are the IDs of the captures counted; nil for every
+	// capture with a slot in [From, To).
+	Captures map[string]bool
+	// Kind keeps one kind of names, 0 every kind; Match, when set, the
+	// names it matches.
+	Kind  NameKind
+	Match *regexp.Regexp
+	// Min is the fewest samples a name has in the captures together to
+	// be kept; Limit the most names kept, the most frequent first (ties by
+	// kind and name), 0 for no limit.
+	Min   int64
+	Limit int
+}
 
 // MinPeakSamples is the fewest samples of one CPU in one second for its
 // system share to count in SlotTotals.PeakCore.

@@ -39,7 +39,12 @@ func (t *table) share(u, c int) float64 {
 // most opt.Candidates, the most frequent first, ties by kind and name. The
 // rule reads no group and no uptime, so the tests stay valid.
 func candidates(ctx context.Context, src Source, opt *Options, unitOf map[string]int, n int) (*table, error) {
-	ncs, err := src.NameTotals(ctx, opt.From, opt.To, MinCandidateSamples)
+	caps := make(map[string]bool, len(unitOf))
+	for id := range unitOf {
+		caps[id] = true
+	}
+	ncs, err := src.NameTotals(ctx, subsecond.TotalsQuery{From: opt.From, To: opt.To, Captures: caps, Kind: opt.Kind, Match: opt.Match,
+		Min: MinCandidateSamples, Limit: opt.Candidates})
 	if err != nil {
 		return nil, err
 	}

@@ -27,11 +27,10 @@ type Source interface {
 	// than subsecond.MaxIndexNames distinct names matching is an error
 	// wrapping subsecond.ErrTooLarge that says so.
 	NameCounts(ctx context.Context, kind subsecond.NameKind, match *regexp.Regexp, from, to int64) ([]subsecond.NameCount, error)
-	// NameTotals returns, for the captures with a slot in [from, to), each
-	// name's total in each capture over its slots starting in [from, to)
-	// (a NameCount with one slot), leaving out the names with fewer than
-	// min samples in all of them together.
-	NameTotals(ctx context.Context, from, to, min int64) ([]subsecond.NameCount, error)
+	// NameTotals returns the names q selects, each one's total in each
+	// capture q counts over its slots starting in [q.From, q.To) (a
+	// NameCount with one slot), by kind and name, then capture.
+	NameTotals(ctx context.Context, q subsecond.TotalsQuery) ([]subsecond.NameCount, error)
 	// HostLabels returns every host's labels, set and derived, by key.
 	HostLabels(ctx context.Context) (map[string][]subsecond.Label, error)
 	// Markers returns host's markers in [from, to) (Unix ns), in time

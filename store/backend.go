@@ -106,11 +106,11 @@ type Backend interface {
 	// dictionary IDs in the captures with a slot in [from, to), with their
 	// Slots but not their Kind and Name.
 	IndexCounts(ctx context.Context, names []int64, from, to int64) ([]CountRow, error)
-	// IndexTotals returns, for the captures with a slot in [from, to),
-	// the rows of the names whose totals over those captures together
-	// are at least min, with their Kind, Name, Total and Start, and their
-	// Slots where the capture has slots outside [from, to).
-	IndexTotals(ctx context.Context, from, to, min int64) ([]CountRow, error)
+	// IndexNameBlobs calls fn with the ID, slot 0's start (Unix ns) and
+	// the names blob (EncodeNames) of each capture with a slot in [from,
+	// to), one capture at a time, inside one read transaction; an error of
+	// fn stops it and is returned.
+	IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start int64, names []byte) error) error
 	// DropIndexDays drops the fleet index of the days (of the captures'
 	// starts, UTC) that end at or before before (Unix ns) and whose
 	// captures all ended before it, where the index is partitioned by
@@ -225,7 +225,6 @@ type CountRow struct {
 	Name    string
 	Total   int64
 	Slots   []byte
-	Start   int64 // the capture's slot 0, Unix ns (IndexTotals only)
 }
 
 // Stored is a profile as Backend.Load reads it.

@@ -175,43 +175,74 @@ func (s *Store) NameCounts(ctx context.Context, kind subsecond.NameKind, match *
 	return out, nil
 }
 
-// NameTotals: see fleet.Source. A capture reaching outside [from, to)
-// counts only its slots that start in it. The totals come by kind, name and then
-// capture.
-func (s *Store) NameTotals(ctx context.Context, from, to, min int64) ([]subsecond.NameCount, error) {
-	rows, err := s.b.IndexTotals(ctx, from, to, min)
-	if err != nil {
+// NameTotals: see fleet.Source. It reads the captures' names blobs twice,
+// one capture at a time: first summing each name's samples, then, for the
+// names kept, their counts per capture; memory grows with the names, not
+// with the captures.
+func (s *Store) NameTotals(ctx context.Context, q subsecond.TotalsQuery) ([]subsecond.NameCount, error) {
+	// each calls fn with every name of the captures q counts and its
+	// samples in the slots starting in [q.From, q.To).
+	each := func(fn func(capture string, id, n int64)) error {
+		return s.b.IndexNameBlobs(ctx, q.From, q.To, func(capture string, start int64, names []byte) error {
+			if q.Captures != nil && !q.Captures[capture] {
+				return nil
+			}
+			return EachName(names, func(id int64, slots []byte) error {
+				n, err := slotSum(slots, start, q.From, q.To)
+				if err != nil {
+					return err
+				}
+				if n > 0 {
+					fn(capture, id, n)
+				}
+				return nil
+			})
+		})
+	}
+	sums := map[int64]int64{}
+	if err := each(func(_ string, id, n int64) { sums[id] += n }); err != nil {
 		return nil, fmt.Errorf("name totals: %w", err)
 	}
-	// A capture reaching outside [from, to) counts its slots starting in
-	// it only, as IndexedCaptures' slot totals are read; the backend's
-	// min was of whole captures, so names are kept by these totals again.
-	out := make([]subsecond.NameCount, 0, len(rows))
-	type key struct {
+	// The names of the kinds asked, kept by q's rules.
+	type named struct {
+		id   int64
 		kind subsecond.NameKind
 		name string
 	}
-	sums := map[key]int64{}
-	for _, r := range rows {
-		n := r.Total
-		if r.Slots != nil {
-			slots, err := decodeSlotCounts(r.Slots)
-			if err != nil {
-				return nil, fmt.Errorf("name totals: %s: %w", r.Capture, err)
-			}
-			n = 0
-			for k, v := range slots {
-				if at := r.Start + int64(k)*subsecond.IndexSlot; at >= from && at < to {
-					n += v
-				}
-			}
+	var keys []named
+	for _, kind := range []subsecond.NameKind{subsecond.NameComm, subsecond.NameFunction, subsecond.NameEdge} {
+		if q.Kind != 0 && kind != q.Kind {
+			continue
 		}
-		if n > 0 {
-			out = append(out, subsecond.NameCount{Capture: r.Capture, Kind: r.Kind, Name: r.Name, Slots: []int64{n}})
-			sums[key{r.Kind, r.Name}] += n
+		names, err := s.b.IndexNames(ctx, kind)
+		if err != nil {
+			return nil, fmt.Errorf("name totals: %w", err)
+		}
+		for _, n := range names {
+			if sums[n.ID] >= max(q.Min, 1) && (q.Match == nil || q.Match.MatchString(n.Name)) {
+				keys = append(keys, named{n.ID, kind, n.Name})
+			}
 		}
 	}
-	out = slices.DeleteFunc(out, func(c subsecond.NameCount) bool { return sums[key{c.Kind, c.Name}] < min })
+	slices.SortFunc(keys, func(a, b named) int {
+		return cmp.Or(cmp.Compare(sums[b.id], sums[a.id]), cmp.Compare(a.kind, b.kind), cmp.Compare(a.name, b.name))
+	})
+	if q.Limit > 0 && len(keys) > q.Limit {
+		keys = keys[:q.Limit]
+	}
+	kept := make(map[int64]*named, len(keys))
+	for i := range keys {
+		kept[keys[i].id] = &keys[i]
+	}
+	var out []subsecond.NameCount
+	err := each(func(capture string, id, n int64) {
+		if k := kept[id]; k != nil {
+			out = append(out, subsecond.NameCount{Capture: capture, Kind: k.kind, Name: k.name, Slots: []int64{n}})
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("name totals: %w", err)
+	}
 	slices.SortFunc(out, func(a, b subsecond.NameCount) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Capture, b.Capture))
 	})

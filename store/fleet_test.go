@@ -137,7 +137,7 @@ func checkIndex(t *testing.T, s *store.Store, p *subsecond.Profile) {
 	}
 	// Totals of every name, then per-slot counts through NameCounts, a
 	// few hundred names at a time.
-	totals, err := s.NameTotals(ctx, from, to, 0)
+	totals, err := s.NameTotals(ctx, subsecond.TotalsQuery{From: from, To: to})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +376,7 @@ func TestNameCountsTooMany(t *testing.T) {
 		p := importFile(t, e.s, filepath.Join("..", "sample-data", "real-mixed-2cpu-12s.perf.txt.gz"), store.ImportOptions{})
 		from, to := wallSpan(p)
 		ctx := context.Background()
-		edges, err := e.s.NameTotals(ctx, from, to, 0)
+		edges, err := e.s.NameTotals(ctx, subsecond.TotalsQuery{From: from, To: to})
 		if err != nil {
 			t.Fatal(err)
 		}

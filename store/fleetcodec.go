@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/subsecond/subsecond"
@@ -174,4 +176,81 @@ func indexName(s string) string {
 		s = s[:len(s)-1]
 	}
 	return s
+}
+
+// namesFormat is the format byte of a capture's names blob
+// (fleet_captures.names).
+const namesFormat = 1
+
+// EncodeNames returns the blob of a capture's names (fleet_captures.names):
+// every name's dictionary ID (ids[i] is that of counts[i]) with its
+// per-slot counts, behind a format byte, zstd of the number of names and
+// then, by increasing ID, the ID's difference from the previous one and
+// the name's slot counts blob (encodeSlotCounts) as length and bytes. The
+// contrasts read a capture's every name from it in one row, and a delete
+// finds the capture's rows of fleet_counts by it.
+func EncodeNames(ids []int64, counts []IndexCount) []byte {
+	order := make([]int, len(ids))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+	e := enc{b: make([]byte, 0, 8*len(ids)+8)}
+	e.uvarint(uint64(len(ids)))
+	prev := int64(0)
+	for _, i := range order {
+		e.uvarint(uint64(ids[i] - prev))
+		prev = ids[i]
+		e.bytes(counts[i].Slots)
+	}
+	return append([]byte{namesFormat}, zstdBlob(e.b)...)
+}
+
+// EachName calls fn with each name of a names blob (EncodeNames): its
+// dictionary ID and its slot counts blob, by increasing ID.
+func EachName(b []byte, fn func(id int64, slots []byte) error) error {
+	if len(b) == 0 || b[0] != namesFormat {
+		return fmt.Errorf("%w: names format", errCorrupt)
+	}
+	raw, err := unzstd(nil, b[1:])
+	if err != nil {
+		return err
+	}
+	d := dec{b: raw}
+	n := d.count(len(raw))
+	id := int64(0)
+	for range n {
+		id += int64(d.uvarint())
+		slots := d.bytes()
+		if d.err != nil {
+			break
+		}
+		if err := fn(id, slots); err != nil {
+			return err
+		}
+	}
+	return d.end()
+}
+
+// slotSum returns the samples of a slot counts blob (encodeSlotCounts) in
+// the slots starting in [from, to), slot 0 starting at start.
+func slotSum(b []byte, start, from, to int64) (int64, error) {
+	d := dec{b: b}
+	if f := d.byte(); f != countsFormat && d.err == nil {
+		return 0, fmt.Errorf("%w: slot counts format %d", errCorrupt, f)
+	}
+	var sum int64
+	slot := int64(-1)
+	for d.err == nil && len(d.b) > 0 {
+		slot += int64(d.count(maxIndexSlots)) + 1
+		n := d.uvarint()
+		if slot >= int64(maxIndexSlots) || n > 1<<62 {
+			d.fail("slot counts out of range")
+			break
+		}
+		if at := start + slot*subsecond.IndexSlot; at >= from && at < to {
+			sum += int64(n)
+		}
+	}
+	return sum, d.end()
 }

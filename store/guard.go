@@ -138,9 +138,8 @@ func (g guard) IndexCounts(ctx context.Context, names []int64, from, to int64) (
 	return rows, g.wrap(err)
 }
 
-func (g guard) IndexTotals(ctx context.Context, from, to, min int64) ([]CountRow, error) {
-	rows, err := g.b.IndexTotals(ctx, from, to, min)
-	return rows, g.wrap(err)
+func (g guard) IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start int64, names []byte) error) error {
+	return g.wrap(g.b.IndexNameBlobs(ctx, from, to, fn))
 }
 
 func (g guard) DropIndexDays(ctx context.Context, before int64) (int, error) {

@@ -129,11 +129,9 @@ func (s *Source) NameCounts(ctx context.Context, kind subsecond.NameKind, match 
 	return out, ctx.Err()
 }
 
-// NameTotals returns each name's samples in each capture with a slot in
-// [from, to), counting the slots starting in [from, to) only, as one slot;
-// names with fewer than min samples over all those captures together are
-// left out.
-func (s *Source) NameTotals(ctx context.Context, from, to, min int64) ([]subsecond.NameCount, error) {
+// NameTotals returns the names q selects, with their totals per capture
+// over the slots starting in [q.From, q.To) (see fleet.Source).
+func (s *Source) NameTotals(ctx context.Context, q subsecond.TotalsQuery) ([]subsecond.NameCount, error) {
 	var out []subsecond.NameCount
 	type key struct {
 		kind subsecond.NameKind
@@ -142,13 +140,16 @@ func (s *Source) NameTotals(ctx context.Context, from, to, min int64) ([]subseco
 	total := map[key]int64{}
 	for i := range s.caps {
 		c := &s.caps[i]
-		if !inRange(c, from, to) {
+		if !inRange(c, q.From, q.To) || q.Captures != nil && !q.Captures[c.ID] {
 			continue
 		}
 		for _, nc := range s.counts[i] {
+			if q.Kind != 0 && nc.Kind != q.Kind || q.Match != nil && !q.Match.MatchString(nc.Name) {
+				continue
+			}
 			var n int64
 			for k, v := range nc.Slots {
-				if at := c.Start + int64(k)*subsecond.IndexSlot; at >= from && at < to {
+				if at := c.Start + int64(k)*subsecond.IndexSlot; at >= q.From && at < q.To {
 					n += v
 				}
 			}
@@ -158,8 +159,26 @@ func (s *Source) NameTotals(ctx context.Context, from, to, min int64) ([]subseco
 			}
 		}
 	}
-	out = slices.DeleteFunc(out, func(nc subsecond.NameCount) bool { return total[key{nc.Kind, nc.Name}] < min })
-	slices.SortStableFunc(out, func(a, b subsecond.NameCount) int { return cmp.Compare(a.Capture, b.Capture) })
+	var keys []key
+	for k, n := range total {
+		if n >= q.Min {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(total[b], total[a]), cmp.Compare(a.kind, b.kind), cmp.Compare(a.name, b.name))
+	})
+	if q.Limit > 0 && len(keys) > q.Limit {
+		keys = keys[:q.Limit]
+	}
+	kept := make(map[key]bool, len(keys))
+	for _, k := range keys {
+		kept[k] = true
+	}
+	out = slices.DeleteFunc(out, func(nc subsecond.NameCount) bool { return !kept[key{nc.Kind, nc.Name}] })
+	slices.SortFunc(out, func(a, b subsecond.NameCount) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Capture, b.Capture))
+	})
 	return out, ctx.Err()
 }
 

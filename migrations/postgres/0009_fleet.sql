@@ -31,6 +31,7 @@ CREATE TABLE fleet_captures (
 	cpu_model TEXT    NOT NULL,
 	cpus      INTEGER NOT NULL,
 	slots     BYTEA   NOT NULL,
+	names     BYTEA   NOT NULL, -- every name's ID and per-slot counts (store.EncodeNames)
 	PRIMARY KEY (profile, day)
 ) PARTITION BY RANGE (day);
 CREATE INDEX fleet_captures_start ON fleet_captures (start_ns);
@@ -40,12 +41,11 @@ CREATE INDEX fleet_captures_host ON fleet_captures (host, start_ns);
 CREATE TABLE fleet_counts (
 	name    BIGINT  NOT NULL,
 	day     INTEGER NOT NULL,
-	profile BIGINT  NOT NULL REFERENCES profiles (pk) ON DELETE CASCADE,
+	profile BIGINT  NOT NULL, -- profiles.pk: deleted by the IDs of fleet_captures.names (see SQLite's 0009)
 	total   BIGINT  NOT NULL,
 	slots   BYTEA   NOT NULL,
 	PRIMARY KEY (name, day, profile)
 ) PARTITION BY RANGE (day);
-CREATE INDEX fleet_counts_profile ON fleet_counts (profile);
 
 -- +goose Down
 DROP TABLE fleet_counts;

@@ -33,7 +33,8 @@ CREATE TABLE fleet_captures (
 	kernel    TEXT    NOT NULL,
 	cpu_model TEXT    NOT NULL,
 	cpus      INTEGER NOT NULL,
-	slots     BLOB    NOT NULL  -- per-slot totals and peak core share
+	slots     BLOB    NOT NULL, -- per-slot totals and peak core share
+	names     BLOB    NOT NULL  -- every name's ID and per-slot counts (store.EncodeNames)
 );
 -- for the captures overlapping a time range: start_ns from the range's
 -- start less the longest span (the expression's index) to its end
@@ -44,17 +45,19 @@ CREATE INDEX fleet_captures_host ON fleet_captures (host, start_ns);
 
 -- A row per name and capture. The key leads with the name so that a
 -- search, which matches a few names of the dictionary, reads only those
--- names' rows (a range of the key per name and day range); the index on
--- profile serves the whole-capture reads (totals) and ON DELETE CASCADE.
+-- names' rows (a range of the key per name and day range). Whole-capture
+-- reads (the contrasts' totals) read fleet_captures.names instead, and a
+-- profile's delete removes its rows by the IDs there (store/sqldb), so the
+-- table has no index on profile and no foreign key, whose cascade would
+-- scan it: the two took a third of the index's bytes.
 CREATE TABLE fleet_counts (
 	name    INTEGER NOT NULL, -- fleet_names.id
 	day     INTEGER NOT NULL, -- the capture's fleet_captures.day
-	profile INTEGER NOT NULL REFERENCES profiles (pk) ON DELETE CASCADE,
+	profile INTEGER NOT NULL, -- profiles.pk
 	total   INTEGER NOT NULL,
 	slots   BLOB    NOT NULL, -- per-slot counts
 	PRIMARY KEY (name, day, profile)
 ) WITHOUT ROWID;
-CREATE INDEX fleet_counts_profile ON fleet_counts (profile);
 
 -- +goose Down
 DROP TABLE fleet_counts;

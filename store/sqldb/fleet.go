@@ -91,8 +91,8 @@ func (d *DB) WriteIndex(ctx context.Context, tx *sql.Tx, pk int64, ix *store.Ind
 		return fmt.Errorf("store fleet names: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, d.Q(`INSERT INTO fleet_captures (profile, day, host, start_ns, end_ns, boot_ns, kernel,
-		cpu_model, cpus, slots) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), pk, ix.Day, ix.Host, ix.Start, ix.End, ix.Boot,
-		ix.Kernel, ix.CPUModel, ix.CPUs, ix.Slots)
+		cpu_model, cpus, slots, names) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), pk, ix.Day, ix.Host, ix.Start, ix.End, ix.Boot,
+		ix.Kernel, ix.CPUModel, ix.CPUs, ix.Slots, store.EncodeNames(ids, ix.Counts))
 	if err != nil {
 		return fmt.Errorf("store fleet capture: %w", err)
 	}
@@ -375,71 +375,70 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
-// IndexTotals returns the rows, with kind, name and total, of the names
-// whose totals over the captures with a slot in [from, to) are at least
-// least.
-func (d *DB) IndexTotals(ctx context.Context, from, to, least int64) ([]store.CountRow, error) {
-	out := []store.CountRow{}
-	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+// IndexNameBlobs calls fn with the ID, slot 0's start and the names blob
+// (store.EncodeNames) of each capture with a slot in [from, to), one
+// capture at a time.
+func (d *DB) IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start int64, names []byte) error) error {
+	return d.ReadTx(ctx, func(tx *sql.Tx) error {
 		cond, args, err := d.capturesIn(ctx, tx, from, to)
 		if err != nil {
 			return err
 		}
-		// CROSS JOIN keeps SQLite's loops in this order: the captures
-		// by their start, then each one's rows by the profile index.
-		var rows []store.CountRow
-		sums := map[int64]int64{}
-		// The slots only of captures reaching outside [from, to).
-		err = d.Each(ctx, tx, `SELECT p.id, c.name, c.total, f.start_ns,
-			CASE WHEN f.start_ns < ? OR f.end_ns > ? THEN c.slots END FROM fleet_captures f CROSS JOIN fleet_counts c
-			CROSS JOIN profiles p WHERE `+cond+` AND c.profile = f.profile AND c.day = f.day AND p.pk = f.profile`,
-			append([]any{from, to}, args...), func(scan func(...any) error) error {
-				var r store.CountRow
-				err := scan(&r.Capture, &r.NameID, &r.Total, &r.Start, &r.Slots)
-				rows = append(rows, r)
-				sums[r.NameID] += r.Total
-				return err
+		return d.Each(ctx, tx, `SELECT p.id, f.start_ns, f.names FROM fleet_captures f JOIN profiles p ON p.pk = f.profile WHERE `+cond,
+			args, func(scan func(...any) error) error {
+				var id string
+				var start int64
+				var names []byte
+				if err := scan(&id, &start, &names); err != nil {
+					return err
+				}
+				return fn(id, start, names)
 			})
-		if err != nil {
+	})
+}
+
+// deleteIndex removes the fleet index rows of profile id inside tx: its
+// fleet_captures row and its names' rows of fleet_counts, found by the IDs
+// of its names blob (the table has no index on profile). It writes before
+// it reads, since a SQLite transaction that read first fails at once
+// ("database is locked") when another has written meanwhile.
+func (d *DB) deleteIndex(ctx context.Context, tx *sql.Tx, id string) error {
+	type capture struct {
+		pk, day int64
+		names   []byte
+	}
+	var caps []capture
+	rows, err := tx.QueryContext(ctx, d.Q(`DELETE FROM fleet_captures WHERE profile = (SELECT pk FROM profiles WHERE id = ?)
+		RETURNING profile, day, names`), id)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var c capture
+		if err := rows.Scan(&c.pk, &c.day, &c.names); err != nil {
+			rows.Close()
 			return err
 		}
-		type name struct {
-			kind subsecond.NameKind
-			name string
-		}
-		keep := map[int64]name{}
+		caps = append(caps, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, c := range caps {
 		var ids []any
-		for id, n := range sums {
-			if n >= least {
-				keep[id] = name{}
-				ids = append(ids, id)
-			}
+		if err := store.EachName(c.names, func(id int64, _ []byte) error { ids = append(ids, id); return nil }); err != nil {
+			return fmt.Errorf("the fleet index of profile %s: %w", id, err)
 		}
 		for len(ids) > 0 {
 			batch := ids[:min(len(ids), 500)]
 			ids = ids[len(batch):]
-			err := d.Each(ctx, tx, `SELECT id, kind, name FROM fleet_names WHERE id IN (`+placeholders(len(batch))+`)`, batch,
-				func(scan func(...any) error) error {
-					var id int64
-					var n name
-					err := scan(&id, &n.kind, &n.name)
-					keep[id] = n
-					return err
-				})
+			_, err := tx.ExecContext(ctx, d.Q(`DELETE FROM fleet_counts WHERE day = ? AND profile = ? AND name IN (`+placeholders(len(batch))+`)`),
+				append([]any{c.day, c.pk}, batch...)...)
 			if err != nil {
 				return err
 			}
 		}
-		for _, r := range rows {
-			if n, ok := keep[r.NameID]; ok {
-				r.Kind, r.Name = n.kind, n.name
-				out = append(out, r)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	return out, nil
+	return nil
 }

@@ -391,6 +391,9 @@ func (d *DB) Delete(ctx context.Context, tx *sql.Tx, id string) error {
 	if !store.ValidID(id) {
 		return subsecond.ErrNotFound
 	}
+	if err := d.deleteIndex(ctx, tx, id); err != nil {
+		return err
+	}
 	res, err := tx.ExecContext(ctx, d.Q(`DELETE FROM profiles WHERE id = ?`), id)
 	if err != nil {
 		return err
