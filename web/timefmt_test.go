@@ -92,3 +92,29 @@ func TestDisplayScript(t *testing.T) {
 	}
 	t.Logf("%d cases agree", n)
 }
+
+// TestWallRangeDates checks that a wall-clock range written with dates
+// dates its end too when the end falls on another day (the fleet page's
+// default day read "2026-11-05 20:50:22–20:50:22 UTC"), and only its start
+// within one day.
+func TestWallRangeDates(t *testing.T) {
+	const script = `import { readFileSync } from "node:fs";
+import { fmtWallRange } from %q;
+const cases = JSON.parse(readFileSync(0, "utf8"));
+globalThis.location = { search: "?tz=utc" }; // the pages' zone parameter
+console.log(JSON.stringify(cases.map((r) => fmtWallRange(r[0], r[1], false, true))));
+`
+	day := int64(86_400e9)
+	from := int64(1_793_911_822e9) // 2026-11-05 20:50:22 UTC
+	var got []string
+	runScript(t, script, []string{"wallclock.ts"}, [][2]int64{{from, from + day}, {from, from + 3_600e9}}, &got)
+	want := []string{"2026-11-05 20:50:22–2026-11-06 20:50:22 UTC", "2026-11-05 20:50:22–21:50:22 UTC"}
+	if len(got) != len(want) {
+		t.Fatalf("got %q; want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("fmtWallRange case %d = %q; want %q", i, got[i], want[i])
+		}
+	}
+}

@@ -25,12 +25,18 @@ import (
 //
 //	subsecond generate [--cpus 96] [--seconds 120] [--hz 49] [--seed 1] [--host H] [--start-time T] [--incident-cpu 39] [--best] [-o FILE] [--truth FILE]
 //
+// `subsecond generate fleet` imports a generated fleet instead
+// (runGenerateFleet).
 // The output is gzip or zstd when FILE ends in .gz or .zst.
 func runGenerate(ctx context.Context, e env) error {
+	if argAt(e.args, 0) == "fleet" {
+		e.args = e.args[1:]
+		return runGenerateFleet(ctx, e)
+	}
 	g := newGenerateFlags()
 	fs, best, out, truthPath := g.fs, g.best, g.out, g.truth
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: subsecond generate [FLAGS]\n\nWrites a realistic perf script capture of a GPU training host with planted\nincidents (one core pegged by the kubelet walking memory cgroups) and the\nground truth of what it wrote. The same flags write the same bytes.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: subsecond generate [FLAGS]\n       subsecond generate fleet [--db PATH] [--hosts 20] (see subsecond generate fleet --help)\n\nWrites a realistic perf script capture of a GPU training host with planted\nincidents (one core pegged by the kubelet walking memory cgroups) and the\nground truth of what it wrote. The same flags write the same bytes.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, e, e.args); err != nil {

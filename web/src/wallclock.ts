@@ -115,7 +115,9 @@ export function zoneName(z: Zone = zone(), ns = Date.now() * 1e6): string {
 // the zone's name, "≈" first when approximate and the date first when
 // asked: "≈ 2026-11-30 00:17:05.5–00:17:07 UTC".
 export function fmtWallRange(from: number, to: number, approximate = false, date = false): string {
-  return `${approximate ? "≈ " : ""}${fmtClock(from, date)}–${fmtClock(to)} ${zoneName(zone(), from)}`;
+  // With dates, the end's too when it falls on another day.
+  const toDate = date && fmtClock(from, true).slice(0, 10) !== fmtClock(to, true).slice(0, 10);
+  return `${approximate ? "≈ " : ""}${fmtClock(from, date)}–${fmtClock(to, toDate)} ${zoneName(zone(), from)}`;
 }
 
 // wallSpan builds what the server's wallRange component writes: [from, to)
