@@ -185,3 +185,37 @@ func TestGenerateHostAndTime(t *testing.T) {
 		t.Errorf("synthetic-gpu-node's captures: %+v; want two, one after the other from 2026-01-01T02:00:00Z, 4 s each", g.Captures)
 	}
 }
+
+// TestGenerateFleet imports a generated fleet of 4 hosts and reads it back
+// through the other commands: every host with its zone, and the search
+// for the planted function ranking the zone-a hosts first.
+func TestGenerateFleet(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "fleet.db")
+	_, stderr, err := runCmd(t, nil, "generate", "fleet", "--db", db, "--hosts", "4", "--seed", "2")
+	if err != nil {
+		t.Fatalf("generate fleet: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "imported 72 captures of 4 hosts") {
+		t.Errorf("generate fleet said %q; want 72 captures of 4 hosts", stderr)
+	}
+	out, _, err := runCmd(t, nil, "hosts", "--db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"node-01", "node-02", "zone=a", "node-03", "node-04", "zone=b"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("hosts lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runCmd(t, nil, "fleet", "--db", db, "--from", "2026-11-01T00:00:00Z", "--to", "2026-11-08T00:00:00Z", "--function", "^mem_cgroup_nr_lru_pages$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, a2, b := strings.Index(out, "node-01"), strings.Index(out, "node-02"), min(strings.Index(out, "node-03"), strings.Index(out, "node-04"))
+	if a1 < 0 || a2 < 0 || b < 0 || max(a1, a2) > b {
+		t.Errorf("the search does not rank the zone-a hosts (node-01, node-02) first:\n%s", out)
+	}
+	if _, _, err := runCmd(t, nil, "generate", "fleet", "--db", db, "--hosts", "1"); err == nil || !strings.Contains(err.Error(), "--hosts 1") {
+		t.Errorf("generate fleet --hosts 1: %v; want an error naming --hosts", err)
+	}
+}
