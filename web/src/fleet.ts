@@ -99,6 +99,9 @@ class FleetView {
       this.max = hi > 0 ? hi : 1;
     }
     this.names.style.setProperty("--row", this.rh + "px");
+    // Grouped, the group's name sits in a column of its own beside its
+    // first host's, not over the row before it.
+    this.names.classList.toggle("grouped", !!m.group && this.rh >= 12);
     clear(this.names);
     let last: string | null = null;
     // Positions are set through the CSSOM: the page's policy refuses
