@@ -48,7 +48,7 @@ type Backend interface {
 	// when it has none (imported before rollups were stored).
 	Rollup(ctx context.Context, id string) ([]byte, error)
 	// WriteRollup stores b as profile id's encoded rollup, in a
-	// transaction of its own, unless it has one already.
+	// transaction of its own, unless it has one already or is not stored.
 	WriteRollup(ctx context.Context, id string, b []byte) error
 	// Exists reports whether profile id is stored: a cached capture is
 	// checked with it, since another process may have deleted it.

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -159,8 +158,8 @@ func rollupOf(comms []string, events int, sp *chunkSpool) ([]byte, error) {
 // Rollup returns profile id's rollup, the per-second counts the host views
 // read (see subsecond.Rollup). A profile imported before rollups were
 // stored gets its rollup from its chunk summaries on first read, and
-// stores it; a failure to store it (a read-only database) leaves it to be
-// made again on the next read.
+// stores it; a failure to store it (a full disk, a lock held past the busy
+// timeout) fails no view but leaves it to be made again on the next read.
 func (s *Store) Rollup(ctx context.Context, id string) (*subsecond.Rollup, error) {
 	b, err := s.b.Rollup(ctx, id)
 	if err != nil {
@@ -178,8 +177,6 @@ func (s *Store) Rollup(ctx context.Context, id string) (*subsecond.Rollup, error
 		return nil, err
 	}
 	r := subsecond.NewRollup(sums)
-	if err := s.b.WriteRollup(ctx, id, encodeRollup(r)); err != nil && errors.Is(err, subsecond.ErrNotFound) {
-		return nil, fmt.Errorf("rollup of %s: %w", id, err)
-	}
+	s.b.WriteRollup(ctx, id, encodeRollup(r)) // a failure is the next read's to mend
 	return r, nil
 }

@@ -572,18 +572,15 @@ func (d *DB) InsertRollup(ctx context.Context, tx *sql.Tx, pk int64, b []byte) e
 }
 
 // WriteRollup stores b as profile id's encoded rollup inside tx, unless
-// it has one already.
+// it has one already or is not stored, in one statement (so that SQLite
+// takes the writer with its busy timeout rather than upgrading a read).
 func (d *DB) WriteRollup(ctx context.Context, tx *sql.Tx, id string, b []byte) error {
 	if !store.ValidID(id) {
 		return subsecond.ErrNotFound
 	}
-	var pk int64
-	err := tx.QueryRowContext(ctx, d.Q(`SELECT pk FROM profiles WHERE id = ? AND sha256 NOT LIKE 'pending:%'`), id).Scan(&pk)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+	if _, err := tx.ExecContext(ctx, d.Q(`INSERT INTO rollups (profile, data) SELECT pk, ? FROM profiles
+		WHERE id = ? AND sha256 NOT LIKE 'pending:%' ON CONFLICT (profile) DO NOTHING`), b, id); err != nil {
+		return fmt.Errorf("store rollup: %w", err)
 	}
-	if err != nil {
-		return err
-	}
-	return d.InsertRollup(ctx, tx, pk, b)
+	return nil
 }
