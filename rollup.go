@@ -104,35 +104,49 @@ func sortedKeys[K cmp.Ordered](m map[K]int) []K {
 }
 
 // RollupBuilder builds a Rollup second by second, as a store decodes a
-// stored one: Second, then the second's CPU and command entries.
+// stored one: Second, then the second's CPU and command entries. It keeps
+// 16-bit entries until a count needs more.
 type RollupBuilder struct {
-	r      Rollup
-	cpus   []cell32
-	narrow bool
+	r Rollup
 }
 
 // NewRollupBuilder returns a builder of a rollup over the given CPUs
 // (ascending) and commands (by name), for about seconds seconds and
 // entries CPU entries.
 func NewRollupBuilder(cpus []int32, comms []string, seconds, entries int) *RollupBuilder {
-	return &RollupBuilder{r: Rollup{CPUs: cpus, Comms: comms, Starts: make([]int64, 0, seconds),
-		cpuEnd: make([]int32, 0, seconds), commEnd: make([]int32, 0, seconds)},
-		cpus: make([]cell32, 0, entries), narrow: len(cpus) <= math.MaxUint16}
+	b := &RollupBuilder{r: Rollup{CPUs: cpus, Comms: comms, Starts: make([]int64, 0, seconds),
+		cpuEnd: make([]int32, 0, seconds), commEnd: make([]int32, 0, seconds)}}
+	if len(cpus) <= math.MaxUint16 {
+		b.r.narrow = make([]cell16, 0, entries)
+	} else {
+		b.r.wide = make([]cell32, 0, entries)
+	}
+	return b
 }
 
 // Second starts the second whose first nanosecond is start.
 func (b *RollupBuilder) Second(start int64) {
 	b.r.Starts = append(b.r.Starts, start)
-	b.r.cpuEnd = append(b.r.cpuEnd, int32(len(b.cpus)))
+	b.r.cpuEnd = append(b.r.cpuEnd, int32(len(b.r.narrow)+len(b.r.wide)))
 	b.r.commEnd = append(b.r.commEnd, int32(len(b.r.comms)))
 }
 
 // CPU adds the counts of the CPU at index cpu of the builder's CPUs to
 // the current second.
 func (b *RollupBuilder) CPU(cpu int, samples, busy, system uint32) {
-	b.cpus = append(b.cpus, cell32{uint32(cpu), samples, busy, system})
+	if b.r.wide == nil && samples > math.MaxUint16 {
+		b.r.wide = make([]cell32, len(b.r.narrow), cap(b.r.narrow))
+		for i, c := range b.r.narrow {
+			b.r.wide[i] = cell32{uint32(c.key), uint32(c.samples), uint32(c.busy), uint32(c.system)}
+		}
+		b.r.narrow = nil
+	}
+	if b.r.wide != nil {
+		b.r.wide = append(b.r.wide, cell32{uint32(cpu), samples, busy, system})
+	} else {
+		b.r.narrow = append(b.r.narrow, cell16{uint16(cpu), uint16(samples), uint16(busy), uint16(system)})
+	}
 	b.r.cpuEnd[len(b.r.cpuEnd)-1]++
-	b.narrow = b.narrow && samples <= math.MaxUint16
 }
 
 // Comm adds the counts of the command at index comm of the builder's
@@ -145,14 +159,6 @@ func (b *RollupBuilder) Comm(comm int, samples, busy, system uint32) {
 // Rollup returns the rollup built.
 func (b *RollupBuilder) Rollup() *Rollup {
 	r := b.r
-	if !b.narrow {
-		r.wide = b.cpus
-		return &r
-	}
-	r.narrow = make([]cell16, len(b.cpus))
-	for i, c := range b.cpus {
-		r.narrow[i] = cell16{uint16(c.key), uint16(c.samples), uint16(c.busy), uint16(c.system)}
-	}
 	return &r
 }
 
