@@ -19,17 +19,9 @@ import (
 	"github.com/subsecond/subsecond/timeline"
 )
 
-// storeSource reads a real store, with its per-chunk summaries as the
+// storeSource reads a real store, with the rollups it stores as the
 // timeline reads them.
 type storeSource struct{ *store.Store }
-
-func (s storeSource) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
-	sums, err := s.Store.Summaries(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return timeline.FromChunks(sums), nil
-}
 
 // importNight writes every capture of n into a store in a temporary
 // directory, with markers ms, and returns it.
@@ -66,8 +58,8 @@ type memSource struct {
 }
 
 func (m *memSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
-func (m *memSource) Summaries(_ context.Context, id string) ([]subsecond.ChunkSummary, error) {
-	return m.sums[id], nil
+func (m *memSource) Rollup(_ context.Context, id string) (*subsecond.Rollup, error) {
+	return subsecond.NewRollup(m.sums[id]), nil
 }
 func (m *memSource) Capture(_ context.Context, id string) (*subsecond.Capture, error) {
 	c, ok := m.caps[id]

@@ -11,7 +11,6 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
-	"github.com/subsecond/subsecond/timeline"
 )
 
 // sqliteStore adapts the real store to the server's Store interface, as the
@@ -181,14 +180,6 @@ func (e countEngine) Samples(c *subsecond.Capture, q *Query, limit int) (any, in
 	return map[string]any{"count": len(idx), "time": t}, len(idx), nil
 }
 
-// sqliteNight answers the host views from the store: its chunk summaries
-// and its markers.
+// sqliteNight answers the host views from the store: its rollups and its
+// markers.
 type sqliteNight struct{ *store.Store }
-
-func (n sqliteNight) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
-	sums, err := n.Store.Summaries(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return timeline.FromChunks(sums), nil
-}

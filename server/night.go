@@ -22,10 +22,10 @@ import (
 )
 
 // Night is what the host views read beside the Store: each capture's
-// per-second summaries (never its samples, for the timeline and comm
-// shares) and each host's event markers.
+// rollup of per-second counts (never its samples, for the timeline and
+// comm shares) and each host's event markers.
 type Night interface {
-	Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error)
+	Rollup(ctx context.Context, id string) (*subsecond.Rollup, error)
 	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)
 	AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error)
 }

@@ -44,6 +44,12 @@ type Backend interface {
 	// (Second, Seq) order, but no table segments. With data false the
 	// chunks' Data is not read, only their summaries.
 	Chunks(ctx context.Context, id string, from, to int64, data bool) (*Stored, error)
+	// Rollup returns profile id's encoded rollup (see encodeRollup), nil
+	// when it has none (imported before rollups were stored).
+	Rollup(ctx context.Context, id string) ([]byte, error)
+	// WriteRollup stores b as profile id's encoded rollup, in a
+	// transaction of its own, unless it has one already or is not stored.
+	WriteRollup(ctx context.Context, id string, b []byte) error
 	// Exists reports whether profile id is stored: a cached capture is
 	// checked with it, since another process may have deleted it.
 	Exists(ctx context.Context, id string) (bool, error)
@@ -162,13 +168,15 @@ var ErrDuplicate = errors.New("a profile with the same content exists")
 // Record is what Import.Commit stores in the profile row, besides the
 // segments and chunks: the profile itself (with ID, SHA256, Uploaded,
 // Events and WarningList set) and the list of command names that chunk
-// summaries refer to; and, in the same transaction, the profile's fleet
-// index and labels of its host.
+// summaries refer to; and, in the same transaction, the profile's rollup,
+// fleet index and labels of its host.
 type Record struct {
 	Profile subsecond.Profile
 	Comms   []byte // encoded comm list (see encodeStrings)
 	// Index is the profile's fleet index, nil when it has no wall clock.
 	Index *Index
+	// Rollup is the profile's encoded rollup (see encodeRollup).
+	Rollup []byte
 	// Labels are set on the profile's host, which ends with at most
 	// MaxLabels of them (else Commit fails with an error wrapping
 	// subsecond.ErrInvalid); the caller has checked them.

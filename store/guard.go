@@ -65,6 +65,15 @@ func (g guard) Exists(ctx context.Context, id string) (bool, error) {
 	return ok, g.wrap(err)
 }
 
+func (g guard) Rollup(ctx context.Context, id string) ([]byte, error) {
+	b, err := g.b.Rollup(ctx, id)
+	return b, g.wrap(err)
+}
+
+func (g guard) WriteRollup(ctx context.Context, id string, b []byte) error {
+	return g.wrap(g.b.WriteRollup(ctx, id, b))
+}
+
 func (g guard) Rename(ctx context.Context, id, name string) error {
 	return g.wrap(g.b.Rename(ctx, id, name))
 }

@@ -137,7 +137,7 @@ func (e *env) fresh() *store.Store {
 }
 
 // tables lists every table that holds profile data.
-var tables = []string{"profiles", "events", "warnings", "segments", "chunks", "markers", "host_series"}
+var tables = []string{"profiles", "events", "warnings", "segments", "chunks", "rollups", "markers", "host_series"}
 
 // rows counts the rows of every profile table.
 func (e *env) rows() map[string]int {

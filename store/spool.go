@@ -65,12 +65,28 @@ func (s *chunkSpool) add(ch Chunk) error {
 	return nil
 }
 
-// each calls fn with the chunks in (Second, Seq) order, in batches of
-// about writeBatch bytes.
-func (s *chunkSpool) each(fn func([]Chunk) error) error {
+// sort puts the chunks in (Second, Seq) order.
+func (s *chunkSpool) sort() {
 	slices.SortFunc(s.chunks, func(a, b spooled) int {
 		return cmp.Or(cmp.Compare(a.Second, b.Second), cmp.Compare(a.Seq, b.Seq))
 	})
+}
+
+// sorted returns the chunks in (Second, Seq) order, without their Data.
+func (s *chunkSpool) sorted() []Chunk {
+	s.sort()
+	out := make([]Chunk, len(s.chunks))
+	for i, sp := range s.chunks {
+		out[i] = sp.Chunk
+		out[i].Data = nil
+	}
+	return out
+}
+
+// each calls fn with the chunks in (Second, Seq) order, in batches of
+// about writeBatch bytes.
+func (s *chunkSpool) each(fn func([]Chunk) error) error {
+	s.sort()
 	var batch []Chunk
 	size := 0
 	flush := func() error {

@@ -246,6 +246,10 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		}
 	}
 
+	roll, err := rollupOf(res.comms, len(p.Events), res.chunks)
+	if err != nil {
+		return nil, false, err
+	}
 	p.ID = newID()
 	tx, err := s.b.Begin(ctx, p.ID)
 	if err != nil {
@@ -259,8 +263,8 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 	p.Uploaded = time.Unix(0, time.Now().UnixNano()).UTC() // as stored: no monotonic reading
-	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms), Index: ix, Labels: opt.Labels,
-		MaxLabels: subsecond.MaxLabels})
+	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms), Index: ix, Rollup: roll,
+		Labels: opt.Labels, MaxLabels: subsecond.MaxLabels})
 	if errors.Is(err, ErrDuplicate) { // the same bytes were stored meanwhile
 		old, err := s.b.ProfileBySHA(ctx, p.SHA256)
 		if err != nil {

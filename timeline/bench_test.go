@@ -15,12 +15,13 @@ import (
 // every CPU sampled at 49 Hz, a third of them busy, CPU 39 pegged in the
 // kernel for 5 s every 40 minutes.
 type memSource struct {
-	ps   []subsecond.Profile
-	sums map[string][]subsecond.ChunkSummary
+	ps    []subsecond.Profile
+	sums  map[string][]subsecond.ChunkSummary
+	rolls map[string]*subsecond.Rollup
 }
 
 func newMemSource(cpus, captures int) *memSource {
-	m := &memSource{sums: map[string][]subsecond.ChunkSummary{}}
+	m := &memSource{sums: map[string][]subsecond.ChunkSummary{}, rolls: map[string]*subsecond.Rollup{}}
 	start := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC).UnixNano()
 	for i := range captures {
 		id := fmt.Sprintf("c%03d", i)
@@ -41,13 +42,14 @@ func newMemSource(cpus, captures int) *memSource {
 			sums[s].Comms = []subsecond.CommCount{{Comm: "kubelet", Counts: subsecond.Counts{Samples: 10, Busy: 10, System: 10}}, {Comm: "swapper", Counts: subsecond.Counts{Samples: int64(cpus*49 - 10 - cpus*16), Busy: 0}}, {Comm: "trainer", Counts: subsecond.Counts{Samples: int64(cpus * 16), Busy: int64(cpus * 16)}}}
 		}
 		m.sums[id] = sums
+		m.rolls[id] = subsecond.NewRollup(sums)
 	}
 	return m
 }
 
 func (m *memSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
-func (m *memSource) Summaries(_ context.Context, id string) ([]subsecond.ChunkSummary, error) {
-	return m.sums[id], nil
+func (m *memSource) Rollup(_ context.Context, id string) (*subsecond.Rollup, error) {
+	return m.rolls[id], nil
 }
 func (m *memSource) Capture(context.Context, string) (*subsecond.Capture, error) {
 	return nil, errors.New("no samples in memory")

@@ -11,62 +11,62 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
-func TestSummaryCache(t *testing.T) {
+func TestRollupCache(t *testing.T) {
 	loads := map[string]int{}
-	sums := func(n int) []subsecond.ChunkSummary {
+	sums := func(n int) *subsecond.Rollup {
 		out := make([]subsecond.ChunkSummary, n)
 		for i := range out {
 			out[i] = subsecond.ChunkSummary{Start: int64(i), CPUs: []subsecond.CPUCount{{CPU: 0, Counts: subsecond.Counts{Samples: 1}}}}
 		}
-		return out
+		return subsecond.NewRollup(out)
 	}
-	c := NewSummaryCache(func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
+	c := NewRollupCache(func(ctx context.Context, id string) (*subsecond.Rollup, error) {
 		loads[id]++
 		if id == "bad" {
 			return nil, errors.New("no such capture")
 		}
 		return sums(10), nil
-	}, 2*sizeOf(sums(10)))
+	}, 2*sums(10).Bytes())
 	ctx := context.Background()
 	for _, id := range []string{"a", "b", "a", "b", "a"} {
-		if got, err := c.Summaries(ctx, id); err != nil || len(got) != 10 {
-			t.Fatalf("Summaries(%s) = %d, %v", id, len(got), err)
+		if got, err := c.Rollup(ctx, id); err != nil || got.Len() != 10 {
+			t.Fatalf("Rollup(%s) = %v, %v", id, got, err)
 		}
 	}
 	if loads["a"] != 1 || loads["b"] != 1 {
 		t.Errorf("loads %v; want each capture loaded once", loads)
 	}
-	c.Summaries(ctx, "c") // over budget: b, the least recently used, goes
-	c.Summaries(ctx, "a")
-	c.Summaries(ctx, "b")
+	c.Rollup(ctx, "c") // over budget: b, the least recently used, goes
+	c.Rollup(ctx, "a")
+	c.Rollup(ctx, "b")
 	if loads["a"] != 1 || loads["b"] != 2 || loads["c"] != 1 {
 		t.Errorf("loads %v; want b loaded again after c pushed it out, a kept", loads)
 	}
-	if _, err := c.Summaries(ctx, "bad"); err == nil {
+	if _, err := c.Rollup(ctx, "bad"); err == nil {
 		t.Error("a failed load: no error")
 	}
-	if _, err := c.Summaries(ctx, "bad"); err == nil || loads["bad"] != 2 {
+	if _, err := c.Rollup(ctx, "bad"); err == nil || loads["bad"] != 2 {
 		t.Errorf("a failed load was cached: %v, %d loads", err, loads["bad"])
 	}
 }
 
-// TestSummaryCacheSharesLoads checks that concurrent requests for a
-// capture that is not cached read its summaries once.
-func TestSummaryCacheSharesLoads(t *testing.T) {
+// TestRollupCacheSharesLoads checks that concurrent requests for a
+// capture that is not cached read its rollup once.
+func TestRollupCacheSharesLoads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var loads atomic.Int32
 		release := make(chan struct{})
-		c := NewSummaryCache(func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
+		c := NewRollupCache(func(ctx context.Context, id string) (*subsecond.Rollup, error) {
 			loads.Add(1)
 			<-release
-			return []subsecond.ChunkSummary{{Start: 1}}, nil
+			return subsecond.NewRollup([]subsecond.ChunkSummary{{Start: 1e9, CPUs: []subsecond.CPUCount{{Counts: subsecond.Counts{Samples: 1}}}}}), nil
 		}, 0)
 		const n = 8
 		var wg sync.WaitGroup
 		for range n {
 			wg.Go(func() {
-				if got, err := c.Summaries(t.Context(), "a"); err != nil || len(got) != 1 {
-					t.Errorf("Summaries(a) = %d, %v", len(got), err)
+				if got, err := c.Rollup(t.Context(), "a"); err != nil || got.Len() != 1 {
+					t.Errorf("Rollup(a) = %v, %v", got, err)
 				}
 			})
 		}

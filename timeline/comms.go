@@ -59,7 +59,7 @@ func Comms(ctx context.Context, src Source, host string, span Span, comm string,
 	total := make([]int64, nb)
 	busy := map[string][]int64{}
 	unfollowed := map[string]bool{}
-	err = eachSecond(ctx, src, sp, nil, func(s *subsecond.ChunkSummary, b int64) error {
+	err = eachSecond(ctx, src, sp, perComm, nil, func(s *subsecond.ChunkSummary, b int64) error {
 		for _, cc := range s.Comms {
 			total[b] += cc.Samples
 			if cc.Busy == 0 {

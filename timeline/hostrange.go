@@ -27,7 +27,7 @@ type Selection struct {
 	// intervals (shorter ones are a rotation, which loses nothing), and
 	// the parts before the first capture and after the last.
 	Unrecorded int64
-	// Samples counts, from the captures' per-second summaries, the samples
+	// Samples counts, from the captures' rollups, the samples
 	// of the CPUs asked for in the seconds the range touches: what loading
 	// it costs, known before any capture is loaded (an upper bound of the
 	// range's samples of the first event).
@@ -36,7 +36,7 @@ type Selection struct {
 
 // Select returns host's range [from, to) (a zero from or to: the start or
 // end of the host's captures) over the CPUs cpus (none: all), from the
-// profiles' metadata and the captures' summaries alone. A range no capture
+// profiles' metadata and the captures' rollups alone. A range no capture
 // overlaps is an error wrapping subsecond.ErrEmptyRange; an empty one a
 // *query.ParamError.
 func Select(ctx context.Context, src Source, host string, from, to int64, cpus []int32) (*Selection, error) {
@@ -69,17 +69,19 @@ func Select(ctx context.Context, src Source, host string, from, to int64, cpus [
 	}
 	s.Unrecorded = unrecorded(s.Captures, from, to)
 	const second = int64(time.Second)
+	var buf []subsecond.CPUCount
 	for _, c := range s.Captures {
-		sums, err := src.Summaries(ctx, c.ID)
+		r, err := src.Rollup(ctx, c.ID)
 		if err != nil {
 			return nil, err
 		}
-		for k := range sums {
-			w := sums[k].Start + c.Offset
+		for k, start := range r.Starts {
+			w := start + c.Offset
 			if w+second <= from || w >= to {
 				continue
 			}
-			for _, n := range sums[k].CPUs {
+			buf = r.CPUCounts(k, buf[:0])
+			for _, n := range buf {
 				if len(cpus) == 0 || slices.Contains(cpus, n.CPU) {
 					s.Samples += n.Samples
 				}

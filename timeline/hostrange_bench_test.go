@@ -19,9 +19,10 @@ import (
 // incident (96 CPUs × 120 s at 49 Hz, about 565k samples of deep stacks)
 // moved to its place on the wall clock.
 type rangeSource struct {
-	ps   []subsecond.Profile
-	caps map[string]*subsecond.Capture
-	sums map[string][]subsecond.ChunkSummary
+	ps    []subsecond.Profile
+	caps  map[string]*subsecond.Capture
+	sums  map[string][]subsecond.ChunkSummary
+	rolls map[string]*subsecond.Rollup
 }
 
 func newRangeSource(b *testing.B, captures int) *rangeSource {
@@ -41,7 +42,7 @@ func newRangeSource(b *testing.B, captures int) *rangeSource {
 		b.Fatal(err)
 	}
 	inc := bl.Capture(subsecond.Profile{})
-	m := &rangeSource{caps: map[string]*subsecond.Capture{}, sums: map[string][]subsecond.ChunkSummary{}}
+	m := &rangeSource{caps: map[string]*subsecond.Capture{}, sums: map[string][]subsecond.ChunkSummary{}, rolls: map[string]*subsecond.Rollup{}}
 	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC).UnixNano()
 	for i := range captures {
 		c := &subsecond.Capture{Profile: inc.Profile, Strings: inc.Strings, Frames: inc.Frames, Nodes: inc.Nodes,
@@ -59,13 +60,14 @@ func newRangeSource(b *testing.B, captures int) *rangeSource {
 		m.ps = append(m.ps, c.Profile)
 		m.caps[c.Profile.ID] = c
 		m.sums[c.Profile.ID] = Summarize(c)
+		m.rolls[c.Profile.ID] = subsecond.NewRollup(m.sums[c.Profile.ID])
 	}
 	return m
 }
 
 func (m *rangeSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
-func (m *rangeSource) Summaries(_ context.Context, id string) ([]subsecond.ChunkSummary, error) {
-	return m.sums[id], nil
+func (m *rangeSource) Rollup(_ context.Context, id string) (*subsecond.Rollup, error) {
+	return m.rolls[id], nil
 }
 func (m *rangeSource) Capture(_ context.Context, id string) (*subsecond.Capture, error) {
 	return m.caps[id], nil

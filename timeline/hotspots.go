@@ -372,15 +372,17 @@ func (n *night) seconds(ctx context.Context, rec *Recording, fn func(r int, wall
 		hz   float64
 	}
 	var open []pending
+	var buf []subsecond.CPUCount
 	for ci := range rec.Captures {
 		c := &rec.Captures[ci]
-		sums, err := n.src.Summaries(ctx, c.ID)
+		roll, err := n.src.Rollup(ctx, c.ID)
 		if err != nil {
 			return err
 		}
-		for k := range sums {
-			wall := subsecond.FloorSecond(sums[k].Start + c.Offset)
-			for _, cc := range sums[k].CPUs {
+		for k, start := range roll.Starts {
+			wall := subsecond.FloorSecond(start + c.Offset)
+			buf = roll.CPUCounts(k, buf[:0])
+			for _, cc := range buf {
 				r, err := n.rows.row(cc.CPU)
 				if err != nil {
 					return err

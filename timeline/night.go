@@ -14,11 +14,11 @@ import (
 )
 
 // Source is what the host views read: the stored profiles, and one
-// capture's per-second summaries. Timeline and Comms read nothing else;
-// Hotspots also loads the captures of the episodes it describes.
+// capture's rollup of per-second counts. Timeline and Comms read nothing
+// else; Hotspots also loads the captures of the episodes it describes.
 type Source interface {
 	List(ctx context.Context) ([]subsecond.Profile, error)
-	Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error)
+	Rollup(ctx context.Context, id string) (*subsecond.Rollup, error)
 	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
 }
 
@@ -214,7 +214,7 @@ func Timeline(ctx context.Context, src Source, host string, span Span) (*Grid, e
 		Covered: make([]float64, nb), Unplaced: sp.unplaced, Resolution: second}
 	var rows cpuRows
 	var busy, sys [][]int64
-	err = eachSecond(ctx, src, sp, func(c *Capture) {
+	err = eachSecond(ctx, src, sp, perCPU, func(c *Capture) {
 		g.Captures = append(g.Captures, *c)
 		// Coverage: the part of each bucket inside [c.Start, c.End).
 		for b := max(0, (c.Start-from)/bucket); b < nb; b++ {
@@ -302,11 +302,19 @@ func Locate(caps []Capture, from, to int64) (Window, bool) {
 	return Window{Capture: best.ID, Start: lo - best.Offset - best.T0, End: hi - best.Offset - best.T0}, true
 }
 
+// The counts eachSecond gives a second: by CPU or by command.
+const (
+	perCPU = iota
+	perComm
+)
+
 // eachSecond calls capture for each capture of sp overlapping its range
-// and second for each of its summaries whose wall-clock second starts in
-// that range, with the bucket it falls in.
-func eachSecond(ctx context.Context, src Source, sp *span,
+// and second for each second of its rollup whose wall-clock start is in
+// that range, with the bucket it falls in: a summary holding the
+// second's counts by CPU or by command (which), valid during the call.
+func eachSecond(ctx context.Context, src Source, sp *span, which int,
 	capture func(c *Capture), second func(s *subsecond.ChunkSummary, b int64) error) error {
+	var s subsecond.ChunkSummary
 	for i := range sp.caps {
 		c := &sp.caps[i]
 		if c.End <= sp.from || c.Start >= sp.to {
@@ -315,16 +323,22 @@ func eachSecond(ctx context.Context, src Source, sp *span,
 		if capture != nil {
 			capture(c)
 		}
-		sums, err := src.Summaries(ctx, c.ID)
+		r, err := src.Rollup(ctx, c.ID)
 		if err != nil {
 			return err
 		}
-		for k := range sums {
-			w := sums[k].Start + c.Offset
+		for k, start := range r.Starts {
+			w := start + c.Offset
 			if w < sp.from || w >= sp.to {
 				continue
 			}
-			if err := second(&sums[k], (w-sp.from)/sp.bucket); err != nil {
+			s.Start = start
+			if which == perCPU {
+				s.CPUs = r.CPUCounts(k, s.CPUs[:0])
+			} else {
+				s.Comms = r.CommCounts(k, s.Comms[:0])
+			}
+			if err := second(&s, (w-sp.from)/sp.bucket); err != nil {
 				return err
 			}
 		}

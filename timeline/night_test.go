@@ -16,17 +16,9 @@ import (
 	"github.com/subsecond/subsecond/store/sqlite"
 )
 
-// storeSource reads the host views' input from a real store and its
-// per-chunk summaries.
+// storeSource reads the host views' input from a real store and the
+// rollups it stores.
 type storeSource struct{ *store.Store }
-
-func (s storeSource) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
-	sums, err := s.Store.Summaries(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return FromChunks(sums), nil
-}
 
 // night is the test's night: 8 CPUs at 49 Hz, six one-minute captures, a
 // 90 s pause before the fourth, the fifth recorded without wall clock, and
@@ -318,17 +310,26 @@ func TestSmallNight(t *testing.T) {
 	}
 }
 
-// TestSummariesFromChunks: the store's chunk summaries, read without
-// decoding samples, say what Summarize counts in the capture's samples.
+// TestSummariesFromChunks: the store's rollups, and its chunk summaries
+// as FromChunks reads them, both read without decoding samples, say what
+// Summarize counts in the capture's samples.
 func TestSummariesFromChunks(t *testing.T) {
 	n := testNight()
 	src, _, ids := importNight(t, n)
 	ctx := context.Background()
 	for _, id := range ids {
-		got, err := src.Summaries(ctx, id)
+		sums, err := src.Summaries(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
+		r, err := src.Rollup(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := r.Summaries(), FromChunks(sums); !reflect.DeepEqual(got, want) {
+			t.Errorf("capture %s: the rollup's %d seconds differ from the chunk summaries' %d", id, len(got), len(want))
+		}
+		got := FromChunks(sums)
 		c, err := src.Capture(ctx, id)
 		if err != nil {
 			t.Fatal(err)

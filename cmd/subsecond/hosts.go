@@ -22,25 +22,20 @@ import (
 )
 
 // night is the host views' source over the local store: the store's
-// profiles, captures and markers, and the per-second summaries it keeps
-// with each capture's chunks, cached in memory.
+// profiles, captures and markers, and the rollups it keeps with each
+// capture, cached in memory within a budget.
 type night struct {
 	*store.Store
-	cache *timeline.SummaryCache
+	cache *timeline.RollupCache
 }
 
 func newNight(s *store.Store) night {
-	return night{s, timeline.NewSummaryCache(func(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
-		sums, err := s.Summaries(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		return timeline.FromChunks(sums), nil
-	}, 0)}
+	return night{s, timeline.NewRollupCache(s.Rollup, 0)}
 }
 
-// warm reads every stored capture's summaries into the cache, newest
-// first, until ctx ends or the cache's budget is spent.
+// warm reads every stored capture's rollup into the cache, newest first,
+// until ctx ends or the cache's budget is spent; a capture imported
+// before rollups were stored gets its rollup made and stored on the way.
 func (n night) warm(ctx context.Context) {
 	list, err := n.List(ctx)
 	if err != nil {
@@ -50,14 +45,13 @@ func (n night) warm(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		n.cache.Summaries(ctx, p.ID)
+		n.cache.Rollup(ctx, p.ID)
 	}
 }
 
-// Summaries returns capture id's per-second summaries as the timeline
-// reads them (timeline.FromChunks).
-func (n night) Summaries(ctx context.Context, id string) ([]subsecond.ChunkSummary, error) {
-	return n.cache.Summaries(ctx, id)
+// Rollup returns capture id's rollup through the cache.
+func (n night) Rollup(ctx context.Context, id string) (*subsecond.Rollup, error) {
+	return n.cache.Rollup(ctx, id)
 }
 
 // wallTime formats Unix nanoseconds as UTC to the millisecond.

@@ -185,6 +185,11 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	if err := im.writeIndexAndLabels(ctx, rec); err != nil {
 		return err
 	}
+	if rec.Rollup != nil {
+		if err := im.b.DB.InsertRollup(ctx, im.tx, im.pk, rec.Rollup); err != nil {
+			return noSpace(err)
+		}
+	}
 	if err := im.tx.Commit(); err != nil {
 		if isCode(err, "23505") {
 			return fmt.Errorf("store profile: %w", store.ErrDuplicate)
@@ -399,6 +404,18 @@ func (b *Backend) SetHostLabels(ctx context.Context, host string, set []subsecon
 	defer tx.Rollback()
 	if err := b.DB.SetHostLabels(ctx, tx, host, set, remove, max); err != nil {
 		return err
+	}
+	return noSpace(tx.Commit())
+}
+
+func (b *Backend) WriteRollup(ctx context.Context, id string, data []byte) error {
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := b.DB.WriteRollup(ctx, tx, id, data); err != nil {
+		return noSpace(err)
 	}
 	return noSpace(tx.Commit())
 }

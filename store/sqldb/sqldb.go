@@ -546,3 +546,44 @@ func (d *DB) DeleteSeries(ctx context.Context, tx *sql.Tx, host string, before i
 	_, err := tx.ExecContext(ctx, d.Q(q), args...)
 	return err
 }
+
+// Rollup returns profile id's encoded rollup, nil when it has none.
+func (d *DB) Rollup(ctx context.Context, id string) ([]byte, error) {
+	if !store.ValidID(id) {
+		return nil, subsecond.ErrNotFound
+	}
+	var pk int64
+	var b []byte
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, d.Q(`SELECT p.pk, r.data FROM profiles p LEFT JOIN rollups r ON r.profile = p.pk
+			WHERE p.id = ? AND p.sha256 NOT LIKE 'pending:%'`), id).Scan(&pk, &b)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("profile %s: %w", id, subsecond.ErrNotFound)
+		}
+		return err
+	})
+	return b, err
+}
+
+// InsertRollup stores b as profile pk's encoded rollup inside tx, unless
+// it has one already.
+func (d *DB) InsertRollup(ctx context.Context, tx *sql.Tx, pk int64, b []byte) error {
+	if _, err := tx.ExecContext(ctx, d.Q(`INSERT INTO rollups (profile, data) VALUES (?, ?) ON CONFLICT (profile) DO NOTHING`), pk, b); err != nil {
+		return fmt.Errorf("store rollup: %w", err)
+	}
+	return nil
+}
+
+// WriteRollup stores b as profile id's encoded rollup inside tx, unless
+// it has one already or is not stored, in one statement (so that SQLite
+// takes the writer with its busy timeout rather than upgrading a read).
+func (d *DB) WriteRollup(ctx context.Context, tx *sql.Tx, id string, b []byte) error {
+	if !store.ValidID(id) {
+		return subsecond.ErrNotFound
+	}
+	if _, err := tx.ExecContext(ctx, d.Q(`INSERT INTO rollups (profile, data) SELECT pk, ? FROM profiles
+		WHERE id = ? AND sha256 NOT LIKE 'pending:%' ON CONFLICT (profile) DO NOTHING`), b, id); err != nil {
+		return fmt.Errorf("store rollup: %w", err)
+	}
+	return nil
+}

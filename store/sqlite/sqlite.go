@@ -218,6 +218,11 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	if err := im.b.writeIndexAndLabels(ctx, im.tx, im.pk, rec); err != nil {
 		return noSpace(err)
 	}
+	if rec.Rollup != nil {
+		if err := im.b.DB.InsertRollup(ctx, im.tx, im.pk, rec.Rollup); err != nil {
+			return noSpace(err)
+		}
+	}
 	if err := im.tx.Commit(); err != nil {
 		return noSpace(err)
 	}
@@ -391,6 +396,10 @@ func (b *Backend) writeIndexAndLabels(ctx context.Context, tx *sql.Tx, pk int64,
 
 func (b *Backend) SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string, max int) error {
 	return b.writeTx(ctx, func(tx *sql.Tx) error { return b.DB.SetHostLabels(ctx, tx, host, set, remove, max) })
+}
+
+func (b *Backend) WriteRollup(ctx context.Context, id string, data []byte) error {
+	return noSpace(b.writeTx(ctx, func(tx *sql.Tx) error { return b.DB.WriteRollup(ctx, tx, id, data) }))
 }
 
 // PrepareIndex does nothing: SQLite's fleet index is not partitioned.
