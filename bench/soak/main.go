@@ -10,6 +10,22 @@
 //
 //	go run ./bench/soak                   # 10 minutes
 //	go run ./bench/soak -duration 1m      # a quick look
+//	eval "$(.ci/postgres start /tmp/pg-soak)"
+//	go run ./bench/soak -pg /tmp/pg-soak  # on PostgreSQL, restarted once half-way
+//
+// Uploads come from -hosts hosts in turn, each host's captures one after
+// another on its own wall clock, with the host's series and now and then a
+// kernel-log marker posted after each as the recorder sends them, so that
+// readers also ask for the hosts' series, explanations and moves, the
+// fleet's map, searches and group contrasts, the host list and the paged
+// profile list.
+//
+// With -pg, the server stores into a fresh database of the private cluster
+// .ci/postgres started in that directory, and half-way through the run the
+// cluster is stopped at once and started again after -down (-restart fast
+// restarts it with pg_ctl restart -m fast instead). A 5xx answer other than
+// 503 with Retry-After, or a 503 saying the database is unavailable outside
+// the restart (and a few seconds after it), misses the target.
 //
 // Uploaders and the trickler connect from their own loopback addresses
 // (127.0.0.2 and up), as separate hosts would, so that the per-client
@@ -29,11 +45,13 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,9 +72,13 @@ type config struct {
 	duration  time.Duration
 	uploaders int
 	readers   int
+	hosts     int
 	capture   string
 	truth     string
 	keep      bool
+	pg        string        // the directory of a .ci/postgres cluster, "" for SQLite
+	restart   string        // how the cluster restarts: immediate or fast
+	down      time.Duration // how long an immediate stop keeps it down
 }
 
 func run() error {
@@ -64,10 +86,20 @@ func run() error {
 	flag.DurationVar(&cfg.duration, "duration", 10*time.Minute, "how long to keep the load on")
 	flag.IntVar(&cfg.uploaders, "uploaders", 4, "concurrent uploaders")
 	flag.IntVar(&cfg.readers, "readers", 20, "concurrent readers")
+	flag.IntVar(&cfg.hosts, "hosts", 8, "hosts the uploads come from in turn")
 	flag.StringVar(&cfg.capture, "capture", "sample-data/incident-96cpu-120s.perf.txt.zst", "zstd-compressed capture each upload sends")
 	flag.StringVar(&cfg.truth, "truth", "sample-data/incident-96cpu-120s.perf.txt.truth.json", "the capture's ground truth (its sample count)")
-	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the database and the server's log")
+	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the database and the server's log (and the PostgreSQL database)")
+	flag.StringVar(&cfg.pg, "pg", "", "directory of a private PostgreSQL cluster started by .ci/postgres: serve a fresh database of it and restart it half-way")
+	flag.StringVar(&cfg.restart, "restart", "immediate", "how -pg's cluster restarts: immediate (pg_ctl stop -m immediate, -down, start) or fast (pg_ctl restart -m fast)")
+	flag.DurationVar(&cfg.down, "down", 10*time.Second, "how long -restart immediate keeps the cluster down")
 	flag.Parse()
+	if cfg.restart != "immediate" && cfg.restart != "fast" {
+		return fmt.Errorf("-restart %q: want immediate or fast", cfg.restart)
+	}
+	if cfg.hosts < 1 {
+		return fmt.Errorf("-hosts %d: want at least 1", cfg.hosts)
+	}
 
 	capture, err := os.ReadFile(cfg.capture)
 	if err != nil {
@@ -75,6 +107,8 @@ func run() error {
 	}
 	var truth struct {
 		Samples int64 `json:"samples"`
+		T0      int64 `json:"t0_ns"`
+		Last    int64 `json:"last_ns"`
 	}
 	if b, err := os.ReadFile(cfg.truth); err != nil {
 		return err
@@ -93,20 +127,38 @@ func run() error {
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/subsecond").CombinedOutput(); err != nil {
 		return fmt.Errorf("build: %v\n%s", err, out)
 	}
-	srv, err := startServer(bin, dir)
+	db := filepath.Join(dir, "soak.db")
+	var pg *cluster
+	if cfg.pg != "" {
+		if pg, err = newCluster(cfg.pg); err != nil {
+			return err
+		}
+		if db, err = pg.createDB(fmt.Sprintf("soak_%d", time.Now().Unix())); err != nil {
+			return err
+		}
+		if !cfg.keep {
+			defer pg.dropDB()
+		}
+	}
+	srv, err := startServer(bin, dir, db)
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
-	fmt.Printf("soak: %s against %s for %s: %d uploaders, %d readers, a trickling upload and 10 abandoned heavy requests a minute\n",
-		bin, srv.base, cfg.duration, cfg.uploaders, cfg.readers)
+	backend := "SQLite"
+	if pg != nil {
+		backend = fmt.Sprintf("PostgreSQL (%s, restarted %s half-way)", pg.dir, cfg.restart)
+	}
+	fmt.Printf("soak: %s against %s on %s for %s: %d uploaders from %d hosts, %d readers, a trickling upload and 10 abandoned heavy requests a minute\n",
+		bin, srv.base, backend, cfg.duration, cfg.uploaders, cfg.hosts, cfg.readers)
 	fmt.Printf("soak: each upload is %s (%.1f MB compressed, %d samples)\n", cfg.capture, float64(len(capture))/1e6, truth.Samples)
 
-	s := &soak{cfg: cfg, base: srv.base, capture: capture, stats: map[string]*kind{}}
+	s := &soak{cfg: cfg, base: srv.base, capture: capture, t0: truth.T0, span: truth.Last - truth.T0, stats: map[string]*kind{}, uploaded: make([]int, cfg.hosts)}
 	// One upload first, so that readers have something to read.
 	if err := s.upload(context.Background(), s.client("127.0.0.2"), -1); err != nil {
 		return fmt.Errorf("first upload: %w", err)
 	}
+	s.start = time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.duration)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -122,13 +174,110 @@ func run() error {
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); s.minutely(ctx) }()
+	var restartErr error
+	if pg != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); restartErr = s.restart(ctx, pg) }()
+	}
 	wg.Wait()
 	perMinute := <-rss
 	peak, err := srv.peakRSS()
 	if err != nil {
 		return err
 	}
+	if restartErr != nil {
+		return fmt.Errorf("restart: %w", restartErr)
+	}
 	return s.report(truth.Samples, peak, perMinute)
+}
+
+// cluster is a private PostgreSQL cluster that .ci/postgres started in dir.
+type cluster struct {
+	dir string
+	bin string   // the directory of PostgreSQL's programs
+	as  []string // the command prefix that runs pg_ctl as the cluster's user
+	db  string   // the database created for the run
+}
+
+func newCluster(dir string) (*cluster, error) {
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	if len(bins) == 0 {
+		return nil, errors.New("no PostgreSQL under /usr/lib/postgresql")
+	}
+	sort.Strings(bins)
+	if _, err := os.Stat(filepath.Join(dir, "data", "PG_VERSION")); err != nil {
+		return nil, fmt.Errorf("-pg %s: no cluster there; start one with .ci/postgres start %s: %w", dir, dir, err)
+	}
+	c := &cluster{dir: dir, bin: bins[len(bins)-1]}
+	if os.Getuid() == 0 {
+		c.as = []string{"runuser", "-u", "nobody", "--"} // as .ci/postgres runs it
+	}
+	return c, nil
+}
+
+func (c *cluster) command(name string, args ...string) *exec.Cmd {
+	argv := append(slices.Clone(c.as), append([]string{filepath.Join(c.bin, name)}, args...)...)
+	return exec.Command(argv[0], argv[1:]...)
+}
+
+// createDB creates the database name and returns its URL.
+func (c *cluster) createDB(name string) (string, error) {
+	if out, err := exec.Command(filepath.Join(c.bin, "createdb"), "-h", c.dir, "-U", "subsecond", name).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("createdb: %v: %s", err, out)
+	}
+	c.db = name
+	// .ci/postgres runs its clusters with synchronous_commit off, which
+	// loses the last commits to an immediate stop (a crash): the run's
+	// database commits as a production one does, so that an upload
+	// answered 201 survives the restart.
+	if out, err := exec.Command(filepath.Join(c.bin, "psql"), "-h", c.dir, "-U", "subsecond", "-d", "postgres", "-qc",
+		"ALTER DATABASE "+name+" SET synchronous_commit = on").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("psql: %v: %s", err, out)
+	}
+	return "postgres://subsecond@/" + name + "?host=" + url.QueryEscape(c.dir), nil
+}
+
+func (c *cluster) dropDB() {
+	exec.Command(filepath.Join(c.bin, "dropdb"), "-h", c.dir, "-U", "subsecond", "--force", c.db).Run()
+}
+
+// restart stops the cluster and starts it again, as -restart says.
+func (c *cluster) restart(how string, down time.Duration) error {
+	data, log := filepath.Join(c.dir, "data"), filepath.Join(c.dir, "server.log")
+	if how == "fast" {
+		// pg_ctl restart starts the server with the options it last had.
+		if out, err := c.command("pg_ctl", "-D", data, "-l", log, "-m", "fast", "-w", "restart").CombinedOutput(); err != nil {
+			return fmt.Errorf("pg_ctl restart: %v: %s", err, out)
+		}
+		return nil
+	}
+	if out, err := c.command("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop").CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
+	}
+	time.Sleep(down)
+	if out, err := exec.Command(".ci/postgres", "start", c.dir).CombinedOutput(); err != nil {
+		return fmt.Errorf(".ci/postgres start: %v: %s", err, out)
+	}
+	return nil
+}
+
+// restart restarts the cluster half-way through the run and notes when
+// the database was away.
+func (s *soak) restart(ctx context.Context, c *cluster) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-time.After(s.cfg.duration / 2):
+	}
+	s.mu.Lock()
+	s.outage[0] = time.Now()
+	s.mu.Unlock()
+	err := c.restart(s.cfg.restart, s.cfg.down)
+	s.mu.Lock()
+	s.outage[1] = time.Now()
+	s.mu.Unlock()
+	fmt.Printf("soak: PostgreSQL restarted (%s) in %s\n", s.cfg.restart, round(s.outage[1].Sub(s.outage[0])))
+	return err
 }
 
 // server is the subsecond serve process under test.
@@ -138,12 +287,12 @@ type server struct {
 	log  *os.File
 }
 
-func startServer(bin, dir string) (*server, error) {
+func startServer(bin, dir, db string) (*server, error) {
 	log, err := os.Create(filepath.Join(dir, "serve.log"))
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "soak.db"), "--log-format", "json")
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--log-format", "json")
 	cmd.Stderr = log
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -225,18 +374,34 @@ type soak struct {
 	cfg     config
 	base    string
 	capture []byte
+	t0      int64 // the capture's first whole second, perf's clock, ns
+	span    int64 // from t0 to its last sample, ns
 	seq     atomic.Int64
 
 	mu       sync.Mutex
 	stats    map[string]*kind // by request kind
 	uploads  []upload         // successful uploads
 	profiles []string         // IDs readers choose from
+	uploaded []int            // by host: 1 + the highest capture number stored, 0 for none
+	outage   [2]time.Time     // when the database restart began and ended
+	fails    []failure        // answers 5xx
+	start    time.Time        // when the load began
 }
 
 type upload struct {
 	id      string
 	samples int64
 	took    time.Duration
+	at      time.Time // when it was answered
+}
+
+// failure is an answer 5xx.
+type failure struct {
+	kind       string
+	at         time.Time
+	code       int
+	retryAfter bool
+	msg        string
 }
 
 // kind is what was measured for one kind of request.
@@ -266,6 +431,26 @@ func (s *soak) record(name string, code int, err error, d time.Duration) {
 	k.latencies = append(k.latencies, d)
 }
 
+// answered records an answer 5xx with its Retry-After and message.
+func (s *soak) answered(name string, res *http.Response, body []byte) {
+	if res.StatusCode < 500 {
+		return
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	msg := string(body)
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		msg = e.Error
+	}
+	if len(msg) > 160 {
+		msg = msg[:160]
+	}
+	s.mu.Lock()
+	s.fails = append(s.fails, failure{name, time.Now(), res.StatusCode, res.Header.Get("Retry-After") != "", msg})
+	s.mu.Unlock()
+}
+
 // client returns an HTTP client whose connections come from the loopback
 // address local.
 func (s *soak) client(local string) *http.Client {
@@ -273,22 +458,36 @@ func (s *soak) client(local string) *http.Client {
 	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 32, DisableCompression: false}}
 }
 
-// body returns a capture that no upload sent before: a zstd frame with a
-// header comment naming the upload, then the capture's own frames.
-func (s *soak) body() []byte {
-	n := s.seq.Add(1)
+// wallStart is the wall-clock time, ns, at which capture k of a host
+// starts: each host's captures follow one another 5 s apart.
+func (s *soak) wallStart(k int) int64 {
+	const night = 1796000000 * int64(time.Second) // 2026-11-29T08:53:20Z
+	return night + int64(k)*(s.span+5*int64(time.Second))
+}
+
+// body returns a capture that no upload sent before, upload n, from host h as its
+// capture k: a zstd frame with a header naming the upload, the host and
+// perf's reference time (which anchors it on the host's wall clock), then
+// the capture's own frames, whose own "# hostname" comes second and is
+// ignored.
+func (s *soak) body(n int64, h, k int) []byte {
 	var b bytes.Buffer
 	zw, _ := zstd.NewWriter(&b)
-	fmt.Fprintf(zw, "# soak upload : %d\n", n)
+	wall := s.wallStart(k)
+	fmt.Fprintf(zw, "# soak upload : %d\n# hostname : soak-%d\n# reference time : %s = %d.%09d (TOD) = %d.%09d (realtime)\n",
+		n, h, time.Unix(0, wall).UTC().Format("2006-01-02 15:04:05.000000"), wall/1e9, wall%1e9, s.t0/1e9, s.t0%1e9)
 	zw.Close()
 	b.Write(s.capture)
 	return b.Bytes()
 }
 
-// upload sends one capture and records it; n is the uploader, -1 for the
-// first.
+// upload sends one capture and records it, then the host's series over
+// the capture and, for every third capture, a kernel-log marker in its
+// middle, as the recorder would; n is the uploader, -1 for the first.
 func (s *soak) upload(ctx context.Context, c *http.Client, n int) error {
-	req, err := http.NewRequestWithContext(ctx, "POST", s.base+"/api/profiles?name=soak", bytes.NewReader(s.body()))
+	i := s.seq.Add(1) - 1
+	h, k := int(i)%s.cfg.hosts, int(i)/s.cfg.hosts
+	req, err := http.NewRequestWithContext(ctx, "POST", fmt.Sprintf("%s/api/profiles?name=soak&label=zone=z%d", s.base, h%3), bytes.NewReader(s.body(i, h, k)))
 	if err != nil {
 		return err
 	}
@@ -304,6 +503,7 @@ func (s *soak) upload(ctx context.Context, c *http.Client, n int) error {
 	b, _ := io.ReadAll(res.Body)
 	took := time.Since(start)
 	s.record("upload", res.StatusCode, nil, took)
+	s.answered("upload", res, b)
 	if res.StatusCode != http.StatusCreated {
 		return fmt.Errorf("upload: %d %s", res.StatusCode, b)
 	}
@@ -317,10 +517,44 @@ func (s *soak) upload(ctx context.Context, c *http.Client, n int) error {
 		return err
 	}
 	s.mu.Lock()
-	s.uploads = append(s.uploads, upload{up.Profile.ID, up.Profile.Samples, took})
+	s.uploads = append(s.uploads, upload{up.Profile.ID, up.Profile.Samples, took, time.Now()})
 	s.profiles = append(s.profiles, up.Profile.ID)
+	s.uploaded[h] = max(s.uploaded[h], k+1)
 	s.mu.Unlock()
+
+	host := fmt.Sprintf("soak-%d", h)
+	var series []string
+	for _, cpu := range []int{38, 39, 40} {
+		var pts []string
+		for t := int64(0); t < s.span; t += int64(time.Second) {
+			pts = append(pts, fmt.Sprintf(`{"t":%d,"v":%d}`, s.wallStart(k)+t, (t/int64(time.Second)*7+int64(cpu))%23))
+		}
+		series = append(series, fmt.Sprintf(`{"name":"cpu.sys","cpu":%d,"points":[%s]}`, cpu, strings.Join(pts, ",")))
+	}
+	s.post(ctx, c, "series-post", "/api/hosts/"+host+"/series", `{"series":[`+strings.Join(series, ",")+`]}`)
+	if k%3 == 0 {
+		s.post(ctx, c, "marker-post", "/api/hosts/"+host+"/markers",
+			fmt.Sprintf(`{"markers":[{"time_ns":%d,"text":"NETDEV WATCHDOG: eth0 (soak): transmit queue %d timed out"}]}`, s.wallStart(k)+s.span/2, k%16))
+	}
 	return nil
+}
+
+// post sends a JSON body and records the answer.
+func (s *soak) post(ctx context.Context, c *http.Client, name, path, body string) {
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.base+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	res, err := c.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.record(name, 0, err, 0)
+		}
+		return
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	s.record(name, res.StatusCode, nil, time.Since(start))
+	s.answered(name, res, b)
 }
 
 func (s *soak) uploadLoop(ctx context.Context, i int) {
@@ -332,25 +566,61 @@ func (s *soak) uploadLoop(ctx context.Context, i int) {
 	}
 }
 
+// target is what one read is about: a stored profile, and a host with a
+// range of ten minutes (five captures) of its night.
+type target struct {
+	id       string
+	host     string
+	from, to string // RFC 3339
+}
+
 // views are what a reader asks for, as the web app does: a profile page,
 // its two maps and hot spots, a flame graph of a few seconds, now and
-// then an export.
+// then an export; a host's series, what precedes its markers and what
+// moves with its series or a command; the fleet's map, a search and the
+// zones' contrast; the host list and a page of the profile list.
 var views = []struct {
 	name   string
 	weight int
-	path   func(r *rand.Rand) string
+	path   func(r *rand.Rand, t target) string
 }{
-	{"page", 15, func(*rand.Rand) string { return "" }},
-	{"heatmap", 20, func(*rand.Rand) string { return "/heatmap" }},
-	{"cpus", 20, func(*rand.Rand) string { return "/cpus?bucket=0.2" }},
-	{"hotspots", 15, func(*rand.Rand) string { return "/hotspots?bucket=0.2" }},
-	{"flamegraph", 25, func(r *rand.Rand) string {
+	{"page", 15, func(_ *rand.Rand, t target) string { return "/p/" + t.id }},
+	{"heatmap", 20, func(_ *rand.Rand, t target) string { return "/api/profiles/" + t.id + "/heatmap" }},
+	{"cpus", 20, func(_ *rand.Rand, t target) string { return "/api/profiles/" + t.id + "/cpus?bucket=0.2" }},
+	{"hotspots", 15, func(_ *rand.Rand, t target) string { return "/api/profiles/" + t.id + "/hotspots?bucket=0.2" }},
+	{"flamegraph", 25, func(r *rand.Rand, t target) string {
 		start := r.IntN(110)
-		return fmt.Sprintf("/flamegraph?start=%d&end=%d", start, start+2+r.IntN(8))
+		return fmt.Sprintf("/api/profiles/%s/flamegraph?start=%d&end=%d", t.id, start, start+2+r.IntN(8))
 	}},
-	{"export", 5, func(r *rand.Rand) string {
+	{"export", 5, func(r *rand.Rand, t target) string {
 		start := r.IntN(115)
-		return fmt.Sprintf("/flamegraph?start=%d&end=%d&format=%s", start, start+1, []string{"svg", "pprof", "folded"}[r.IntN(3)])
+		return fmt.Sprintf("/api/profiles/%s/flamegraph?start=%d&end=%d&format=%s", t.id, start, start+1, []string{"svg", "pprof", "folded"}[r.IntN(3)])
+	}},
+	{"h-series", 8, func(_ *rand.Rand, t target) string {
+		return "/api/hosts/" + t.host + "/series?name=cpu.sys&from=" + t.from + "&to=" + t.to
+	}},
+	{"h-explain", 3, func(r *rand.Rand, t target) string {
+		return fmt.Sprintf("/api/hosts/%s/explain?match=NETDEV&seed=%d", t.host, 1+r.IntN(5))
+	}},
+	{"h-moves", 4, func(r *rand.Rand, t target) string {
+		if r.IntN(2) == 0 {
+			return "/api/hosts/" + t.host + "/moves?comm=ksoftirqd%2F39&from=" + t.from + "&to=" + t.to
+		}
+		return "/api/hosts/" + t.host + "/moves?name=cpu.sys&series_cpu=39&from=" + t.from + "&to=" + t.to
+	}},
+	{"fleet", 4, func(*rand.Rand, target) string { return "/api/fleet?group=zone" }},
+	{"f-search", 4, func(r *rand.Rand, _ target) string {
+		return "/api/fleet/search?" + []string{"function=%5Etcp_v4_rcv%24", "function=net_rx", "comm=ksoftirqd%2F39", "stack=%5Enet_rx_action%3B"}[r.IntN(4)]
+	}},
+	{"f-groups", 2, func(r *rand.Rand, _ target) string {
+		return fmt.Sprintf("/api/fleet/groups?group=zone&permutations=2000&seed=%d", 1+r.IntN(5))
+	}},
+	{"hosts", 4, func(r *rand.Rand, _ target) string { return []string{"/hosts", "/api/hosts"}[r.IntN(2)] }},
+	{"list", 6, func(r *rand.Rand, t target) string {
+		if r.IntN(3) == 0 {
+			return "/api/profiles"
+		}
+		return fmt.Sprintf("/api/profiles?per_page=%d&cursor=%s", []int{20, 100, 500}[r.IntN(3)], t.id)
 	}},
 }
 
@@ -363,16 +633,23 @@ func (s *soak) readLoop(ctx context.Context, seed uint64) {
 	}
 	for ctx.Err() == nil {
 		s.mu.Lock()
-		id := s.profiles[r.IntN(len(s.profiles))]
+		t := target{id: s.profiles[r.IntN(len(s.profiles))]}
+		var hosts []int
+		for h, n := range s.uploaded {
+			if n > 0 {
+				hosts = append(hosts, h)
+			}
+		}
+		h := hosts[r.IntN(len(hosts))]
+		k := r.IntN(s.uploaded[h])
 		s.mu.Unlock()
+		t.host = fmt.Sprintf("soak-%d", h)
+		t.from = time.Unix(0, s.wallStart(max(0, k-4))).UTC().Format(time.RFC3339)
+		t.to = time.Unix(0, s.wallStart(k+1)).UTC().Format(time.RFC3339)
 		pick := r.IntN(total)
 		for _, v := range views {
 			if pick -= v.weight; pick < 0 {
-				url := s.base + "/api/profiles/" + id + v.path(r)
-				if v.name == "page" {
-					url = s.base + "/p/" + id
-				}
-				s.get(ctx, c, v.name, url)
+				s.get(ctx, c, v.name, s.base+v.path(r, t))
 				break
 			}
 		}
@@ -389,12 +666,17 @@ func (s *soak) get(ctx context.Context, c *http.Client, name, url string) {
 		}
 		return
 	}
+	var head []byte
+	if res.StatusCode >= 500 {
+		head, _ = io.ReadAll(io.LimitReader(res.Body, 4096))
+	}
 	_, err = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	if ctx.Err() != nil {
 		return
 	}
 	s.record(name, res.StatusCode, err, time.Since(start))
+	s.answered(name, res, head)
 }
 
 // minutely starts, each minute, one trickling upload and ten heavy
@@ -441,7 +723,7 @@ func (s *soak) minutely(ctx context.Context) {
 func (s *soak) trickle(ctx context.Context, c *http.Client) {
 	pr, pw := io.Pipe()
 	go func() {
-		body := s.body()
+		body := s.body(-s.seq.Add(1), 0, 1<<20) // never stored: ended with 408
 		for len(body) > 0 && ctx.Err() == nil {
 			n := min(256, len(body))
 			if _, err := pw.Write(body[:n]); err != nil {
@@ -501,13 +783,13 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 		}
 		fmt.Printf("%-11s %8d  %-34s %9s %9s %9s %9s\n", n, count, strings.Join(codes, " "),
 			round(percentile(k.latencies, .5)), round(percentile(k.latencies, .9)), round(percentile(k.latencies, .99)), round(percentile(k.latencies, 1)))
-		if n != "upload" && n != "trickle" {
+		if n != "upload" && n != "trickle" && !strings.HasSuffix(n, "-post") {
 			all = append(all, k.latencies...)
 		}
 	}
 	slices.Sort(all)
 	fmt.Printf("\nviews: %d answers, p50 %s, p90 %s, p99 %s\n", len(all), round(percentile(all, .5)), round(percentile(all, .9)), round(percentile(all, .99)))
-	fmt.Printf("5xx answers: %d (target 0)\n", fiveXX)
+	missed := s.reportFailures(fiveXX)
 	var mins []string
 	for _, r := range perMinute {
 		mins = append(mins, fmt.Sprintf("%.0f", float64(r)/(1<<20)))
@@ -536,17 +818,59 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 	for _, u := range s.uploads {
 		if n, ok := listed[u.id]; !ok || n != want || u.samples != want {
 			bad++
-			fmt.Printf("upload %s: answered %d samples, listed %v (%d); want %d\n", u.id, u.samples, ok, n, want)
+			fmt.Printf("upload %s, answered %s after the start: %d samples, listed %v (%d); want %d\n", u.id, round(u.at.Sub(s.start)), u.samples, ok, n, want)
 		}
 	}
 	fmt.Printf("uploads: %d stored, %d listed with exactly %d samples; %d profiles listed in all\n", len(s.uploads), len(s.uploads)-bad, want, len(listed))
 	if up, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at the end: %s", up)
 	}
-	if fiveXX > 0 || bad > 0 || peak > 1536<<20 {
+	if missed || bad > 0 || peak > 1536<<20 {
 		return errors.New("the soak missed a target")
 	}
 	return nil
+}
+
+// reportFailures prints the answers 5xx, grouped by kind, status,
+// Retry-After and message, each group with when its first and last came
+// relative to the database's restart, and reports whether any misses the
+// target: every 5xx but a 503 with Retry-After does, and so does a 503
+// saying the database is unavailable more than 5 s outside the restart.
+func (s *soak) reportFailures(fiveXX int) bool {
+	type group struct {
+		kind       string
+		code       int
+		retryAfter bool
+		msg        string
+	}
+	count := map[group]int{}
+	first, last := map[group]time.Time{}, map[group]time.Time{}
+	missed := false
+	restarted := !s.outage[0].IsZero()
+	for _, f := range s.fails {
+		g := group{f.kind, f.code, f.retryAfter, f.msg}
+		if count[g] == 0 {
+			first[g] = f.at
+		}
+		count[g]++
+		last[g] = f.at
+		inside := restarted && !f.at.Before(s.outage[0]) && !f.at.After(s.outage[1].Add(5*time.Second))
+		if f.code != http.StatusServiceUnavailable || !f.retryAfter || strings.Contains(f.msg, "database") && !inside {
+			missed = true
+		}
+	}
+	if restarted {
+		fmt.Printf("5xx answers: %d (target: 503 with Retry-After alone, the database's only during its restart, %s to %s after the start)\n",
+			fiveXX, round(s.outage[0].Sub(s.start)), round(s.outage[1].Sub(s.start)))
+	} else {
+		fmt.Printf("5xx answers: %d (target: 503 with Retry-After alone, none saying the database is unavailable)\n", fiveXX)
+	}
+	groups := slices.SortedFunc(maps.Keys(count), func(a, b group) int { return first[a].Compare(first[b]) })
+	for _, g := range groups {
+		fmt.Printf("  %-11s %d×%d Retry-After %-5v %s to %s after the start: %q\n", g.kind, g.code, count[g], g.retryAfter,
+			round(first[g].Sub(s.start)), round(last[g].Sub(s.start)), g.msg)
+	}
+	return missed
 }
 
 func round(d time.Duration) time.Duration {

@@ -192,8 +192,13 @@ func runServe(ctx context.Context, e env) error {
 		Metrics:          metricsOn,
 		MetricsToken:     metricsToken,
 	})
+	// An idle server's garbage goes back to the operating system.
+	rc := newReclaimer()
+	reclaimCtx, stopReclaim := context.WithCancel(ctx)
+	defer stopReclaim()
+	go rc.run(reclaimCtx, 10*time.Second)
 	hs := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           rc.wrap(srv.Handler()),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       2 * time.Minute, // uploads extend their own deadline
 		WriteTimeout:      5 * time.Minute,
