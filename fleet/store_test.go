@@ -2,12 +2,9 @@ package fleet_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,6 +13,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/fleet"
 	"github.com/subsecond/subsecond/fleet/fleetgen"
+	"github.com/subsecond/subsecond/internal/pgtest"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/postgres"
 	"github.com/subsecond/subsecond/store/sqlite"
@@ -25,9 +23,9 @@ import (
 
 var _ fleet.Source = (*store.Store)(nil)
 
-// openStores returns the stores of the end-to-end test: a SQLite file
-// and, when SUBSECOND_TEST_POSTGRES names a server, a schema of its own
-// there (else that subtest is skipped, saying so).
+// openStore returns a store of the end-to-end test: a SQLite file, or a
+// PostgreSQL schema of its own (pgtest.Schema; the subtest is skipped
+// without a server).
 func openStore(t *testing.T, backend string) *store.Store {
 	t.Helper()
 	ctx := context.Background()
@@ -40,30 +38,7 @@ func openStore(t *testing.T, backend string) *store.Store {
 		t.Cleanup(func() { s.Close() })
 		return s
 	}
-	base := os.Getenv("SUBSECOND_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("PostgreSQL: SUBSECOND_TEST_POSTGRES is not set; set it to postgres://… to run (.ci/postgres starts a server)")
-	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	schema := "test_" + strings.ToLower(rand.Text())
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		if admin, err := sql.Open("pgx", base); err == nil {
-			admin.Exec("DROP SCHEMA " + schema + " CASCADE")
-			admin.Close()
-		}
-	})
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	s, err := postgres.OpenStore(ctx, base+sep+"search_path="+schema, store.Options{})
+	s, err := postgres.OpenStore(ctx, pgtest.Schema(t), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

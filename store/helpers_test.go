@@ -3,17 +3,16 @@ package store_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/pgtest"
 	"github.com/subsecond/subsecond/internal/synth"
 	"github.com/subsecond/subsecond/parser"
 	"github.com/subsecond/subsecond/store"
@@ -37,33 +36,12 @@ var backends = []backend{
 	{"postgres", openPostgres},
 }
 
-// openPostgres creates a schema of its own in $SUBSECOND_TEST_POSTGRES's
-// database, dropped when the test ends, and opens it. Without
-// SUBSECOND_TEST_POSTGRES it skips t, the backend's subtest, saying how to
-// run it: the test reports show each PostgreSQL test as skipped.
+// openPostgres opens a schema of its own in $SUBSECOND_TEST_POSTGRES's
+// database (pgtest.Schema: the subtest is skipped without it), and a
+// connection to it that the tests count rows through.
 func openPostgres(t testing.TB) (store.Backend, *sql.DB, string) {
 	t.Helper()
-	base := os.Getenv("SUBSECOND_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("PostgreSQL: SUBSECOND_TEST_POSTGRES is not set; set it to postgres://… to run (.ci/postgres starts a server)")
-	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	schema := "test_" + strings.ToLower(rand.Text())
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		admin, err := sql.Open("pgx", base)
-		if err == nil {
-			admin.Exec("DROP SCHEMA " + schema + " CASCADE")
-			admin.Close()
-		}
-	})
-	where := withSearchPath(base, schema)
+	where := pgtest.Schema(t)
 	b, err := postgres.Open(context.Background(), where)
 	if err != nil {
 		t.Fatalf("open PostgreSQL: %v", err)
@@ -75,15 +53,6 @@ func openPostgres(t testing.TB) (store.Backend, *sql.DB, string) {
 	}
 	t.Cleanup(func() { db.Close() })
 	return b, db, where
-}
-
-// withSearchPath returns the connection URL u with schema as its search
-// path.
-func withSearchPath(u, schema string) string {
-	if strings.Contains(u, "?") {
-		return u + "&search_path=" + schema
-	}
-	return u + "?search_path=" + schema
 }
 
 func openSQLite(t testing.TB) (store.Backend, *sql.DB, string) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/rand"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's "pgx" driver, for the test's own schema
+	"github.com/subsecond/subsecond/internal/pgtest"
 )
 
 // startProcess runs `subsecond args…` as a process of its own until the
@@ -56,33 +55,9 @@ func startProcess(t *testing.T, args ...string) string {
 	}
 }
 
-// postgresSchema creates a schema of its own in $SUBSECOND_TEST_POSTGRES's
-// database, dropped when the test ends, and returns the database's URL
-// with it as the search path. Without the variable the test is skipped.
-func postgresSchema(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("SUBSECOND_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("needs PostgreSQL: set SUBSECOND_TEST_POSTGRES=postgres://… (.ci/postgres starts a server)")
-	}
-	db, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := "test_" + strings.ToLower(rand.Text())
-	if _, err := db.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db.Exec("DROP SCHEMA " + schema + " CASCADE")
-		db.Close()
-	})
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema
-}
+// postgresSchema returns the URL of a PostgreSQL schema of the test's own
+// (pgtest.Schema), skipping the test without a server.
+func postgresSchema(t *testing.T) string { return pgtest.Schema(t) }
 
 // within polls check until it returns nil or limit has passed, and returns
 // how long it took and check's last error.
