@@ -24,7 +24,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +32,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/subsecond/subsecond/internal/benchserve"
 )
 
 func main() {
@@ -80,44 +80,44 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
-	fmt.Printf("archive: %s against %s: captures of %d samples and %d event names from %d hosts\n\n", *bin, srv.base, max(*events, 200), *events, *hosts)
+	defer srv.Stop()
+	fmt.Printf("archive: %s against %s: captures of %d samples and %d event names from %d hosts\n\n", *bin, srv.Base, max(*events, 200), *events, *hosts)
 	fmt.Printf("%9s %10s %10s %11s %10s %10s %12s %12s %12s %12s\n", "profiles", "import/s", "list", "list bytes", "index", "hosts", "idle RSS", "peak RSS", "heap", "cache")
 
 	stored := 0
 	for _, n := range counts {
 		start := time.Now()
-		if err := importUpTo(srv.base, stored, n, *events, *hosts); err != nil {
+		if err := importUpTo(srv.Base, stored, n, *events, *hosts); err != nil {
 			return err
 		}
 		rate := float64(n-stored) / time.Since(start).Seconds()
 		stored = n
-		list, size, err := latency(srv.base + "/api/profiles")
+		list, size, err := latency(srv.Base + "/api/profiles")
 		if err != nil {
 			return err
 		}
-		index, _, err := latency(srv.base + "/")
+		index, _, err := latency(srv.Base + "/")
 		if err != nil {
 			return err
 		}
-		hostList, _, err := latency(srv.base + "/api/hosts")
+		hostList, _, err := latency(srv.Base + "/api/hosts")
 		if err != nil {
 			return err
 		}
 		time.Sleep(*idleFor) // idle, so that the collector and scavenger catch up
-		idle, err := srv.procStatus("VmRSS")
+		idle, err := srv.ProcStatus("VmRSS")
 		if err != nil {
 			return err
 		}
-		peak, err := srv.procStatus("VmHWM")
+		peak, err := srv.ProcStatus("VmHWM")
 		if err != nil {
 			return err
 		}
-		cache, err := metric(srv.base, "subsecond_capture_cache_bytes")
+		cache, err := metric(srv.Base, "subsecond_capture_cache_bytes")
 		if err != nil {
 			return err
 		}
-		heap, err := metric(srv.base, "go_memstats_heap_inuse_bytes")
+		heap, err := metric(srv.Base, "go_memstats_heap_inuse_bytes")
 		if err != nil {
 			return err
 		}
@@ -227,67 +227,10 @@ func round(d time.Duration) time.Duration {
 }
 
 // server is the subsecond serve process under test.
-type server struct {
-	cmd  *exec.Cmd
-	base string
-	log  *os.File
-}
-
-func startServer(bin, dir, cacheSize string) (*server, error) {
-	log, err := os.Create(filepath.Join(dir, "serve.log"))
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "archive.db"), "--no-sample",
-		"--log-level", "warn", "--uploads-per-client", "8", "--metrics", "on")
+func startServer(bin, dir, cacheSize string) (*benchserve.Server, error) {
+	flags := []string{"--db", filepath.Join(dir, "archive.db"), "--no-sample", "--log-level", "warn", "--uploads-per-client", "8", "--metrics", "on"}
 	if cacheSize != "" {
-		cmd.Args = append(cmd.Args, "--cache-size", cacheSize)
+		flags = append(flags, "--cache-size", cacheSize)
 	}
-	cmd.Stderr = log
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	sc := bufio.NewScanner(out)
-	re := regexp.MustCompile(`serving .* on (http://\S+?)/`)
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			go io.Copy(io.Discard, out)
-			return &server{cmd: cmd, base: m[1], log: log}, nil
-		}
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	return nil, fmt.Errorf("serve printed no address; see %s", log.Name())
-}
-
-func (s *server) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-	s.log.Close()
-}
-
-// procStatus returns a field of the server's /proc/PID/status in bytes.
-func (s *server) procStatus(field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, s.cmd.Process.Pid)
+	return benchserve.Start(bin, dir, flags...)
 }

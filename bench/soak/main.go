@@ -33,7 +33,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -49,16 +48,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/subsecond/subsecond/internal/benchserve"
 )
 
 func main() {
@@ -144,16 +142,16 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	defer srv.Stop()
 	backend := "SQLite"
 	if pg != nil {
 		backend = fmt.Sprintf("PostgreSQL (%s, restarted %s half-way)", pg.dir, cfg.restart)
 	}
 	fmt.Printf("soak: %s against %s on %s for %s: %d uploaders from %d hosts, %d readers, a trickling upload and 10 abandoned heavy requests a minute\n",
-		bin, srv.base, backend, cfg.duration, cfg.uploaders, cfg.hosts, cfg.readers)
+		bin, srv.Base, backend, cfg.duration, cfg.uploaders, cfg.hosts, cfg.readers)
 	fmt.Printf("soak: each upload is %s (%.1f MB compressed, %d samples)\n", cfg.capture, float64(len(capture))/1e6, truth.Samples)
 
-	s := &soak{cfg: cfg, base: srv.base, capture: capture, t0: truth.T0, span: truth.Last - truth.T0, stats: map[string]*kind{}, uploaded: make([]int, cfg.hosts)}
+	s := &soak{cfg: cfg, base: srv.Base, capture: capture, t0: truth.T0, span: truth.Last - truth.T0, stats: map[string]*kind{}, uploaded: make([]int, cfg.hosts)}
 	// One upload first, so that readers have something to read.
 	if err := s.upload(context.Background(), s.client("127.0.0.2"), -1); err != nil {
 		return fmt.Errorf("first upload: %w", err)
@@ -163,7 +161,7 @@ func run() error {
 	defer cancel()
 	var wg sync.WaitGroup
 	rss := make(chan []int64, 1)
-	go func() { rss <- srv.watchRSS(ctx) }()
+	go func() { rss <- watchRSS(ctx, srv) }()
 	for i := range cfg.uploaders {
 		wg.Add(1)
 		go func() { defer wg.Done(); s.uploadLoop(ctx, i) }()
@@ -181,7 +179,7 @@ func run() error {
 	}
 	wg.Wait()
 	perMinute := <-rss
-	peak, err := srv.peakRSS()
+	peak, err := peakRSS(srv)
 	if err != nil {
 		return err
 	}
@@ -281,72 +279,16 @@ func (s *soak) restart(ctx context.Context, c *cluster) error {
 }
 
 // server is the subsecond serve process under test.
-type server struct {
-	cmd  *exec.Cmd
-	base string
-	log  *os.File
+func startServer(bin, dir, db string) (*benchserve.Server, error) {
+	return benchserve.Start(bin, dir, "--db", db, "--log-format", "json")
 }
 
-func startServer(bin, dir, db string) (*server, error) {
-	log, err := os.Create(filepath.Join(dir, "serve.log"))
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--log-format", "json")
-	cmd.Stderr = log
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	sc := bufio.NewScanner(out)
-	re := regexp.MustCompile(`serving .* on (http://\S+?)/`)
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			go io.Copy(io.Discard, out)
-			return &server{cmd: cmd, base: m[1], log: log}, nil
-		}
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	return nil, fmt.Errorf("serve printed no address; see %s", log.Name())
-}
+// peakRSS is the kernel's record of the server s's largest resident set.
+func peakRSS(s *benchserve.Server) (int64, error) { return s.ProcStatus("VmHWM") }
 
-func (s *server) stop() {
-	s.cmd.Process.Signal(os.Interrupt)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-	}
-	s.log.Close()
-}
-
-// procStatus returns a field of the server's /proc/PID/status in bytes.
-func (s *server) procStatus(field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, s.cmd.Process.Pid)
-}
-
-// peakRSS is the kernel's record of the server's largest resident set.
-func (s *server) peakRSS() (int64, error) { return s.procStatus("VmHWM") }
-
-// watchRSS returns the largest RSS seen in each minute until ctx ends.
-func (s *server) watchRSS(ctx context.Context) []int64 {
+// watchRSS returns the largest RSS of s seen in each minute until ctx
+// ends.
+func watchRSS(ctx context.Context, s *benchserve.Server) []int64 {
 	var out []int64
 	start := time.Now()
 	t := time.NewTicker(time.Second)
@@ -356,7 +298,7 @@ func (s *server) watchRSS(ctx context.Context) []int64 {
 		case <-ctx.Done():
 			return out
 		case now := <-t.C:
-			rss, err := s.procStatus("VmRSS")
+			rss, err := s.ProcStatus("VmRSS")
 			if err != nil {
 				continue
 			}
