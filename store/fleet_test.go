@@ -5,15 +5,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/fleet/fleetgen"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 )
@@ -591,6 +595,61 @@ func TestPruneIndex(t *testing.T) {
 		checkIndex(t, e.s, fresh)
 		if err := e.s.Delete(ctx, old.ID); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// TestFleetIndexConcurrentDays imports captures of one new day through
+// two stores over one database at once, as two `serve` processes of a
+// team do: every import succeeds and is indexed, and PostgreSQL holds one
+// partition of that day per index table (the first import of a day creates
+// them under an advisory lock; the other waits and finds them).
+func TestFleetIndexConcurrentDays(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		other, err := reopen(e.name, e.where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		stores := []*store.Store{e.s, store.New(other, store.Options{})}
+		at := time.Date(2026, 10, 3, 0, 0, 0, 0, time.UTC)
+		f := fleetgen.Fleet{Hosts: 8, Boots: 1, Sessions: 1, PerSession: 1, At: at, Seed: 9}
+		caps := f.Captures()
+		errs := make(chan error, len(caps))
+		var wg sync.WaitGroup
+		for i, c := range caps {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pr, pw := io.Pipe()
+				go func() { pw.CloseWithError(f.Write(pw, c)) }()
+				_, _, err := stores[i%2].Import(ctx, pr, store.ImportOptions{FileName: c.ID, Host: c.Host, Labels: c.Labels, Boot: c.Boot.UnixNano()})
+				pr.CloseWithError(err)
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("import: %v", err)
+			}
+		}
+		ics, err := e.s.IndexedCaptures(ctx, at.UnixNano(), at.Add(time.Hour).UnixNano())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ics) != len(caps) {
+			t.Errorf("%d captures indexed; want %d", len(ics), len(caps))
+		}
+		if e.name == "postgres" {
+			var n int
+			day := strconv.FormatInt(at.Unix()/86400, 10)
+			err := e.db.QueryRow(`SELECT count(*) FROM pg_class WHERE relname IN ('fleet_captures_d' || $1, 'fleet_counts_d' || $1)`, day).Scan(&n)
+			if err != nil || n != 2 {
+				t.Errorf("partitions of day %s: %d, %v; want 2", day, n, err)
+			}
 		}
 	})
 }
