@@ -531,6 +531,9 @@ func gcd(a, b uint64) uint64 {
 	return a
 }
 
+// noTimeSecond is the Second of the chunks of samples without a time.
+var noTimeSecond = chunkSecond(subsecond.NoTime)
+
 // chunkSecond returns the Second of the chunk holding time t: t / 1 s
 // rounded down. Samples without a time (subsecond.NoTime) share the
 // lowest second.

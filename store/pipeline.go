@@ -18,6 +18,7 @@ import (
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/decompress"
 	"github.com/subsecond/subsecond/parser"
+	"github.com/subsecond/subsecond/query"
 )
 
 // The import pipeline turns perf script text into a profile's tables and
@@ -55,6 +56,12 @@ const (
 	// DefaultMaxSamples bounds a capture's samples: 96 CPUs sampled at
 	// 49 Hz for two minutes are 564,480; at 999 Hz, 11.5 million.
 	DefaultMaxSamples = 50_000_000
+	// DefaultMaxSecondSamples bounds the samples of one second of a
+	// capture: as many as one view reads (the server's default
+	// --max-view-samples), since no view could show a second holding more.
+	// perf samples a CPU at most about 100,000 times a second: 10 million
+	// are a hundred CPUs at that rate.
+	DefaultMaxSecondSamples = 10_000_000
 )
 
 // blockSize is the size of the blocks the text is cut into for the parse
@@ -377,21 +384,25 @@ type pipeline struct {
 
 	samples   int64
 	maxSecond int64
-	started   bool
-	open      map[int64]*chunkBuf
-	nextSeq   map[int64]int32 // per second sealed at least once: the Seq of its next chunk
-	lastBuf   *chunkBuf
-	lastChunk int   // samples of the chunk sealed last
-	base      int64 // second of the first timed sample: the fleet index's slots count from it
-	index     []*indexAcc
-	encode    chan *chunkBuf
-	encWG     sync.WaitGroup
-	encErr    atomic.Pointer[error]
-	spool     *chunkSpool
-	warm      []*chunkBuf // sealed chunks kept for the warm capture, nil when off
-	warmOff   bool
-	warmLimit int
-	blockSize int
+	// perSecond counts the sealed samples of each second, against
+	// maxPerSecond.
+	perSecond    map[int64]int64
+	maxPerSecond int64
+	started      bool
+	open         map[int64]*chunkBuf
+	nextSeq      map[int64]int32 // per second sealed at least once: the Seq of its next chunk
+	lastBuf      *chunkBuf
+	lastChunk    int   // samples of the chunk sealed last
+	base         int64 // second of the first timed sample: the fleet index's slots count from it
+	index        []*indexAcc
+	encode       chan *chunkBuf
+	encWG        sync.WaitGroup
+	encErr       atomic.Pointer[error]
+	spool        *chunkSpool
+	warm         []*chunkBuf // sealed chunks kept for the warm capture, nil when off
+	warmOff      bool
+	warmLimit    int
+	blockSize    int
 
 	meta  subsecond.Metadata
 	nwarn int
@@ -415,7 +426,7 @@ func (s *Store) run(ctx context.Context, src *source, opt ImportOptions) (*parse
 		workers = runtime.GOMAXPROCS(0)
 	}
 	pl := &pipeline{opt: opt, workers: workers, src: src, in: subsecond.NewInterner(), stats: subsecond.NewStats(),
-		class: newClassifier(), open: map[int64]*chunkBuf{}, nextSeq: map[int64]int32{},
+		class: newClassifier(), open: map[int64]*chunkBuf{}, nextSeq: map[int64]int32{}, perSecond: map[int64]int64{}, maxPerSecond: s.opt.MaxSecondSamples,
 		spool: newChunkSpool(s.opt.SpillDir), warmLimit: s.opt.WarmLimit, blockSize: s.opt.BlockSize}
 	res, err := pl.run(ctx)
 	if err != nil {
@@ -846,6 +857,12 @@ func (pl *pipeline) sealAll() error {
 // seal hands chunk b to the encoders.
 func (pl *pipeline) seal(b *chunkBuf) error {
 	delete(pl.open, b.second)
+	if n := pl.perSecond[b.second] + int64(b.cols.Len()); n > pl.maxPerSecond && b.second != noTimeSecond {
+		return fmt.Errorf("one second of the capture (%s s on its clock) holds more than %d samples, more than one view reads, so that no view could show it (perf samples a CPU at most about 100,000 times a second): %w",
+			query.DisplaySeconds(b.second*subsecond.ChunkSpan), pl.maxPerSecond, subsecond.ErrTooLarge)
+	} else {
+		pl.perSecond[b.second] = n
+	}
 	pl.lastChunk = b.cols.Len()
 	if pl.lastBuf == b {
 		pl.lastBuf = nil

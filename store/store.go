@@ -73,6 +73,11 @@ type Options struct {
 	// MaxSamples bounds an import's samples (DefaultMaxSamples);
 	// ImportOptions.MaxSamples overrides it per import.
 	MaxSamples int64
+	// MaxSecondSamples bounds the samples of one second of a capture
+	// (DefaultMaxSecondSamples): an import holding more in one second is
+	// refused, since no view could show that second. The server sets it to
+	// what one view reads.
+	MaxSecondSamples int64
 	// Workers is the number of parse and encode goroutines of an import
 	// and of decoding goroutines of a load (GOMAXPROCS).
 	Workers int
@@ -112,6 +117,9 @@ func New(b Backend, opt Options) *Store {
 	}
 	if opt.MaxSamples <= 0 {
 		opt.MaxSamples = DefaultMaxSamples
+	}
+	if opt.MaxSecondSamples <= 0 {
+		opt.MaxSecondSamples = DefaultMaxSecondSamples
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)

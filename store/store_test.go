@@ -716,6 +716,36 @@ func TestImportRefusesASpanNoHeatmapCanDraw(t *testing.T) {
 	})
 }
 
+// TestImportRefusesASecondNoViewReads: a capture holding more samples in
+// one second than one view reads (Options.MaxSecondSamples; the server's
+// --max-view-samples) is refused at import with the reason, and nothing is
+// stored, since no view could ever show that second (a 268 KB upload of 49
+// M identical samples in one second was stored, and each of its views then
+// took tens of seconds and gigabytes, or 413). As many a second over
+// several seconds, and samples without times, are stored.
+func TestImportRefusesASecondNoViewReads(t *testing.T) {
+	forEach(t, store.Options{MaxSecondSamples: 1000}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		at := func(sec, n int) string {
+			return strings.Repeat(fmt.Sprintf("a 1 [000] %d.000000: 1 cpu-clock:\n\tffffffff81000000 f (/x)\n\n", sec), n)
+		}
+		_, _, err := e.s.Import(ctx, strings.NewReader(at(1, 5000)), store.ImportOptions{Name: "one second"})
+		if !errors.Is(err, subsecond.ErrTooLarge) || !strings.Contains(err.Error(), "holds more than 1000 samples, more than one view reads") {
+			t.Errorf("Import of 5000 samples in one second = %v; want ErrTooLarge naming the limit", err)
+		}
+		if list, err := e.s.List(ctx); err != nil || len(list) != 0 {
+			t.Errorf("after the refusal the store lists %d profiles (%v); want none", len(list), err)
+		}
+		if p, _, err := e.s.Import(ctx, strings.NewReader(at(1, 1000)+at(2, 1000)+at(3, 1000)), store.ImportOptions{Name: "three seconds"}); err != nil || p.Samples != 3000 {
+			t.Errorf("Import of 1000 samples in each of 3 seconds = %v, %v; want it stored", p, err)
+		}
+		untimed := strings.Repeat("a 1 [000] 1 cpu-clock:\n\tffffffff81000000 f (/x)\n\n", 2000)
+		if p, _, err := e.s.Import(ctx, strings.NewReader(untimed), store.ImportOptions{Name: "untimed"}); err != nil || p.Samples != 2000 {
+			t.Errorf("Import of 2000 samples without times = %v, %v; want it stored", p, err)
+		}
+	})
+}
+
 // TestCachedCapture checks that CachedCapture answers from the capture
 // cache alone: false for a capture not cached, which it does not load, the
 // cached capture once Capture has loaded it, and ErrNotFound once the

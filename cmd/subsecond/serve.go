@@ -95,7 +95,8 @@ func runServe(ctx context.Context, e env) error {
 	if *maxSamples <= 0 {
 		return fmt.Errorf("serve: --max-samples %d: want a positive number", *maxSamples)
 	}
-	st, err := openStore(ctx, e, path, store.Options{CacheSize: int64(cacheSize), MaxText: int64(maxText), MaxSamples: *maxSamples})
+	// A second no view could read is refused at import.
+	st, err := openStore(ctx, e, path, store.Options{CacheSize: int64(cacheSize), MaxText: int64(maxText), MaxSamples: *maxSamples, MaxSecondSamples: lim.maxView})
 	if err != nil {
 		return err
 	}
