@@ -189,6 +189,36 @@ func (r *Rollup) CPUCounts(i int, buf []CPUCount) []CPUCount {
 	return buf
 }
 
+// SumCPUs adds the counts of seconds [lo, hi) of r by CPU to sums, which
+// holds one entry per CPU of r.CPUs, by index, and sets the entries of
+// seen, as long, of the CPUs that have an entry in those seconds (an
+// entry of no samples counts). It reads each entry once, with no
+// allocation: the host views sum a column's seconds with it.
+func (r *Rollup) SumCPUs(lo, hi int, sums []Counts, seen []bool) {
+	if lo >= hi {
+		return
+	}
+	a, _ := bounds(r.cpuEnd, lo)
+	_, b := bounds(r.cpuEnd, hi-1)
+	if r.wide != nil {
+		for _, c := range r.wide[a:b] {
+			s := &sums[c.key]
+			s.Samples += int64(c.samples)
+			s.Busy += int64(c.busy)
+			s.System += int64(c.system)
+			seen[c.key] = true
+		}
+		return
+	}
+	for _, c := range r.narrow[a:b] {
+		s := &sums[c.key]
+		s.Samples += int64(c.samples)
+		s.Busy += int64(c.busy)
+		s.System += int64(c.system)
+		seen[c.key] = true
+	}
+}
+
 // CommCounts appends second i's counts by command, in name order, to buf
 // and returns it; their Event is 0.
 func (r *Rollup) CommCounts(i int, buf []CommCount) []CommCount {

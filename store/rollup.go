@@ -101,8 +101,13 @@ func decodeRollup(b []byte) (*subsecond.Rollup, error) {
 		rb.Second(sec * subsecond.ChunkSpan)
 		k := 0
 		for range d.count(len(cpus)) {
-			k += d.count(len(cpus))
-			s, bu, sy := getRollupCounts(&d)
+			var s, bu, sy uint32
+			if step, ok := d.smallEntry(&s, &bu, &sy, len(cpus)); ok {
+				k += step
+			} else {
+				k += d.count(len(cpus))
+				s, bu, sy = getRollupCounts(&d)
+			}
 			if k >= len(cpus) {
 				d.fail("rollup CPU index out of range")
 			}
@@ -128,6 +133,28 @@ func decodeRollup(b []byte) (*subsecond.Rollup, error) {
 		return nil, err
 	}
 	return rb.Rollup(), nil
+}
+
+// smallEntry reads an entry whose index step and counts are each one
+// byte, as most are (a step of 1 and fewer than 128 samples a second), in
+// one step rather than four varints, checked as count and getRollupCounts
+// check them: it sets samples, busy and system and returns the step, or
+// reports false, reading nothing, for an entry of longer varints.
+func (d *dec) smallEntry(samples, busy, system *uint32, max int) (int, bool) {
+	b := d.b
+	if d.err != nil || len(b) < 4 || (b[0]|b[1]|b[2]|b[3])&0x80 != 0 {
+		return 0, false
+	}
+	d.b = b[4:]
+	if int(b[0]) > max {
+		d.fail(fmt.Sprintf("count %d exceeds %d", b[0], max))
+		return 0, true
+	}
+	if b[2] > b[1] || b[3] > b[2] {
+		d.fail("rollup counts inconsistent")
+	}
+	*samples, *busy, *system = uint32(b[1]), uint32(b[2]), uint32(b[3])
+	return int(b[0]), true
 }
 
 // getRollupCounts reads an entry's samples, busy and system counts.

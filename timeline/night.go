@@ -201,7 +201,7 @@ func SpanOf(q *query.Query) Span {
 }
 
 // Timeline returns host's cores × time map over span, from the captures'
-// per-second summaries. Each second's counts go to the bucket holding its
+// per-second rollups. Each second's counts go to the bucket holding its
 // wall-clock start.
 func Timeline(ctx context.Context, src Source, host string, span Span) (*Grid, error) {
 	sp, err := plan(ctx, src, host, span)
@@ -212,9 +212,12 @@ func Timeline(ctx context.Context, src Source, host string, span Span) (*Grid, e
 	const second = int64(time.Second)
 	g := &Grid{Host: host, From: from, To: to, Cells: heatmap.Cells{Bucket: bucket, Buckets: int(nb)},
 		Covered: make([]float64, nb), Unplaced: sp.unplaced, Resolution: second}
-	var rows cpuRows
-	var busy, sys [][]int64
-	err = eachSecond(ctx, src, sp, perCPU, func(c *Capture) {
+	sums := cpuColumns{columns: int(nb)}
+	for i := range sp.caps {
+		c := &sp.caps[i]
+		if c.End <= from || c.Start >= to {
+			continue
+		}
 		g.Captures = append(g.Captures, *c)
 		// Coverage: the part of each bucket inside [c.Start, c.End).
 		for b := max(0, (c.Start-from)/bucket); b < nb; b++ {
@@ -224,55 +227,126 @@ func Timeline(ctx context.Context, src Source, host string, span Span) (*Grid, e
 			}
 			g.Covered[b] += float64(min(hi, c.End)-max(lo, c.Start)) / float64(bucket)
 		}
-	}, func(s *subsecond.ChunkSummary, b int64) error {
-		for _, cc := range s.CPUs {
-			r, err := rows.row(cc.CPU)
-			if err != nil {
-				return fmt.Errorf("host %q: %w", host, err)
-			}
-			if r == len(g.CPUs) {
-				g.CPUs = append(g.CPUs, cc.CPU)
-				g.Samples = append(g.Samples, make([]int64, nb))
-				busy = append(busy, make([]int64, nb))
-				sys = append(sys, make([]int64, nb))
-			}
-			g.Samples[r][b] += cc.Samples
-			busy[r][b] += cc.Busy
-			sys[r][b] += cc.System
+		r, err := src.Rollup(ctx, c.ID)
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+		if err := sums.add(r, c.Offset, sp); err != nil {
+			return nil, fmt.Errorf("host %q: %w", host, err)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	for b := range g.Covered {
 		g.Covered[b] = min(g.Covered[b], 1)
 	}
 	// Rows in CPU order.
-	order := make([]int, len(g.CPUs))
+	ids := sums.rows.ids
+	order := make([]int, len(ids))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(g.CPUs[a], g.CPUs[b]) })
-	cpus, samples := make([]int32, len(order)), make([][]int64, len(order))
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+	g.CPUs, g.Samples = make([]int32, len(order)), make([][]int64, len(order))
 	g.Busy, g.System = make([][]float64, len(order)), make([][]float64, len(order))
+	shares := make([]float64, 2*len(order)*int(nb))
 	for i, r := range order {
-		cpus[i], samples[i] = g.CPUs[r], g.Samples[r]
-		g.Busy[i], g.System[i] = make([]float64, nb), make([]float64, nb)
-		for b, n := range samples[i] {
+		row := sums.cells[r]
+		samples, busy, sys := row[:nb:nb], row[nb:2*nb], row[2*nb:]
+		g.CPUs[i], g.Samples[i] = ids[r], samples
+		g.Busy[i], g.System[i] = shares[:nb:nb], shares[nb:2*nb:2*nb]
+		shares = shares[2*nb:]
+		for b, n := range samples {
 			if n > 0 {
 				// Four decimals are more than a pixel's colour can show and
 				// keep the night's JSON a third of its size.
-				g.Busy[i][b] = math.Round(float64(busy[r][b])/float64(n)*1e4) / 1e4
-				g.System[i][b] = math.Round(float64(sys[r][b])/float64(n)*1e4) / 1e4
+				g.Busy[i][b] = math.Round(float64(busy[b])/float64(n)*1e4) / 1e4
+				g.System[i][b] = math.Round(float64(sys[b])/float64(n)*1e4) / 1e4
 			}
 		}
 	}
-	g.CPUs, g.Samples = cpus, samples
 	if g.Captures == nil {
 		g.Captures = []Capture{}
 	}
 	return g, nil
+}
+
+// cpuColumns sums captures' per-second counts by CPU into a host view's
+// columns. A row per CPU, numbered in order of first sight (rows), holds
+// its columns' samples, then their busy, then their system samples; rows
+// are cut from blocks of rowBlock rows.
+type cpuColumns struct {
+	columns int
+	rows    cpuRows
+	cells   [][]int64 // by row
+	block   []int64   // what is left of the current block
+	// sums and seen hold the counts of the column being summed, by index
+	// into the current rollup's CPUs (see subsecond.Rollup.SumCPUs).
+	sums []subsecond.Counts
+	seen []bool
+}
+
+// rowBlock is how many rows' cells cpuColumns allocates at once.
+const rowBlock = 16
+
+// add adds the seconds of r whose wall-clock start (start + offset) is in
+// sp's range to the columns holding it: each run of seconds falling in
+// one column summed by CPU in one pass over their entries, then added to
+// the column's cells. A CPU outside [0, MaxCPUs) is an error wrapping
+// subsecond.ErrTooLarge.
+func (cc *cpuColumns) add(r *subsecond.Rollup, offset int64, sp *span) error {
+	n := len(r.CPUs)
+	if cap(cc.sums) < n {
+		cc.sums, cc.seen = make([]subsecond.Counts, n), make([]bool, n)
+	}
+	cc.sums, cc.seen = cc.sums[:n], cc.seen[:n]
+	// [lo, hi) is the run of seconds falling in column col.
+	lo, hi, col := 0, 0, int64(-1)
+	for k, start := range r.Starts {
+		w := start + offset
+		if w < sp.from || w >= sp.to {
+			continue
+		}
+		if b := (w - sp.from) / sp.bucket; b != col || k != hi {
+			if err := cc.flush(r, lo, hi, col); err != nil {
+				return err
+			}
+			lo, col = k, b
+		}
+		hi = k + 1
+	}
+	return cc.flush(r, lo, hi, col)
+}
+
+// flush adds the counts of r's seconds [lo, hi) to column col.
+func (cc *cpuColumns) flush(r *subsecond.Rollup, lo, hi int, col int64) error {
+	if lo >= hi {
+		return nil
+	}
+	r.SumCPUs(lo, hi, cc.sums, cc.seen)
+	for i, seen := range cc.seen {
+		if !seen {
+			continue
+		}
+		row, err := cc.rows.row(r.CPUs[i])
+		if err != nil {
+			return err
+		}
+		if row == len(cc.cells) {
+			if len(cc.block) == 0 {
+				cc.block = make([]int64, rowBlock*3*cc.columns)
+			}
+			cc.cells = append(cc.cells, cc.block[:3*cc.columns:3*cc.columns])
+			cc.block = cc.block[3*cc.columns:]
+		}
+		cells, s := cc.cells[row], &cc.sums[i]
+		cells[col] += s.Samples
+		cells[cc.columns+int(col)] += s.Busy
+		cells[2*cc.columns+int(col)] += s.System
+		*s, cc.seen[i] = subsecond.Counts{}, false
+	}
+	return nil
 }
 
 // Window is a range of one capture, as its own views take it: [Start, End)
