@@ -52,3 +52,20 @@ func hostOf(m Metadata) string {
 	}
 	return h
 }
+
+// HostTotals is one host's stored captures as the store totals them in
+// its database: how many, their samples, how many the host's timeline
+// cannot place (no wall clock, or no samples), and over those it can:
+// how many have an exact anchor of their own and their wall-clock span
+// [Start, End) in Unix ns (0 and 0 when none has), and how many an
+// approximate one, whose place depends on the host's other captures (see
+// package timeline's Anchor).
+type HostTotals struct {
+	Host        string
+	Captures    int
+	Samples     int64
+	Unanchored  int
+	Exact       int
+	Start, End  int64
+	Approximate int
+}

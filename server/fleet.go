@@ -23,6 +23,8 @@ import (
 type Fleet interface {
 	fleet.Source
 	SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string) error
+	// HostLabelsOf is HostLabels for the given hosts alone.
+	HostLabelsOf(ctx context.Context, hosts []string) (map[string][]subsecond.Label, error)
 }
 
 // maxLabelBody bounds a POST of labels, in bytes.
@@ -37,6 +39,14 @@ func (s *Server) hostLabels(ctx context.Context) (map[string][]subsecond.Label, 
 		return nil, nil
 	}
 	return s.fleet.HostLabels(ctx)
+}
+
+// labelsOf returns the labels of hosts, none when the server keeps none.
+func (s *Server) labelsOf(ctx context.Context, hosts []string) (map[string][]subsecond.Label, error) {
+	if s.fleet == nil {
+		return nil, nil
+	}
+	return s.fleet.HostLabelsOf(ctx, hosts)
 }
 
 // setHostLabels handles POST /api/hosts/{host}/labels: a JSON body

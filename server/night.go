@@ -77,22 +77,39 @@ func hostQuery(r *http.Request) (string, *Query, error) {
 	return host, q, nil
 }
 
-// listHosts handles GET /api/hosts: {"hosts": [...]}, each with its
-// captures' count, samples, wall-clock span and labels (timeline.HostList).
+// listHosts handles GET /api/hosts?per_page=&cursor=: a page of the
+// hosts, by name, each with its captures' count, samples, wall-clock span
+// and labels: {"hosts": [...], "next_cursor", "next"} (timeline.HostList),
+// the last two naming the next page while there is one.
 func (s *Server) listHosts(w http.ResponseWriter, r *http.Request) {
-	list, err := s.store.List(r.Context())
+	hosts, next, err := s.hostList(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	labels, err := s.hostLabels(r.Context())
+	s.json(w, http.StatusOK, timeline.HostList{Hosts: hosts, NextCursor: next, Next: nextPage(r, next)})
+}
+
+// hostList returns the page of the host list that the request's per_page
+// and cursor name (a host name: the page starts after it), with the
+// labels of its hosts alone, and the next page's cursor ("" for the
+// last). Its cost follows the page, not the archive: the database totals
+// the page's hosts (timeline.HostPage).
+func (s *Server) hostList(r *http.Request) ([]timeline.Host, string, error) {
+	q, err := query.Parse(r.URL.Query())
 	if err != nil {
-		s.error(w, r, err)
-		return
+		return nil, "", err
 	}
-	hosts := timeline.Hosts(list)
+	hosts, next, err := timeline.HostPage(r.Context(), s.store, q.PerPage, q.Cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	labels, err := s.labelsOf(r.Context(), timeline.HostNames(hosts))
+	if err != nil {
+		return nil, "", err
+	}
 	timeline.Labelled(hosts, labels)
-	s.json(w, http.StatusOK, timeline.HostList{Hosts: hosts})
+	return hosts, next, nil
 }
 
 // hostCaptures handles GET /api/hosts/{host}/captures: the host's
@@ -292,22 +309,19 @@ func (s *Server) heavyJSON(w http.ResponseWriter, r *http.Request, compute func(
 	s.json(w, http.StatusOK, v)
 }
 
-// hostsPage handles GET /hosts: the hosts and the span of their captures.
+// hostsPage handles GET /hosts?per_page=&cursor=: a page of the hosts,
+// by name, and the span of their captures, with a link to the next page.
 func (s *Server) hostsPage(w http.ResponseWriter, r *http.Request) {
-	list, err := s.store.List(r.Context())
+	hosts, next, err := s.hostList(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	labels, err := s.hostLabels(r.Context())
-	if err != nil {
-		s.error(w, r, err)
-		return
-	}
-	page := web.HostsPage{Layout: s.layout("Hosts", web.ViewData{Page: "hosts"}, r), Fleet: s.fleet != nil}
-	for _, h := range timeline.Hosts(list) {
+	page := web.HostsPage{Layout: s.layout("Hosts", web.ViewData{Page: "hosts"}, r), Fleet: s.fleet != nil,
+		Next: nextPage(r, next), First: r.URL.Query().Get("cursor") != ""}
+	for _, h := range hosts {
 		row := web.HostRow{Host: h.Host, Href: link.HostPage.Path(h.Host), Captures: h.Captures, Samples: h.Samples, Without: h.Unanchored,
-			Labels: labels[h.Host]}
+			Labels: h.Labels}
 		row.Wall = hostWall(h)
 		page.Hosts = append(page.Hosts, row)
 	}

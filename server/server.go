@@ -35,6 +35,11 @@ type Store interface {
 	// wrapping subsecond.ErrNotFound.
 	List(ctx context.Context) ([]subsecond.Profile, error)
 	Page(ctx context.Context, limit int, after string) (list []subsecond.Profile, next string, err error)
+	// HostTotals and HostProfiles are the host list's timeline.HostSource:
+	// a page of hosts' totals, computed by the database, and one host's
+	// profiles.
+	HostTotals(ctx context.Context, after string, limit int) ([]subsecond.HostTotals, error)
+	HostProfiles(ctx context.Context, host string) ([]subsecond.Profile, error)
 	Profile(ctx context.Context, id string) (*subsecond.Profile, error)
 	Rename(ctx context.Context, id, name string) error
 	Delete(ctx context.Context, id string) error

@@ -30,6 +30,13 @@ type Backend interface {
 	// most samples alone in Events) but without warning messages. An
 	// unknown opt.After is an error wrapping subsecond.ErrNotFound.
 	List(ctx context.Context, opt ListOptions) ([]subsecond.Profile, error)
+	// HostTotals returns the totals of at most limit hosts (all when 0)
+	// whose names follow after in byte order (from the first when ""), by
+	// name, each an aggregate over its profiles computed by the database.
+	HostTotals(ctx context.Context, after string, limit int) ([]subsecond.HostTotals, error)
+	// HostProfiles returns host's profiles as List summarises them, in no
+	// particular order.
+	HostProfiles(ctx context.Context, host string) ([]subsecond.Profile, error)
 	// Profile returns one profile with its events and first warnings.
 	Profile(ctx context.Context, id string) (*subsecond.Profile, error)
 	// Load returns profile id, its comm list, its table segments and
@@ -90,6 +97,8 @@ type Backend interface {
 	// HostLabels returns the labels set on each host, by key, and each
 	// host's newest indexed capture (by Start), without its Slots.
 	HostLabels(ctx context.Context) (map[string][]subsecond.Label, map[string]IndexRow, error)
+	// HostLabelsOf is HostLabels for the given hosts alone.
+	HostLabelsOf(ctx context.Context, hosts []string) (map[string][]subsecond.Label, map[string]IndexRow, error)
 	// PrepareIndex readies the database for a fleet index of day (see
 	// Index.Day): where the index is partitioned by day (PostgreSQL) it
 	// creates the day's partitions when missing, in a transaction of its

@@ -71,6 +71,12 @@ func (s *Store) HostLabels(ctx context.Context) (map[string][]subsecond.Label, e
 	if err != nil {
 		return nil, fmt.Errorf("host labels: %w", err)
 	}
+	return withDerived(set, newest), nil
+}
+
+// withDerived returns the labels set on each host with those derived
+// from its newest indexed capture (see HostLabels), by key.
+func withDerived(set map[string][]subsecond.Label, newest map[string]IndexRow) map[string][]subsecond.Label {
 	out := map[string][]subsecond.Label{}
 	for host, ls := range set {
 		out[host] = append(out[host], ls...)
@@ -90,7 +96,7 @@ func (s *Store) HostLabels(ctx context.Context) (map[string][]subsecond.Label, e
 	for _, ls := range out {
 		slices.SortFunc(ls, func(a, b subsecond.Label) int { return cmp.Compare(a.Key, b.Key) })
 	}
-	return out, nil
+	return out
 }
 
 // IndexedCaptures: see fleet.Source.

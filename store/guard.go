@@ -118,6 +118,21 @@ func (g guard) HostLabels(ctx context.Context) (map[string][]subsecond.Label, ma
 	return ls, newest, g.wrap(err)
 }
 
+func (g guard) HostLabelsOf(ctx context.Context, hosts []string) (map[string][]subsecond.Label, map[string]IndexRow, error) {
+	ls, newest, err := g.b.HostLabelsOf(ctx, hosts)
+	return ls, newest, g.wrap(err)
+}
+
+func (g guard) HostTotals(ctx context.Context, after string, limit int) ([]subsecond.HostTotals, error) {
+	ts, err := g.b.HostTotals(ctx, after, limit)
+	return ts, g.wrap(err)
+}
+
+func (g guard) HostProfiles(ctx context.Context, host string) ([]subsecond.Profile, error) {
+	ps, err := g.b.HostProfiles(ctx, host)
+	return ps, g.wrap(err)
+}
+
 func (g guard) PrepareIndex(ctx context.Context, day int64) error {
 	return g.wrap(g.b.PrepareIndex(ctx, day))
 }

@@ -120,7 +120,12 @@ func MarkerRange(q *query.Query) (from, to int64) {
 }
 
 // HostList is the hosts of the stored captures, by name, as the API's
-// /api/hosts and `subsecond hosts --format json` write it.
+// /api/hosts and `subsecond hosts --format json` write it: a page of
+// them in the API (see HostPage), all of them from the CLI.
 type HostList struct {
 	Hosts []Host `json:"hosts"`
+	// NextCursor is the cursor of the next page, the name of this page's
+	// last host, and Next that page's URL; both absent on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+	Next       string `json:"next,omitempty"`
 }

@@ -24,6 +24,10 @@ type HostsPage struct {
 	Layout
 	Hosts []HostRow
 	Fleet bool // the server keeps the fleet index: link to /fleet
+	// Next is the URL of the next page, "" on the last; First is set on
+	// every page but the first, which it links to.
+	Next  string
+	First bool
 }
 
 // HostPage shows one host's night: the containers its script fills from

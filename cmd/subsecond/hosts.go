@@ -81,16 +81,10 @@ func runHosts(ctx context.Context, e env) error {
 	if host := r.fs.Arg(0); host != "" {
 		return hostCaptures(ctx, e, s, host, *r.format)
 	}
-	list, err := s.List(ctx)
-	if err != nil {
-		return err
-	}
-	hosts := timeline.Hosts(list)
-	labels, err := s.HostLabels(ctx)
+	hosts, err := allHosts(ctx, s)
 	if err != nil {
 		return fmt.Errorf("hosts: %w", err)
 	}
-	timeline.Labelled(hosts, labels)
 	if *r.format == "json" {
 		return json.NewEncoder(e.stdout).Encode(timeline.HostList{Hosts: hosts}) // as the API sends it
 	}
@@ -104,6 +98,28 @@ func runHosts(ctx context.Context, e env) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%d\t%s\n", h.Host, h.Captures, h.Samples, from, to, h.Unanchored, formatLabels(h.Labels))
 	}
 	return tw.Flush()
+}
+
+// allHosts returns every host with its labels, read a page of
+// query.MaxPerPage hosts at a time, as the API's pages list them.
+func allHosts(ctx context.Context, s *store.Store) ([]timeline.Host, error) {
+	hosts := []timeline.Host{}
+	for after := ""; ; {
+		page, next, err := timeline.HostPage(ctx, s, query.MaxPerPage, after)
+		if err != nil {
+			return nil, err
+		}
+		labels, err := s.HostLabelsOf(ctx, timeline.HostNames(page))
+		if err != nil {
+			return nil, err
+		}
+		timeline.Labelled(page, labels)
+		hosts = append(hosts, page...)
+		if next == "" {
+			return hosts, nil
+		}
+		after = next
+	}
 }
 
 // hostCaptures prints host's captures placed on its night

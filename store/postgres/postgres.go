@@ -50,7 +50,8 @@ type Backend struct {
 }
 
 // Open connects to the database at url (postgres://… or postgresql://…,
-// with libpq's parameters) and applies pending migrations.
+// with libpq's parameters), applies pending migrations and fills the
+// wall-clock columns of the profiles stored before migration 0012.
 func Open(ctx context.Context, url string) (*Backend, error) {
 	cfg, err := pgxpool.ParseConfig(url) // its errors leave the password out
 	if err != nil {
@@ -61,12 +62,16 @@ func Open(ctx context.Context, url string) (*Backend, error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
+	b := &Backend{DB: &sqldb.DB{DB: db, Dialect: sqldb.Postgres}, pool: pool}
 	if err := migrate(ctx, db); err != nil {
-		db.Close()
-		pool.Close()
+		b.Close()
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	return &Backend{DB: &sqldb.DB{DB: db, Dialect: sqldb.Postgres}, pool: pool}, nil
+	if err := b.fillWalls(ctx); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	return b, nil
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {
@@ -82,6 +87,25 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// fillWalls sets the wall-clock columns of the profiles stored before
+// migration 0012, in one transaction. Servers starting together on one
+// database write the same values.
+func (b *Backend) fillWalls(ctx context.Context) error {
+	w, err := b.DB.Unwalled(ctx)
+	if err != nil || w.Len() == 0 {
+		return err
+	}
+	tx, err := b.DB.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := b.DB.SetWalls(ctx, tx, w); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // Close closes the connections.

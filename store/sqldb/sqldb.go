@@ -350,10 +350,13 @@ func (d *DB) UpdateProfile(ctx context.Context, tx *sql.Tx, pk int64, rec *store
 		return err
 	}
 	top := subsecond.TopEvent(p.Events)
+	source, approx, start, end := wallCols(p)
 	_, err = tx.ExecContext(ctx, d.Q(`UPDATE profiles SET name = ?, file_name = ?, sha256 = ?, bytes = ?, uploaded_ns = ?,
 		metadata = ?, start_ns = ?, end_ns = ?, samples = ?, cpus = ?, frequency_hz = ?, warnings = ?, comms = ?,
-		host = ?, event_count = ?, top_event = ?, top_samples = ? WHERE pk = ?`), p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta),
-		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, rec.Comms, p.Host, len(p.Events), top.Name, top.Samples, pk)
+		host = ?, event_count = ?, top_event = ?, top_samples = ?, wall_source = ?, wall_approx = ?, wall_start = ?, wall_end = ?
+		WHERE pk = ?`), p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta),
+		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, rec.Comms, p.Host, len(p.Events), top.Name, top.Samples,
+		source, approx, start, end, pk)
 	return err
 }
 

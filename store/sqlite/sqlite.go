@@ -57,8 +57,8 @@ type Backend struct {
 }
 
 // Open opens the database at path, creating it and its directory if needed,
-// applies pending migrations and converts profiles stored in an older
-// format.
+// applies pending migrations, converts profiles stored in an older format
+// and fills the wall-clock columns of those stored before migration 0012.
 func Open(ctx context.Context, path string, opt Options) (*Backend, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open database: %w: empty path", subsecond.ErrInvalid)
@@ -77,6 +77,10 @@ func Open(ctx context.Context, path string, opt Options) (*Backend, error) {
 	}
 	b := &Backend{DB: &sqldb.DB{DB: db, Dialect: sqldb.SQLite}, db: db, write: make(chan struct{}, 1)}
 	if err := b.migrate(ctx, opt); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := b.fillWalls(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -108,6 +112,16 @@ func (b *Backend) migrate(ctx context.Context, opt Options) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
+}
+
+// fillWalls sets the wall-clock columns of the profiles stored before
+// migration 0012, in one transaction.
+func (b *Backend) fillWalls(ctx context.Context) error {
+	w, err := b.DB.Unwalled(ctx)
+	if err != nil || w.Len() == 0 {
+		return err
+	}
+	return b.writeTx(ctx, func(tx *sql.Tx) error { return b.DB.SetWalls(ctx, tx, w) })
 }
 
 // Close waits for background checkpoints and closes the database.
