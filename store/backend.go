@@ -215,7 +215,7 @@ type IndexCount struct {
 	Kind  subsecond.NameKind
 	Name  string
 	Total int64
-	Slots []byte // encoded per-slot counts (see encodeSlotCounts)
+	Slots []byte // encoded per-slot counts (see appendSlotCounts)
 }
 
 // IndexRow is an indexed capture as a Backend reads it.

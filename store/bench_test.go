@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -243,6 +244,45 @@ func BenchmarkIngestReal(b *testing.B) {
 				}
 				b.ReportMetric(float64(len(text))*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
 				b.ReportMetric(float64(size)/float64(samples), "db_bytes/sample")
+			})
+		})
+	}
+}
+
+// BenchmarkIngestRealAgain imports the real captures of realCaptures into
+// a database that holds each already, as a host's next capture of the
+// same programs is: their fleet index's names are in the dictionary, and
+// in the store's cache of it. Each iteration's text starts with a comment
+// line of its own, so that it is a new capture to the store.
+func BenchmarkIngestRealAgain(b *testing.B) {
+	for _, path := range realCaptures() {
+		name := filepath.Base(path)
+		for _, ext := range []string{".gz", ".txt", ".perf"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		b.Run(name, func(b *testing.B) {
+			text := readText(b, path)
+			benchEach(b, func(b *testing.B, bk backend) {
+				be, _, _ := bk.open(b)
+				s := store.New(be, store.Options{})
+				defer s.Close()
+				n := 0
+				imp := func() {
+					n++
+					again := append([]byte(fmt.Sprintf("# again %d\n", n)), text...)
+					if _, _, err := s.Import(context.Background(), bytes.NewReader(again), store.ImportOptions{FileName: name}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				imp()
+				b.SetBytes(int64(len(text)))
+				var cpu time.Duration
+				for b.Loop() {
+					c0 := cpuTime(b)
+					imp()
+					cpu += cpuTime(b) - c0
+				}
+				b.ReportMetric(float64(len(text))*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
 			})
 		})
 	}

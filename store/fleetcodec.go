@@ -123,10 +123,10 @@ type slotCount struct {
 	n    int64
 }
 
-// encodeSlotCounts returns the blob of a name's counts, given by slot in
-// increasing order.
-func encodeSlotCounts(counts []slotCount) []byte {
-	e := enc{b: make([]byte, 0, 3*len(counts)+1)}
+// appendSlotCounts appends the blob of a name's counts, given by slot in
+// increasing order, to b.
+func appendSlotCounts(b []byte, counts []slotCount) []byte {
+	e := enc{b: b}
 	e.byte(countsFormat)
 	prev := int32(-1)
 	for _, c := range counts {
@@ -137,7 +137,7 @@ func encodeSlotCounts(counts []slotCount) []byte {
 	return e.b
 }
 
-// decodeSlotCounts reads what encodeSlotCounts wrote, as counts per slot
+// decodeSlotCounts reads what appendSlotCounts wrote, as counts per slot
 // up to the last with samples.
 func decodeSlotCounts(b []byte) ([]int64, error) {
 	d := dec{b: b}
@@ -186,7 +186,7 @@ const namesFormat = 1
 // every name's dictionary ID (ids[i] is that of counts[i]) with its
 // per-slot counts, behind a format byte, zstd of the number of names and
 // then, by increasing ID, the ID's difference from the previous one and
-// the name's slot counts blob (encodeSlotCounts) as length and bytes. The
+// the name's slot counts blob (appendSlotCounts) as length and bytes. The
 // contrasts read a capture's every name from it in one row, and a delete
 // finds the capture's rows of fleet_counts by it.
 func EncodeNames(ids []int64, counts []IndexCount) []byte {
@@ -232,7 +232,7 @@ func EachName(b []byte, fn func(id int64, slots []byte) error) error {
 	return d.end()
 }
 
-// slotSum returns the samples of a slot counts blob (encodeSlotCounts) in
+// slotSum returns the samples of a slot counts blob (appendSlotCounts) in
 // the slots starting in [from, to), slot 0 starting at start.
 func slotSum(b []byte, start, from, to int64) (int64, error) {
 	d := dec{b: b}

@@ -204,91 +204,220 @@ func buildIndex(accs []*indexAcc, base int64, t indexTables, m indexMeta) (*Inde
 // call edges of the (node, comm) pairs counted per slot, sorted by kind
 // and name: each distinct stack node of a slot is walked once, and a
 // sample counts once for each distinct function and edge of its stack.
+//
+// Names are counted by a dense number each (a namer's), in arrays rather
+// than maps, and each node's call edge is looked up once however many
+// slots and stacks pass through it: a deep capture has thousands of names
+// for few samples per slot.
 func expandNames(pairs []map[uint64]int64, t indexTables) []IndexCount {
-	names := map[nameKey][]slotCount{}
-	add := func(k nameKey, slot int, n int64) {
-		names[k] = append(names[k], slotCount{int32(slot), n})
+	nm := newNamer(t)
+	var (
+		ents    []nameEntry // by slot, then as touched
+		counts  []int64     // by name: samples in the slot
+		stamp   []int32     // by name: the walk that counted it
+		touched []int32     // names counted in the slot
+		nodes   = map[int32]int64{}
+		walk    = int32(0)
+	)
+	count := func(id int32, n int64) {
+		if int(id) >= len(counts) {
+			counts = append(counts, make([]int64, int(id)+1-len(counts))...)
+			stamp = append(stamp, make([]int32, len(counts)-len(stamp))...)
+		}
+		if stamp[id] == walk {
+			return
+		}
+		stamp[id] = walk
+		if counts[id] == 0 {
+			touched = append(touched, id)
+		}
+		counts[id] += n
 	}
-	stamp := make([]int32, len(t.strings)) // per symbol string: the walk that counted it
-	edgeStamp := map[uint64]int32{}
-	walk := int32(0)
-	var syms []uint32
 	for slot, m := range pairs {
 		if len(m) == 0 {
 			continue
 		}
-		nodes := map[int32]int64{}
-		comms := map[uint32]int64{}
+		clear(nodes)
 		for k, n := range m {
 			nodes[int32(k>>32)] += n
-			comms[uint32(k)] += n
+			walk++
+			count(nm.comm(uint32(k)), n)
 		}
-		for c, n := range comms {
-			add(nameKey{kind: subsecond.NameComm, a: c}, slot, n)
-		}
-		funcs := map[uint32]int64{}
-		edges := map[uint64]int64{}
 		for node, n := range nodes {
 			walk++
-			syms = syms[:0]
 			for p := node; p > 0; p = t.nodes[p].Parent {
-				syms = append(syms, t.frames[t.nodes[p].Frame].Symbol)
-			}
-			for _, s := range syms {
-				if stamp[s] != walk {
-					stamp[s] = walk
-					funcs[s] += n
-				}
-			}
-			// syms is leaf-first: the caller of syms[j-1] is syms[j].
-			for j := len(syms) - 1; j > 0; j-- {
-				e := uint64(syms[j])<<32 | uint64(syms[j-1])
-				if edgeStamp[e] != walk {
-					edgeStamp[e] = walk
-					edges[e] += n
+				count(nm.function(p), n)
+				if t.nodes[p].Parent > 0 {
+					count(nm.edge(p), n)
 				}
 			}
 		}
-		for s, n := range funcs {
-			add(nameKey{kind: subsecond.NameFunction, a: s}, slot, n)
+		for _, id := range touched {
+			ents = append(ents, nameEntry{id, slotCount{int32(slot), counts[id]}})
+			counts[id] = 0
 		}
-		for e, n := range edges {
-			add(nameKey{kind: subsecond.NameEdge, a: uint32(e >> 32), b: uint32(e)}, slot, n)
+		touched = touched[:0]
+	}
+
+	// The entries grouped by name, each name's in slot order.
+	start := make([]int32, len(nm.names)+1)
+	for _, e := range ents {
+		start[e.id+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	at := slices.Clone(start[:len(nm.names)])
+	list := make([]slotCount, len(ents))
+	for _, e := range ents {
+		list[at[e.id]] = e.c
+		at[e.id]++
+	}
+	// The names with samples, by kind and name: sorted as numbers, which
+	// moves four bytes a swap where a name, its string and slots move 48.
+	ids := make([]int32, 0, len(nm.names))
+	for id := range nm.names {
+		if start[id] < start[id+1] {
+			ids = append(ids, int32(id))
 		}
 	}
-	// Names cut to maxIndexName may meet: their counts are added.
-	byName := map[struct {
-		kind subsecond.NameKind
-		name string
-	}][]slotCount{}
-	for k, list := range names {
-		name := t.strings[k.a]
-		if k.kind == subsecond.NameEdge {
-			name += ";" + t.strings[k.b]
+	names := nm.text(ids)
+	slices.SortFunc(ids, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(nm.names[a].kind, nm.names[b].kind), cmp.Compare(names[a], names[b]))
+	})
+	out := make([]IndexCount, 0, len(ids))
+	blobs := make([]byte, 0, len(ids)+4*len(list)) // the names' slot counts, one after another
+	for i := 0; i < len(ids); {
+		id := ids[i]
+		kind, name := nm.names[id].kind, names[id]
+		j := i + 1
+		for j < len(ids) && nm.names[ids[j]].kind == kind && names[ids[j]] == name {
+			j++
 		}
-		nk := struct {
-			kind subsecond.NameKind
-			name string
-		}{k.kind, indexName(name)}
-		byName[nk] = append(byName[nk], list...)
-	}
-	out := make([]IndexCount, 0, len(byName))
-	for k, list := range byName {
-		slices.SortFunc(list, func(a, b slotCount) int { return cmp.Compare(a.slot, b.slot) })
-		merged := list[:0]
+		slots := list[start[id]:start[id+1]]
+		if j > i+1 {
+			// Names cut to maxIndexName met: their counts are added.
+			slots = nil
+			for _, o := range ids[i:j] {
+				slots = append(slots, list[start[o]:start[o+1]]...)
+			}
+			slices.SortStableFunc(slots, func(a, b slotCount) int { return cmp.Compare(a.slot, b.slot) })
+			merged := slots[:0]
+			for _, c := range slots {
+				if len(merged) > 0 && merged[len(merged)-1].slot == c.slot {
+					merged[len(merged)-1].n += c.n
+					continue
+				}
+				merged = append(merged, c)
+			}
+			slots = merged
+		}
 		var total int64
-		for _, c := range list {
+		for _, c := range slots {
 			total += c.n
-			if len(merged) > 0 && merged[len(merged)-1].slot == c.slot {
-				merged[len(merged)-1].n += c.n
-				continue
-			}
-			merged = append(merged, c)
 		}
-		out = append(out, IndexCount{Kind: k.kind, Name: k.name, Total: total, Slots: encodeSlotCounts(merged)})
+		at := len(blobs)
+		blobs = appendSlotCounts(blobs, slots)
+		out = append(out, IndexCount{Kind: kind, Name: name, Total: total, Slots: blobs[at:len(blobs):len(blobs)]})
+		i = j
 	}
-	slices.SortFunc(out, func(a, b IndexCount) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name)) })
 	return out
+}
+
+// nameEntry is a name's samples in one slot, by the name's namer number.
+type nameEntry struct {
+	id int32
+	c  slotCount
+}
+
+// namer numbers the names of an index densely from 0 as it meets them:
+// commands and functions by their strings, call edges by the stack node
+// whose frame is the callee, each node's edge looked up once.
+type namer struct {
+	t        indexTables
+	names    []nameKey
+	comms    []int32 // by string: number+1, 0 when not met
+	funcs    []int32 // by string: number+1
+	nodeEdge []int32 // by node: its edge's number+1
+	edges    map[uint64]int32
+}
+
+func newNamer(t indexTables) *namer {
+	return &namer{t: t, comms: make([]int32, len(t.strings)), funcs: make([]int32, len(t.strings)),
+		nodeEdge: make([]int32, len(t.nodes)), edges: map[uint64]int32{}}
+}
+
+// add returns the number of a new name k.
+func (nm *namer) add(k nameKey) int32 {
+	nm.names = append(nm.names, k)
+	return int32(len(nm.names) - 1)
+}
+
+// comm returns the number of the command of string s.
+func (nm *namer) comm(s uint32) int32 {
+	if nm.comms[s] == 0 {
+		nm.comms[s] = nm.add(nameKey{kind: subsecond.NameComm, a: s}) + 1
+	}
+	return nm.comms[s] - 1
+}
+
+// symbol returns the symbol string of node p's frame.
+func (nm *namer) symbol(p int32) uint32 { return nm.t.frames[nm.t.nodes[p].Frame].Symbol }
+
+// function returns the number of the function of node p's frame.
+func (nm *namer) function(p int32) int32 {
+	s := nm.symbol(p)
+	if nm.funcs[s] == 0 {
+		nm.funcs[s] = nm.add(nameKey{kind: subsecond.NameFunction, a: s}) + 1
+	}
+	return nm.funcs[s] - 1
+}
+
+// edge returns the number of the call edge from node p's parent to p.
+func (nm *namer) edge(p int32) int32 {
+	if nm.nodeEdge[p] == 0 {
+		caller, callee := nm.symbol(nm.t.nodes[p].Parent), nm.symbol(p)
+		e := uint64(caller)<<32 | uint64(callee)
+		id, ok := nm.edges[e]
+		if !ok {
+			id = nm.add(nameKey{kind: subsecond.NameEdge, a: caller, b: callee})
+			nm.edges[e] = id
+		}
+		nm.nodeEdge[p] = id + 1
+	}
+	return nm.nodeEdge[p] - 1
+}
+
+// text returns the indexed names of the numbers in ids, cut to
+// maxIndexName, by number: substrings of one string.
+func (nm *namer) text(ids []int32) []string {
+	n := 0
+	for _, id := range ids {
+		k := nm.names[id]
+		n += len(nm.t.strings[k.a])
+		if k.kind == subsecond.NameEdge {
+			n += 1 + len(nm.t.strings[k.b])
+		}
+	}
+	b := make([]byte, 0, n)
+	end := make([]int, len(nm.names))
+	for _, id := range ids {
+		k := nm.names[id]
+		b = append(b, nm.t.strings[k.a]...)
+		if k.kind == subsecond.NameEdge {
+			b = append(b, ';')
+			b = append(b, nm.t.strings[k.b]...)
+		}
+		end[id] = len(b)
+	}
+	all := string(b)
+	names := make([]string, len(nm.names))
+	at := 0
+	for _, id := range ids {
+		names[id] = indexName(all[at:end[id]])
+		at = end[id]
+	}
+	return names
 }
 
 // indexChunks counts encoded chunks into a, from base, decoding them one

@@ -206,7 +206,8 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	if err != nil {
 		return fmt.Errorf("store warnings: %w", err)
 	}
-	if err := im.writeIndexAndLabels(ctx, rec); err != nil {
+	names, err := im.writeIndexAndLabels(ctx, rec)
+	if err != nil {
 		return err
 	}
 	if rec.Rollup != nil {
@@ -222,6 +223,7 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	}
 	im.done = true
 	im.conn.Close()
+	im.b.DB.Remember(names)
 	return nil
 }
 
@@ -462,12 +464,14 @@ func (b *Backend) WriteIndex(ctx context.Context, id string, ix *store.Index) (b
 	if err != nil || indexed {
 		return false, err
 	}
-	if err := b.DB.WriteIndex(ctx, tx, pk, ix); err != nil {
+	names, err := b.DB.WriteIndex(ctx, tx, pk, ix)
+	if err != nil {
 		return false, noSpace(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return false, noSpace(err)
 	}
+	b.DB.Remember(names)
 	return true, nil
 }
 
@@ -532,17 +536,20 @@ func (b *Backend) dropDay(ctx context.Context, day, before int64) (bool, error) 
 }
 
 // writeIndexAndLabels stores the fleet index and host labels of an
-// import's record inside its transaction.
-func (im *importTx) writeIndexAndLabels(ctx context.Context, rec *store.Record) error {
+// import's record inside its transaction, and returns the index's name
+// IDs to remember once it has committed.
+func (im *importTx) writeIndexAndLabels(ctx context.Context, rec *store.Record) (sqldb.NameIDs, error) {
+	var names sqldb.NameIDs
 	if rec.Index != nil {
-		if err := im.b.DB.WriteIndex(ctx, im.tx, im.pk, rec.Index); err != nil {
-			return noSpace(err)
+		var err error
+		if names, err = im.b.DB.WriteIndex(ctx, im.tx, im.pk, rec.Index); err != nil {
+			return names, noSpace(err)
 		}
 	}
 	if len(rec.Labels) > 0 {
 		if err := im.b.DB.SetHostLabels(ctx, im.tx, rec.Profile.Host, rec.Labels, nil, rec.MaxLabels); err != nil {
-			return fmt.Errorf("label host %s: %w", rec.Profile.Host, noSpace(err))
+			return names, fmt.Errorf("label host %s: %w", rec.Profile.Host, noSpace(err))
 		}
 	}
-	return nil
+	return names, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
@@ -84,17 +85,18 @@ func (d *DB) HostLabels(ctx context.Context) (map[string][]subsecond.Label, map[
 
 // WriteIndex stores ix as the fleet index of profile pk inside tx: its
 // names in the dictionary (those new to it added), the capture's row and
-// a row per name. On PostgreSQL the day's partitions must exist.
-func (d *DB) WriteIndex(ctx context.Context, tx *sql.Tx, pk int64, ix *store.Index) error {
-	ids, err := d.nameIDs(ctx, tx, ix.Counts)
+// a row per name. On PostgreSQL the day's partitions must exist. It
+// returns the names' IDs for Remember once tx has committed.
+func (d *DB) WriteIndex(ctx context.Context, tx *sql.Tx, pk int64, ix *store.Index) (NameIDs, error) {
+	ids, learnt, err := d.nameIDs(ctx, tx, ix.Counts)
 	if err != nil {
-		return fmt.Errorf("store fleet names: %w", err)
+		return NameIDs{}, fmt.Errorf("store fleet names: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, d.Q(`INSERT INTO fleet_captures (profile, day, host, start_ns, end_ns, boot_ns, kernel,
 		cpu_model, cpus, slots, names) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), pk, ix.Day, ix.Host, ix.Start, ix.End, ix.Boot,
 		ix.Kernel, ix.CPUModel, ix.CPUs, ix.Slots, store.EncodeNames(ids, ix.Counts))
 	if err != nil {
-		return fmt.Errorf("store fleet capture: %w", err)
+		return NameIDs{}, fmt.Errorf("store fleet capture: %w", err)
 	}
 	if d.Dialect == Postgres {
 		totals := make([]int64, len(ix.Counts))
@@ -106,117 +108,289 @@ func (d *DB) WriteIndex(ctx context.Context, tx *sql.Tx, pk int64, ix *store.Ind
 			SELECT u.name, $1, $2, u.total, u.slots FROM unnest($3::bigint[], $4::bigint[], $5::bytea[]) AS u (name, total, slots)`,
 			ix.Day, pk, ids, totals, slots)
 		if err != nil {
-			return fmt.Errorf("store fleet counts: %w", err)
+			return NameIDs{}, fmt.Errorf("store fleet counts: %w", err)
 		}
-		return nil
+		return learnt, nil
 	}
-	// Many rows a statement: one each took most of a deep capture's
-	// import (7,500 names for 5,000 samples).
+	// Many rows a statement, prepared once: one each took most of a deep
+	// capture's import (7,500 names for 5,000 samples), and preparing each
+	// batch's statement a tenth.
+	st := batchStmt{tx: tx, query: func(rows int) string {
+		return `INSERT INTO fleet_counts (name, day, profile, total, slots) VALUES ` + values(rows, 5)
+	}}
+	defer st.close()
+	args := make([]any, 0, 5*min(len(ix.Counts), sqliteBatch))
 	for lo := 0; lo < len(ix.Counts); lo += sqliteBatch {
 		hi := min(lo+sqliteBatch, len(ix.Counts))
-		args := make([]any, 0, 5*(hi-lo))
+		args = args[:0]
 		for i := lo; i < hi; i++ {
 			args = append(args, ids[i], ix.Day, pk, ix.Counts[i].Total, ix.Counts[i].Slots)
 		}
-		q := `INSERT INTO fleet_counts (name, day, profile, total, slots) VALUES ` +
-			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", hi-lo), ", ")
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("store fleet counts: %w", err)
+		if _, err := st.exec(ctx, hi-lo, args); err != nil {
+			return NameIDs{}, fmt.Errorf("store fleet counts: %w", err)
 		}
 	}
-	return nil
+	return learnt, nil
 }
 
 // sqliteBatch is how many names or rows one SQLite statement of
 // WriteIndex takes, within SQLite's 32,766 parameters.
 const sqliteBatch = 200
 
+// values returns the VALUES list of rows rows of n placeholders each.
+func values(rows, n int) string {
+	row := "(" + placeholders(n) + ")"
+	return strings.TrimSuffix(strings.Repeat(row+", ", rows), ", ")
+}
+
+// batchStmt is a statement of SQLite over batches of rows in tx, query(n)
+// for n rows: prepared once for the full batches of sqliteBatch rows, and
+// run as it is for a shorter one.
+type batchStmt struct {
+	tx    *sql.Tx
+	query func(rows int) string
+	full  *sql.Stmt
+}
+
+// stmt returns the prepared statement of full batches.
+func (b *batchStmt) stmt(ctx context.Context) (*sql.Stmt, error) {
+	if b.full == nil {
+		st, err := b.tx.PrepareContext(ctx, b.query(sqliteBatch))
+		if err != nil {
+			return nil, err
+		}
+		b.full = st
+	}
+	return b.full, nil
+}
+
+// exec runs the statement of rows rows with args.
+func (b *batchStmt) exec(ctx context.Context, rows int, args []any) (sql.Result, error) {
+	if rows < sqliteBatch {
+		return b.tx.ExecContext(ctx, b.query(rows), args...)
+	}
+	st, err := b.stmt(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// each runs the query of rows rows with args and calls fn with each row's
+// Scan.
+func (b *batchStmt) each(ctx context.Context, rows int, args []any, fn func(scan func(...any) error) error) error {
+	var r *sql.Rows
+	var err error
+	if rows < sqliteBatch {
+		r, err = b.tx.QueryContext(ctx, b.query(rows), args...)
+	} else if st, serr := b.stmt(ctx); serr != nil {
+		err = serr
+	} else {
+		r, err = st.QueryContext(ctx, args...)
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	for r.Next() {
+		if err := fn(r.Scan); err != nil {
+			return err
+		}
+	}
+	return r.Err()
+}
+
+func (b *batchStmt) close() {
+	if b.full != nil {
+		b.full.Close()
+	}
+}
+
 // nameIDs returns the dictionary IDs of the names of counts (sorted by
 // kind and name, the order in which concurrent imports add them, so that
 // they wait for each other's new names in one order), adding the names
-// it lacks.
-func (d *DB) nameIDs(ctx context.Context, tx *sql.Tx, counts []store.IndexCount) ([]int64, error) {
+// it lacks, and those IDs it did not find in d's cache, for Remember once
+// tx has committed.
+func (d *DB) nameIDs(ctx context.Context, tx *sql.Tx, counts []store.IndexCount) ([]int64, NameIDs, error) {
 	ids := make([]int64, len(counts))
-	if d.Dialect == Postgres {
-		kinds := make([]int16, len(counts))
-		names := make([]string, len(counts))
-		for i, c := range counts {
-			kinds[i], names[i] = int16(c.Kind), c.Name
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO fleet_names (kind, name)
-			SELECT * FROM unnest($1::smallint[], $2::text[]) ON CONFLICT DO NOTHING`, kinds, names); err != nil {
-			return nil, err
-		}
-		type key struct {
-			kind int16
-			name string
-		}
-		byName := make(map[key]int64, len(counts))
-		err := d.Each(ctx, tx, `SELECT n.id, n.kind, n.name FROM fleet_names n
-			JOIN unnest(?::smallint[], ?::text[]) AS u (kind, name) ON n.kind = u.kind AND n.name = u.name`,
-			[]any{kinds, names}, func(scan func(...any) error) error {
-				var k key
-				var id int64
-				err := scan(&id, &k.kind, &k.name)
-				byName[k] = id
-				return err
-			})
-		if err != nil {
-			return nil, err
-		}
-		for i := range counts {
-			id, ok := byName[key{kinds[i], names[i]}]
-			if !ok {
-				return nil, fmt.Errorf("name %q of kind %d not in the dictionary", names[i], kinds[i])
-			}
-			ids[i] = id
-		}
-		return ids, nil
+	miss := d.names.lookup(counts, ids)
+	if len(miss) == 0 {
+		return ids, NameIDs{}, nil
 	}
-	// A batch of names of one kind at a time: those new are added, then
-	// all are looked up.
-	for lo := 0; lo < len(counts); {
+	learnt := NameIDs{keys: make([]nameKey, len(miss)), ids: make([]int64, len(miss))}
+	at := make(map[nameKey]int, len(miss))
+	for j, i := range miss {
+		learnt.keys[j] = nameKey{counts[i].Kind, counts[i].Name}
+		at[learnt.keys[j]] = i
+	}
+	found := 0
+	got := func(scan func(...any) error) error {
+		var id int64
+		var k nameKey
+		if err := scan(&id, &k.kind, &k.name); err != nil {
+			return err
+		}
+		if i, ok := at[k]; ok && ids[i] == 0 {
+			ids[i] = id
+			found++
+		}
+		return nil
+	}
+	if err := d.addNames(ctx, tx, counts, miss, got); err != nil {
+		return nil, NameIDs{}, err
+	}
+	if found < len(miss) {
+		// Names another import added: looked up.
+		var old []int
+		for _, i := range miss {
+			if ids[i] == 0 {
+				old = append(old, i)
+			}
+		}
+		if err := d.findNames(ctx, tx, counts, old, got); err != nil {
+			return nil, NameIDs{}, err
+		}
+	}
+	if found < len(miss) {
+		return nil, NameIDs{}, fmt.Errorf("%d of %d names not in the dictionary", len(miss)-found, len(miss))
+	}
+	for j, i := range miss {
+		learnt.ids[j] = ids[i]
+	}
+	return ids, learnt, nil
+}
+
+// addNames adds the names of counts[miss] that the dictionary lacks and
+// calls fn with the Scan of each added one's ID, kind and name.
+func (d *DB) addNames(ctx context.Context, tx *sql.Tx, counts []store.IndexCount, miss []int, fn func(scan func(...any) error) error) error {
+	if d.Dialect == Postgres {
+		kinds, names := kindsAndNames(counts, miss)
+		return d.Each(ctx, tx, `INSERT INTO fleet_names (kind, name) SELECT * FROM unnest(?::smallint[], ?::text[])
+			ON CONFLICT DO NOTHING RETURNING id, kind, name`, []any{kinds, names}, fn)
+	}
+	st := batchStmt{tx: tx, query: func(rows int) string {
+		return `INSERT INTO fleet_names (kind, name) VALUES ` + values(rows, 2) + ` ON CONFLICT DO NOTHING RETURNING id, kind, name`
+	}}
+	defer st.close()
+	args := make([]any, 0, 2*min(len(miss), sqliteBatch))
+	for lo := 0; lo < len(miss); lo += sqliteBatch {
+		hi := min(lo+sqliteBatch, len(miss))
+		args = args[:0]
+		for _, i := range miss[lo:hi] {
+			args = append(args, int(counts[i].Kind), counts[i].Name)
+		}
+		if err := st.each(ctx, hi-lo, args, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findNames calls fn with the Scan of the ID, kind and name of each name
+// of counts[old] in the dictionary.
+func (d *DB) findNames(ctx context.Context, tx *sql.Tx, counts []store.IndexCount, old []int, fn func(scan func(...any) error) error) error {
+	if d.Dialect == Postgres {
+		kinds, names := kindsAndNames(counts, old)
+		return d.Each(ctx, tx, `SELECT n.id, n.kind, n.name FROM fleet_names n
+			JOIN unnest(?::smallint[], ?::text[]) AS u (kind, name) ON n.kind = u.kind AND n.name = u.name`,
+			[]any{kinds, names}, fn)
+	}
+	// A batch of names of one kind at a time.
+	for lo := 0; lo < len(old); {
 		hi := lo + 1
-		for hi < len(counts) && hi-lo < sqliteBatch && counts[hi].Kind == counts[lo].Kind {
+		kind := counts[old[lo]].Kind
+		for hi < len(old) && hi-lo < sqliteBatch && counts[old[hi]].Kind == kind {
 			hi++
 		}
-		kind := int(counts[lo].Kind)
-		ins := make([]any, 0, 2*(hi-lo))
-		names := make([]any, 0, hi-lo+1)
-		names = append(names, kind)
-		at := make(map[string]int, hi-lo)
-		for i := lo; i < hi; i++ {
-			ins = append(ins, kind, counts[i].Name)
-			names = append(names, counts[i].Name)
-			at[counts[i].Name] = i
+		args := []any{int(kind)}
+		for _, i := range old[lo:hi] {
+			args = append(args, counts[i].Name)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO fleet_names (kind, name) VALUES `+
-			strings.TrimSuffix(strings.Repeat("(?, ?), ", hi-lo), ", ")+` ON CONFLICT DO NOTHING`, ins...); err != nil {
-			return nil, err
-		}
-		found := 0
-		err := d.Each(ctx, tx, `SELECT id, name FROM fleet_names WHERE kind = ? AND name IN (`+placeholders(hi-lo)+`)`, names,
-			func(scan func(...any) error) error {
-				var id int64
-				var name string
-				if err := scan(&id, &name); err != nil {
-					return err
-				}
-				if i, ok := at[name]; ok {
-					ids[i] = id
-					found++
-				}
-				return nil
-			})
+		err := d.Each(ctx, tx, `SELECT id, kind, name FROM fleet_names WHERE kind = ? AND name IN (`+placeholders(hi-lo)+`)`, args, fn)
 		if err != nil {
-			return nil, err
-		}
-		if found != hi-lo {
-			return nil, fmt.Errorf("%d of %d names of kind %d not in the dictionary", hi-lo-found, hi-lo, kind)
+			return err
 		}
 		lo = hi
 	}
-	return ids, nil
+	return nil
+}
+
+// kindsAndNames returns the kinds and names of counts[at], as PostgreSQL
+// arrays take them.
+func kindsAndNames(counts []store.IndexCount, at []int) ([]int16, []string) {
+	kinds := make([]int16, len(at))
+	names := make([]string, len(at))
+	for j, i := range at {
+		kinds[j], names[j] = int16(counts[i].Kind), counts[i].Name
+	}
+	return kinds, names
+}
+
+// nameKey is a name of the dictionary.
+type nameKey struct {
+	kind subsecond.NameKind
+	name string
+}
+
+// NameIDs are dictionary IDs that a transaction read or assigned to
+// names. An ID it assigned is true only once it has committed: then
+// Remember puts them in the DB's cache.
+type NameIDs struct {
+	keys []nameKey
+	ids  []int64
+}
+
+// Remember caches the names' IDs of n, read or assigned by a transaction
+// that has committed.
+func (d *DB) Remember(n NameIDs) { d.names.add(n) }
+
+// maxCachedNames bounds the bytes of the names a DB caches the IDs of
+// (each name's bytes and 64 more): a fleet's commands, functions and call
+// edges, some hundred thousand.
+const maxCachedNames = 32 << 20
+
+// nameCache holds dictionary IDs of names. A name is never removed from
+// the dictionary and its ID never changes once assigned, so an entry
+// stays true while the database lives; a name another process added is
+// not in it, and is looked up. It holds at most maxCachedNames bytes, and
+// starts afresh when full.
+type nameCache struct {
+	mu    sync.Mutex
+	ids   map[nameKey]int64
+	bytes int
+}
+
+// lookup sets ids[i] to the cached ID of the name of counts[i] and
+// returns the indexes of those it does not hold.
+func (c *nameCache) lookup(counts []store.IndexCount, ids []int64) []int {
+	var miss []int
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, n := range counts {
+		id, ok := c.ids[nameKey{n.Kind, n.Name}]
+		if !ok {
+			miss = append(miss, i)
+		}
+		ids[i] = id
+	}
+	return miss
+}
+
+// add caches the IDs of n. The names are copied: an index's names may be
+// substrings of one string of them all.
+func (c *nameCache) add(n NameIDs) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, k := range n.keys {
+		if _, ok := c.ids[k]; ok {
+			continue
+		}
+		if c.ids == nil || c.bytes+len(k.name)+64 > maxCachedNames {
+			c.ids, c.bytes = map[nameKey]int64{}, 0
+		}
+		c.ids[nameKey{k.kind, strings.Clone(k.name)}] = n.ids[i]
+		c.bytes += len(k.name) + 64
+	}
 }
 
 // IndexProfile returns the key of profile id, for WriteIndex, and whether

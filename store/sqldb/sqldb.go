@@ -37,6 +37,7 @@ const (
 type DB struct {
 	DB      *sql.DB
 	Dialect Dialect
+	names   nameCache // fleet names' dictionary IDs
 }
 
 // Q returns query in d's dialect: ? placeholders numbered for PostgreSQL.

@@ -229,7 +229,8 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	if err := insertEventsAndWarnings(ctx, im.tx, im.pk, &rec.Profile); err != nil {
 		return noSpace(err)
 	}
-	if err := im.b.writeIndexAndLabels(ctx, im.tx, im.pk, rec); err != nil {
+	names, err := im.b.writeIndexAndLabels(ctx, im.tx, im.pk, rec)
+	if err != nil {
 		return noSpace(err)
 	}
 	if rec.Rollup != nil {
@@ -242,6 +243,7 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	}
 	im.done = true
 	im.b.unlockWrite()
+	im.b.DB.Remember(names)
 	im.b.checkpoint()
 	return nil
 }
@@ -393,19 +395,22 @@ func OpenStore(ctx context.Context, path string, opt store.Options) (*store.Stor
 }
 
 // writeIndexAndLabels stores the fleet index and host labels of an
-// import's record inside its transaction.
-func (b *Backend) writeIndexAndLabels(ctx context.Context, tx *sql.Tx, pk int64, rec *store.Record) error {
+// import's record inside its transaction, and returns the index's name
+// IDs to remember once it has committed.
+func (b *Backend) writeIndexAndLabels(ctx context.Context, tx *sql.Tx, pk int64, rec *store.Record) (sqldb.NameIDs, error) {
+	var names sqldb.NameIDs
 	if rec.Index != nil {
-		if err := b.DB.WriteIndex(ctx, tx, pk, rec.Index); err != nil {
-			return err
+		var err error
+		if names, err = b.DB.WriteIndex(ctx, tx, pk, rec.Index); err != nil {
+			return names, err
 		}
 	}
 	if len(rec.Labels) > 0 {
 		if err := b.DB.SetHostLabels(ctx, tx, rec.Profile.Host, rec.Labels, nil, rec.MaxLabels); err != nil {
-			return fmt.Errorf("label host %s: %w", rec.Profile.Host, err)
+			return names, fmt.Errorf("label host %s: %w", rec.Profile.Host, err)
 		}
 	}
-	return nil
+	return names, nil
 }
 
 func (b *Backend) SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string, max int) error {
@@ -421,17 +426,20 @@ func (b *Backend) PrepareIndex(ctx context.Context, day int64) error { return ni
 
 func (b *Backend) WriteIndex(ctx context.Context, id string, ix *store.Index) (bool, error) {
 	wrote := false
+	var names sqldb.NameIDs
 	err := b.writeTx(ctx, func(tx *sql.Tx) error {
 		pk, indexed, err := b.DB.IndexProfile(ctx, tx, id)
 		if err != nil || indexed {
 			return err
 		}
 		wrote = true
-		return b.DB.WriteIndex(ctx, tx, pk, ix)
+		names, err = b.DB.WriteIndex(ctx, tx, pk, ix)
+		return err
 	})
 	if err != nil {
 		return false, noSpace(err)
 	}
+	b.DB.Remember(names)
 	return wrote, nil
 }
 
