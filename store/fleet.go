@@ -164,7 +164,7 @@ func (s *Store) NameCounts(ctx context.Context, kind subsecond.NameKind, match *
 		return out, nil
 	}
 	slices.Sort(ids)
-	rows, err := s.b.IndexCounts(ctx, ids, from, to)
+	rows, err := s.indexCounts(ctx, kind, ids, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("name counts: %w", err)
 	}
@@ -179,6 +179,26 @@ func (s *Store) NameCounts(ctx context.Context, kind subsecond.NameKind, match *
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Capture, b.Capture))
 	})
 	return out, nil
+}
+
+// indexCounts returns the rows of the names of kind with the given IDs
+// (sorted) in the captures with a slot in [from, to): from fleet_counts,
+// which holds commands and functions, or for call edges from the
+// captures' names blobs, one capture at a time.
+func (s *Store) indexCounts(ctx context.Context, kind subsecond.NameKind, ids []int64, from, to int64) ([]CountRow, error) {
+	if kind != subsecond.NameEdge {
+		return s.b.IndexCounts(ctx, ids, from, to)
+	}
+	var rows []CountRow
+	err := s.b.IndexNameBlobs(ctx, from, to, func(capture string, _ int64, names []byte) error {
+		return EachName(names, func(id int64, slots []byte) error {
+			if _, ok := slices.BinarySearch(ids, id); ok {
+				rows = append(rows, CountRow{Capture: capture, NameID: id, Slots: slices.Clone(slots)})
+			}
+			return nil
+		})
+	})
+	return rows, err
 }
 
 // NameTotals: see fleet.Source. It reads the captures' names blobs twice,

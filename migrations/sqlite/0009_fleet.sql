@@ -43,9 +43,11 @@ CREATE INDEX fleet_captures_span ON fleet_captures ((end_ns - start_ns));
 -- for a host's newest capture (its derived labels)
 CREATE INDEX fleet_captures_host ON fleet_captures (host, start_ns);
 
--- A row per name and capture. The key leads with the name so that a
--- search, which matches a few names of the dictionary, reads only those
--- names' rows (a range of the key per name and day range). Whole-capture
+-- A row per command or function and capture (call edges, two thirds of
+-- the names, are searched in fleet_captures.names instead, to keep the
+-- index small). The key leads with the name so that a search, which
+-- matches a few names of the dictionary, reads only those names' rows (a
+-- range of the key per name and day range). Whole-capture
 -- reads (the contrasts' totals) read fleet_captures.names instead, and a
 -- profile's delete removes its rows by the IDs there (store/sqldb), so the
 -- table has no index on profile and no foreign key, whose cascade would

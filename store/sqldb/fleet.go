@@ -84,8 +84,8 @@ func (d *DB) HostLabels(ctx context.Context) (map[string][]subsecond.Label, map[
 }
 
 // WriteIndex stores ix as the fleet index of profile pk inside tx: its
-// names in the dictionary (those new to it added), the capture's row and
-// a row per name. On PostgreSQL the day's partitions must exist. It
+// names in the dictionary (those new to it added), the capture's row with
+// every name in its names blob, and a row per command and function. On PostgreSQL the day's partitions must exist. It
 // returns the names' IDs for Remember once tx has committed.
 func (d *DB) WriteIndex(ctx context.Context, tx *sql.Tx, pk int64, ix *store.Index) (NameIDs, error) {
 	ids, learnt, err := d.nameIDs(ctx, tx, ix.Counts)
@@ -98,15 +98,26 @@ func (d *DB) WriteIndex(ctx context.Context, tx *sql.Tx, pk int64, ix *store.Ind
 	if err != nil {
 		return NameIDs{}, fmt.Errorf("store fleet capture: %w", err)
 	}
+	// Rows for commands and functions only: call edges, two thirds of a
+	// capture's names and searched the least, are read from the names
+	// blob (store.NameCounts), which keeps the index within a tenth of the
+	// database on PostgreSQL too.
+	var rows []int
+	for i, c := range ix.Counts {
+		if c.Kind != subsecond.NameEdge {
+			rows = append(rows, i)
+		}
+	}
 	if d.Dialect == Postgres {
-		totals := make([]int64, len(ix.Counts))
-		slots := make([][]byte, len(ix.Counts))
-		for i, c := range ix.Counts {
-			totals[i], slots[i] = c.Total, c.Slots
+		names := make([]int64, len(rows))
+		totals := make([]int64, len(rows))
+		slots := make([][]byte, len(rows))
+		for k, i := range rows {
+			names[k], totals[k], slots[k] = ids[i], ix.Counts[i].Total, ix.Counts[i].Slots
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO fleet_counts (name, day, profile, total, slots)
 			SELECT u.name, $1, $2, u.total, u.slots FROM unnest($3::bigint[], $4::bigint[], $5::bytea[]) AS u (name, total, slots)`,
-			ix.Day, pk, ids, totals, slots)
+			ix.Day, pk, names, totals, slots)
 		if err != nil {
 			return NameIDs{}, fmt.Errorf("store fleet counts: %w", err)
 		}
@@ -119,11 +130,11 @@ func (d *DB) WriteIndex(ctx context.Context, tx *sql.Tx, pk int64, ix *store.Ind
 		return `INSERT INTO fleet_counts (name, day, profile, total, slots) VALUES ` + values(rows, 5)
 	}}
 	defer st.close()
-	args := make([]any, 0, 5*min(len(ix.Counts), sqliteBatch))
-	for lo := 0; lo < len(ix.Counts); lo += sqliteBatch {
-		hi := min(lo+sqliteBatch, len(ix.Counts))
+	args := make([]any, 0, 5*min(len(rows), sqliteBatch))
+	for lo := 0; lo < len(rows); lo += sqliteBatch {
+		hi := min(lo+sqliteBatch, len(rows))
 		args = args[:0]
-		for i := lo; i < hi; i++ {
+		for _, i := range rows[lo:hi] {
 			args = append(args, ids[i], ix.Day, pk, ix.Counts[i].Total, ix.Counts[i].Slots)
 		}
 		if _, err := st.exec(ctx, hi-lo, args); err != nil {
