@@ -121,11 +121,11 @@ type Backend interface {
 	// dictionary IDs in the captures with a slot in [from, to), with their
 	// Slots but not their Kind and Name.
 	IndexCounts(ctx context.Context, names []int64, from, to int64) ([]CountRow, error)
-	// IndexNameBlobs calls fn with the ID, slot 0's start (Unix ns) and
-	// the names blob (EncodeNames) of each capture with a slot in [from,
-	// to), one capture at a time, inside one read transaction; an error of
-	// fn stops it and is returned.
-	IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start int64, names []byte) error) error
+	// IndexNameBlobs calls fn with the ID, the start of slot 0 and the end
+	// of the last slot (Unix ns), and the names blob (EncodeNames) of each
+	// capture with a slot in [from, to), one capture at a time, inside one
+	// read transaction; an error of fn stops it and is returned.
+	IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start, end int64, names []byte) error) error
 	// DropIndexDays drops the fleet index of the days (of the captures'
 	// starts, UTC) that end at or before before (Unix ns) and whose
 	// captures all ended before it, where the index is partitioned by

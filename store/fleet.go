@@ -190,8 +190,8 @@ func (s *Store) indexCounts(ctx context.Context, kind subsecond.NameKind, ids []
 		return s.b.IndexCounts(ctx, ids, from, to)
 	}
 	var rows []CountRow
-	err := s.b.IndexNameBlobs(ctx, from, to, func(capture string, _ int64, names []byte) error {
-		return EachName(names, func(id int64, slots []byte) error {
+	err := s.b.IndexNameBlobs(ctx, from, to, func(capture string, _, _ int64, names []byte) error {
+		return EachName(names, func(id, _ int64, slots []byte) error {
 			if _, ok := slices.BinarySearch(ids, id); ok {
 				rows = append(rows, CountRow{Capture: capture, NameID: id, Slots: slices.Clone(slots)})
 			}
@@ -209,14 +209,20 @@ func (s *Store) NameTotals(ctx context.Context, q subsecond.TotalsQuery) ([]subs
 	// each calls fn with every name of the captures q counts and its
 	// samples in the slots starting in [q.From, q.To).
 	each := func(fn func(capture string, id, n int64)) error {
-		return s.b.IndexNameBlobs(ctx, q.From, q.To, func(capture string, start int64, names []byte) error {
+		return s.b.IndexNameBlobs(ctx, q.From, q.To, func(capture string, start, end int64, names []byte) error {
 			if q.Captures != nil && !q.Captures[capture] {
 				return nil
 			}
-			return EachName(names, func(id int64, slots []byte) error {
-				n, err := slotSum(slots, start, q.From, q.To)
-				if err != nil {
-					return err
+			// Every slot of a capture wholly inside the range counts: its
+			// names' totals, without their slot counts.
+			inside := start >= q.From && end-subsecond.IndexSlot < q.To
+			return EachName(names, func(id, total int64, slots []byte) error {
+				n := total
+				if !inside {
+					var err error
+					if n, err = slotSum(slots, start, q.From, q.To); err != nil {
+						return err
+					}
 				}
 				if n > 0 {
 					fn(capture, id, n)

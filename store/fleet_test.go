@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -652,6 +653,52 @@ func TestFleetIndexConcurrentDays(t *testing.T) {
 			err := e.db.QueryRow(`SELECT count(*) FROM pg_class WHERE relname IN ('fleet_captures_d' || $1, 'fleet_counts_d' || $1)`, day).Scan(&n)
 			if err != nil || n != 2 {
 				t.Errorf("partitions of day %s: %d, %v; want 2", day, n, err)
+			}
+		}
+	})
+}
+
+// TestNameTotalsCutRange: totals over a range that cuts through a capture
+// count only the slots starting in it (read from each name's slot counts),
+// and over a range holding the whole capture its every slot (read from the
+// names' totals): both equal the per-slot counts NameCounts reads, summed.
+func TestNameTotalsCutRange(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p, _, err := e.s.Import(ctx, sampledata.IncidentCompressed(), store.ImportOptions{FileName: "incident.perf"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := p.Wall.Wall(p.T0())
+		all := regexp.MustCompile("")
+		for _, r := range [][2]int64{{start + 15e9, start + 45e9}, {start - 3600e9, start + 3600e9}, {start + 95e9, start + 105e9}} {
+			totals, err := e.s.NameTotals(ctx, subsecond.TotalsQuery{From: r[0], To: r[1], Kind: subsecond.NameFunction})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]int64{}
+			for _, nc := range totals {
+				got[nc.Name] += nc.Total()
+			}
+			counts, err := e.s.NameCounts(ctx, subsecond.NameFunction, all, r[0], r[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]int64{}
+			for _, nc := range counts {
+				for k, v := range nc.Slots {
+					if at := start + int64(k)*subsecond.IndexSlot; at >= r[0] && at < r[1] {
+						want[nc.Name] += v
+					}
+				}
+			}
+			for n, v := range want {
+				if v == 0 {
+					delete(want, n)
+				}
+			}
+			if len(want) == 0 || !maps.Equal(got, want) {
+				t.Errorf("range %d–%d s from T0: totals of %d functions differ from the slots' sums of %d (or none)", (r[0]-start)/1e9, (r[1]-start)/1e9, len(got), len(want))
 			}
 		}
 	})

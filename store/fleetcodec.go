@@ -179,16 +179,18 @@ func indexName(s string) string {
 }
 
 // namesFormat is the format byte of a capture's names blob
-// (fleet_captures.names).
-const namesFormat = 1
+// (fleet_captures.names): 2 since each name carries its total.
+const namesFormat = 2
 
 // EncodeNames returns the blob of a capture's names (fleet_captures.names):
 // every name's dictionary ID (ids[i] is that of counts[i]) with its
 // per-slot counts, behind a format byte, zstd of the number of names and
-// then, by increasing ID, the ID's difference from the previous one and
-// the name's slot counts blob (appendSlotCounts) as length and bytes. The
-// contrasts read a capture's every name from it in one row, and a delete
-// finds the capture's rows of fleet_counts by it.
+// then, by increasing ID, the ID's difference from the previous one, the
+// name's total and its slot counts blob (appendSlotCounts) as length and
+// bytes. The contrasts read a capture's every name from it in one row (a
+// capture wholly inside their range by the totals alone), a search by
+// call edge reads the edges' slot counts, and a delete finds the
+// capture's rows of fleet_counts by it.
 func EncodeNames(ids []int64, counts []IndexCount) []byte {
 	order := make([]int, len(ids))
 	for i := range order {
@@ -201,14 +203,15 @@ func EncodeNames(ids []int64, counts []IndexCount) []byte {
 	for _, i := range order {
 		e.uvarint(uint64(ids[i] - prev))
 		prev = ids[i]
+		e.uvarint(uint64(counts[i].Total))
 		e.bytes(counts[i].Slots)
 	}
 	return append([]byte{namesFormat}, zstdBlob(e.b)...)
 }
 
 // EachName calls fn with each name of a names blob (EncodeNames): its
-// dictionary ID and its slot counts blob, by increasing ID.
-func EachName(b []byte, fn func(id int64, slots []byte) error) error {
+// dictionary ID, its total and its slot counts blob, by increasing ID.
+func EachName(b []byte, fn func(id, total int64, slots []byte) error) error {
 	if len(b) == 0 || b[0] != namesFormat {
 		return fmt.Errorf("%w: names format", errCorrupt)
 	}
@@ -221,11 +224,16 @@ func EachName(b []byte, fn func(id int64, slots []byte) error) error {
 	id := int64(0)
 	for range n {
 		id += int64(d.uvarint())
+		total := d.uvarint()
 		slots := d.bytes()
 		if d.err != nil {
 			break
 		}
-		if err := fn(id, slots); err != nil {
+		if total > 1<<62 {
+			d.fail("a name's total out of range")
+			break
+		}
+		if err := fn(id, int64(total), slots); err != nil {
 			return err
 		}
 	}

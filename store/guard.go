@@ -162,7 +162,7 @@ func (g guard) IndexCounts(ctx context.Context, names []int64, from, to int64) (
 	return rows, g.wrap(err)
 }
 
-func (g guard) IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start int64, names []byte) error) error {
+func (g guard) IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start, end int64, names []byte) error) error {
 	return g.wrap(g.b.IndexNameBlobs(ctx, from, to, fn))
 }
 

@@ -560,24 +560,24 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
-// IndexNameBlobs calls fn with the ID, slot 0's start and the names blob
-// (store.EncodeNames) of each capture with a slot in [from, to), one
-// capture at a time.
-func (d *DB) IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start int64, names []byte) error) error {
+// IndexNameBlobs calls fn with the ID, the start of slot 0 and the end of
+// the last slot, and the names blob (store.EncodeNames) of each capture
+// with a slot in [from, to), one capture at a time.
+func (d *DB) IndexNameBlobs(ctx context.Context, from, to int64, fn func(id string, start, end int64, names []byte) error) error {
 	return d.ReadTx(ctx, func(tx *sql.Tx) error {
 		cond, args, err := d.capturesIn(ctx, tx, from, to)
 		if err != nil {
 			return err
 		}
-		return d.Each(ctx, tx, `SELECT p.id, f.start_ns, f.names FROM fleet_captures f JOIN profiles p ON p.pk = f.profile WHERE `+cond,
+		return d.Each(ctx, tx, `SELECT p.id, f.start_ns, f.end_ns, f.names FROM fleet_captures f JOIN profiles p ON p.pk = f.profile WHERE `+cond,
 			args, func(scan func(...any) error) error {
 				var id string
-				var start int64
+				var start, end int64
 				var names []byte
-				if err := scan(&id, &start, &names); err != nil {
+				if err := scan(&id, &start, &end, &names); err != nil {
 					return err
 				}
-				return fn(id, start, names)
+				return fn(id, start, end, names)
 			})
 	})
 }
@@ -612,7 +612,7 @@ func (d *DB) deleteIndex(ctx context.Context, tx *sql.Tx, id string) error {
 	}
 	for _, c := range caps {
 		var ids []any
-		if err := store.EachName(c.names, func(id int64, _ []byte) error { ids = append(ids, id); return nil }); err != nil {
+		if err := store.EachName(c.names, func(id, _ int64, _ []byte) error { ids = append(ids, id); return nil }); err != nil {
 			return fmt.Errorf("the fleet index of profile %s: %w", id, err)
 		}
 		for len(ids) > 0 {
