@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/query"
 )
 
 // Options select the hosts and the time of a fleet view. From and To are
@@ -41,11 +42,11 @@ type Options struct {
 
 // Defaults and bounds of Options.
 const (
-	DefaultBuckets      = 120
-	MaxBuckets          = 2000
-	MinPermutations     = 1000
-	DefaultPermutations = 10_000
-	MaxPermutations     = 100_000
+	DefaultBuckets      = query.DefaultFleetBuckets // the query table's parameters' bounds
+	MaxBuckets          = query.MaxFleetBuckets
+	MinPermutations     = query.MinPermutations
+	DefaultPermutations = query.DefaultPermutations
+	MaxPermutations     = query.MaxPermutations
 	DefaultLimit        = 20
 	DefaultCandidates   = 100
 	MaxCandidates       = 2000

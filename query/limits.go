@@ -103,7 +103,7 @@ const DefaultState = "cpu.sys,cgroups,cgroup.dying,net.errors"
 const MaxRegexp = 1024
 
 // Bounds of the fleet's views (the parameters "buckets" and
-// "permutations"), as package fleet defines them: its map's columns and
+// "permutations"), which package fleet takes for its own: its map's columns and
 // its contrasts' permutation tests.
 const (
 	DefaultFleetBuckets = 120

@@ -118,7 +118,7 @@ type fleetScope struct {
 
 // fleetScope reads the fleet views' parameters (the query table's) and
 // the hosts, defaults the range to the last 24 hours of the hosts' data
-// (FleetRange) and bounds the grid before any index is read: hosts ×
+// (fleet.Range) and bounds the grid before any index is read: hosts ×
 // buckets within the server's cell limit.
 func (s *Server) fleetScope(r *http.Request) (*fleetScope, error) {
 	if s.fleet == nil {
@@ -128,7 +128,7 @@ func (s *Server) fleetScope(r *http.Request) (*fleetScope, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.store.List(r.Context())
+	hosts, err := timeline.AllHosts(r.Context(), s.store)
 	if err != nil {
 		return nil, err
 	}
@@ -136,8 +136,8 @@ func (s *Server) fleetScope(r *http.Request) (*fleetScope, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &fleetScope{q: q, hosts: timeline.Hosts(list), labels: labels}
-	if sc.opt, err = FleetOptions(q, sc.hosts); err != nil {
+	sc := &fleetScope{q: q, hosts: hosts, labels: labels}
+	if sc.opt, err = fleet.OptionsOf(q, sc.hosts); err != nil {
 		return nil, err
 	}
 	n := 0
@@ -161,70 +161,6 @@ func hasLabels(have, want []subsecond.Label) bool {
 		}
 	}
 	return true
-}
-
-// FleetOptions returns the options of the fleet views for q over hosts
-// (their wall-clock spans): the range from, to, by default the last
-// query.FleetSpan of the hosts' data (or all of it when shorter); the
-// labels, group and search (query.FleetMatch); the buckets (no more than
-// the range's index slots), permutations, seed and limit (0: every
-// finding). The CLI and the server build them
-// here alike.
-func FleetOptions(q *Query, hosts []timeline.Host) (fleet.Options, error) {
-	kind, match, err := q.FleetMatch()
-	if err != nil {
-		return fleet.Options{}, err
-	}
-	from, to, err := FleetRange(q, hosts)
-	if err != nil {
-		return fleet.Options{}, err
-	}
-	limit := q.Limit
-	if limit == 0 {
-		limit = 1 << 30
-	}
-	// A column is no narrower than the index's slot, whose counts it
-	// takes whole: finer columns would be empty but for one in each slot.
-	buckets := int(min(int64(q.Buckets), max(1, (to-from+subsecond.IndexSlot-1)/subsecond.IndexSlot)))
-	return fleet.Options{From: from, To: to, Labels: q.Labels, Group: q.Group, Kind: kind, Match: match,
-		Buckets: buckets, Permutations: q.Permutations, Seed: uint64(q.Seed), Limit: limit}, nil
-}
-
-// FleetRange returns the fleet's range [from, to) for q: its from and
-// to, a missing to being the end of the newest data and a missing from
-// query.FleetSpan before to or the start of the oldest data, whichever is
-// later. Without any capture on the wall clock it is an error wrapping
-// subsecond.ErrEmptyRange.
-func FleetRange(q *Query, hosts []timeline.Host) (from, to int64, err error) {
-	var lo, hi int64
-	for _, h := range hosts {
-		if h.End == 0 {
-			continue
-		}
-		if lo == 0 || h.Start < lo {
-			lo = h.Start
-		}
-		hi = max(hi, h.End)
-	}
-	if (!q.From.Set || !q.To.Set) && hi == 0 {
-		return 0, 0, fmt.Errorf("no capture is on the wall clock yet, so the fleet has no time to show (record with subsecond record): %w", subsecond.ErrEmptyRange)
-	}
-	to = hi
-	if q.To.Set {
-		to = q.To.NS
-	}
-	from = max(lo, to-query.FleetSpan)
-	if q.From.Set {
-		from = q.From.NS
-	}
-	if to <= from {
-		name := "to"
-		if !q.To.Set {
-			name = "from"
-		}
-		return 0, 0, query.Invalidf(name, "the range [%s, %s) is empty; to must be after from", query.FormatWallTime(from), query.FormatWallTime(to))
-	}
-	return from, to, nil
 }
 
 // tooLarge adds to a fleet view's ErrTooLarge how to narrow it.
@@ -333,7 +269,7 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	list, err := s.store.List(r.Context())
+	hosts, err := timeline.AllHosts(r.Context(), s.store)
 	if err != nil {
 		s.error(w, r, err)
 		return
@@ -344,7 +280,7 @@ func (s *Server) fleetPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := web.FleetPage{Layout: s.layout("Fleet", web.ViewData{Page: "fleet", API: string(link.FleetAPI)}, r),
-		Keys: web.LabelKeys(labels), Group: q.Group, Hosts: len(timeline.Hosts(list))}
+		Keys: web.LabelKeys(labels), Group: q.Group, Hosts: len(hosts)}
 	for _, name := range query.FleetSearchParams {
 		if x := v.Get(name); x != "" {
 			page.Kind, page.Search = name, x

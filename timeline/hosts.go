@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"context"
+	"math"
 
 	"github.com/subsecond/subsecond"
 )
@@ -15,6 +16,13 @@ type HostSource interface {
 	HostTotals(ctx context.Context, after string, limit int) ([]subsecond.HostTotals, error)
 	// HostProfiles returns host's profiles, in any order.
 	HostProfiles(ctx context.Context, host string) ([]subsecond.Profile, error)
+}
+
+// AllHosts returns every host as Hosts lists them, from src's totals (see
+// HostPage): what the fleet views read to default their range.
+func AllHosts(ctx context.Context, src HostSource) ([]Host, error) {
+	hosts, _, err := HostPage(ctx, src, math.MaxInt32, "")
+	return hosts, err
 }
 
 // HostPage returns a page of the hosts as Hosts lists them: at most limit

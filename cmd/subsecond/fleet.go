@@ -9,7 +9,6 @@ import (
 
 	"github.com/subsecond/subsecond/fleet"
 	"github.com/subsecond/subsecond/query"
-	"github.com/subsecond/subsecond/server"
 	"github.com/subsecond/subsecond/timeline"
 	"github.com/subsecond/subsecond/web"
 )
@@ -67,11 +66,11 @@ Flags:`)
 		return err
 	}
 	defer s.Close()
-	list, err := s.List(ctx)
+	hosts, err := timeline.AllHosts(ctx, s)
 	if err != nil {
 		return err
 	}
-	opt, err := server.FleetOptions(q, timeline.Hosts(list))
+	opt, err := fleet.OptionsOf(q, hosts)
 	if err != nil {
 		return fmt.Errorf("fleet: %w", err)
 	}
