@@ -131,7 +131,7 @@ func nanFree(v any) any {
 
 func floatOf(v float64) any {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "non-finite " + subsecond.Label{Key: "v", Value: jsonFloat(v)}.Value
+		return "non-finite " + jsonFloat(v)
 	}
 	return math.Round(v*1e12) / 1e12
 }
