@@ -53,9 +53,9 @@ func run() error {
 	var s *store.Store
 	var err error
 	if strings.HasPrefix(*db, "postgres://") || strings.HasPrefix(*db, "postgresql://") {
-		s, err = postgres.OpenStore(ctx, *db, store.Options{})
+		s, err = postgres.OpenStore(ctx, *db, store.Options{WarmLimit: -1}) // as subsecond import: nothing views what it imports
 	} else {
-		s, err = sqlite.OpenStore(ctx, *db, store.Options{})
+		s, err = sqlite.OpenStore(ctx, *db, store.Options{WarmLimit: -1}) // as subsecond import: nothing views what it imports
 	}
 	if err != nil {
 		return err

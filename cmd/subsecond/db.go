@@ -89,6 +89,14 @@ func openExisting(ctx context.Context, e env, dsn string) (*store.Store, error) 
 	return openStore(ctx, e, dsn, store.Options{})
 }
 
+// importOnly are the store options of commands that import and never
+// view (import, record, generate fleet): a store keeps the capture it has
+// just imported loaded for the views that usually follow an upload
+// (store.Options.WarmLimit), which such a command never asks for, so that
+// importing a night of captures in one command would hold the capture
+// cache's whole budget (512 MiB by default) for nothing.
+var importOnly = store.Options{WarmLimit: -1}
+
 // openStore opens the database named by --db (dsn), or the default one, as
 // a store with options opt: a postgres:// URL is a PostgreSQL database,
 // anything else the path of a SQLite file, created with its directory if

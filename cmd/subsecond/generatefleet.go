@@ -43,7 +43,7 @@ func runGenerateFleet(ctx context.Context, e env) error {
 	if *leak < 0 {
 		return fmt.Errorf("generate fleet: --leak %g: want 0 or more", *leak)
 	}
-	s, err := openStore(ctx, e, *db, store.Options{})
+	s, err := openStore(ctx, e, *db, importOnly)
 	if err != nil {
 		return err
 	}

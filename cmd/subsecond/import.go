@@ -57,7 +57,7 @@ func runImport(ctx context.Context, e env) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	s, err := openStore(ctx, e, *db, store.Options{})
+	s, err := openStore(ctx, e, *db, importOnly)
 	if err != nil {
 		return err
 	}

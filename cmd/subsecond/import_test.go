@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/store"
 )
 
 const cliCapture = `# ========
@@ -269,5 +270,33 @@ func TestReadOnlyCommandsNeedDatabase(t *testing.T) {
 	}
 	if out, _, err := runStoreCmd(t, "", "list", "--db", db); err != nil || !strings.Contains(out, "stdin") {
 		t.Errorf("list after import into a new directory: %q, %v", out, err)
+	}
+}
+
+// TestImportOnlyKeepsNothingLoaded: the store the import-only commands open
+// keeps none of what it imports in its capture cache, where a store with
+// the default options keeps each capture it imported (a night imported in
+// one command held 512 MiB of captures no view would ask for: bench/nightload
+// peaked at 1.1 GB).
+func TestImportOnlyKeepsNothingLoaded(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		opt  store.Options
+		warm bool
+	}{{"default", store.Options{}, true}, {"importOnly", importOnly, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := openStore(ctx, env{}, filepath.Join(t.TempDir(), "cli.db"), tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if _, _, err := s.Import(ctx, strings.NewReader(cliCapture), store.ImportOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := s.CacheStats().Bytes; (got > 0) != tc.warm {
+				t.Errorf("capture cache after an import holds %d bytes; want loaded: %v", got, tc.warm)
+			}
+		})
 	}
 }

@@ -168,7 +168,7 @@ Flags:`)
 			}
 		}()
 		opt.Ready = func() (err error) {
-			s, err = openStore(ctx, e, *db, store.Options{})
+			s, err = openStore(ctx, e, *db, importOnly)
 			return err
 		}
 		opt.Sink = func(ctx context.Context, name string, r io.Reader) error {
