@@ -68,3 +68,43 @@ func TestInternerNodes(t *testing.T) {
 		t.Errorf("from tables: a new node is %d; want %d", n, len(in.Nodes))
 	}
 }
+
+// TestInternerFrames checks Interner.Rec against a map of frames that
+// differ in one field at a time, and that an Interner made from another's
+// tables finds the same frames and adds the same new ones.
+func TestInternerFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	in := NewInterner()
+	want := map[FrameRec]int32{}
+	for range 100_000 {
+		r := FrameRec{Symbol: uint32(rng.IntN(50)), DSO: uint32(rng.IntN(3)), Addr: uint64(rng.IntN(40)) << 4}
+		switch rng.IntN(8) {
+		case 0:
+			r.SrcLine = uint32(rng.IntN(4))
+		case 1:
+			r.Kind = FrameKind(rng.IntN(5))
+		case 2:
+			r.Inline = true
+		}
+		i := in.Rec(r)
+		if w, ok := want[r]; ok {
+			if i != w {
+				t.Fatalf("Rec(%+v) = %d; was %d", r, i, w)
+			}
+			continue
+		}
+		if int(i) != len(want) || len(in.Frames) != len(want)+1 || in.Frames[i] != r {
+			t.Fatalf("Rec(%+v) = %d, new: want %d, holding it", r, i, len(want))
+		}
+		want[r] = i
+	}
+	again := &Interner{Strings: in.Strings, Frames: slices.Clone(in.Frames), Nodes: in.Nodes}
+	for r, i := range want {
+		if got := again.Rec(r); got != i {
+			t.Fatalf("from tables: Rec(%+v) = %d; want %d", r, got, i)
+		}
+	}
+	if n := again.Rec(FrameRec{Symbol: 1000}); int(n) != len(in.Frames) || len(again.Frames) != len(in.Frames)+1 {
+		t.Errorf("from tables: a new frame is %d; want %d", n, len(in.Frames))
+	}
+}
