@@ -151,6 +151,9 @@ func (t *stackTable) add(s *stackSlot, h uint64, key []int32, node int32) {
 		return // not remembered; found by its walk
 	}
 	*s = stackSlot{hash: h, off: uint32(len(t.keys)), len: uint32(len(key)), node: node}
+	if len(t.keys)+len(key) > cap(t.keys) {
+		t.keys = slices.Grow(t.keys, max(len(t.keys), len(key))) // doubled: see subsecond's Interner
+	}
 	t.keys = append(t.keys, key...)
 	t.n++
 }
