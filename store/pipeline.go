@@ -10,7 +10,6 @@ import (
 	"hash"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -34,13 +33,14 @@ import (
 //	hash      one goroutine: SHA-256 of the text, piece by piece as read
 //	          into the blocks' buffers, which go back to the reader once
 //	          both it and their parse worker are done with them
-//	parse     one goroutine per core: each parses whole blocks into columns
-//	          and a worker-local Interner, in parallel
+//	parse     one goroutine per core but one (Options.Workers): each
+//	          parses whole blocks into columns and a worker-local
+//	          Interner, in parallel
 //	merge     Import's goroutine, block by block in input order: maps each
 //	          worker's new strings, frames, stack nodes and events into the
 //	          profile's tables, counts the samples (MaxSamples), and files
 //	          them into chunks of one second
-//	encode    one goroutine per core: sorts, summarises and compresses each
+//	encode    as many goroutines: sorts, summarises and compresses each
 //	          chunk once it is complete
 //
 // Merging in input order, each worker's new table entries in the order it
@@ -419,13 +419,9 @@ type chunkBuf struct {
 	base   int64 // pipeline.base when sealed
 }
 
-// run parses the source with the given number of workers.
+// run parses the source with the Store's import workers.
 func (s *Store) run(ctx context.Context, src *source, opt ImportOptions) (*parsed, error) {
-	workers := s.opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	pl := &pipeline{opt: opt, workers: workers, src: src, in: subsecond.NewInterner(), stats: subsecond.NewStats(),
+	pl := &pipeline{opt: opt, workers: s.importWorkers, src: src, in: subsecond.NewInterner(), stats: subsecond.NewStats(),
 		class: newClassifier(), open: map[int64]*chunkBuf{}, nextSeq: map[int64]int32{}, perSecond: map[int64]int64{}, maxPerSecond: s.opt.MaxSecondSamples,
 		spool: newChunkSpool(s.opt.SpillDir), warmLimit: s.opt.WarmLimit, blockSize: s.opt.BlockSize}
 	res, err := pl.run(ctx)
