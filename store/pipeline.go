@@ -695,26 +695,41 @@ func (pl *pipeline) mergePart(p *part) error {
 		return p.err
 	}
 	w := p.w
-	if err := tablesFit(pl.in, len(p.strs)-len(w.strMap), len(p.frms)-len(w.frameMap), len(p.nodes)-len(w.nodeMap)); err != nil {
-		return err
-	}
-	for i := len(w.strMap); i < len(p.strs); i++ {
-		w.strMap = append(w.strMap, pl.in.String(p.strs[i]))
-	}
-	// Every string of the part's frames was mapped just above.
-	for i := len(w.frameMap); i < len(p.frms); i++ {
-		f := p.frms[i]
-		f.Symbol, f.DSO, f.SrcLine = w.strMap[f.Symbol], w.strMap[f.DSO], w.strMap[f.SrcLine]
-		w.frameMap = append(w.frameMap, pl.in.Rec(f))
-	}
-	for i := len(w.nodeMap); i < len(p.nodes); i++ {
-		n := &p.nodes[i]
-		w.nodeMap = append(w.nodeMap, pl.in.Node(w.nodeMap[n.Parent], w.frameMap[n.Frame]))
+	// With one parse worker its tables are the profile's: mapping its new
+	// entries in the order it met them would give each its own index
+	// (strings, frames and nodes are distinct, and the worker's tables and
+	// the profile's start alike), so the profile's tables are the part's
+	// snapshots of the worker's. The merger reads only the snapshots, which
+	// the worker does not change.
+	one := pl.workers == 1
+	if one {
+		pl.in.Strings, pl.in.Frames, pl.in.Nodes = p.strs, p.frms, p.nodes
+	} else {
+		if err := tablesFit(pl.in, len(p.strs)-len(w.strMap), len(p.frms)-len(w.frameMap), len(p.nodes)-len(w.nodeMap)); err != nil {
+			return err
+		}
+		for i := len(w.strMap); i < len(p.strs); i++ {
+			w.strMap = append(w.strMap, pl.in.String(p.strs[i]))
+		}
+		// Every string of the part's frames was mapped just above.
+		for i := len(w.frameMap); i < len(p.frms); i++ {
+			f := p.frms[i]
+			f.Symbol, f.DSO, f.SrcLine = w.strMap[f.Symbol], w.strMap[f.DSO], w.strMap[f.SrcLine]
+			w.frameMap = append(w.frameMap, pl.in.Rec(f))
+		}
+		for i := len(w.nodeMap); i < len(p.nodes); i++ {
+			n := &p.nodes[i]
+			w.nodeMap = append(w.nodeMap, pl.in.Node(w.nodeMap[n.Parent], w.frameMap[n.Frame]))
+		}
 	}
 	for i := len(w.evMap); i < len(p.evs); i++ {
 		ev, err := pl.stats.Event(p.evs[i])
 		if err != nil {
 			return err
+		}
+		if one && int(ev) != i {
+			// Events, too, are numbered in the order met.
+			return fmt.Errorf("store: event %q is %d to the worker, %d to the profile", p.evs[i], i, ev)
 		}
 		w.evMap = append(w.evMap, ev)
 	}
@@ -726,8 +741,10 @@ func (pl *pipeline) mergePart(p *part) error {
 		return fmt.Errorf("the capture has more than %d samples, the limit per profile (--max-samples): %w", pl.opt.MaxSamples, subsecond.ErrTooLarge)
 	}
 	pl.samples += int64(n)
-	for _, k := range idColumns {
-		k.renumber(c, w.idMap(k.Info().Table))
+	if !one {
+		for _, k := range idColumns {
+			k.renumber(c, w.idMap(k.Info().Table))
+		}
 	}
 	// Samples go to their second's chunk in runs: [from, i) waits for b.
 	b, from := pl.lastBuf, 0
