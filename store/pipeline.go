@@ -699,11 +699,11 @@ func (pl *pipeline) mergePart(p *part) error {
 	// entries in the order it met them would give each its own index
 	// (strings, frames and nodes are distinct, and the worker's tables and
 	// the profile's start alike), so the profile's tables are the part's
-	// snapshots of the worker's. The merger reads only the snapshots, which
-	// the worker does not change.
+	// snapshots of the worker's, which the worker does not change, held
+	// as an Interner made from tables; nothing interns into it.
 	one := pl.workers == 1
 	if one {
-		pl.in.Strings, pl.in.Frames, pl.in.Nodes = p.strs, p.frms, p.nodes
+		pl.in = &subsecond.Interner{Strings: p.strs, Frames: p.frms, Nodes: p.nodes}
 	} else {
 		if err := tablesFit(pl.in, len(p.strs)-len(w.strMap), len(p.frms)-len(w.frameMap), len(p.nodes)-len(w.nodeMap)); err != nil {
 			return err
