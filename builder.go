@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -18,9 +19,30 @@ type Interner struct {
 	Nodes   []StackNode
 
 	strings map[string]uint32
-	frames  map[FrameRec]int32
-	nodes   nodeTable
+	frames  frameIndex
+	kids    []kidLink // by node, beside Nodes
+	nodes   nodeTable // the children of wide nodes
 }
+
+// kidLink lists a stack node's children while it has at most wideKids of
+// them, and links the node into its parent's list. Most nodes of a real
+// capture's tree have one child, and a new node's parent is the node made
+// just before it: looking a child up in a list that the parent heads costs
+// no cache miss where the node table costs one per new node, and the
+// links take 16 bytes a node where the table takes 24 to 48.
+type kidLink struct {
+	frame int32 // the node's frame, a copy of its StackNode's beside the link
+	next  int32 // the child of the same parent added before this one; 0 ends the list
+	last  int32 // the child added last; 0 when none, wide when its children are in the node table
+	n     int32 // how many children the list holds
+}
+
+// wide marks a node whose children are in the node table.
+const wide = -1
+
+// wideKids is how many children a node lists before they move to the node
+// table: past it, walking the list costs more cache misses than the table.
+const wideKids = 8
 
 // NewInterner returns an Interner holding only the empty string and the root
 // stack node.
@@ -29,7 +51,7 @@ func NewInterner() *Interner {
 		Strings: []string{""},
 		Nodes:   []StackNode{{Parent: -1, Frame: -1}},
 		strings: map[string]uint32{"": 0},
-		frames:  map[FrameRec]int32{},
+		kids:    []kidLink{{frame: -1}},
 	}
 }
 
@@ -39,7 +61,7 @@ func (in *Interner) String(s string) uint32 {
 		return i
 	}
 	i := uint32(len(in.Strings))
-	in.Strings = append(in.Strings, s)
+	in.Strings = append(doubled(in.Strings), s)
 	in.strings[s] = i
 	return i
 }
@@ -60,13 +82,94 @@ func (in *Interner) Frame(f *Frame) int32 {
 // Rec returns the index of the frame rec, whose strings are indexes of
 // in.Strings, adding it if new.
 func (in *Interner) Rec(rec FrameRec) int32 {
-	if i, ok := in.frames[rec]; ok {
-		return i
+	t := &in.frames
+	if t.n != len(in.Frames) {
+		in.indexFrames()
 	}
-	i := int32(len(in.Frames))
-	in.Frames = append(in.Frames, rec)
-	in.frames[rec] = i
-	return i
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow(in.Frames)
+	}
+	h := rec.hash()
+	mask := uint64(len(t.slots) - 1)
+	for i := h >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.idx1 == 0 {
+			n := int32(len(in.Frames))
+			in.Frames = append(doubled(in.Frames), rec)
+			*s = frameSlot{tag: uint32(h), idx1: n + 1}
+			t.n++
+			return n
+		}
+		if s.tag == uint32(h) && in.Frames[s.idx1-1] == rec {
+			return s.idx1 - 1
+		}
+	}
+}
+
+// indexFrames puts the frames that an Interner made from tables (not by
+// NewInterner) holds into its index, as Rec would have.
+func (in *Interner) indexFrames() {
+	t := &in.frames
+	if 2*len(in.Frames) > len(t.slots) {
+		t.grow(in.Frames)
+	}
+	for n := t.n; n < len(in.Frames); n++ {
+		t.put(in.Frames[n].hash(), int32(n))
+	}
+}
+
+// frameIndex finds a frame's index by its fields. It is a hash table with
+// open addressing and linear probing, at most half full, whose slots hold
+// part of the frame's hash beside its index: a look-up costs one cache
+// miss, and one more in Frames when the hash matches, where a Go map keyed
+// by the whole FrameRec hashed each field and probed groups of slots
+// (Rec was 6% of an import of a real capture with deep stacks).
+type frameIndex struct {
+	slots []frameSlot // a power of two of them; idx1 0 marks a free slot
+	n     int
+	shift uint8 // 64 − log2(len(slots))
+}
+
+type frameSlot struct {
+	tag  uint32 // the low half of the frame's hash
+	idx1 int32  // the frame's index + 1
+}
+
+// hash mixes a frame's fields; its top bits choose a slot.
+func (r *FrameRec) hash() uint64 {
+	h := (uint64(r.Symbol)<<32 | uint64(r.DSO)) * 0x9E3779B97F4A7C15
+	h ^= (r.Addr + uint64(r.SrcLine)<<40 + uint64(r.Kind)<<32) * 0xC2B2AE3D27D4EB4F
+	if r.Inline {
+		h ^= 0x165667B19E3779F9
+	}
+	return (h ^ h>>29) * 0xBF58476D1CE4E5B9
+}
+
+// put adds frame idx, whose hash is h, which t does not hold.
+func (t *frameIndex) put(h uint64, idx int32) {
+	mask := uint64(len(t.slots) - 1)
+	i := h >> t.shift
+	for t.slots[i].idx1 != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = frameSlot{tag: uint32(h), idx1: idx + 1}
+	t.n++
+}
+
+// grow doubles the slots (to 1,024 at first, or more to hold twice
+// frames) and puts every frame back.
+func (t *frameIndex) grow(frames []FrameRec) {
+	size := max(1024, 2*len(t.slots))
+	for size < 2*(len(frames)+1) {
+		size *= 2
+	}
+	t.slots = make([]frameSlot, size)
+	t.shift = uint8(64 - bits.Len(uint(size-1)))
+	n := t.n // t holds frames[:n]
+	t.n = 0
+	for i := range frames[:n] {
+		t.put(frames[i].hash(), int32(i))
+	}
 }
 
 // Stack returns the stack node of frames (leaf-first), adding nodes as needed.
@@ -84,6 +187,20 @@ func (in *Interner) Stack(frames []Frame) int32 {
 func (in *Interner) Node(parent, frame int32) int32 { return in.child(parent, frame) }
 
 func (in *Interner) child(parent, frame int32) int32 {
+	if len(in.kids) != len(in.Nodes) {
+		in.link()
+	}
+	if in.kids[parent].last != wide {
+		for k := in.kids[parent].last; k != 0; k = in.kids[k].next {
+			if in.kids[k].frame == frame {
+				return k
+			}
+		}
+		n := int32(len(in.Nodes))
+		in.Nodes = append(doubled(in.Nodes), StackNode{Parent: parent, Frame: frame, Depth: in.Nodes[parent].Depth + 1})
+		in.attach(n)
+		return n
+	}
 	t := &in.nodes
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
@@ -93,7 +210,8 @@ func (in *Interner) child(parent, frame int32) int32 {
 		s := &t.slots[i]
 		if s.node == 0 {
 			n := int32(len(in.Nodes))
-			in.Nodes = append(in.Nodes, StackNode{Parent: parent, Frame: frame, Depth: in.Nodes[parent].Depth + 1})
+			in.Nodes = append(doubled(in.Nodes), StackNode{Parent: parent, Frame: frame, Depth: in.Nodes[parent].Depth + 1})
+			in.kids = append(doubled(in.kids), kidLink{frame: frame})
 			*s = nodeSlot{parent: parent, frame: frame, node: n}
 			t.n++
 			return n
@@ -104,7 +222,51 @@ func (in *Interner) child(parent, frame int32) int32 {
 	}
 }
 
-// nodeTable finds a stack node by its parent and frame. It is a hash table
+// attach links node n, the last of Nodes, to its parent: into the parent's
+// list, which moves to the node table when it grows past wideKids; or
+// into the table, when the parent is wide.
+func (in *Interner) attach(n int32) {
+	nd := &in.Nodes[n]
+	in.kids = append(doubled(in.kids), kidLink{frame: nd.Frame})
+	p := &in.kids[nd.Parent]
+	if p.last == wide {
+		in.nodes.put(nd.Parent, nd.Frame, n)
+		return
+	}
+	in.kids[n].next, p.last = p.last, n
+	if p.n++; p.n > wideKids {
+		for k := p.last; k != 0; k = in.kids[k].next {
+			in.nodes.put(nd.Parent, in.kids[k].frame, k)
+		}
+		p.last = wide
+	}
+}
+
+// link links the nodes that an Interner made from tables (not by
+// NewInterner) holds, as child would have.
+func (in *Interner) link() {
+	if len(in.kids) == 0 {
+		in.kids = append(in.kids, kidLink{frame: -1})
+	}
+	for n := len(in.kids); n < len(in.Nodes); n++ {
+		in.attach(int32(n))
+	}
+}
+
+// doubled returns s with room for one more element: a full s is copied
+// into twice its capacity, where append grows a large slice by a quarter.
+// The tables grow to hundreds of thousands of entries, and a quarter at a
+// time their copies were garbage four times their final size, which the
+// collector chased and the process faulted in (about 50 MB of an import
+// of the real 27 s capture, across the workers' and the merger's tables).
+func doubled[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 64))
+}
+
+// nodeTable finds a wide node's child by its parent and frame. It is a hash table
 // with open addressing and linear probing, at most half full, whose slots
 // hold the key beside the node: a look-up costs one cache miss where a Go
 // map of 160,000 nodes costs two or three (measured on a real capture with
@@ -120,6 +282,20 @@ type nodeSlot struct{ parent, frame, node int32 }
 // nodeHash mixes a node's key; its top bits choose a slot.
 func nodeHash(parent, frame int32) uint64 {
 	return (uint64(uint32(parent))<<32 | uint64(uint32(frame))) * 0x9E3779B97F4A7C15
+}
+
+// put adds node, the child of parent with frame, which t does not hold.
+func (t *nodeTable) put(parent, frame, node int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	i := nodeHash(parent, frame) >> t.shift
+	for t.slots[i].node != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = nodeSlot{parent: parent, frame: frame, node: node}
+	t.n++
 }
 
 // grow doubles the slots (to 1,024 at first) and puts every node back.

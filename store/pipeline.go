@@ -10,7 +10,6 @@ import (
 	"hash"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -34,13 +33,14 @@ import (
 //	hash      one goroutine: SHA-256 of the text, piece by piece as read
 //	          into the blocks' buffers, which go back to the reader once
 //	          both it and their parse worker are done with them
-//	parse     one goroutine per core: each parses whole blocks into columns
-//	          and a worker-local Interner, in parallel
+//	parse     one goroutine per core but one (Options.Workers): each
+//	          parses whole blocks into columns and a worker-local
+//	          Interner, in parallel
 //	merge     Import's goroutine, block by block in input order: maps each
 //	          worker's new strings, frames, stack nodes and events into the
 //	          profile's tables, counts the samples (MaxSamples), and files
 //	          them into chunks of one second
-//	encode    one goroutine per core: sorts, summarises and compresses each
+//	encode    as many goroutines: sorts, summarises and compresses each
 //	          chunk once it is complete
 //
 // Merging in input order, each worker's new table entries in the order it
@@ -419,13 +419,9 @@ type chunkBuf struct {
 	base   int64 // pipeline.base when sealed
 }
 
-// run parses the source with the given number of workers.
+// run parses the source with the Store's import workers.
 func (s *Store) run(ctx context.Context, src *source, opt ImportOptions) (*parsed, error) {
-	workers := s.opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	pl := &pipeline{opt: opt, workers: workers, src: src, in: subsecond.NewInterner(), stats: subsecond.NewStats(),
+	pl := &pipeline{opt: opt, workers: s.importWorkers, src: src, in: subsecond.NewInterner(), stats: subsecond.NewStats(),
 		class: newClassifier(), open: map[int64]*chunkBuf{}, nextSeq: map[int64]int32{}, perSecond: map[int64]int64{}, maxPerSecond: s.opt.MaxSecondSamples,
 		spool: newChunkSpool(s.opt.SpillDir), warmLimit: s.opt.WarmLimit, blockSize: s.opt.BlockSize}
 	res, err := pl.run(ctx)
@@ -699,26 +695,41 @@ func (pl *pipeline) mergePart(p *part) error {
 		return p.err
 	}
 	w := p.w
-	if err := tablesFit(pl.in, len(p.strs)-len(w.strMap), len(p.frms)-len(w.frameMap), len(p.nodes)-len(w.nodeMap)); err != nil {
-		return err
-	}
-	for i := len(w.strMap); i < len(p.strs); i++ {
-		w.strMap = append(w.strMap, pl.in.String(p.strs[i]))
-	}
-	// Every string of the part's frames was mapped just above.
-	for i := len(w.frameMap); i < len(p.frms); i++ {
-		f := p.frms[i]
-		f.Symbol, f.DSO, f.SrcLine = w.strMap[f.Symbol], w.strMap[f.DSO], w.strMap[f.SrcLine]
-		w.frameMap = append(w.frameMap, pl.in.Rec(f))
-	}
-	for i := len(w.nodeMap); i < len(p.nodes); i++ {
-		n := &p.nodes[i]
-		w.nodeMap = append(w.nodeMap, pl.in.Node(w.nodeMap[n.Parent], w.frameMap[n.Frame]))
+	// With one parse worker its tables are the profile's: mapping its new
+	// entries in the order it met them would give each its own index
+	// (strings, frames and nodes are distinct, and the worker's tables and
+	// the profile's start alike), so the profile's tables are the part's
+	// snapshots of the worker's, which the worker does not change, held
+	// as an Interner made from tables; nothing interns into it.
+	one := pl.workers == 1
+	if one {
+		pl.in = &subsecond.Interner{Strings: p.strs, Frames: p.frms, Nodes: p.nodes}
+	} else {
+		if err := tablesFit(pl.in, len(p.strs)-len(w.strMap), len(p.frms)-len(w.frameMap), len(p.nodes)-len(w.nodeMap)); err != nil {
+			return err
+		}
+		for i := len(w.strMap); i < len(p.strs); i++ {
+			w.strMap = append(w.strMap, pl.in.String(p.strs[i]))
+		}
+		// Every string of the part's frames was mapped just above.
+		for i := len(w.frameMap); i < len(p.frms); i++ {
+			f := p.frms[i]
+			f.Symbol, f.DSO, f.SrcLine = w.strMap[f.Symbol], w.strMap[f.DSO], w.strMap[f.SrcLine]
+			w.frameMap = append(w.frameMap, pl.in.Rec(f))
+		}
+		for i := len(w.nodeMap); i < len(p.nodes); i++ {
+			n := &p.nodes[i]
+			w.nodeMap = append(w.nodeMap, pl.in.Node(w.nodeMap[n.Parent], w.frameMap[n.Frame]))
+		}
 	}
 	for i := len(w.evMap); i < len(p.evs); i++ {
 		ev, err := pl.stats.Event(p.evs[i])
 		if err != nil {
 			return err
+		}
+		if one && int(ev) != i {
+			// Events, too, are numbered in the order met.
+			return fmt.Errorf("store: event %q is %d to the worker, %d to the profile", p.evs[i], i, ev)
 		}
 		w.evMap = append(w.evMap, ev)
 	}
@@ -730,8 +741,10 @@ func (pl *pipeline) mergePart(p *part) error {
 		return fmt.Errorf("the capture has more than %d samples, the limit per profile (--max-samples): %w", pl.opt.MaxSamples, subsecond.ErrTooLarge)
 	}
 	pl.samples += int64(n)
-	for _, k := range idColumns {
-		k.renumber(c, w.idMap(k.Info().Table))
+	if !one {
+		for _, k := range idColumns {
+			k.renumber(c, w.idMap(k.Info().Table))
+		}
 	}
 	// Samples go to their second's chunk in runs: [from, i) waits for b.
 	b, from := pl.lastBuf, 0

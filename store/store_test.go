@@ -100,6 +100,7 @@ func TestImportInBlocksMatchesBuilder(t *testing.T) {
 	want := buildCapture(t, text)
 	for _, opt := range []store.Options{
 		{Workers: 1},
+		{Workers: 1, BlockSize: 4 << 10}, // the worker's tables are the profile's, growing block by block
 		{Workers: 3, BlockSize: 4 << 10},
 		{Workers: 4, BlockSize: 64 << 10},
 	} {
