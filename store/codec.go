@@ -22,7 +22,7 @@ var errCorrupt = errors.New("corrupt stored data")
 // Format bytes of the blobs besides chunks (see chunkFormat).
 const (
 	summaryFormat = 1
-	segmentFormat = 2 // format 1 is still read
+	segmentFormat = 3 // formats 1 and 2 are still read
 	commsFormat   = 1
 )
 
