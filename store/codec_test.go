@@ -142,11 +142,91 @@ func TestChunkRefusesDamage(t *testing.T) {
 	}
 }
 
+// threadColumns returns n samples shaped like a real capture's: threads
+// that each sample a few stacks of their own over and over, and now and
+// then a stack met for the first time, just above the largest so far.
+func threadColumns(n int) subsecond.Columns {
+	c := subsecond.MakeColumns(n)
+	top := int32(100)
+	for i := range n {
+		tid := int32(1000 + i%4)
+		stack := int32(10*(i%4) + i%3)
+		if i%9 == 0 {
+			top += int32(1 + i%5)
+			stack = top
+		}
+		appendSample(&c, int64(1_000_000*i), int32(i%2), tid, tid, 0, 0, 1, stack)
+	}
+	return c
+}
+
+// TestChunkRecent pins a chunk whose stacks are coded from their threads'
+// latest (Recent's recentMode), checks that the mode is the one chosen for
+// such stacks, and that damage to it is refused.
+func TestChunkRecent(t *testing.T) {
+	c := threadColumns(400)
+	var stack storeColumn
+	for _, k := range storeColumns {
+		if k.Info().Name == "stack" {
+			stack = k
+		}
+	}
+	if b := stack.encode(nil, &c, 0, c.Len()); b[0] != recentMode {
+		t.Fatalf("stack column of threadColumns encoded in mode %d; want recentMode (%d)", b[0], recentMode)
+	}
+	raw, err := unzstd(nil, encodeChunk(&c, 0, c.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d-recent.bin", chunkFormat))
+	if *update {
+		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(raw, want) {
+		t.Errorf("encodeChunk(threadColumns(400)) differs from %s", golden)
+	}
+	lim := limits{strings: 5, nodes: 1000, events: 3}
+	var got subsecond.Columns
+	if err := decodeColumns(want, &got, lim); err != nil {
+		t.Fatalf("decode %s: %v", golden, err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("%s decodes to other columns than threadColumns(400)", golden)
+	}
+	tight := limits{strings: 5, nodes: int(slices.Max(c.Stack)), events: 3}
+	if err := decodeColumns(raw, &got, tight); !errors.Is(err, errCorrupt) {
+		t.Errorf("stacks beyond the nodes: %v; want errCorrupt", err)
+	}
+	for at := 1; at < len(raw); at += 3 {
+		b := bytes.Clone(raw)
+		b[at] ^= 0x55
+		var got subsecond.Columns
+		if err := decodeColumns(b, &got, lim); err == nil {
+			for i, s := range got.Stack {
+				if s < 0 || s >= 1000 {
+					t.Fatalf("altered at %d: sample %d's stack %d out of range", at, i, s)
+				}
+			}
+		} else if !errors.Is(err, errCorrupt) {
+			t.Fatalf("altered at %d: %v; want errCorrupt", at, err)
+		}
+	}
+}
+
 // FuzzDecodeColumns feeds arbitrary bytes to the chunk decoder: it must
 // return an error or columns within the limits, never panic.
 func FuzzDecodeColumns(f *testing.F) {
 	c := columns(50)
 	raw, _ := unzstd(nil, encodeChunk(&c, 0, 50))
+	f.Add(raw)
+	c = threadColumns(50)
+	raw, _ = unzstd(nil, encodeChunk(&c, 0, 50))
 	f.Add(raw)
 	f.Add([]byte{chunkFormat, 3, 0, 1})
 	lim := limits{strings: 5, nodes: 5000, events: 3}
