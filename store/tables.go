@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/subsecond/subsecond"
 )
@@ -17,7 +18,10 @@ import (
 // predicted from the entries before it (in the segment and the segments of
 // its kind before it):
 //
-//	strings  the lengths, then the bytes
+//	strings  the number of strings that hold a NUL byte, then for each
+//	         its index after the previous one's (or the segment's first)
+//	         and its length, then the strings' bytes, each followed by a
+//	         NUL byte (a separator costs zstd less than a length)
 //	frames   symbols, DSOs, source lines (string indexes), kind bytes,
 //	         then the addresses (see frameCoder). A frame's caller is the
 //	         frame of the parent of the first node with it; frames
@@ -36,7 +40,8 @@ import (
 //	         else of the DSO.
 //	nodes    as in format 2.
 //
-// Format 2 stored nodes as format 3 does and frames as their symbols, DSOs
+// Format 2 stored nodes as format 3 does, strings as their lengths, then
+// their bytes, and frames as their symbols, DSOs
 // and source lines (string indexes), addresses, then a byte of kind |
 // inline<<7 each; an address was the zig-zag difference from the address
 // of the latest frame of the same symbol, or for a symbol's first frame of
@@ -54,8 +59,8 @@ import (
 // frames, 161,452 nodes) format 2 took the compressed segments from 516 KB
 // to 395 KB: frames 208 KB -> 164 KB, nodes 247 KB -> 171 KB, strings 60 KB
 // either way; format 3 takes frames to 118 KB (symbols 45 -> 19 KB, whole
-// addresses of broken unwinds 39 -> 29 KB, kinds 7 -> 1 KB). See
-// TestSegmentFormats for the bytes.
+// addresses of broken unwinds 39 -> 29 KB, kinds 7 -> 1 KB) and strings to
+// 54 KB. See TestSegmentFormats for the bytes.
 //
 // Format 1 stored the entries row by row: strings as length-prefixed bytes;
 // frames as symbol, dso, srcline (string indexes), addr, kind byte, inline
@@ -102,18 +107,33 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: zstdBlob(h.b)})
 	}
 
-	var lens, body enc
+	// Strings end in a NUL byte, except those holding one, which are
+	// listed first with their lengths.
+	var nuls, body enc
+	var listed []uint64
 	first := 1
+	flush := func(to int) {
+		nuls.uvarint(uint64(len(listed) / 2))
+		for _, v := range listed {
+			nuls.uvarint(v)
+		}
+		emit(SegStrings, first, to-first, nuls.b, body.b)
+		nuls, body, listed, first = enc{}, enc{}, listed[:0], to
+	}
+	last := first // the index after the latest string listed
 	for i := 1; i < len(in.Strings); i++ {
-		lens.uvarint(uint64(len(in.Strings[i])))
-		body.b = append(body.b, in.Strings[i]...)
+		s := in.Strings[i]
+		if strings.IndexByte(s, 0) >= 0 {
+			listed = append(listed, uint64(i-max(last, first)), uint64(len(s)))
+			last = i + 1
+		}
+		body.b = append(append(body.b, s...), 0)
 		if len(body.b) >= segmentBytes || i+1-first >= segmentEntries {
-			emit(SegStrings, first, i+1-first, lens.b, body.b)
-			lens, body, first = enc{}, enc{}, i+1
+			flush(i + 1)
 		}
 	}
 	if first < len(in.Strings) {
-		emit(SegStrings, first, len(in.Strings)-first, lens.b, body.b)
+		flush(len(in.Strings))
 	}
 
 	fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
@@ -291,6 +311,42 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 				c.Strings = append(c.Strings, all[at:at+l])
 				d.b = d.b[l:]
 			}
+		case s.Kind == SegStrings && f == 3:
+			if first != uint64(len(c.Strings)) {
+				d.fail("strings segment out of order")
+			}
+			listed := make([][2]int, d.count(n)) // the index in the segment and length of each string that holds a NUL byte
+			from := 0
+			for j := range listed {
+				if from >= n {
+					d.fail("more strings with NUL bytes than strings")
+					break
+				}
+				i := from + d.count(n-1-from)
+				listed[j] = [2]int{i, d.count(len(raw))}
+				from = i + 1
+			}
+			if d.err != nil {
+				break
+			}
+			all := string(d.b) // one string holds the segment; entries are substrings of it
+			at := 0
+			for i := range n {
+				l := strings.IndexByte(all[at:], 0)
+				if len(listed) > 0 && listed[0][0] == i {
+					l, listed = listed[0][1], listed[1:]
+				}
+				if l < 0 || at+l >= len(all) || all[at+l] != 0 {
+					d.fail("strings do not end in NUL bytes")
+					break
+				}
+				c.Strings = append(c.Strings, all[at:at+l])
+				at += l + 1
+			}
+			if d.err == nil && (at != len(all) || len(listed) > 0) {
+				d.fail("strings and their bytes do not match")
+			}
+			d.b = nil
 		case s.Kind == SegStrings:
 			if first != uint64(len(c.Strings)) {
 				d.fail("strings segment out of order")
