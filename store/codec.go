@@ -41,12 +41,26 @@ var (
 // zstdBlob returns b compressed as one zstd frame. The encoder is shared
 // and safe for concurrent use.
 func zstdBlob(b []byte) []byte {
+	return encoder().EncodeAll(b, make([]byte, 0, len(b)/3+64))
+}
+
+func encoder() *zstd.Encoder {
 	zencOnce.Do(func() {
 		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
 			zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(true))
 	})
-	return zenc.EncodeAll(b, make([]byte, 0, len(b)/3+64))
+	return zenc
 }
+
+// zstdSize returns the size of b compressed as zstdBlob compresses it.
+func zstdSize(b []byte) int {
+	buf := zstdScratch.Get().(*[]byte)
+	defer zstdScratch.Put(buf)
+	*buf = encoder().EncodeAll(b, (*buf)[:0])
+	return len(*buf)
+}
+
+var zstdScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // unzstd appends the content of zstd frame b to dst.
 func unzstd(dst, b []byte) ([]byte, error) {
