@@ -45,7 +45,7 @@ type Columns struct {
 // order a chunk stores them. A new column goes at the end, with a Since
 // above every other's.
 var sampleColumns = []Column{
-	newCol(ColumnInfo{Name: "time", Encoding: Deltas, Since: 1},
+	newCol(ColumnInfo{Name: "time", Encoding: PerCPU, Since: 1, Recoded: []Recoding{{4, Deltas}}},
 		func(c *Columns) *[]int64 { return &c.Time }, func(r *Row) int64 { return r.Sample.Time }),
 	newCol(ColumnInfo{Name: "cpu", Encoding: Plain, Since: 1},
 		func(c *Columns) *[]int32 { return &c.CPU }, func(r *Row) int32 { return r.Sample.CPU }),
@@ -143,6 +143,13 @@ const (
 	// the thread's latest, else as its difference below the largest. A
 	// thread in a loop samples a few stacks over and over.
 	Recent
+	// PerCPU: for the times of samples sorted by time, followed in the
+	// list by their CPU column, which a chunk then stores first, before
+	// the times: as Deltas, or, when that compresses smaller, each time
+	// from the time of the latest sample of its CPU (a CPU is sampled at a
+	// nearly fixed interval: the difference from it is a few
+	// microseconds), or from the sample before for its CPU's first.
+	PerCPU
 )
 
 // Table names the table a column's values index, so that they can be

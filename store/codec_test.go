@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -219,6 +220,84 @@ func TestChunkRecent(t *testing.T) {
 	}
 }
 
+// clockColumns returns n samples of 4 CPUs, each sampled about every
+// millisecond (± a few microseconds, as perf's timer samples are), the
+// last CPU from the middle of the chunk on, merged in time order.
+func clockColumns(n int) subsecond.Columns {
+	r := rand.New(rand.NewPCG(4, 24))
+	type next struct {
+		t   int64
+		cpu int32
+	}
+	cpus := []next{{5_000_000_000, 0}, {5_000_300_000, 1}, {5_000_600_000, 2}, {5_000_000_000 + int64(n/4)*1_000_000, 3}}
+	c := subsecond.MakeColumns(n)
+	for range n {
+		k := 0
+		for j := range cpus {
+			if cpus[j].t < cpus[k].t {
+				k = j
+			}
+		}
+		appendSample(&c, cpus[k].t, cpus[k].cpu, 7, 7, 0, 0, 1, int32(k))
+		cpus[k].t += 1_000_000 + 1000*int64(r.IntN(7)-3)
+	}
+	return c
+}
+
+// TestChunkPerCPUTimes pins a chunk whose times are stored from their
+// CPUs' latest (PerCPU's byte 1), checks that this is the way chosen for
+// such times, and that damage to it is refused.
+func TestChunkPerCPUTimes(t *testing.T) {
+	c := clockColumns(500)
+	var clock *clockPart
+	for _, p := range chunkParts {
+		if k, ok := p.(*clockPart); ok {
+			clock = k
+		}
+	}
+	cpus := clock.cpu.encode(nil, &c, 0, c.Len())
+	if b := clock.encode(nil, &c, 0, c.Len()); b[len(cpus)] != 1 {
+		t.Fatalf("times of clockColumns stored with byte %d; want 1 (from their CPUs' latest)", b[len(cpus)])
+	}
+	raw, err := unzstd(nil, encodeChunk(&c, 0, c.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d-percpu.bin", chunkFormat))
+	if *update {
+		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(raw, want) {
+		t.Errorf("encodeChunk(clockColumns(500)) differs from %s", golden)
+	}
+	lim := limits{strings: 5, nodes: 5, events: 3}
+	var got subsecond.Columns
+	if err := decodeColumns(want, &got, lim); err != nil {
+		t.Fatalf("decode %s: %v", golden, err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("%s decodes to other columns than clockColumns(500)", golden)
+	}
+	for at := 1; at < len(raw); at += 3 {
+		b := bytes.Clone(raw)
+		b[at] ^= 0x55
+		var got subsecond.Columns
+		if err := decodeColumns(b, &got, lim); err == nil {
+			if !slices.IsSorted(got.Time) {
+				t.Fatalf("altered at %d: times out of order", at)
+			}
+		} else if !errors.Is(err, errCorrupt) {
+			t.Fatalf("altered at %d: %v; want errCorrupt", at, err)
+		}
+	}
+}
+
 // FuzzDecodeColumns feeds arbitrary bytes to the chunk decoder: it must
 // return an error or columns within the limits, never panic.
 func FuzzDecodeColumns(f *testing.F) {
@@ -226,6 +305,9 @@ func FuzzDecodeColumns(f *testing.F) {
 	raw, _ := unzstd(nil, encodeChunk(&c, 0, 50))
 	f.Add(raw)
 	c = threadColumns(50)
+	raw, _ = unzstd(nil, encodeChunk(&c, 0, 50))
+	f.Add(raw)
+	c = clockColumns(50)
 	raw, _ = unzstd(nil, encodeChunk(&c, 0, 50))
 	f.Add(raw)
 	f.Add([]byte{chunkFormat, 3, 0, 1})
