@@ -176,47 +176,40 @@ func undeltas(d *dec, dst []int64) {
 	}
 }
 
-// cpuClock holds the time of each CPU's latest sample: a hash table with
-// open addressing, at most half full.
+// cpuClock holds the time of each CPU's latest sample: in slices by CPU
+// for the usual CPUs, in a map for others (Unknown, or numbers from
+// maxDirectCPU on).
 type cpuClock struct {
-	slots []cpuSlot // a power of two of them
-	n     int
+	t     []int64 // by CPU
+	met   []bool  // by CPU: t holds its latest time
+	other map[int32]int64
 }
 
-type cpuSlot struct {
-	cpu  int32
-	used bool
-	t    int64
-}
+const maxDirectCPU = 4096
 
-func newCPUClock() *cpuClock { return &cpuClock{slots: make([]cpuSlot, 256)} }
-
-// slot returns the slot of cpu, which may be unused.
-func (k *cpuClock) slot(cpu int32) *cpuSlot {
-	mask := uint32(len(k.slots) - 1)
-	for i := uint32(cpu) * 0x9e3779b1 >> 7 & mask; ; i = (i + 1) & mask {
-		if s := &k.slots[i]; !s.used || s.cpu == cpu {
-			return s
-		}
+// get returns cpu's latest time; false when it has none.
+func (k *cpuClock) get(cpu int32) (int64, bool) {
+	if cpu >= 0 && int(cpu) < len(k.t) {
+		return k.t[cpu], k.met[cpu]
 	}
+	t, ok := k.other[cpu]
+	return t, ok
 }
 
 // set notes t as cpu's latest time.
-func (k *cpuClock) set(s *cpuSlot, cpu int32, t int64) {
-	if !s.used {
-		*s = cpuSlot{cpu: cpu, used: true}
-		if k.n++; 2*k.n > len(k.slots) {
-			old := k.slots
-			k.slots, k.n = make([]cpuSlot, 2*len(old)), 0
-			for _, o := range old {
-				if o.used {
-					k.set(k.slot(o.cpu), o.cpu, o.t)
-				}
-			}
-			s = k.slot(cpu)
+func (k *cpuClock) set(cpu int32, t int64) {
+	if cpu >= 0 && cpu < maxDirectCPU {
+		if int(cpu) >= len(k.t) {
+			k.t = append(k.t, make([]int64, int(cpu)+1-len(k.t))...)
+			k.met = append(k.met, make([]bool, int(cpu)+1-len(k.met))...)
 		}
+		k.t[cpu], k.met[cpu] = t, true
+		return
 	}
-	s.t = t
+	if k.other == nil {
+		k.other = map[int32]int64{}
+	}
+	k.other[cpu] = t
 }
 
 // perCPUTimes appends a byte 1 and times v (sorted) of samples on CPUs
@@ -229,17 +222,16 @@ func perCPUTimes(b []byte, v []int64, cpu []int32) []byte {
 	if g == 0 {
 		g = 1
 	}
-	clock := newCPUClock()
+	var clock cpuClock
 	ds := make([]int64, 0, 64)
 	for i, t := range v {
 		if len(ds) == cap(ds) {
 			break
 		}
-		s := clock.slot(cpu[i])
-		if s.used {
-			ds = append(ds, (t-s.t)/int64(g))
+		if last, ok := clock.get(cpu[i]); ok {
+			ds = append(ds, (t-last)/int64(g))
 		}
-		clock.set(s, cpu[i], t)
+		clock.set(cpu[i], t)
 	}
 	var p int64
 	if len(ds) > 0 {
@@ -250,16 +242,16 @@ func perCPUTimes(b []byte, v []int64, cpu []int32) []byte {
 	b = binary.AppendVarint(b, v[0])
 	b = binary.AppendUvarint(b, g)
 	b = binary.AppendVarint(b, p)
-	clock = newCPUClock()
-	clock.set(clock.slot(cpu[0]), cpu[0], v[0])
+	clear(clock.met)
+	clear(clock.other)
+	clock.set(cpu[0], v[0])
 	for i := 1; i < len(v); i++ {
-		s := clock.slot(cpu[i])
-		if s.used {
-			b = binary.AppendUvarint(b, 2*zigzag((v[i]-s.t)/int64(g)-p))
+		if last, ok := clock.get(cpu[i]); ok {
+			b = binary.AppendUvarint(b, 2*zigzag((v[i]-last)/int64(g)-p))
 		} else {
 			b = binary.AppendUvarint(b, 2*(uint64(v[i]-v[i-1])/g)+1)
 		}
-		clock.set(s, cpu[i], v[i])
+		clock.set(cpu[i], v[i])
 	}
 	return b
 }
@@ -277,22 +269,22 @@ func unPerCPUTimes(d *dec, dst []int64, cpu []int32) {
 		return
 	}
 	dst[0] = t
-	clock := newCPUClock()
-	clock.set(clock.slot(cpu[0]), cpu[0], t)
+	var clock cpuClock
+	clock.set(cpu[0], t)
 	for i := 1; i < len(dst); i++ {
 		c := d.uvarint()
-		s := clock.slot(cpu[i])
+		last, met := clock.get(cpu[i])
 		var from, q int64
 		if c&1 == 1 {
-			if s.used {
+			if met {
 				d.fail("time from the sample before for a CPU met already")
 			}
 			from, q = dst[i-1], int64(c>>1)
 		} else {
-			if !s.used {
+			if !met {
 				d.fail("time from a CPU not met yet")
 			}
-			from, q = s.t, unzigzag(c>>1)+p
+			from, q = last, unzigzag(c>>1)+p
 		}
 		if q < 0 || uint64(q) > math.MaxInt64/g {
 			d.fail("time delta out of range")
@@ -306,7 +298,7 @@ func unPerCPUTimes(d *dec, dst []int64, cpu []int32) {
 			return
 		}
 		dst[i] = t
-		clock.set(s, cpu[i], t)
+		clock.set(cpu[i], t)
 	}
 }
 

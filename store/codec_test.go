@@ -220,16 +220,17 @@ func TestChunkRecent(t *testing.T) {
 	}
 }
 
-// clockColumns returns n samples of 4 CPUs, each sampled about every
-// millisecond (± a few microseconds, as perf's timer samples are), the
-// last CPU from the middle of the chunk on, merged in time order.
+// clockColumns returns n samples of 4 CPUs (one Unknown, one numbered
+// past maxDirectCPU), each sampled about every millisecond (± a few
+// microseconds, as perf's timer samples are), the last CPU from a quarter
+// of the chunk on, merged in time order.
 func clockColumns(n int) subsecond.Columns {
 	r := rand.New(rand.NewPCG(4, 24))
 	type next struct {
 		t   int64
 		cpu int32
 	}
-	cpus := []next{{5_000_000_000, 0}, {5_000_300_000, 1}, {5_000_600_000, 2}, {5_000_000_000 + int64(n/4)*1_000_000, 3}}
+	cpus := []next{{5_000_000_000, 0}, {5_000_300_000, subsecond.Unknown}, {5_000_600_000, 5000}, {5_000_000_000 + int64(n/4)*1_000_000, 3}}
 	c := subsecond.MakeColumns(n)
 	for range n {
 		k := 0
