@@ -43,9 +43,11 @@ import (
 // time as PerCPU, after the CPUs (see clockPart): m27's times 42 KB -> 33
 // KB, the generated incident's 865 KB -> 596 KB.
 //
-// Measured on the bundled 96-CPU capture this is about 3.4 bytes a sample
-// (1,932,436 bytes of chunk data for 564,480 samples), before the tables
-// and the chunks' summaries (see bench/ingest).
+// Measured on the bundled 96-CPU capture this is about 2.8 bytes a sample
+// (1,601,803 bytes of chunk data for 564,480 samples; 1,933,781 in format
+// 3), before the tables and the chunks' summaries (see bench/ingest); on
+// the real 27 s capture with deep stacks, 2.2 (103,329 bytes for 47,290
+// samples; 127,933 in format 3).
 
 // maxChunkSamples bounds the samples of one stored chunk; the pipeline
 // starts a further chunk of the same second (Seq+1) past it.
