@@ -136,12 +136,13 @@ const (
 	// difference from the largest value before it in the chunk (0 before
 	// the first) or, when that is longer, one value per sample.
 	Rising
-	// Recent: as Rising, or, when that compresses smaller, each value
-	// coded from the latest values of its sample's thread (Columns.TID,
-	// stored before) in the chunk: a stack met for the first time just
-	// above the largest so far, a thread's recent stack as its rank among
-	// the thread's latest, else as its difference below the largest. A
-	// thread in a loop samples a few stacks over and over.
+	// Recent: as Rising, or, when that compresses smaller (judged on the
+	// first samples), each value coded from the latest values of its
+	// sample's thread (Columns.TID, stored before) in the chunk: a stack
+	// met for the first time just above the largest so far, a thread's
+	// recent stack as its rank among the thread's latest, else as its
+	// difference below the largest. A thread in a loop samples a few
+	// stacks over and over.
 	Recent
 	// PerCPU: for the times of samples sorted by time, followed in the
 	// list by their CPU column, which a chunk then stores first, before

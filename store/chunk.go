@@ -36,8 +36,8 @@ import (
 // 47,290 samples, the stack columns shrink from 114 KB to 62 KB
 // compressed), or a byte 0 and n uvarints as before, whichever is shorter
 // (the generated incident's few stacks are small numbers in any order).
-// Format 4 stores stack as Recent: the shorter of those two or, when it
-// compresses smaller, a byte 2 and each node coded from the latest nodes
+// Format 4 stores stack as Recent: the shorter of those two or, when its
+// first samples compress smaller, a byte 2 and each node coded from the latest nodes
 // of its sample's thread (recentCodes): on the same capture, 63 KB -> 53
 // KB compressed; the generated incident keeps plain. Format 4 also stores
 // time as PerCPU, after the CPUs (see clockPart): m27's times 42 KB -> 33
@@ -565,34 +565,51 @@ func (k *typed[T]) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 		runs(&e, v)
 	case subsecond.Rising, subsecond.Recent:
 		// Written each way: of plain and rising the shorter is kept, as
-		// zstd leaves their difference; recent is kept when it
-		// compresses smaller than that. Recent's ranks are smaller than
-		// rising's differences wherever threads repeat their stacks, but
-		// where few stacks recur in the same order (the generated
-		// incident's), plain's repeats are zstd matches that ranks
-		// break: there recent is the shortest uncompressed and the
-		// longest compressed (761 KB against plain's 711 KB).
+		// zstd leaves their difference; recent is kept when its first
+		// recentProbe samples compress smaller than the other's.
+		// Recent's ranks are smaller than rising's differences wherever
+		// threads repeat their stacks, but where few stacks recur in the
+		// same order (the generated incident's), plain's repeats are
+		// zstd matches that ranks break: there recent is the shortest
+		// uncompressed and the longest compressed (761 KB against
+		// plain's 711 KB). Probing a prefix costs a tenth of comparing
+		// whole columns and chooses as they do on m27 and the incident.
+		probe := min(len(v), recentProbe)
 		at := len(e.b)
 		e.byte(risingMode)
 		var top int64
-		for _, x := range v {
+		probeEnd := [2]int{}
+		for i, x := range v {
+			if i == probe {
+				probeEnd[0] = len(e.b)
+			}
 			e.uvarint(zigzag(int64(x) - top))
 			top = max(top, int64(x))
 		}
-		best := e.b[at:]
+		if probe == len(v) {
+			probeEnd[0] = len(e.b)
+		}
+		best, bestProbe := e.b[at:], e.b[at:probeEnd[0]]
 		mark := len(e.b)
 		e.byte(plainMode)
-		for _, x := range v {
+		for i, x := range v {
+			if i == probe {
+				probeEnd[1] = len(e.b)
+			}
 			e.uvarint(uint64(x))
 		}
+		if probe == len(v) {
+			probeEnd[1] = len(e.b)
+		}
 		if len(e.b)-mark < len(best) {
-			best = e.b[mark:]
+			best, bestProbe = e.b[mark:], e.b[mark:probeEnd[1]]
 		}
 		if k.Encoding == subsecond.Recent && k.Table != subsecond.NoTable {
 			mark = len(e.b)
-			e.b = recentCodes(e.b, v, c.TID[lo:hi])
-			if recent := e.b[mark:]; zstdSize(recent) < zstdSize(best) {
-				best = recent
+			tid := c.TID[lo:hi]
+			if recent := recentCodes(e.b, v[:probe], tid[:probe]); zstdSize(recent[mark:]) < zstdSize(bestProbe) {
+				e.b = recentCodes(recent[:mark], v, tid)
+				best = e.b[mark:]
 			}
 		}
 		e.b = append(e.b[:at], best...)
@@ -661,6 +678,10 @@ const (
 	risingMode = 1
 	recentMode = 2 // Recent only
 )
+
+// recentProbe is how many samples' codes choose between recent and the
+// other codes of a Recent column.
+const recentProbe = 1024
 
 // recentLen is how many of a thread's latest values Recent keeps. Recent
 // is for the indexes of a table, below 2^31.
