@@ -45,7 +45,7 @@ type Columns struct {
 // order a chunk stores them. A new column goes at the end, with a Since
 // above every other's.
 var sampleColumns = []Column{
-	newCol(ColumnInfo{Name: "time", Encoding: Deltas, Since: 1},
+	newCol(ColumnInfo{Name: "time", Encoding: PerCPU, Since: 1, Recoded: []Recoding{{4, Deltas}}},
 		func(c *Columns) *[]int64 { return &c.Time }, func(r *Row) int64 { return r.Sample.Time }),
 	newCol(ColumnInfo{Name: "cpu", Encoding: Plain, Since: 1},
 		func(c *Columns) *[]int32 { return &c.CPU }, func(r *Row) int32 { return r.Sample.CPU }),
@@ -59,7 +59,7 @@ var sampleColumns = []Column{
 		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }),
 	newCol(ColumnInfo{Name: "weight", Encoding: Runs, Since: 1},
 		func(c *Columns) *[]uint64 { return &c.Weight }, func(r *Row) uint64 { return cmp.Or(r.Sample.Period, 1) }),
-	newCol(ColumnInfo{Name: "stack", Encoding: Rising, Table: NodeTable, Since: 1, Recoded: 3, Was: Plain},
+	newCol(ColumnInfo{Name: "stack", Encoding: Recent, Table: NodeTable, Since: 1, Recoded: []Recoding{{3, Plain}, {4, Rising}}},
 		func(c *Columns) *[]int32 { return &c.Stack }, func(r *Row) int32 { return r.Stack() }),
 	newCol(ColumnInfo{Name: "cgroup", Encoding: Dict, Table: StringTable, Since: 2},
 		func(c *Columns) *[]uint32 { return &c.Cgroup }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Cgroup) }),
@@ -74,28 +74,43 @@ func SampleColumns() []Column { return slices.Clone(sampleColumns) }
 // holds it. A column added to the list takes a Since above every earlier
 // column's, so that older chunks, which lack it, still decode: their
 // samples get the zero value. A column whose encoding changes keeps its
-// Since and takes a Recoded above every Since and Recoded before, with its
-// former encoding in Was, so that older chunks still decode as written.
+// Since and adds to Recoded the first format with the new encoding, above
+// every Since and Recoded before, beside the encoding it replaces, so that
+// older chunks still decode as written.
 type ColumnInfo struct {
 	Name     string
 	Encoding Encoding
 	Table    Table
 	Since    int
-	Recoded  int      // the first chunk format with this Encoding; 0: Since
-	Was      Encoding // the encoding of chunks before Recoded
+	Recoded  []Recoding // the column's former encodings, oldest first; none: Encoding since Since
+}
+
+// Recoding is a change of a column's encoding: chunks of formats below
+// Format store it as Was.
+type Recoding struct {
+	Format int
+	Was    Encoding
 }
 
 // EncodingIn returns how a chunk of format f stores the column.
 func (i ColumnInfo) EncodingIn(f int) Encoding {
-	if f < i.Recoded {
-		return i.Was
+	for _, r := range i.Recoded {
+		if f < r.Format {
+			return r.Was
+		}
 	}
 	return i.Encoding
 }
 
 // Format returns the first chunk format that stores the column as it is
 // stored now.
-func (i ColumnInfo) Format() int { return max(i.Since, i.Recoded) }
+func (i ColumnInfo) Format() int {
+	f := i.Since
+	for _, r := range i.Recoded {
+		f = max(f, r.Format)
+	}
+	return f
+}
 
 // Encoding says how a chunk stores a column; each suits a shape of values.
 type Encoding uint8
@@ -121,6 +136,21 @@ const (
 	// difference from the largest value before it in the chunk (0 before
 	// the first) or, when that is longer, one value per sample.
 	Rising
+	// Recent: as Rising, or, when that compresses smaller (judged on the
+	// first samples), each value coded from the latest values of its
+	// sample's thread (Columns.TID, stored before) in the chunk: a stack
+	// met for the first time just above the largest so far, a thread's
+	// recent stack as its rank among the thread's latest, else as its
+	// difference below the largest. A thread in a loop samples a few
+	// stacks over and over.
+	Recent
+	// PerCPU: for the times of samples sorted by time, followed in the
+	// list by their CPU column, which a chunk then stores first, before
+	// the times: as Deltas, or, when that compresses smaller, each time
+	// from the time of the latest sample of its CPU (a CPU is sampled at a
+	// nearly fixed interval: the difference from it is a few
+	// microseconds), or from the sample before for its CPU's first.
+	PerCPU
 )
 
 // Table names the table a column's values index, so that they can be

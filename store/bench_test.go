@@ -112,9 +112,10 @@ func importBench(b *testing.B, s *store.Store) *subsecond.Profile {
 // `subsecond import` does. MB/s is over the text; db_bytes/sample is the
 // database's size on disk (SQLite: the file after the write-ahead log is
 // checkpointed; PostgreSQL: the profile tables with their indexes and
-// TOAST); first_capture_ms, timed apart from the import, is the first
-// Capture of the new profile, which a heatmap request after an upload
-// waits for.
+// TOAST) over the samples, and capture_bytes/sample what the import added
+// to it (see sizeMetrics); first_capture_ms, timed apart from the import,
+// is the first Capture of the new profile, which a heatmap request after
+// an upload waits for.
 //
 // The capture is read once before the timer starts, so that every
 // iteration reads it from the page cache, as `subsecond import` of a
@@ -131,12 +132,13 @@ func BenchmarkIngest(b *testing.B) {
 	benchEach(b, func(b *testing.B, bk backend) {
 		path := benchFile(b)
 		b.SetBytes(readAll(b, path))
-		var samples, size int64
+		var samples, size, empty int64
 		var firstCapture, cpu time.Duration
 		for b.Loop() {
 			b.StopTimer()
 			be, db, _ := bk.open(b)
 			s := store.New(be, store.Options{})
+			empty = dbSize(b, bk.name, be, db)
 			b.StartTimer()
 			c0 := cpuTime(b)
 			p := importBench(b, s)
@@ -156,9 +158,27 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		b.ReportMetric(float64(samples)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 		b.ReportMetric(float64(b.N)*float64(readAll(b, path))/1e6/cpu.Seconds(), "MB/cpu-s")
-		b.ReportMetric(float64(size)/float64(samples), "db_bytes/sample")
+		sizeMetrics(b, size, empty, samples)
 		b.ReportMetric(firstCapture.Seconds()*1e3/float64(b.N), "first_capture_ms")
 	})
+}
+
+// sizeMetrics reports the size of a database that holds one capture of
+// the given samples, size bytes where the empty database (its schema, each
+// table and index at least a page) took empty:
+//
+//   - db_bytes/sample: size over the samples, the file a user of one
+//     capture sees. On a capture of 50,000 samples the empty schema's
+//     ~40 pages are a third of it.
+//   - capture_bytes/sample: size − empty over the samples, what the
+//     capture itself adds: its rows, their indexes and the pages they
+//     fill. This is the figure that counts, and the one issue 24's
+//     target (≤ 8 bytes per sample on a real deep capture) is for: a
+//     night or a fleet holds thousands of captures in one database,
+//     where the schema's pages are paid once.
+func sizeMetrics(b *testing.B, size, empty, samples int64) {
+	b.ReportMetric(float64(size)/float64(samples), "db_bytes/sample")
+	b.ReportMetric(float64(size-empty)/float64(samples), "capture_bytes/sample")
 }
 
 // cpuTime returns the CPU time (user and system, all threads) the process
@@ -210,7 +230,8 @@ func readText(b *testing.B, path string) []byte {
 // iteration, as BenchmarkIngest does the generated one. Besides MB/s of
 // wall time it reports MB per CPU-second (user and system time of every
 // thread of the process during the imports, the figure issue 24 sets a
-// target for) and db_bytes/sample.
+// target for), db_bytes/sample and capture_bytes/sample (see sizeMetrics;
+// issue 24's ≤ 8 bytes per sample is capture_bytes/sample).
 func BenchmarkIngestReal(b *testing.B) {
 	for _, path := range realCaptures() {
 		name := filepath.Base(path)
@@ -221,12 +242,13 @@ func BenchmarkIngestReal(b *testing.B) {
 			text := readText(b, path)
 			benchEach(b, func(b *testing.B, bk backend) {
 				b.SetBytes(int64(len(text)))
-				var samples, size int64
+				var samples, size, empty int64
 				var cpu time.Duration
 				for b.Loop() {
 					b.StopTimer()
 					be, db, _ := bk.open(b)
 					s := store.New(be, store.Options{})
+					empty = dbSize(b, bk.name, be, db)
 					b.StartTimer()
 					c0 := cpuTime(b)
 					p, _, err := s.Import(context.Background(), bytes.NewReader(text), store.ImportOptions{FileName: name})
@@ -243,7 +265,7 @@ func BenchmarkIngestReal(b *testing.B) {
 					b.StartTimer()
 				}
 				b.ReportMetric(float64(len(text))*float64(b.N)/1e6/cpu.Seconds(), "MB/cpu-s")
-				b.ReportMetric(float64(size)/float64(samples), "db_bytes/sample")
+				sizeMetrics(b, size, empty, samples)
 			})
 		})
 	}

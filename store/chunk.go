@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/subsecond/subsecond"
 )
@@ -27,18 +28,26 @@ import (
 // A column added later is stored after these, and the format byte is the
 // highest Since (or Recoded) of the columns written; a chunk of an earlier
 // format decodes the columns it lacks as zeros, and a column whose
-// encoding changed since in the encoding it was written in. Format 2 added
-// cgroup (a Dict of its own). Format 3 stores stack as Rising: a byte 1
+// encoding changed since in the encoding it was written in (Recoded).
+// Format 2 added cgroup (a Dict of its own). Format 3 stores stack as Rising: a byte 1
 // and each node as the zig-zag difference from the largest node before it
 // in the chunk, as a stack met for the first time is the latest node made
 // (on the real 27 s capture with deep stacks, 20,329 distinct stacks in
 // 47,290 samples, the stack columns shrink from 114 KB to 62 KB
 // compressed), or a byte 0 and n uvarints as before, whichever is shorter
 // (the generated incident's few stacks are small numbers in any order).
+// Format 4 stores stack as Recent: the shorter of those two or, when its
+// first samples compress smaller, a byte 2 and each node coded from the latest nodes
+// of its sample's thread (recentCodes): on the same capture, 63 KB -> 53
+// KB compressed; the generated incident keeps plain. Format 4 also stores
+// time as PerCPU, after the CPUs (see clockPart): m27's times 42 KB -> 33
+// KB, the generated incident's 865 KB -> 596 KB.
 //
-// Measured on the bundled 96-CPU capture this is about 3.4 bytes a sample
-// (1,932,436 bytes of chunk data for 564,480 samples), before the tables
-// and the chunks' summaries (see bench/ingest).
+// Measured on the bundled 96-CPU capture this is about 2.8 bytes a sample
+// (1,601,803 bytes of chunk data for 564,480 samples; 1,933,781 in format
+// 3), before the tables and the chunks' summaries (see bench/ingest); on
+// the real 27 s capture with deep stacks, 2.2 (103,329 bytes for 47,290
+// samples; 127,933 in format 3).
 
 // maxChunkSamples bounds the samples of one stored chunk; the pipeline
 // starts a further chunk of the same second (Seq+1) past it.
@@ -67,6 +76,12 @@ var chunkParts = func() []chunkPart {
 				continue
 			}
 		}
+		if n := len(parts); n > 0 && info.Name == "cpu" {
+			if t, ok := parts[n-1].(*typed[int64]); ok && t.Encoding == subsecond.PerCPU {
+				parts[n-1] = &clockPart{time: t, cpu: k.(*typed[int32])}
+				continue
+			}
+		}
 		if info.Encoding == subsecond.Dict {
 			parts = append(parts, &dictPart{since: info.Since, cols: []storeColumn{k}})
 		} else {
@@ -75,6 +90,219 @@ var chunkParts = func() []chunkPart {
 	}
 	return parts
 }()
+
+// clockPart is a PerCPU time column and the CPU column after it. Chunks
+// of formats where time is stored as Deltas hold the times, then the
+// CPUs; later ones the CPUs, then a byte 0 and the times as Deltas, or a
+// byte 1, the first time (varint), g (the deltas' greatest common
+// divisor, as Deltas), p (the median of the first 64 differences between
+// a sample's time and its CPU's latest, divided by g), then per sample
+// after the first: 2 zig-zag((t − t of the CPU's latest) / g − p), or for
+// a CPU's first sample 2 (t − t of the sample before) / g + 1; the
+// shorter of the two is kept.
+type clockPart struct {
+	time *typed[int64]
+	cpu  *typed[int32]
+}
+
+func (p *clockPart) Since() int { return p.time.Since() }
+
+func (p *clockPart) zero(cols *subsecond.Columns, base, n int) {
+	p.time.zero(cols, base, n)
+	p.cpu.zero(cols, base, n)
+}
+
+func (p *clockPart) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
+	b = p.cpu.encode(b, c, lo, hi)
+	at := len(b)
+	b = append(b, 0)
+	b = deltas(b, c.Time[lo:hi])
+	deltasEnd := len(b)
+	b = perCPUTimes(b, c.Time[lo:hi], c.CPU[lo:hi])
+	// The shorter is kept: zstd finds few matches in either (on m27 and
+	// the generated incident, keeping the one that compresses smaller
+	// would save 0.8 KB of 33 KB and nothing, for two compressions).
+	if len(b)-deltasEnd < deltasEnd-at {
+		return append(b[:at], b[deltasEnd:]...)
+	}
+	return b[:deltasEnd]
+}
+
+func (p *clockPart) decode(d dec, f int, cols *subsecond.Columns, base, n int, lim limits) dec {
+	if p.time.EncodingIn(f) == subsecond.Deltas {
+		d = p.time.decode(d, f, cols, base, n, lim)
+		return p.cpu.decode(d, f, cols, base, n, lim)
+	}
+	d = p.cpu.decode(d, f, cols, base, n, lim)
+	times := cols.Time[base : base+n]
+	switch d.byte() {
+	case 0:
+		undeltas(&d, times)
+	case 1:
+		unPerCPUTimes(&d, times, cols.CPU[base:base+n])
+	default:
+		d.fail("bad time encoding")
+	}
+	return d
+}
+
+// deltas appends v, which is sorted, as Deltas stores it.
+func deltas(b []byte, v []int64) []byte {
+	var g uint64
+	for i := 1; i < len(v); i++ {
+		g = gcd(g, uint64(v[i]-v[i-1]))
+	}
+	if g == 0 {
+		g = 1
+	}
+	b = binary.AppendVarint(b, v[0])
+	b = binary.AppendUvarint(b, g)
+	for i := 1; i < len(v); i++ {
+		b = binary.AppendUvarint(b, uint64(v[i]-v[i-1])/g)
+	}
+	return b
+}
+
+// undeltas reads what deltas wrote into dst.
+func undeltas(d *dec, dst []int64) {
+	t := d.varint()
+	g := d.uvarint()
+	dst[0] = t
+	for i := 1; i < len(dst); i++ {
+		delta := d.uvarint()
+		if g != 0 && delta > math.MaxInt64/g {
+			d.fail("time delta overflows")
+		}
+		t += int64(delta * g)
+		dst[i] = t
+	}
+}
+
+// cpuClock holds the time of each CPU's latest sample: in slices by CPU
+// for the usual CPUs, in a map for others (Unknown, or numbers from
+// maxDirectCPU on).
+type cpuClock struct {
+	t     []int64 // by CPU
+	met   []bool  // by CPU: t holds its latest time
+	other map[int32]int64
+}
+
+const maxDirectCPU = 4096
+
+// get returns cpu's latest time; false when it has none.
+func (k *cpuClock) get(cpu int32) (int64, bool) {
+	if cpu >= 0 && int(cpu) < len(k.t) {
+		return k.t[cpu], k.met[cpu]
+	}
+	t, ok := k.other[cpu]
+	return t, ok
+}
+
+// set notes t as cpu's latest time.
+func (k *cpuClock) set(cpu int32, t int64) {
+	if cpu >= 0 && cpu < maxDirectCPU {
+		if int(cpu) >= len(k.t) {
+			k.t = append(k.t, make([]int64, int(cpu)+1-len(k.t))...)
+			k.met = append(k.met, make([]bool, int(cpu)+1-len(k.met))...)
+		}
+		k.t[cpu], k.met[cpu] = t, true
+		return
+	}
+	if k.other == nil {
+		k.other = map[int32]int64{}
+	}
+	k.other[cpu] = t
+}
+
+// perCPUTimes appends a byte 1 and times v (sorted) of samples on CPUs
+// cpu as clockPart describes.
+func perCPUTimes(b []byte, v []int64, cpu []int32) []byte {
+	var g uint64
+	for i := 1; i < len(v); i++ {
+		g = gcd(g, uint64(v[i]-v[i-1]))
+	}
+	if g == 0 {
+		g = 1
+	}
+	var clock cpuClock
+	ds := make([]int64, 0, 64)
+	for i, t := range v {
+		if len(ds) == cap(ds) {
+			break
+		}
+		if last, ok := clock.get(cpu[i]); ok {
+			ds = append(ds, (t-last)/int64(g))
+		}
+		clock.set(cpu[i], t)
+	}
+	var p int64
+	if len(ds) > 0 {
+		slices.Sort(ds)
+		p = ds[len(ds)/2]
+	}
+	b = append(b, 1)
+	b = binary.AppendVarint(b, v[0])
+	b = binary.AppendUvarint(b, g)
+	b = binary.AppendVarint(b, p)
+	clear(clock.met)
+	clear(clock.other)
+	clock.set(cpu[0], v[0])
+	for i := 1; i < len(v); i++ {
+		if last, ok := clock.get(cpu[i]); ok {
+			b = binary.AppendUvarint(b, 2*zigzag((v[i]-last)/int64(g)-p))
+		} else {
+			b = binary.AppendUvarint(b, 2*(uint64(v[i]-v[i-1])/g)+1)
+		}
+		clock.set(cpu[i], v[i])
+	}
+	return b
+}
+
+// unPerCPUTimes reads what perCPUTimes wrote after its byte 1 into dst;
+// the times must come out sorted.
+func unPerCPUTimes(d *dec, dst []int64, cpu []int32) {
+	t := d.varint()
+	g := d.uvarint()
+	p := d.varint()
+	if g == 0 && d.err == nil {
+		d.fail("time divisor 0")
+	}
+	if d.err != nil {
+		return
+	}
+	dst[0] = t
+	var clock cpuClock
+	clock.set(cpu[0], t)
+	for i := 1; i < len(dst); i++ {
+		c := d.uvarint()
+		last, met := clock.get(cpu[i])
+		var from, q int64
+		if c&1 == 1 {
+			if met {
+				d.fail("time from the sample before for a CPU met already")
+			}
+			from, q = dst[i-1], int64(c>>1)
+		} else {
+			if !met {
+				d.fail("time from a CPU not met yet")
+			}
+			from, q = last, unzigzag(c>>1)+p
+		}
+		if q < 0 || uint64(q) > math.MaxInt64/g {
+			d.fail("time delta out of range")
+		}
+		if d.err != nil {
+			return
+		}
+		t := from + q*int64(g)
+		if t < dst[i-1] {
+			d.fail("times out of order")
+			return
+		}
+		dst[i] = t
+		clock.set(cpu[i], t)
+	}
+}
 
 // chunkPart encodes and decodes one part of a chunk: samples [lo, hi) of
 // c appended to b, or n samples read from d into cols from index base on.
@@ -335,25 +563,56 @@ func (k *typed[T]) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 		}
 	case subsecond.Runs:
 		runs(&e, v)
-	case subsecond.Rising:
-		// Written both ways; the shorter is kept.
+	case subsecond.Rising, subsecond.Recent:
+		// Written each way: of plain and rising the shorter is kept, as
+		// zstd leaves their difference; recent is kept when its first
+		// recentProbe samples compress smaller than the other's.
+		// Recent's ranks are smaller than rising's differences wherever
+		// threads repeat their stacks, but where few stacks recur in the
+		// same order (the generated incident's), plain's repeats are
+		// zstd matches that ranks break: there recent is the shortest
+		// uncompressed and the longest compressed (761 KB against
+		// plain's 711 KB). Probing a prefix costs a tenth of comparing
+		// whole columns and chooses as they do on m27 and the incident.
+		probe := min(len(v), recentProbe)
 		at := len(e.b)
-		e.byte(1)
+		e.byte(risingMode)
 		var top int64
-		for _, x := range v {
+		probeEnd := [2]int{}
+		for i, x := range v {
+			if i == probe {
+				probeEnd[0] = len(e.b)
+			}
 			e.uvarint(zigzag(int64(x) - top))
 			top = max(top, int64(x))
 		}
-		rising := len(e.b) - at
-		e.byte(0)
-		for _, x := range v {
+		if probe == len(v) {
+			probeEnd[0] = len(e.b)
+		}
+		best, bestProbe := e.b[at:], e.b[at:probeEnd[0]]
+		mark := len(e.b)
+		e.byte(plainMode)
+		for i, x := range v {
+			if i == probe {
+				probeEnd[1] = len(e.b)
+			}
 			e.uvarint(uint64(x))
 		}
-		if plain := len(e.b) - at - rising; plain < rising {
-			e.b = append(e.b[:at], e.b[at+rising:]...)
-		} else {
-			e.b = e.b[:at+rising]
+		if probe == len(v) {
+			probeEnd[1] = len(e.b)
 		}
+		if len(e.b)-mark < len(best) {
+			best, bestProbe = e.b[mark:], e.b[mark:probeEnd[1]]
+		}
+		if k.Encoding == subsecond.Recent && k.Table != subsecond.NoTable {
+			mark = len(e.b)
+			tid := c.TID[lo:hi]
+			if recent := recentCodes(e.b, v[:probe], tid[:probe]); zstdSize(recent[mark:]) < zstdSize(bestProbe) {
+				e.b = recentCodes(recent[:mark], v, tid)
+				best = e.b[mark:]
+			}
+		}
+		e.b = append(e.b[:at], best...)
 	}
 	return e.b
 }
@@ -380,14 +639,19 @@ func (k *typed[T]) decode(d dec, f int, cols *subsecond.Columns, base, n int, li
 		}
 	case subsecond.Runs:
 		k.unruns(&d, dst, limit)
-	case subsecond.Rising:
+	case subsecond.Rising, subsecond.Recent:
 		switch d.byte() {
-		case 0:
+		case plainMode:
 			for i := range dst {
 				dst[i] = k.read(&d, limit)
 			}
 			return d
-		case 1:
+		case risingMode:
+		case recentMode:
+			if k.EncodingIn(f) == subsecond.Recent {
+				return k.unrecent(d, dst, cols.TID[base:base+n], limit)
+			}
+			fallthrough
 		default:
 			d.fail("bad stack encoding")
 			return d
@@ -395,7 +659,7 @@ func (k *typed[T]) decode(d dec, f int, cols *subsecond.Columns, base, n int, li
 		var top int64
 		for i := range dst {
 			v := top + unzigzag(d.uvarint())
-			if k.Table != subsecond.NoTable && (v < 0 || v >= int64(limit)) || k.Table == subsecond.NoTable && int64(T(v)) != v {
+			if !k.valid(v, limit) {
 				d.fail(fmt.Sprintf("value %d out of range", v))
 			}
 			if d.err != nil {
@@ -406,6 +670,159 @@ func (k *typed[T]) decode(d dec, f int, cols *subsecond.Columns, base, n int, li
 		}
 	}
 	return d
+}
+
+// Modes of a Rising or Recent column: the byte before its values.
+const (
+	plainMode  = 0
+	risingMode = 1
+	recentMode = 2 // Recent only
+)
+
+// recentProbe is how many samples' codes choose between recent and the
+// other codes of a Recent column.
+const recentProbe = 1024
+
+// recentLen is how many of a thread's latest values Recent keeps. Recent
+// is for the indexes of a table, below 2^31.
+const recentLen = 16
+
+// threadRows gives each thread of a chunk a row of its latest values,
+// most recent first; -1 when none. It is a hash table with open
+// addressing, at most half full: a look-up per sample.
+type threadRows struct {
+	slots []threadSlot // a power of two of them
+	n     int
+	rows  []int32
+}
+
+type threadSlot struct {
+	tid int32
+	row int32 // 1 + the index of the row's first value; 0: free
+}
+
+func newThreadRows() *threadRows {
+	return &threadRows{slots: make([]threadSlot, 64), rows: make([]int32, 0, 16*recentLen)}
+}
+
+func (t *threadRows) row(tid int32) []int32 {
+	mask := uint32(len(t.slots) - 1)
+	for i := uint32(tid) * 0x9e3779b1 >> 7 & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.row == 0 {
+			at := len(t.rows)
+			for range recentLen {
+				t.rows = append(t.rows, -1)
+			}
+			*s = threadSlot{tid: tid, row: int32(at + 1)}
+			if t.n++; 2*t.n > len(t.slots) {
+				t.grow()
+			}
+			return t.rows[at : at+recentLen]
+		}
+		if s.tid == tid {
+			return t.rows[s.row-1 : int(s.row-1)+recentLen]
+		}
+	}
+}
+
+func (t *threadRows) grow() {
+	old := t.slots
+	t.slots = make([]threadSlot, 2*len(old))
+	mask := uint32(len(t.slots) - 1)
+	for _, s := range old {
+		if s.row == 0 {
+			continue
+		}
+		i := uint32(s.tid) * 0x9e3779b1 >> 7 & mask
+		for t.slots[i].row != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+// moveToFront moves the value at k of row (the last when it enters) to
+// the front as v.
+func moveToFront(row []int32, k int, v int32) {
+	row = row[:k+1]
+	for j := k; j > 0; j-- {
+		row[j] = row[j-1]
+	}
+	row[0] = v
+}
+
+// recentCodes appends recentMode and the codes of values v of samples of
+// threads tid: 3(v − top − 1) for a value above the largest before it
+// (top, 0 before the first), 3r + 1 for the r-th latest value of the
+// thread, else 3(top − v) + 2.
+func recentCodes[T subsecond.Value](b []byte, v []T, tid []int32) []byte {
+	b = append(b, recentMode)
+	t := newThreadRows()
+	var top int64
+	for i, x := range v {
+		x := int64(x)
+		row := t.row(tid[i])
+		if x > top {
+			b = binary.AppendUvarint(b, 3*uint64(x-top-1))
+			top = x
+			moveToFront(row, recentLen-1, int32(x))
+			continue
+		}
+		r := slices.Index(row, int32(x))
+		if r >= 0 {
+			b = binary.AppendUvarint(b, 3*uint64(r)+1)
+		} else {
+			b = binary.AppendUvarint(b, 3*uint64(top-x)+2)
+			r = recentLen - 1
+		}
+		moveToFront(row, r, int32(x))
+	}
+	return b
+}
+
+// unrecent reads what recentCodes wrote (after its mode byte) into dst.
+func (k *typed[T]) unrecent(d dec, dst []T, tid []int32, limit int) dec {
+	t := newThreadRows()
+	var top int64
+	for i := range dst {
+		c := d.uvarint()
+		row := t.row(tid[i])
+		var v int64
+		r := recentLen - 1 // a value met first or not among the thread's latest enters its row
+		switch c % 3 {
+		case 0:
+			v = top + 1 + int64(c/3)
+		case 1:
+			if c/3 >= recentLen {
+				d.fail("recent value out of range")
+				return d
+			}
+			r = int(c / 3)
+			v = int64(row[r])
+		default:
+			v = top - int64(c/3)
+		}
+		if v < 0 || c/3 > math.MaxInt32 || !k.valid(v, limit) {
+			d.fail(fmt.Sprintf("value %d out of range", v))
+		}
+		if d.err != nil {
+			return d
+		}
+		dst[i] = T(v)
+		top = max(top, v)
+		moveToFront(row, r, int32(v))
+	}
+	return d
+}
+
+// valid reports whether v is a value of the column: an index below limit,
+// or a value of type T.
+func (k *typed[T]) valid(v int64, limit int) bool {
+	if k.Table != subsecond.NoTable {
+		return v >= 0 && v < int64(limit)
+	}
+	return int64(T(v)) == v
 }
 
 // read reads one value: an index below limit, or a value of type T.

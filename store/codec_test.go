@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -142,11 +143,173 @@ func TestChunkRefusesDamage(t *testing.T) {
 	}
 }
 
+// threadColumns returns n samples shaped like a real capture's: threads
+// that each sample a few stacks of their own over and over, and now and
+// then a stack met for the first time, just above the largest so far.
+func threadColumns(n int) subsecond.Columns {
+	c := subsecond.MakeColumns(n)
+	top := int32(100)
+	for i := range n {
+		tid := int32(1000 + i%4)
+		stack := int32(10*(i%4) + i%3)
+		if i%9 == 0 {
+			top += int32(1 + i%5)
+			stack = top
+		}
+		appendSample(&c, int64(1_000_000*i), int32(i%2), tid, tid, 0, 0, 1, stack)
+	}
+	return c
+}
+
+// TestChunkRecent pins a chunk whose stacks are coded from their threads'
+// latest (Recent's recentMode), checks that the mode is the one chosen for
+// such stacks, and that damage to it is refused.
+func TestChunkRecent(t *testing.T) {
+	c := threadColumns(400)
+	var stack storeColumn
+	for _, k := range storeColumns {
+		if k.Info().Name == "stack" {
+			stack = k
+		}
+	}
+	if b := stack.encode(nil, &c, 0, c.Len()); b[0] != recentMode {
+		t.Fatalf("stack column of threadColumns encoded in mode %d; want recentMode (%d)", b[0], recentMode)
+	}
+	raw, err := unzstd(nil, encodeChunk(&c, 0, c.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d-recent.bin", chunkFormat))
+	if *update {
+		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(raw, want) {
+		t.Errorf("encodeChunk(threadColumns(400)) differs from %s", golden)
+	}
+	lim := limits{strings: 5, nodes: 1000, events: 3}
+	var got subsecond.Columns
+	if err := decodeColumns(want, &got, lim); err != nil {
+		t.Fatalf("decode %s: %v", golden, err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("%s decodes to other columns than threadColumns(400)", golden)
+	}
+	tight := limits{strings: 5, nodes: int(slices.Max(c.Stack)), events: 3}
+	if err := decodeColumns(raw, &got, tight); !errors.Is(err, errCorrupt) {
+		t.Errorf("stacks beyond the nodes: %v; want errCorrupt", err)
+	}
+	for at := 1; at < len(raw); at += 3 {
+		b := bytes.Clone(raw)
+		b[at] ^= 0x55
+		var got subsecond.Columns
+		if err := decodeColumns(b, &got, lim); err == nil {
+			for i, s := range got.Stack {
+				if s < 0 || s >= 1000 {
+					t.Fatalf("altered at %d: sample %d's stack %d out of range", at, i, s)
+				}
+			}
+		} else if !errors.Is(err, errCorrupt) {
+			t.Fatalf("altered at %d: %v; want errCorrupt", at, err)
+		}
+	}
+}
+
+// clockColumns returns n samples of 4 CPUs (one Unknown, one numbered
+// past maxDirectCPU), each sampled about every millisecond (± a few
+// microseconds, as perf's timer samples are), the last CPU from a quarter
+// of the chunk on, merged in time order.
+func clockColumns(n int) subsecond.Columns {
+	r := rand.New(rand.NewPCG(4, 24))
+	type next struct {
+		t   int64
+		cpu int32
+	}
+	cpus := []next{{5_000_000_000, 0}, {5_000_300_000, subsecond.Unknown}, {5_000_600_000, 5000}, {5_000_000_000 + int64(n/4)*1_000_000, 3}}
+	c := subsecond.MakeColumns(n)
+	for range n {
+		k := 0
+		for j := range cpus {
+			if cpus[j].t < cpus[k].t {
+				k = j
+			}
+		}
+		appendSample(&c, cpus[k].t, cpus[k].cpu, 7, 7, 0, 0, 1, int32(k))
+		cpus[k].t += 1_000_000 + 1000*int64(r.IntN(7)-3)
+	}
+	return c
+}
+
+// TestChunkPerCPUTimes pins a chunk whose times are stored from their
+// CPUs' latest (PerCPU's byte 1), checks that this is the way chosen for
+// such times, and that damage to it is refused.
+func TestChunkPerCPUTimes(t *testing.T) {
+	c := clockColumns(500)
+	var clock *clockPart
+	for _, p := range chunkParts {
+		if k, ok := p.(*clockPart); ok {
+			clock = k
+		}
+	}
+	cpus := clock.cpu.encode(nil, &c, 0, c.Len())
+	if b := clock.encode(nil, &c, 0, c.Len()); b[len(cpus)] != 1 {
+		t.Fatalf("times of clockColumns stored with byte %d; want 1 (from their CPUs' latest)", b[len(cpus)])
+	}
+	raw, err := unzstd(nil, encodeChunk(&c, 0, c.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d-percpu.bin", chunkFormat))
+	if *update {
+		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(raw, want) {
+		t.Errorf("encodeChunk(clockColumns(500)) differs from %s", golden)
+	}
+	lim := limits{strings: 5, nodes: 5, events: 3}
+	var got subsecond.Columns
+	if err := decodeColumns(want, &got, lim); err != nil {
+		t.Fatalf("decode %s: %v", golden, err)
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("%s decodes to other columns than clockColumns(500)", golden)
+	}
+	for at := 1; at < len(raw); at += 3 {
+		b := bytes.Clone(raw)
+		b[at] ^= 0x55
+		var got subsecond.Columns
+		if err := decodeColumns(b, &got, lim); err == nil {
+			if !slices.IsSorted(got.Time) {
+				t.Fatalf("altered at %d: times out of order", at)
+			}
+		} else if !errors.Is(err, errCorrupt) {
+			t.Fatalf("altered at %d: %v; want errCorrupt", at, err)
+		}
+	}
+}
+
 // FuzzDecodeColumns feeds arbitrary bytes to the chunk decoder: it must
 // return an error or columns within the limits, never panic.
 func FuzzDecodeColumns(f *testing.F) {
 	c := columns(50)
 	raw, _ := unzstd(nil, encodeChunk(&c, 0, 50))
+	f.Add(raw)
+	c = threadColumns(50)
+	raw, _ = unzstd(nil, encodeChunk(&c, 0, 50))
+	f.Add(raw)
+	c = clockColumns(50)
+	raw, _ = unzstd(nil, encodeChunk(&c, 0, 50))
 	f.Add(raw)
 	f.Add([]byte{chunkFormat, 3, 0, 1})
 	lim := limits{strings: 5, nodes: 5000, events: 3}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/subsecond/subsecond"
 )
@@ -13,30 +14,53 @@ import (
 // and their count. Strings start from index 1 ("" is index 0, implied),
 // nodes too (the root is implied).
 //
-// Format 2 stores a segment's entries column by column, each value
+// Format 3 stores a segment's entries column by column, each value
 // predicted from the entries before it (in the segment and the segments of
 // its kind before it):
 //
-//	strings  the lengths, then the bytes
-//	frames   symbols, DSOs and source lines (string indexes), addresses,
-//	         then a byte of kind | inline<<7 each. An address is the
-//	         zig-zag difference from the address of the latest frame of the
-//	         same symbol, or for a symbol's first frame of the same DSO.
-//	nodes    parents, then frames. Parents are pairs: how many nodes in a
-//	         row have the node just before them as their parent (a new
-//	         stack's nodes are made in a row), then the parent of the next
-//	         node, 2u when it is the u-th ancestor (1 ≤ u ≤ maxUp) of the
-//	         node just before it, else 2(index − parent) − 1; the last run
-//	         may end the segment without a parent after it. A frame is 0
-//	         when it is the one after the highest frame of the nodes before
-//	         (a call site met for the first time), k in 1..mtfLen when it
-//	         is the k-th most recent frame of a child of a node with the
-//	         parent's frame, else frame + mtfLen + 1.
+//	strings  the number of strings that hold a NUL byte, then for each
+//	         its index after the previous one's (or the segment's first)
+//	         and its length, then the strings' bytes, each followed by a
+//	         NUL byte (a separator costs zstd less than a length)
+//	frames   symbols, DSOs, source lines (string indexes), kind bytes,
+//	         then the addresses (see frameCoder). A frame's caller is the
+//	         frame of the parent of the first node with it; frames
+//	         segments are decoded after the nodes. A symbol is 0 when it
+//	         is the string after the highest a frame used so far, k in
+//	         1..afterLen when it is the k-th most recent callee of its
+//	         caller's symbol, then the rank among the recentSyms most
+//	         recent symbols, else symbol + afterLen + recentSyms + 1. A DSO
+//	         is 0 when it is that of the latest frame of the symbol (for a
+//	         symbol's first frame, of the frame before), 1 for the string
+//	         after the highest used, else DSO + 2. A kind byte, kind |
+//	         rawAddrBit | inline<<7, is stored xor the latest of the same
+//	         DSO. Addresses are the number of whole ones, those as 8 bytes
+//	         little-endian, then the others as the zig-zag difference from
+//	         the address of the latest frame of the same symbol and DSO,
+//	         else of the DSO.
+//	nodes    as in format 2.
+//
+// Format 2 stored nodes as format 3 does, strings as their lengths, then
+// their bytes, and frames as their symbols, DSOs
+// and source lines (string indexes), addresses, then a byte of kind |
+// inline<<7 each; an address was the zig-zag difference from the address
+// of the latest frame of the same symbol, or for a symbol's first frame of
+// the same DSO. Its nodes are parents, then frames. Parents are pairs: how
+// many nodes in a row have the node just before them as their parent (a
+// new stack's nodes are made in a row), then the parent of the next node,
+// 2u when it is the u-th ancestor (1 ≤ u ≤ maxUp) of the node just before
+// it, else 2(index − parent) − 1; the last run may end the segment without
+// a parent after it. A frame is 0 when it is the one after the highest
+// frame of the nodes before (a call site met for the first time), k in
+// 1..mtfLen when it is the k-th most recent frame of a child of a node
+// with the parent's frame, else frame + mtfLen + 1.
 //
 // On the real 27 s capture with deep stacks (47,290 samples, 31,506
-// frames, 161,452 nodes) this takes the compressed segments from 516 KB to
-// 395 KB: frames 208 KB -> 164 KB, nodes 247 KB -> 171 KB, strings 60 KB
-// either way. See TestSegmentFormats for the bytes.
+// frames, 161,452 nodes) format 2 took the compressed segments from 516 KB
+// to 395 KB: frames 208 KB -> 164 KB, nodes 247 KB -> 171 KB, strings 60 KB
+// either way; format 3 takes frames to 118 KB (symbols 45 -> 19 KB, whole
+// addresses of broken unwinds 39 -> 29 KB, kinds 7 -> 1 KB) and strings to
+// 54 KB. See TestSegmentFormats for the bytes.
 //
 // Format 1 stored the entries row by row: strings as length-prefixed bytes;
 // frames as symbol, dso, srcline (string indexes), addr, kind byte, inline
@@ -61,7 +85,7 @@ const (
 	mtfLen = 8
 )
 
-// encodeSegments returns the segments of in's tables in format 2.
+// encodeSegments returns the segments of in's tables in format 3.
 func encodeSegments(in *subsecond.Interner) []Segment {
 	var segs []Segment
 	emit := func(kind SegmentKind, first, n int, cols ...[]byte) {
@@ -83,39 +107,39 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: zstdBlob(h.b)})
 	}
 
-	var lens, body enc
+	// Strings end in a NUL byte, except those holding one, which are
+	// listed first with their lengths.
+	var nuls, body enc
+	var listed []uint64
 	first := 1
+	flush := func(to int) {
+		nuls.uvarint(uint64(len(listed) / 2))
+		for _, v := range listed {
+			nuls.uvarint(v)
+		}
+		emit(SegStrings, first, to-first, nuls.b, body.b)
+		nuls, body, listed, first = enc{}, enc{}, listed[:0], to
+	}
+	last := first // the index after the latest string listed
 	for i := 1; i < len(in.Strings); i++ {
-		lens.uvarint(uint64(len(in.Strings[i])))
-		body.b = append(body.b, in.Strings[i]...)
+		s := in.Strings[i]
+		if strings.IndexByte(s, 0) >= 0 {
+			listed = append(listed, uint64(i-max(last, first)), uint64(len(s)))
+			last = i + 1
+		}
+		body.b = append(append(body.b, s...), 0)
 		if len(body.b) >= segmentBytes || i+1-first >= segmentEntries {
-			emit(SegStrings, first, i+1-first, lens.b, body.b)
-			lens, body, first = enc{}, enc{}, i+1
+			flush(i + 1)
 		}
 	}
 	if first < len(in.Strings) {
-		emit(SegStrings, first, len(in.Strings)-first, lens.b, body.b)
+		flush(len(in.Strings))
 	}
 
-	fp := newFramePredictor(len(in.Strings))
+	fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
 	for from := 0; from < len(in.Frames); from += segmentEntries {
 		to := min(len(in.Frames), from+segmentEntries)
-		var sym, dso, src, addr enc
-		kind := make([]byte, 0, to-from)
-		for i := from; i < to; i++ {
-			f := &in.Frames[i]
-			sym.uvarint(uint64(f.Symbol))
-			dso.uvarint(uint64(f.DSO))
-			src.uvarint(uint64(f.SrcLine))
-			addr.uvarint(zigzag(int64(f.Addr - fp.predict(f.Symbol, f.DSO))))
-			fp.seen(f.Symbol, f.DSO, f.Addr)
-			k := byte(f.Kind)
-			if f.Inline {
-				k |= 1 << 7
-			}
-			kind = append(kind, k)
-		}
-		emit(SegFrames, from, to-from, sym.b, dso.b, src.b, addr.b, kind)
+		emit(SegFrames, from, to-from, fc.encode(from, to)...)
 	}
 
 	np := newNodePredictor(len(in.Frames))
@@ -251,6 +275,12 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 	c.Nodes = []subsecond.StackNode{{Parent: -1, Frame: -1}}
 	var buf []byte
 	var fp *framePredictor
+	type pending struct {
+		s        Segment
+		d        dec
+		from, to int
+	}
+	var later []pending
 	var np *nodePredictor
 	for _, s := range segs {
 		raw, err := unzstd(buf[:0], s.Data)
@@ -260,7 +290,7 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 		buf = raw
 		d := dec{b: raw}
 		f := d.byte()
-		if f != 1 && f != 2 && d.err == nil {
+		if (f < 1 || f > segmentFormat) && d.err == nil {
 			return fmt.Errorf("table segment %d/%d: %w: format %d", s.Kind, s.Seq, errCorrupt, f)
 		}
 		first := d.uvarint()
@@ -281,6 +311,42 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 				c.Strings = append(c.Strings, all[at:at+l])
 				d.b = d.b[l:]
 			}
+		case s.Kind == SegStrings && f == 3:
+			if first != uint64(len(c.Strings)) {
+				d.fail("strings segment out of order")
+			}
+			listed := make([][2]int, d.count(n)) // the index in the segment and length of each string that holds a NUL byte
+			from := 0
+			for j := range listed {
+				if from >= n {
+					d.fail("more strings with NUL bytes than strings")
+					break
+				}
+				i := from + d.count(n-1-from)
+				listed[j] = [2]int{i, d.count(len(raw))}
+				from = i + 1
+			}
+			if d.err != nil {
+				break
+			}
+			all := string(d.b) // one string holds the segment; entries are substrings of it
+			at := 0
+			for i := range n {
+				l := strings.IndexByte(all[at:], 0)
+				if len(listed) > 0 && listed[0][0] == i {
+					l, listed = listed[0][1], listed[1:]
+				}
+				if l < 0 || at+l >= len(all) || all[at+l] != 0 {
+					d.fail("strings do not end in NUL bytes")
+					break
+				}
+				c.Strings = append(c.Strings, all[at:at+l])
+				at += l + 1
+			}
+			if d.err == nil && (at != len(all) || len(listed) > 0) {
+				d.fail("strings and their bytes do not match")
+			}
+			d.b = nil
 		case s.Kind == SegStrings:
 			if first != uint64(len(c.Strings)) {
 				d.fail("strings segment out of order")
@@ -319,6 +385,19 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 				f.Inline = inl == 1
 				c.Frames = append(c.Frames, f)
 			}
+		case s.Kind == SegFrames && f == 3:
+			// The frames are read after the nodes, which give each its
+			// caller.
+			if first != uint64(len(c.Frames)) {
+				d.fail("frames segment out of order")
+			}
+			if n > len(d.b)/4 { // each frame takes at least 4 bytes
+				d.fail("more frames than bytes")
+				break
+			}
+			later = append(later, pending{s, d, len(c.Frames), len(c.Frames) + n})
+			c.Frames = slices.Grow(c.Frames, n)[:len(c.Frames)+n]
+			buf, d.b = nil, nil // the pending segment keeps raw
 		case s.Kind == SegFrames:
 			if first != uint64(len(c.Frames)) {
 				d.fail("frames segment out of order")
@@ -440,6 +519,15 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 	}
 	if len(c.Nodes) > 1 && len(c.Frames) == 0 {
 		return fmt.Errorf("%w: stack nodes without frames", errCorrupt)
+	}
+	if len(later) > 0 {
+		fc := newFrameCoder(len(c.Strings), c.Frames, c.Nodes)
+		for _, p := range later {
+			fc.decode(&p.d, p.from, p.to, len(c.Strings))
+			if err := p.d.end(); err != nil {
+				return fmt.Errorf("table segment %d/%d: %w", p.s.Kind, p.s.Seq, err)
+			}
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -149,6 +150,69 @@ func TestSegmentsRefuseDamage(t *testing.T) {
 			b := bytes.Clone(raw)
 			b[at] ^= 0x5a
 			try(fmt.Sprintf("altered at %d", at), b)
+		}
+	}
+}
+
+// randomInterner returns tables of random stacks drawn from a few
+// programs: symbols shared between DSOs, call sites of one function at
+// several addresses, garbage addresses under [unknown] frames, kinds,
+// inlined frames, source lines, and strings holding NUL bytes.
+func randomInterner(r *rand.Rand) *subsecond.Interner {
+	in := subsecond.NewInterner()
+	syms := []string{"main", "f\x00g", "\x00", "x\x00", "[unknown]", "runtime.mallocgc", "std::vector<int>::push_back"}
+	for i := range 40 {
+		syms = append(syms, fmt.Sprintf("pkg%d.fn%d", i%7, i))
+	}
+	dsos := []string{"[kernel.kallsyms]", "/bin/x", "[unknown]", "/lib/\x00libc.so", ""}
+	frame := func() subsecond.Frame {
+		f := subsecond.Frame{Symbol: syms[r.IntN(len(syms))], DSO: dsos[r.IntN(len(dsos))],
+			Kind: subsecond.FrameKind(r.IntN(int(subsecond.KindInlined) + 1))}
+		switch r.IntN(4) {
+		case 0:
+			f.Addr = r.Uint64() // stack garbage
+		case 1:
+			f.Addr = 0x7f0000000000 + uint64(r.IntN(1<<20))
+		default:
+			f.Addr = 0x400000 + uint64(len(f.Symbol))*0x100 + uint64(r.IntN(64))
+		}
+		if r.IntN(8) == 0 {
+			f.SrcLine, f.Inline = fmt.Sprintf("x.c:%d", r.IntN(50)), true
+		}
+		return f
+	}
+	var stacks [][]subsecond.Frame
+	for range 300 {
+		var s []subsecond.Frame
+		if len(stacks) > 0 && r.IntN(3) > 0 { // share a caller's part of an earlier stack
+			old := stacks[r.IntN(len(stacks))]
+			s = append(s, old[r.IntN(len(old)):]...)
+		}
+		for range r.IntN(6) {
+			s = append([]subsecond.Frame{frame()}, s...)
+		}
+		if r.IntN(10) == 0 {
+			in.String(fmt.Sprintf("comm\x00%d", r.IntN(5)))
+		}
+		in.Stack(s)
+		if len(s) > 0 {
+			stacks = append(stacks, s)
+		}
+	}
+	return in
+}
+
+// TestSegmentsRoundTripRandom encodes and decodes random tables: they must
+// come back exactly.
+func TestSegmentsRoundTripRandom(t *testing.T) {
+	for seed := range uint64(50) {
+		in := randomInterner(rand.New(rand.NewPCG(seed, 24)))
+		var c subsecond.Capture
+		if err := decodeSegments(encodeSegments(in), &c); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !reflect.DeepEqual(c.Strings, in.Strings) || !reflect.DeepEqual(c.Frames, in.Frames) || !reflect.DeepEqual(c.Nodes, in.Nodes) {
+			t.Fatalf("seed %d: tables differ after a round trip", seed)
 		}
 	}
 }

@@ -1,0 +1,296 @@
+package store
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/subsecond/subsecond"
+)
+
+// frameCoder codes the frames of format 3 segments, each from the frames
+// before it (in the segment and the segments of its kind before it); see
+// the format in tables.go. Strings are indexes below the size it was made
+// for.
+type frameCoder struct {
+	top     uint32  // the highest string a frame has used so far
+	prevDSO uint32  // the previous frame's DSO
+	caller  []int32 // per frame, the frame of the parent of the first node with it; -1: none or the root
+	frames  []subsecond.FrameRec
+	row     int     // the current frame's row of callees
+	callees []int32 // per caller symbol + 1 (0: no caller), the symbols of its callees' frames, most recent first; -1 when none
+	recent  [recentSyms]int32
+	symDSO  []uint32 // per symbol, the DSO of its latest frame; 0 before any
+	symAddr []uint64 // per symbol, the address of its latest frame
+	dsoAddr []uint64 // per DSO, the address of its latest frame
+	dsoKind []byte   // per DSO, the kind byte of its latest frame
+}
+
+// afterLen callee symbols are kept per caller symbol, recentSyms in all.
+const (
+	afterLen   = 8
+	recentSyms = 64
+)
+
+// rawAddr marks in a frame's kind byte an address stored whole (8 bytes,
+// little-endian) rather than as its difference from the predicted one:
+// those of broken unwinds ([unknown] frames whose addresses are stack
+// garbage) are no nearer the prediction than random numbers.
+const (
+	inlineBit  = 1 << 7
+	rawAddrBit = 1 << 6
+	// rawAddrAbove is the zig-zag difference from which an address is
+	// stored whole: its varint takes 7 bytes or more.
+	rawAddrAbove = 1 << 42
+)
+
+// newFrameCoder returns a coder of frames, all of which are the given
+// slice (whose records the decoder fills), of the nodes given and of
+// strings below the count given.
+func newFrameCoder(strings int, frames []subsecond.FrameRec, nodes []subsecond.StackNode) *frameCoder {
+	p := &frameCoder{callees: make([]int32, (strings+1)*afterLen), symDSO: make([]uint32, strings),
+		symAddr: make([]uint64, strings), dsoAddr: make([]uint64, strings), dsoKind: make([]byte, strings), frames: frames, caller: callers(len(frames), nodes)}
+	for i := range p.callees {
+		p.callees[i] = -1
+	}
+	for i := range p.recent {
+		p.recent[i] = -1
+	}
+	return p
+}
+
+// callers returns, per frame, the frame of the parent of the first node
+// with it; -1 for none or the root.
+func callers(frames int, nodes []subsecond.StackNode) []int32 {
+	c := make([]int32, frames)
+	for i := range c {
+		c[i] = -2
+	}
+	for _, n := range nodes[1:] {
+		if c[n.Frame] == -2 {
+			c[n.Frame] = nodes[n.Parent].Frame
+		}
+	}
+	for i, f := range c {
+		if f == -2 {
+			c[i] = -1
+		}
+	}
+	return c
+}
+
+// at readies the coder for frame i: its row of callees is its caller's
+// (decoded before it), or the row of frames without one.
+func (p *frameCoder) at(i int) {
+	p.row = 0
+	if c := p.caller[i]; c >= 0 && int(c) < i {
+		p.row = int(p.frames[c].Symbol) + 1
+	}
+	p.row *= afterLen
+}
+
+// symCode returns the code of sym: 0 for the string after the highest
+// used so far, 1..afterLen its rank among the callees of its frame's
+// caller's symbol, then its rank among the recent symbols, else sym past them.
+func (p *frameCoder) symCode(sym uint32) uint64 {
+	if sym == p.top+1 {
+		return 0
+	}
+	row := p.callees[p.row:][:afterLen]
+	if k := slices.Index(row, int32(sym)); k >= 0 {
+		return uint64(k + 1)
+	}
+	if k := slices.Index(p.recent[:], int32(sym)); k >= 0 {
+		return uint64(afterLen + 1 + k)
+	}
+	return uint64(sym) + afterLen + recentSyms + 1
+}
+
+// sym returns the symbol of code c, false when c names none below limit.
+func (p *frameCoder) sym(c uint64, limit int) (uint32, bool) {
+	var s int64
+	switch {
+	case c == 0:
+		s = int64(p.top) + 1
+	case c <= afterLen:
+		s = int64(p.callees[p.row+int(c)-1])
+	case c <= afterLen+recentSyms:
+		s = int64(p.recent[c-afterLen-1])
+	default:
+		s = int64(c - afterLen - recentSyms - 1)
+	}
+	if s < 0 || s >= int64(limit) {
+		return 0, false
+	}
+	return uint32(s), true
+}
+
+// dsoPrediction is the DSO of the latest frame of sym, or for a symbol's
+// first frame the previous frame's.
+func (p *frameCoder) dsoPrediction(sym uint32) uint32 {
+	if d := p.symDSO[sym]; d != 0 {
+		return d
+	}
+	return p.prevDSO
+}
+
+// dsoCode returns the code of the DSO of a frame of sym: 0 for the
+// prediction, 1 for the string after the highest used so far (sym
+// included), else dso + 2.
+func (p *frameCoder) dsoCode(sym, dso uint32) uint64 {
+	switch dso {
+	case p.dsoPrediction(sym):
+		return 0
+	case max(p.top, sym) + 1:
+		return 1
+	}
+	return uint64(dso) + 2
+}
+
+func (p *frameCoder) dso(sym uint32, c uint64, limit int) (uint32, bool) {
+	var d uint64
+	switch c {
+	case 0:
+		d = uint64(p.dsoPrediction(sym))
+	case 1:
+		d = uint64(max(p.top, sym)) + 1
+	default:
+		d = c - 2
+	}
+	return uint32(d), d < uint64(limit)
+}
+
+// addrPrediction is the address of the latest frame of the same symbol
+// and DSO, else of the same DSO, else 0.
+func (p *frameCoder) addrPrediction(sym, dso uint32) uint64 {
+	if p.symDSO[sym] == dso && dso != 0 {
+		return p.symAddr[sym]
+	}
+	return p.dsoAddr[dso]
+}
+
+// seen notes frame f, whose kind byte is k.
+func (p *frameCoder) seen(f *subsecond.FrameRec, k byte) {
+	p.dsoKind[f.DSO] = k
+	note(p.callees[p.row:][:afterLen], int32(f.Symbol))
+	note(p.recent[:], int32(f.Symbol))
+	p.symDSO[f.Symbol], p.symAddr[f.Symbol], p.dsoAddr[f.DSO] = f.DSO, f.Addr, f.Addr
+	p.prevDSO = f.DSO
+	p.top = max(p.top, f.Symbol, f.DSO, f.SrcLine)
+}
+
+// note moves v to the front of row, which it enters if absent.
+func note(row []int32, v int32) {
+	k := slices.Index(row, v)
+	if k < 0 {
+		k = len(row) - 1
+	}
+	copy(row[1:k+1], row[:k])
+	row[0] = v
+}
+
+// encode returns the columns of frames [from, to) in format 3.
+func (p *frameCoder) encode(from, to int) [][]byte {
+	var sym, dso, src, addr, raw enc
+	kind := make([]byte, 0, to-from)
+	for i := from; i < to; i++ {
+		f := &p.frames[i]
+		p.at(i)
+		sym.uvarint(p.symCode(f.Symbol))
+		dso.uvarint(p.dsoCode(f.Symbol, f.DSO))
+		src.uvarint(uint64(f.SrcLine))
+		k := byte(f.Kind)
+		if f.Inline {
+			k |= inlineBit
+		}
+		if d := zigzag(int64(f.Addr - p.addrPrediction(f.Symbol, f.DSO))); d < rawAddrAbove {
+			addr.uvarint(d)
+		} else {
+			k |= rawAddrBit
+			raw.b = binary.LittleEndian.AppendUint64(raw.b, f.Addr)
+		}
+		kind = append(kind, k^p.dsoKind[f.DSO])
+		p.seen(f, k)
+	}
+	nraw := enc{}
+	nraw.uvarint(uint64(len(raw.b) / 8))
+	return [][]byte{sym.b, dso.b, src.b, kind, nraw.b, raw.b, addr.b}
+}
+
+// decode reads frames [from, to) in format 3 from d; strings are below
+// ns.
+func (p *frameCoder) decode(d *dec, from, to int, ns int) {
+	fs := p.frames[from:to]
+	n := len(fs)
+	sym, rest, ok := uvarints(d.b, n)
+	dso, rest, ok2 := uvarints(rest, n)
+	src, rest, ok3 := uvarints(rest, n)
+	if !ok || !ok2 || !ok3 || len(rest) < n {
+		d.fail("truncated frames")
+		return
+	}
+	kinds, rest := rest[:n], rest[n:]
+	d.b = rest
+	nraw := d.count(min(n, len(rest)/8))
+	if d.err != nil {
+		return
+	}
+	raw := d.b[:8*nraw]
+	addr, rest, ok := uvarints(d.b[8*nraw:], n-nraw)
+	if !ok {
+		d.fail("truncated frame addresses")
+		return
+	}
+	d.b = rest
+	sd, dd, srcd, ad := dec{b: sym}, dec{b: dso}, dec{b: src}, dec{b: addr}
+	for i := range fs {
+		f := &fs[i]
+		p.at(from + i)
+		s, ok := p.sym(sd.uvarint(), ns)
+		if !ok {
+			d.fail("frame's symbol out of range")
+			return
+		}
+		f.Symbol = s
+		if f.DSO, ok = p.dso(s, dd.uvarint(), ns); !ok {
+			d.fail("frame's DSO out of range")
+			return
+		}
+		f.SrcLine = uint32(srcd.index(ns))
+		k := kinds[i] ^ p.dsoKind[f.DSO]
+		f.Kind, f.Inline = subsecond.FrameKind(k&^(inlineBit|rawAddrBit)), k&inlineBit != 0
+		if f.Kind > subsecond.KindInlined {
+			d.fail("bad frame kind")
+			return
+		}
+		if k&rawAddrBit != 0 {
+			if len(raw) < 8 {
+				d.fail("more whole addresses than stored")
+				return
+			}
+			f.Addr, raw = binary.LittleEndian.Uint64(raw), raw[8:]
+		} else {
+			f.Addr = p.addrPrediction(f.Symbol, f.DSO) + uint64(unzigzag(ad.uvarint()))
+		}
+		if srcd.err != nil || ad.err != nil {
+			d.fail("bad frame")
+			return
+		}
+		p.seen(f, k)
+	}
+	if len(raw) != 0 {
+		d.fail("fewer whole addresses than stored")
+	}
+}
+
+// uvarints splits off the first n uvarints of b; false when b holds fewer.
+func uvarints(b []byte, n int) (col, rest []byte, ok bool) {
+	at := 0
+	for range n {
+		_, k := binary.Uvarint(b[at:])
+		if k <= 0 {
+			return nil, nil, false
+		}
+		at += k
+	}
+	return b[:at], b[at:], true
+}
