@@ -52,14 +52,22 @@ func DefaultMaxHeavy() int { return max(2, runtime.GOMAXPROCS(0)) }
 func DefaultMaxImports() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // clientWait is how long an import's read of its body may wait on the
-// client before the import lends its slot to another.
-const clientWait = 100 * time.Millisecond
+// client before the import lends its slot to another, and lendBytes how
+// much the client must then send without such a wait for the import to
+// take a slot again.
+const (
+	clientWait = 100 * time.Millisecond
+	lendBytes  = 4 << 20
+)
 
 // slotBody is an upload's body as its import reads it, holding an import
 // slot while the import works: a read that waits on the client longer
-// than clientWait gives the slot up, and the read's return takes one
-// again (waiting, while the request lasts, if none is free), so that a
-// slow client does not hold up the others' imports.
+// than clientWait gives the slot up, and the import goes on without one,
+// at its client's pace, until the client has sent lendBytes without such
+// a wait; then it takes a slot again (waiting, while the request lasts,
+// if none is free). A slow client thus holds up no other import, and its
+// own is bounded by its pace (and --min-upload-rate) rather than by a
+// slot.
 type slotBody struct {
 	r       io.Reader
 	s       *Server
@@ -67,25 +75,34 @@ type slotBody struct {
 	mu      sync.Mutex
 	held    bool
 	release func()
+	since   int64 // bytes read without a wait since the slot was lent
 }
 
 func (b *slotBody) Read(p []byte) (int, error) {
+	start := time.Now()
 	t := time.AfterFunc(clientWait, b.done)
 	n, err := b.r.Read(p)
 	t.Stop()
 	b.mu.Lock()
 	held := b.held
 	b.mu.Unlock()
-	if !held {
-		release, werr := b.s.enterImport(b.ctx)
-		if werr != nil {
-			return n, werr
-		}
-		b.mu.Lock()
-		b.held, b.release = true, release
-		b.mu.Unlock()
+	if held {
+		return n, err
 	}
-	return n, err
+	if time.Since(start) >= clientWait {
+		b.since = 0
+	}
+	if b.since += int64(n); b.since < lendBytes || err != nil {
+		return n, err
+	}
+	release, werr := b.s.enterImport(b.ctx)
+	if werr != nil {
+		return n, werr
+	}
+	b.mu.Lock()
+	b.held, b.release, b.since = true, release, 0
+	b.mu.Unlock()
+	return n, nil
 }
 
 // done gives up the slot, if held.
