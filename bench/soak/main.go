@@ -457,7 +457,9 @@ func (s *soak) record(name string, code int, err error, d time.Duration) {
 		return
 	}
 	k.codes[code]++
-	k.latencies = append(k.latencies, d)
+	if code < 500 {
+		k.latencies = append(k.latencies, d)
+	}
 }
 
 // answered records an answer 5xx with its Retry-After and message.
@@ -810,6 +812,9 @@ func (s *soak) abuse(ctx context.Context, c *http.Client, name string, body []by
 	took := time.Since(start)
 	s.record(name, res.StatusCode, nil, took)
 	s.answered(name, res, b)
+	if res.StatusCode >= 500 {
+		return // judged with the other 5xx (reportFailures)
+	}
 	ok := res.StatusCode >= 400 && res.StatusCode < 500
 	if want > 0 {
 		ok = res.StatusCode == http.StatusCreated
