@@ -57,7 +57,15 @@ type memSource struct {
 	markers []subsecond.Marker
 }
 
-func (m *memSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
+func (m *memSource) HostProfiles(_ context.Context, host string) ([]subsecond.Profile, error) {
+	var out []subsecond.Profile
+	for _, p := range m.ps {
+		if p.Host == host {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
 func (m *memSource) Rollup(_ context.Context, id string) (*subsecond.Rollup, error) {
 	return subsecond.NewRollup(m.sums[id]), nil
 }

@@ -33,14 +33,6 @@ const maxLabelBody = 64 << 10
 // errNoFleet answers the fleet's routes on a server that keeps no index.
 var errNoFleet = errorf(subsecond.ErrNotFound, "this server keeps no fleet index")
 
-// hostLabels returns every host's labels, none when the server keeps none.
-func (s *Server) hostLabels(ctx context.Context) (map[string][]subsecond.Label, error) {
-	if s.fleet == nil {
-		return nil, nil
-	}
-	return s.fleet.HostLabels(ctx)
-}
-
 // labelsOf returns the labels of hosts, none when the server keeps none.
 func (s *Server) labelsOf(ctx context.Context, hosts []string) (map[string][]subsecond.Label, error) {
 	if s.fleet == nil {

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -126,5 +128,110 @@ func TestHostListPages(t *testing.T) {
 				t.Errorf("GET %s lists %d hosts; want web-1 and web-2, no next link and a link to the first page", href, n)
 			}
 		})
+	}
+}
+
+// archiveCounter is the server's store, counting the reads that cost
+// what the whole archive holds (List) and the hosts whose profiles were
+// read.
+type archiveCounter struct {
+	sqliteStore
+	mu    sync.Mutex
+	lists int
+	hosts []string
+}
+
+func (c *archiveCounter) List(ctx context.Context) ([]subsecond.Profile, error) {
+	c.mu.Lock()
+	c.lists++
+	c.mu.Unlock()
+	return c.sqliteStore.List(ctx)
+}
+
+func (c *archiveCounter) HostProfiles(ctx context.Context, host string) ([]subsecond.Profile, error) {
+	c.mu.Lock()
+	c.hosts = append(c.hosts, host)
+	c.mu.Unlock()
+	return c.sqliteStore.HostProfiles(ctx, host)
+}
+
+// TestHostViewsReadTheHost: a host's page and its API (captures,
+// sessions, timeline, hot spots, comms) read that host's profiles alone,
+// by a query of the host's rows, and never the whole archive's list.
+// Before, each of them read every stored profile (store.List) and kept
+// those of the host: their cost grew with every other host's captures.
+func TestHostViewsReadTheHost(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.OpenStore(ctx, t.TempDir()+"/test.db", store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	counter := &archiveCounter{sqliteStore: sqliteStore{st}}
+	e := newEnvOn(t, st, Config{})
+	s := New(Config{Store: counter, Engine: e.s.engine, Night: sqliteNight{st}, State: st})
+	s.fleet = st
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	e.srv = srv
+
+	for i, h := range []string{"db-1", "rack;7", "web-1"} {
+		n := &nightgen.Night{Host: h, CPUs: 2, Hz: 49, Start: time.Date(2026, 11, 30, 3, i, 0, 0, time.UTC),
+			Captures: 2 + i, Length: 20 * time.Second, Boot: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), Seed: uint64(i)}
+		for c := range n.Captures {
+			var b bytes.Buffer
+			if err := n.Write(&b, c, nil); err != nil {
+				t.Fatal(err)
+			}
+			if res, body := e.do("POST", "/api/profiles?host="+url.QueryEscape(h), &b); res.StatusCode != http.StatusCreated {
+				t.Fatalf("upload %s %d = %d %s", h, c, res.StatusCode, body)
+			}
+		}
+	}
+	if err := st.SetHostLabels(ctx, "rack;7", []subsecond.Label{{Key: "zone", Value: "r"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetHostLabels(ctx, "web-1", []subsecond.Label{{Key: "zone", Value: "w"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	counter.lists, counter.hosts = 0, nil
+
+	page := "/hosts/" + url.PathEscape("rack;7")
+	res, b := e.do("GET", page, nil)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d %s", page, res.StatusCode, b)
+	}
+	if !strings.Contains(string(b), "zone=r") || strings.Contains(string(b), "zone=w") {
+		t.Errorf("GET %s: want the host's label zone=r and no other host's", page)
+	}
+	var caps timeline.CaptureList
+	e.getJSON("/api/hosts/"+url.PathEscape("rack;7")+"/captures", &caps)
+	if len(caps.Captures) != 2 || caps.Unanchored != 1 {
+		t.Errorf("captures of rack;7: %d placed, %d without a wall clock; want its 3: 2 and 1 (nightgen's first on the boot clock)", len(caps.Captures), caps.Unanchored)
+	}
+	var ss timeline.SessionList
+	e.getJSON("/api/hosts/"+url.PathEscape("rack;7")+"/sessions", &ss)
+	if len(ss.Sessions) != 1 || ss.Sessions[0].Captures != 2 {
+		t.Errorf("sessions of rack;7: %+v; want one of its 2 placed captures", ss.Sessions)
+	}
+	for _, api := range []string{"timeline", "hotspots", "comms?comm=swapper"} {
+		path := "/api/hosts/" + url.PathEscape("rack;7") + "/" + api
+		if res, b := e.do("GET", path, nil); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d %s", path, res.StatusCode, b)
+		}
+	}
+	if res, b := e.do("GET", "/hosts/nobody", nil); res.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /hosts/nobody = %d %s; want 404", res.StatusCode, b)
+	}
+	if counter.lists != 0 {
+		t.Errorf("the host's page and API read the whole archive's list %d times; want none", counter.lists)
+	}
+	for _, h := range counter.hosts {
+		if h != "rack;7" && h != "nobody" {
+			t.Errorf("read the profiles of host %q for rack;7's views", h)
+		}
+	}
+	if len(counter.hosts) == 0 {
+		t.Error("read no host's profiles: the views answered from nothing")
 	}
 }

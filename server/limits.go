@@ -3,7 +3,9 @@ package server
 import (
 	"cmp"
 	"context"
+	"io"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +45,94 @@ const (
 // DefaultMaxHeavy returns the default number of heavy requests computed at
 // once: one per CPU, at least two.
 func DefaultMaxHeavy() int { return max(2, runtime.GOMAXPROCS(0)) }
+
+// DefaultMaxImports is how many uploads are imported at once by default:
+// one per two cores, so that imports, which can use every core they get,
+// leave the views cores of their own.
+func DefaultMaxImports() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+
+// clientWait is how long an import's read of its body may wait on the
+// client before the import lends its slot to another, and lendBytes how
+// much the client must then send without such a wait for the import to
+// take a slot again.
+const (
+	clientWait = 100 * time.Millisecond
+	lendBytes  = 4 << 20
+)
+
+// slotBody is an upload's body as its import reads it, holding an import
+// slot while the import works: a read that waits on the client longer
+// than clientWait gives the slot up, and the import goes on without one,
+// at its client's pace, until the client has sent lendBytes without such
+// a wait; then it takes a slot again (waiting, while the request lasts,
+// if none is free). A slow client thus holds up no other import, and its
+// own is bounded by its pace (and --min-upload-rate) rather than by a
+// slot.
+type slotBody struct {
+	r       io.Reader
+	s       *Server
+	ctx     context.Context
+	mu      sync.Mutex
+	held    bool
+	release func()
+	since   int64 // bytes read without a wait since the slot was lent
+}
+
+func (b *slotBody) Read(p []byte) (int, error) {
+	start := time.Now()
+	t := time.AfterFunc(clientWait, b.done)
+	n, err := b.r.Read(p)
+	t.Stop()
+	b.mu.Lock()
+	held := b.held
+	b.mu.Unlock()
+	if held {
+		return n, err
+	}
+	if time.Since(start) >= clientWait {
+		b.since = 0
+	}
+	if b.since += int64(n); b.since < lendBytes || err != nil {
+		return n, err
+	}
+	release, werr := b.s.enterImport(b.ctx)
+	if werr != nil {
+		return n, werr
+	}
+	b.mu.Lock()
+	b.held, b.release, b.since = true, release, 0
+	b.mu.Unlock()
+	return n, nil
+}
+
+// done gives up the slot, if held.
+func (b *slotBody) done() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held {
+		b.held = false
+		b.release()
+	}
+}
+
+// enterImport takes an import slot, waiting while ctx lasts; the caller
+// calls the returned release once done. The upload's body is not read
+// while it waits, which its pace does not count (see uploadBody).
+func (s *Server) enterImport(ctx context.Context) (release func(), err error) {
+	select {
+	case s.imports <- struct{}{}:
+		return func() { <-s.imports }, nil
+	default:
+	}
+	s.importsWaiting.Add(1)
+	defer s.importsWaiting.Add(-1)
+	select {
+	case s.imports <- struct{}{}:
+		return func() { <-s.imports }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
 
 // gate bounds the heavy computations that run at once: views that read a
 // whole capture (heatmaps, cores maps, hot spots, flame graphs and their

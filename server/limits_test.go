@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -332,4 +333,99 @@ func TestViewSamples(t *testing.T) {
 			t.Errorf("GET %s of a capture over the budget = %d %.200s; want 200 and the whole capture's answer %.200s", path, res.StatusCode, got, want)
 		}
 	}
+}
+
+// heldImports is the server's store with each import held until release
+// says, counting the imports running at once.
+type heldImports struct {
+	sqliteStore
+	release chan struct{}
+	entered chan struct{}
+	running atomic.Int64
+	most    atomic.Int64
+}
+
+func (h *heldImports) Import(ctx context.Context, r io.Reader, u Upload) (*subsecond.Profile, bool, error) {
+	n := h.running.Add(1)
+	defer h.running.Add(-1)
+	for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
+	}
+	h.entered <- struct{}{}
+	<-h.release
+	return h.sqliteStore.Import(ctx, r, u)
+}
+
+// TestImportSlots: uploads are imported MaxImports at a time; the others
+// wait for a slot, unread, and are imported in turn, all of them stored.
+// Before, every upload was imported at once: four uploads of the bundled
+// capture held 576 MB of columns together and left the views a fraction
+// of the cores.
+func TestImportSlots(t *testing.T) {
+	st, err := sqlite.OpenStore(context.Background(), t.TempDir()+"/test.db", store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	held := &heldImports{sqliteStore: sqliteStore{st}, release: make(chan struct{}), entered: make(chan struct{}, 8)}
+	s := New(Config{Store: held, Engine: engine.Engine{}, Night: sqliteNight{st}, State: st, MaxImports: 1, Metrics: true})
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+
+	const uploads = 3
+	codes := make(chan int, uploads)
+	for i := range uploads {
+		go func() {
+			res, err := http.Post(fmt.Sprintf("%s/api/profiles?name=u%d", srv.URL, i), "text/plain", strings.NewReader(perfText(2, 100+i, 2)))
+			if err != nil {
+				codes <- 0
+				return
+			}
+			res.Body.Close()
+			codes <- res.StatusCode
+		}()
+	}
+	<-held.entered
+	// The others wait for the slot: none enters while the first is held.
+	deadline := time.Now().Add(5 * time.Second)
+	for s.importsWaiting.Load() != uploads-1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := s.importsWaiting.Load(); n != uploads-1 {
+		t.Fatalf("%d uploads wait for an import slot; want %d", n, uploads-1)
+	}
+	res, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(b), fmt.Sprintf("subsecond_imports_waiting %d", uploads-1)) || !strings.Contains(string(b), "subsecond_imports_running 1") {
+		t.Errorf("/metrics does not show 1 import running and %d waiting", uploads-1)
+	}
+	for i := range uploads {
+		if i > 0 {
+			<-held.entered
+		}
+		held.release <- struct{}{}
+	}
+	for range uploads {
+		if c := <-codes; c != http.StatusCreated {
+			t.Errorf("upload answered %d; want 201", c)
+		}
+	}
+	if m := held.most.Load(); m != 1 {
+		t.Errorf("%d imports ran at once; want 1 (MaxImports)", m)
+	}
+	if n := len(mustList(t, st)); n != uploads {
+		t.Errorf("%d profiles stored; want %d", n, uploads)
+	}
+}
+
+func mustList(t *testing.T, st *store.Store) []subsecond.Profile {
+	t.Helper()
+	list, err := st.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
 }

@@ -106,6 +106,14 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 			Name: "subsecond_heavy_request_slots",
 			Help: "Heavy views that may be computed at once (--max-heavy).",
 		}, func() float64 { return float64(cap(g.slots)) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "subsecond_imports_waiting",
+			Help: "Uploads waiting for an import slot (--max-imports), their bodies unread.",
+		}, func() float64 { return float64(s.importsWaiting.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "subsecond_imports_running",
+			Help: "Uploads being imported.",
+		}, func() float64 { return float64(len(s.imports)) }),
 	)
 	if cr, ok := st.(CacheReporter); ok {
 		m.reg.MustRegister(

@@ -330,32 +330,30 @@ func (s *Server) hostsPage(w http.ResponseWriter, r *http.Request) {
 
 // hostPage handles GET /hosts/{host}?session=&from=&to=&measure=&comm=&tz=:
 // the host's night, drawn by the page's script from the host API, with a
-// picker of its recording sessions.
+// picker of its recording sessions. It reads the host's own profiles and
+// labels alone, never the archive's (which it did, every profile and every
+// host's labels, for each page).
 func (s *Server) hostPage(w http.ResponseWriter, r *http.Request) {
 	host, err := hostParam(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	list, err := s.store.List(r.Context())
+	ps, err := s.store.HostProfiles(r.Context(), host)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	var h *timeline.Host
-	for _, x := range timeline.Hosts(list) {
-		if x.Host == host {
-			h = &x
-		}
-	}
-	if h == nil {
+	hs := timeline.Hosts(ps)
+	if len(hs) != 1 {
 		s.error(w, r, fmt.Errorf("host %q: %w", host, subsecond.ErrNotFound))
 		return
 	}
+	h := hs[0]
 	page := web.HostPage{Layout: s.layout(host, web.ViewData{Page: "host", Host: host, API: link.HostAPI.Path(host)}, r),
 		Host: host, Captures: h.Captures, Without: h.Unanchored, ExplainHref: link.ExplainPage.With(pick(r.URL.Query(), "session"), host)}
-	page.Wall = hostWall(*h)
-	labels, err := s.hostLabels(r.Context())
+	page.Wall = hostWall(h)
+	labels, err := s.labelsOf(r.Context(), []string{host})
 	if err != nil {
 		s.error(w, r, err)
 		return

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -179,6 +180,11 @@ type Config struct {
 	// UploadsPerClient bounds the uploads in progress from one client
 	// address (429 beyond); 0 means DefaultUploadsPerClient.
 	UploadsPerClient int
+	// MaxImports bounds the uploads imported at once (each holds its
+	// capture's columns while it parses, about 150 MB for the bundled
+	// 96-CPU capture, and keeps a core busy); more wait for a slot, their
+	// bodies unread, while their clients do. 0 means DefaultMaxImports().
+	MaxImports int
 
 	// Metrics serves the server's Prometheus metrics at /metrics (see
 	// metricSet); otherwise that route does not exist. When MetricsToken is
@@ -223,7 +229,10 @@ type Server struct {
 	rateWindow time.Duration
 	authWait   time.Duration
 	uploads    clientUploads
-	metrics    *metricSet // nil when off
+	imports    chan struct{} // a slot per import running
+	// importsWaiting counts the uploads waiting for a slot.
+	importsWaiting atomic.Int64
+	metrics        *metricSet // nil when off
 }
 
 // Default limits: of a request body, and of the text it decompresses to.
@@ -273,6 +282,7 @@ func New(cfg Config) *Server {
 	if s.rateWindow <= 0 {
 		s.rateWindow = DefaultRateWindow
 	}
+	s.imports = make(chan struct{}, cmp.Or(max(cfg.MaxImports, 0), DefaultMaxImports()))
 	s.uploads.max = cfg.UploadsPerClient
 	if s.uploads.max <= 0 {
 		s.uploads.max = DefaultUploadsPerClient

@@ -171,8 +171,18 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	// The store decompresses once, by content, and counts every byte of
 	// text against the limit, a compressed stream inside included.
 	up.MaxText = s.maxText
+	// Imports run a few at a time (Config.MaxImports), so that they leave
+	// the views cores of their own; an import waiting on its client lends
+	// its slot meanwhile (see slotBody).
+	slot, err := s.enterImport(r.Context())
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	sb := &slotBody{r: body, s: s, ctx: r.Context(), held: true, release: slot}
+	defer sb.done()
 	start := time.Now()
-	p, existed, err := s.store.Import(r.Context(), body, up)
+	p, existed, err := s.store.Import(r.Context(), sb, up)
 	s.metrics.imported(limited.read(), time.Since(start), p, existed, err)
 	if err != nil {
 		s.error(w, r, uploadError(limited, err))

@@ -102,7 +102,15 @@ type rollupSource struct {
 	rolls map[string]*subsecond.Rollup
 }
 
-func (m *rollupSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
+func (m *rollupSource) HostProfiles(_ context.Context, host string) ([]subsecond.Profile, error) {
+	var out []subsecond.Profile
+	for _, p := range m.ps {
+		if p.Host == host {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
 func (m *rollupSource) Rollup(_ context.Context, id string) (*subsecond.Rollup, error) {
 	return m.rolls[id], nil
 }

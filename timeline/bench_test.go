@@ -47,7 +47,15 @@ func newMemSource(cpus, captures int) *memSource {
 	return m
 }
 
-func (m *memSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
+func (m *memSource) HostProfiles(_ context.Context, host string) ([]subsecond.Profile, error) {
+	var out []subsecond.Profile
+	for _, p := range m.ps {
+		if p.Host == host {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
 func (m *memSource) Rollup(_ context.Context, id string) (*subsecond.Rollup, error) {
 	return m.rolls[id], nil
 }

@@ -65,7 +65,15 @@ func newRangeSource(b *testing.B, captures int) *rangeSource {
 	return m
 }
 
-func (m *rangeSource) List(context.Context) ([]subsecond.Profile, error) { return m.ps, nil }
+func (m *rangeSource) HostProfiles(_ context.Context, host string) ([]subsecond.Profile, error) {
+	var out []subsecond.Profile
+	for _, p := range m.ps {
+		if p.Host == host {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
 func (m *rangeSource) Rollup(_ context.Context, id string) (*subsecond.Rollup, error) {
 	return m.rolls[id], nil
 }

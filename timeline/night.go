@@ -13,11 +13,14 @@ import (
 	"github.com/subsecond/subsecond/query"
 )
 
-// Source is what the host views read: the stored profiles, and one
+// Source is what the host views read: one host's stored profiles (never
+// the whole archive's: a host view costs what its host holds), and one
 // capture's rollup of per-second counts. Timeline and Comms read nothing
 // else; Hotspots also loads the captures of the episodes it describes.
 type Source interface {
-	List(ctx context.Context) ([]subsecond.Profile, error)
+	// HostProfiles returns host's profiles, in any order; none for an
+	// unknown host.
+	HostProfiles(ctx context.Context, host string) ([]subsecond.Profile, error)
 	Rollup(ctx context.Context, id string) (*subsecond.Rollup, error)
 	Capture(ctx context.Context, id string) (*subsecond.Capture, error)
 }
@@ -118,15 +121,9 @@ func Hosts(ps []subsecond.Profile) []Host {
 // order, and how many it has without a wall clock. An unknown host yields
 // an error wrapping subsecond.ErrNotFound.
 func HostCaptures(ctx context.Context, src Source, host string) ([]Capture, int, error) {
-	all, err := src.List(ctx)
+	ps, err := src.HostProfiles(ctx, host)
 	if err != nil {
 		return nil, 0, err
-	}
-	var ps []subsecond.Profile
-	for _, p := range all {
-		if p.Host == host {
-			ps = append(ps, p)
-		}
 	}
 	if len(ps) == 0 {
 		return nil, 0, fmt.Errorf("host %q: %w", host, subsecond.ErrNotFound)

@@ -2,8 +2,9 @@
 // number of stored profiles: it serves a fresh SQLite database, imports
 // small captures over HTTP until the archive holds each count asked for,
 // and at each prints the latency of the profile list (/api/profiles), the
-// index page (/), the host list (/api/hosts) and its page (/hosts), the
-// list's size, and the server's resident memory idle and at its peak, its
+// index page (/), the host list (/api/hosts) and its page (/hosts), one
+// host's page (/hosts/host-0) and its sessions (/api/hosts/host-0/sessions,
+// which its page's picker reads), the list's size, and the server's resident memory idle and at its peak, its
 // Go heap in use and the part of that its capture cache holds (bounded by
 // --cache-size). The
 // aim is answers and idle memory that stay flat as the archive grows. It
@@ -83,7 +84,7 @@ func run() error {
 	}
 	defer srv.Stop()
 	fmt.Printf("archive: %s against %s: captures of %d samples and %d event names from %d hosts\n\n", *bin, srv.Base, max(*events, 200), *events, *hosts)
-	fmt.Printf("%9s %10s %10s %11s %10s %10s %11s %12s %12s %12s %12s\n", "profiles", "import/s", "list", "list bytes", "index", "hosts", "hosts page", "idle RSS", "peak RSS", "heap", "cache")
+	fmt.Printf("%9s %10s %10s %11s %10s %10s %11s %10s %10s %12s %12s %12s %12s\n", "profiles", "import/s", "list", "list bytes", "index", "hosts", "hosts page", "host page", "host API", "idle RSS", "peak RSS", "heap", "cache")
 
 	stored := 0
 	for _, n := range counts {
@@ -109,6 +110,14 @@ func run() error {
 		if err != nil {
 			return err
 		}
+		hostPage, _, err := latency(srv.Base + "/hosts/host-0")
+		if err != nil {
+			return err
+		}
+		hostAPI, _, err := latency(srv.Base + "/api/hosts/host-0/sessions")
+		if err != nil {
+			return err
+		}
 		time.Sleep(*idleFor) // idle, so that the collector and scavenger catch up
 		idle, err := srv.ProcStatus("VmRSS")
 		if err != nil {
@@ -126,7 +135,8 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%9d %10.0f %10s %11d %10s %10s %11s %8.0f MiB %8.0f MiB %8.0f MiB %8.0f MiB\n", n, rate, round(list), size, round(index), round(hostList), round(hostsPage),
+		fmt.Printf("%9d %10.0f %10s %11d %10s %10s %11s %10s %10s %8.0f MiB %8.0f MiB %8.0f MiB %8.0f MiB\n", n, rate, round(list), size, round(index), round(hostList), round(hostsPage),
+			round(hostPage), round(hostAPI),
 			float64(idle)/(1<<20), float64(peak)/(1<<20), heap/(1<<20), cache/(1<<20))
 	}
 	return nil

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +22,7 @@ import (
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/server"
 	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/timeline"
 )
 
 // runServe serves the web app: `subsecond serve [flags] [FILE…]`. FILEs are
@@ -45,6 +48,7 @@ func runServe(ctx context.Context, e env) error {
 	lim.flags(fs)
 	var sm serveMetrics
 	sm.flags(fs)
+	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (/debug/pprof/) on this loopback `address`, e.g. 127.0.0.1:6060, apart from the app (default: off)")
 	noSample := fs.Bool("no-sample", false, "when run as the default command, do not import the bundled incident capture into an empty database")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: subsecond serve [flags] [FILE…]")
@@ -59,6 +63,9 @@ func runServe(ctx context.Context, e env) error {
 	if err := checkAddr(*addr); err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	if err := checkDebugAddr(*debugAddr); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	if *readOnly && fs.NArg() > 0 {
 		return errors.New("serve: --read-only serves what is stored; import FILEs without it first")
 	}
@@ -69,6 +76,24 @@ func runServe(ctx context.Context, e env) error {
 	metricsOn, metricsToken, err := sm.config(fs)
 	if err != nil {
 		return err
+	}
+	// The caches' budgets and the imports at once follow from the memory
+	// limit, unless given themselves.
+	limit := int64(lim.memLimit)
+	if limit == 0 {
+		if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+			limit = l // $GOMEMLIMIT's
+		}
+	}
+	budget := budgetsOf(limit)
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "cache-size" {
+			budget.cache = int64(cacheSize)
+		}
+	})
+	cacheSize = byteSize(budget.cache)
+	if lim.maxImports == 0 {
+		lim.maxImports = budget.imports
 	}
 	restore, err := lim.applyMemoryLimit(int64(cacheSize))
 	if err != nil {
@@ -158,7 +183,7 @@ func runServe(ctx context.Context, e env) error {
 
 	// The host views' summaries are read into memory in the background,
 	// so that the first look at a host's night need not read them all.
-	nt := newNight(st)
+	nt := night{st, timeline.NewRollupCache(st.Rollup, budget.rollups)}
 	wctx, stopWarm := context.WithCancel(ctx)
 	warmed := make(chan struct{})
 	go func() {
@@ -190,6 +215,8 @@ func runServe(ctx context.Context, e env) error {
 		UploadTimeout:    lim.uploadTimeout,
 		MinUploadRate:    int64(lim.minRate),
 		UploadsPerClient: lim.perClient,
+		MaxImports:       lim.maxImports,
+		RangeCacheSize:   budget.ranges,
 		Metrics:          metricsOn,
 		MetricsToken:     metricsToken,
 	})
@@ -214,6 +241,13 @@ func runServe(ctx context.Context, e env) error {
 	}
 	fmt.Fprintf(e.stdout, "Subsecond serving %s on %s/%s\n", showDSN(path), base, mode)
 
+	if *debugAddr != "" {
+		stopDebug, err := serveDebug(*debugAddr, e.stdout)
+		if err != nil {
+			return fmt.Errorf("serve: --debug-addr: %w", err)
+		}
+		defer stopDebug()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

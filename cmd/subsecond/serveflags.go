@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond/server"
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/timeline"
 )
 
 // serveNet is how serve is reached: the hosts it answers to, the reverse
@@ -95,15 +97,44 @@ type serveLimits struct {
 	uploadTimeout time.Duration
 	minRate       byteSize
 	perClient     int
+	maxImports    int
 	memLimit      byteSize
 }
 
 // defaultMemoryLimit is serve's soft limit on the Go heap, which makes the
 // garbage collector work harder as the heap nears it rather than let it
-// grow to twice what is live: with the capture cache's 512 MiB, four
-// uploads and the heavy views, the server then stays within 1.5 GiB of
-// resident memory (bench/soak).
-const defaultMemoryLimit = 1280 << 20
+// grow to twice what is live, and from which the caches' budgets follow
+// (see budgetsOf): the server then stays within 1 GiB of resident memory
+// under bench/soak's load, the rest being SQLite's and the runtime's own.
+const defaultMemoryLimit = 896 << 20
+
+// budgets are the shares of the memory limit that serve gives its caches
+// and imports. The capture cache holds whole captures' columns (about
+// 60 MB for the bundled 96-CPU capture), the rollup cache the captures'
+// per-second counts that the host views read, the range cache the host
+// ranges joined across captures; what is left is the working memory of
+// the views running (--max-heavy) and of the imports (each holds about
+// 150 MB for a capture of the bundled size while it parses).
+type budgets struct {
+	cache   int64 // --cache-size
+	rollups int64 // the host views' rollups (timeline.RollupCache)
+	ranges  int64 // the host ranges joined (timeline.RangeCache)
+	imports int   // --max-imports
+}
+
+// budgetsOf divides the memory limit: 3/8 to the capture cache, 1/16 to
+// the rollups, 1/16 to the joined ranges, and an import at once per GiB
+// (at least one, at most one per two cores). With no limit (0), the
+// defaults that assumed 1.5 GiB: a 512 MiB cache, 96 MiB of rollups and
+// 256 MiB of ranges.
+func budgetsOf(limit int64) budgets {
+	if limit <= 0 {
+		return budgets{cache: store.DefaultCacheSize, rollups: timeline.DefaultRollupBudget, ranges: timeline.DefaultRangeBudget,
+			imports: server.DefaultMaxImports()}
+	}
+	return budgets{cache: limit * 3 / 8, rollups: limit / 16, ranges: limit / 16,
+		imports: max(1, min(server.DefaultMaxImports(), int(limit>>30)))}
+}
 
 func (l *serveLimits) flags(fs *flag.FlagSet) {
 	fs.IntVar(&l.maxHeavy, "max-heavy", server.DefaultMaxHeavy(),
@@ -118,10 +149,11 @@ func (l *serveLimits) flags(fs *flag.FlagSet) {
 	l.minRate = server.DefaultMinUploadRate
 	fs.Var(&l.minRate, "min-upload-rate", fmt.Sprintf("slowest `pace` per second an upload may keep over any %s spent waiting for it; slower gets 408", server.DefaultRateWindow))
 	fs.IntVar(&l.perClient, "uploads-per-client", server.DefaultUploadsPerClient, "uploads in progress at once from one client address; more get 429")
+	fs.IntVar(&l.maxImports, "max-imports", 0, "uploads imported at once; more wait, unread, while their clients do (default: one per GiB of --memory-limit, at most one per two cores)")
 	if os.Getenv("GOMEMLIMIT") == "" {
 		l.memLimit = defaultMemoryLimit
 	}
-	fs.Var(&l.memLimit, "memory-limit", "soft limit on the server's Go heap `size`, at least --cache-size plus 256MiB (default from $GOMEMLIMIT when set)")
+	fs.Var(&l.memLimit, "memory-limit", "soft limit on the server's Go heap `size`, from which the caches' budgets follow (3/8 to --cache-size, 1/16 each to the host views' rollups and ranges); at least --cache-size plus 256MiB (default from $GOMEMLIMIT when set)")
 }
 
 // applyMemoryLimit sets the Go heap's soft limit, unless $GOMEMLIMIT set it
@@ -150,6 +182,8 @@ func (l *serveLimits) check() error {
 		return fmt.Errorf("--max-view-samples: %d is not a positive number", l.maxView)
 	case l.uploadTimeout <= 0:
 		return fmt.Errorf("--upload-timeout: %s is not a positive duration", l.uploadTimeout)
+	case l.maxImports < 0:
+		return fmt.Errorf("--max-imports: %d is not a positive number", l.maxImports)
 	case l.perClient < 1:
 		return fmt.Errorf("--uploads-per-client: %d is not a positive number", l.perClient)
 	}

@@ -38,3 +38,39 @@ func TestServeMetricsFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetsOf: the caches' budgets follow from the memory limit and
+// leave at least half of it to the views and imports at work; before,
+// they were fixed (a 512 MiB capture cache, 96 MiB of rollups, 256 MiB
+// of host ranges: 864 MiB under a 1,280 MiB limit) and the server's
+// resident memory reached 1,326 MiB in bench/soak.
+func TestBudgetsOf(t *testing.T) {
+	for _, limit := range []int64{defaultMemoryLimit, 512 << 20, 4 << 30, 64 << 30} {
+		b := budgetsOf(limit)
+		if caches := b.cache + b.rollups + b.ranges; caches > limit/2 {
+			t.Errorf("budgetsOf(%d): caches %d, more than half the limit", limit, caches)
+		}
+		if b.cache+256<<20 > limit && limit >= 1<<30 {
+			t.Errorf("budgetsOf(%d): cache %d leaves less than 256 MiB under the limit", limit, b.cache)
+		}
+		if b.imports < 1 || int64(b.imports) > max(1, limit>>30) {
+			t.Errorf("budgetsOf(%d): %d imports at once; want 1 to one per GiB", limit, b.imports)
+		}
+	}
+	if b := budgetsOf(defaultMemoryLimit); b.cache != 336<<20 || b.imports != 1 {
+		t.Errorf("budgetsOf(default %d) = %+v; want a 336 MiB cache and one import at once", defaultMemoryLimit, b)
+	}
+	if b := budgetsOf(0); b.cache != 512<<20 {
+		t.Errorf("budgetsOf(no limit) = %+v; want the 512 MiB cache of before", b)
+	}
+}
+
+// TestCheckDebugAddr: the profiler is served on loopback addresses alone.
+func TestCheckDebugAddr(t *testing.T) {
+	for addr, ok := range map[string]bool{"": true, "127.0.0.1:6060": true, "[::1]:6060": true, "localhost:6060": true,
+		":6060": false, "0.0.0.0:6060": false, "192.0.2.1:6060": false, "6060": false, "example.com:6060": false} {
+		if err := checkDebugAddr(addr); (err == nil) != ok {
+			t.Errorf("checkDebugAddr(%q) = %v; want ok %v", addr, err, ok)
+		}
+	}
+}

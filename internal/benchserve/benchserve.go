@@ -83,3 +83,23 @@ func (s *Server) ProcStatus(field string) (int64, error) {
 	}
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, s.cmd.Process.Pid)
 }
+
+// CPU returns the CPU time, user and system, the server has used so far,
+// from /proc/PID/stat.
+func (s *Server) CPU() (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command's name, which is in parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: too few fields", s.cmd.Process.Pid)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %q %q are not tick counts", s.cmd.Process.Pid, f[11], f[12])
+	}
+	return time.Duration(utime+stime) * time.Second / 100, nil // USER_HZ
+}
