@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -345,6 +346,8 @@ func expandNames(pairs []map[uint64]int64, t indexTables) []IndexCount {
 	}
 	// The names with samples, by kind and name: sorted as numbers, which
 	// moves four bytes a swap where a name, its string and slots move 48.
+	// By kind (the namer's three, in order), then each kind's names by
+	// their strings.
 	ids := make([]int32, 0, len(nm.names))
 	for id := range nm.names {
 		if start[id] < start[id+1] {
@@ -352,9 +355,24 @@ func expandNames(pairs []map[uint64]int64, t indexTables) []IndexCount {
 		}
 	}
 	names := nm.text(ids)
-	slices.SortFunc(ids, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(nm.names[a].kind, nm.names[b].kind), cmp.Compare(names[a], names[b]))
-	})
+	byKind := make([]int32, 0, len(ids))
+	for _, kind := range []subsecond.NameKind{subsecond.NameComm, subsecond.NameFunction, subsecond.NameEdge} {
+		for _, id := range ids {
+			if nm.names[id].kind == kind {
+				byKind = append(byKind, id)
+			}
+		}
+	}
+	ids = byKind
+	byName := func(a, b int32) int { return strings.Compare(names[a], names[b]) }
+	for lo := 0; lo < len(ids); {
+		hi := lo + 1
+		for hi < len(ids) && nm.names[ids[hi]].kind == nm.names[ids[lo]].kind {
+			hi++
+		}
+		slices.SortFunc(ids[lo:hi], byName)
+		lo = hi
+	}
 	out := make([]IndexCount, 0, len(ids))
 	blobs := make([]byte, 0, len(ids)+4*len(list)) // the names' slot counts, one after another
 	for i := 0; i < len(ids); {
