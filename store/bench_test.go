@@ -204,7 +204,7 @@ func realCaptures() []string {
 
 // readText returns the text of the capture at path, gunzipped when its
 // name ends in .gz.
-func readText(b *testing.B, path string) []byte {
+func readText(b testing.TB, path string) []byte {
 	b.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {

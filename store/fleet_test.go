@@ -234,6 +234,37 @@ func TestFleetIndexBruteForce(t *testing.T) {
 	})
 }
 
+// TestFleetIndexNamesInDictionary: a store whose cache of the names'
+// dictionary is empty (a second process, a restarted server) imports a
+// capture whose names the dictionary holds in part: it finds those, adds
+// the rest, and its index holds the counts computed sample by sample. On
+// SQLite the dictionary's IDs run from 1 without a gap.
+func TestFleetIndexNamesInDictionary(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		other, err := reopen(e.name, e.where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		dir := filepath.Join("..", "sample-data")
+		importFile(t, e.s, filepath.Join(dir, "real-mixed-2cpu-5s.perf.txt.gz"), store.ImportOptions{})
+		var before int
+		e.db.QueryRow("SELECT count(*) FROM fleet_names").Scan(&before)
+		p := importFile(t, store.New(other, store.Options{}), filepath.Join(dir, "real-mixed-2cpu-12s.perf.txt.gz"), store.ImportOptions{})
+		checkIndex(t, e.fresh(), p)
+		var n, top int
+		if err := e.db.QueryRow("SELECT count(*), max(id) FROM fleet_names").Scan(&n, &top); err != nil {
+			t.Fatal(err)
+		}
+		if n <= before || before == 0 {
+			t.Errorf("the dictionary holds %d names after the second import, %d before; want more, and some before", n, before)
+		}
+		if e.name == "sqlite" && top != n {
+			t.Errorf("the dictionary's largest ID is %d, with %d names; want them equal", top, n)
+		}
+	})
+}
+
 // fleetRows counts the rows of the fleet index's tables.
 func (e *env) fleetRows() int {
 	e.t.Helper()

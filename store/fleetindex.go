@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -202,8 +203,10 @@ func buildIndex(accs []*indexAcc, base int64, t indexTables, m indexMeta) (*Inde
 
 // expandNames returns the per-slot counts of the commands, functions and
 // call edges of the (node, comm) pairs counted per slot, sorted by kind
-// and name: each distinct stack node of a slot is walked once, and a
-// sample counts once for each distinct function and edge of its stack.
+// and name: a sample counts once for each distinct function and edge of
+// its stack. The slot's stacks are walked as one tree, down from the
+// roots, each node once (not each stack's every node up to its root):
+// a name counts the samples under its nodes nearest the root.
 //
 // Names are counted by a dense number each (a namer's), in arrays rather
 // than maps, and each node's call edge is looked up once however many
@@ -214,20 +217,25 @@ func expandNames(pairs []map[uint64]int64, t indexTables) []IndexCount {
 	var (
 		ents    []nameEntry // by slot, then as touched
 		counts  []int64     // by name: samples in the slot
-		stamp   []int32     // by name: the walk that counted it
 		touched []int32     // names counted in the slot
-		nodes   = map[int32]int64{}
-		walk    = int32(0)
+		// The slot's stack nodes (those with samples and their
+		// ancestors), as a tree: its nodes, each's place in them, its
+		// first child and next sibling there.
+		tree    []int32
+		place   = make([]int32, len(t.nodes))
+		in      = make([]int32, len(t.nodes)) // slot+1 when in tree
+		sub     = make([]int64, len(t.nodes)) // samples under the node
+		first   []int32
+		next    []int32
+		roots   []int32
+		stack   []int32
+		open    []int32 // by name: open nodes of the walk down that have it
+		counted []uint8 // by tree place: function and edge counted there
 	)
-	count := func(id int32, n int64) {
+	add := func(id int32, n int64) {
 		if int(id) >= len(counts) {
 			counts = append(counts, make([]int64, int(id)+1-len(counts))...)
-			stamp = append(stamp, make([]int32, len(counts)-len(stamp))...)
 		}
-		if stamp[id] == walk {
-			return
-		}
-		stamp[id] = walk
 		if counts[id] == 0 {
 			touched = append(touched, id)
 		}
@@ -237,19 +245,82 @@ func expandNames(pairs []map[uint64]int64, t indexTables) []IndexCount {
 		if len(m) == 0 {
 			continue
 		}
-		clear(nodes)
+		mark := int32(slot) + 1
+		tree, roots = tree[:0], roots[:0]
 		for k, n := range m {
-			nodes[int32(k>>32)] += n
-			walk++
-			count(nm.comm(uint32(k)), n)
+			add(nm.comm(uint32(k)), n)
+			node := int32(k >> 32)
+			sub[node] += n
+			for p := node; p > 0 && in[p] != mark; p = t.nodes[p].Parent {
+				in[p] = mark
+				place[p] = int32(len(tree))
+				tree = append(tree, p)
+			}
 		}
-		for node, n := range nodes {
-			walk++
-			for p := node; p > 0; p = t.nodes[p].Parent {
-				count(nm.function(p), n)
-				if t.nodes[p].Parent > 0 {
-					count(nm.edge(p), n)
+		first = slices.Grow(first[:0], len(tree))[:len(tree)]
+		next = slices.Grow(next[:0], len(tree))[:len(tree)]
+		counted = slices.Grow(counted[:0], len(tree))[:len(tree)]
+		for i := range first {
+			first[i] = -1
+		}
+		for i, p := range tree {
+			if parent := t.nodes[p].Parent; parent > 0 {
+				j := place[parent]
+				next[i], first[j] = first[j], int32(i)
+			} else {
+				roots = append(roots, int32(i))
+			}
+		}
+		// A sample counts once for each distinct function and edge of its
+		// stack: at the node nearest the root that has it, whose samples
+		// below are counted when the walk leaves it.
+		stack = append(stack[:0], roots...)
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if i < 0 {
+				i = ^i
+				p := tree[i]
+				parent := t.nodes[p].Parent
+				f := nm.function(p)
+				open[f]--
+				if counted[i]&1 != 0 {
+					add(f, sub[p])
 				}
+				if parent > 0 {
+					e := nm.edge(p)
+					open[e]--
+					if counted[i]&2 != 0 {
+						add(e, sub[p])
+					}
+					sub[parent] += sub[p]
+				}
+				sub[p] = 0
+				continue
+			}
+			p := tree[i]
+			f := nm.function(p)
+			e := int32(-1)
+			if t.nodes[p].Parent > 0 {
+				e = nm.edge(p)
+			}
+			if need := int(max(f, e)) + 1; need > len(open) {
+				open = append(open, make([]int32, need-len(open))...)
+			}
+			counted[i] = 0
+			if open[f] == 0 {
+				counted[i] |= 1
+			}
+			open[f]++
+			if e >= 0 {
+				if open[e] == 0 {
+					counted[i] |= 2
+				}
+				open[e]++
+			}
+			stack = append(stack, ^i)
+			for c := first[i]; c >= 0; c = next[c] {
+				stack = append(stack, c)
 			}
 		}
 		for _, id := range touched {
@@ -275,6 +346,8 @@ func expandNames(pairs []map[uint64]int64, t indexTables) []IndexCount {
 	}
 	// The names with samples, by kind and name: sorted as numbers, which
 	// moves four bytes a swap where a name, its string and slots move 48.
+	// By kind (the namer's three, in order), then each kind's names by
+	// their strings.
 	ids := make([]int32, 0, len(nm.names))
 	for id := range nm.names {
 		if start[id] < start[id+1] {
@@ -282,9 +355,24 @@ func expandNames(pairs []map[uint64]int64, t indexTables) []IndexCount {
 		}
 	}
 	names := nm.text(ids)
-	slices.SortFunc(ids, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(nm.names[a].kind, nm.names[b].kind), cmp.Compare(names[a], names[b]))
-	})
+	byKind := make([]int32, 0, len(ids))
+	for _, kind := range []subsecond.NameKind{subsecond.NameComm, subsecond.NameFunction, subsecond.NameEdge} {
+		for _, id := range ids {
+			if nm.names[id].kind == kind {
+				byKind = append(byKind, id)
+			}
+		}
+	}
+	ids = byKind
+	byName := func(a, b int32) int { return strings.Compare(names[a], names[b]) }
+	for lo := 0; lo < len(ids); {
+		hi := lo + 1
+		for hi < len(ids) && nm.names[ids[hi]].kind == nm.names[ids[lo]].kind {
+			hi++
+		}
+		slices.SortFunc(ids[lo:hi], byName)
+		lo = hi
+	}
 	out := make([]IndexCount, 0, len(ids))
 	blobs := make([]byte, 0, len(ids)+4*len(list)) // the names' slot counts, one after another
 	for i := 0; i < len(ids); {
