@@ -175,33 +175,10 @@ func TestChunkRecent(t *testing.T) {
 	if b := stack.encode(nil, &c, 0, c.Len()); b[0] != recentMode {
 		t.Fatalf("stack column of threadColumns encoded in mode %d; want recentMode (%d)", b[0], recentMode)
 	}
-	raw, err := unzstd(nil, encodeChunk(&c, 0, c.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d-recent.bin", chunkFormat))
-	if *update {
-		if err := os.WriteFile(golden, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(raw, want) {
-		t.Errorf("encodeChunk(threadColumns(400)) differs from %s", golden)
-	}
 	lim := limits{strings: 5, nodes: 1000, events: 3}
-	var got subsecond.Columns
-	if err := decodeColumns(want, &got, lim); err != nil {
-		t.Fatalf("decode %s: %v", golden, err)
-	}
-	if !reflect.DeepEqual(got, c) {
-		t.Errorf("%s decodes to other columns than threadColumns(400)", golden)
-	}
+	raw := chunkGolden(t, &c, "recent", "threadColumns(400)", lim)
 	tight := limits{strings: 5, nodes: int(slices.Max(c.Stack)), events: 3}
-	if err := decodeColumns(raw, &got, tight); !errors.Is(err, errCorrupt) {
+	if err := decodeColumns(raw, &subsecond.Columns{}, tight); !errors.Is(err, errCorrupt) {
 		t.Errorf("stacks beyond the nodes: %v; want errCorrupt", err)
 	}
 	for at := 1; at < len(raw); at += 3 {
@@ -260,31 +237,8 @@ func TestChunkPerCPUTimes(t *testing.T) {
 	if b := clock.encode(nil, &c, 0, c.Len()); b[len(cpus)] != 1 {
 		t.Fatalf("times of clockColumns stored with byte %d; want 1 (from their CPUs' latest)", b[len(cpus)])
 	}
-	raw, err := unzstd(nil, encodeChunk(&c, 0, c.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d-percpu.bin", chunkFormat))
-	if *update {
-		if err := os.WriteFile(golden, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(raw, want) {
-		t.Errorf("encodeChunk(clockColumns(500)) differs from %s", golden)
-	}
 	lim := limits{strings: 5, nodes: 5, events: 3}
-	var got subsecond.Columns
-	if err := decodeColumns(want, &got, lim); err != nil {
-		t.Fatalf("decode %s: %v", golden, err)
-	}
-	if !reflect.DeepEqual(got, c) {
-		t.Errorf("%s decodes to other columns than clockColumns(500)", golden)
-	}
+	raw := chunkGolden(t, &c, "percpu", "clockColumns(500)", lim)
 	for at := 1; at < len(raw); at += 3 {
 		b := bytes.Clone(raw)
 		b[at] ^= 0x55
@@ -393,4 +347,38 @@ func TestTablesFit(t *testing.T) {
 			t.Errorf("tablesFit(%v) = %v; want ErrTooLarge", n, err)
 		}
 	}
+}
+
+// chunkGolden encodes c as one chunk, compares its bytes with the golden
+// file testdata/chunk-format<N>-<mode>.bin of this chunk format (written
+// with -update), checks that the golden decodes within lim to c itself,
+// and returns the chunk's bytes before compression. what names c in
+// messages.
+func chunkGolden(t *testing.T, c *subsecond.Columns, mode, what string, lim limits) []byte {
+	t.Helper()
+	raw, err := unzstd(nil, encodeChunk(c, 0, c.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d-%s.bin", chunkFormat, mode))
+	if *update {
+		if err := os.WriteFile(golden, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(raw, want) {
+		t.Errorf("encodeChunk(%s) differs from %s", what, golden)
+	}
+	var got subsecond.Columns
+	if err := decodeColumns(want, &got, lim); err != nil {
+		t.Fatalf("decode %s: %v", golden, err)
+	}
+	if !reflect.DeepEqual(&got, c) {
+		t.Errorf("%s decodes to other columns than %s", golden, what)
+	}
+	return raw
 }
