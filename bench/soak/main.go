@@ -522,19 +522,10 @@ func (s *soak) upload(ctx context.Context, c *http.Client, n int) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	res, err := c.Do(req)
+	res, b, took, err := s.send(ctx, c, "upload", req)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.record("upload", 0, err, 0)
-		}
 		return err
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	took := time.Since(start)
-	s.record("upload", res.StatusCode, nil, took)
-	s.answered("upload", res, b)
 	if res.StatusCode != http.StatusCreated {
 		return fmt.Errorf("upload: %d %s", res.StatusCode, b)
 	}
@@ -574,18 +565,27 @@ func (s *soak) upload(ctx context.Context, c *http.Client, n int) error {
 func (s *soak) post(ctx context.Context, c *http.Client, name, path, body string) {
 	req, _ := http.NewRequestWithContext(ctx, "POST", s.base+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	s.send(ctx, c, name, req)
+}
+
+// send sends req, reads its whole answer, and records it under name with
+// its status and time; an error not due to the soak's end is recorded as
+// a failed request.
+func (s *soak) send(ctx context.Context, c *http.Client, name string, req *http.Request) (*http.Response, []byte, time.Duration, error) {
 	start := time.Now()
 	res, err := c.Do(req)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.record(name, 0, err, 0)
 		}
-		return
+		return nil, nil, 0, err
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	s.record(name, res.StatusCode, nil, time.Since(start))
+	took := time.Since(start)
+	s.record(name, res.StatusCode, nil, took)
 	s.answered(name, res, b)
+	return res, b, took, nil
 }
 
 func (s *soak) uploadLoop(ctx context.Context, i int) {
@@ -799,19 +799,10 @@ func manyEvents(k int) []byte {
 // kept for the final check), 0 when it should be refused with a 4xx.
 func (s *soak) abuse(ctx context.Context, c *http.Client, name string, body []byte, want int64) {
 	req, _ := http.NewRequestWithContext(ctx, "POST", s.base+"/api/profiles?name="+name, bytes.NewReader(body))
-	start := time.Now()
-	res, err := c.Do(req)
+	res, b, took, err := s.send(ctx, c, name, req)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.record(name, 0, err, 0)
-		}
 		return
 	}
-	b, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	took := time.Since(start)
-	s.record(name, res.StatusCode, nil, took)
-	s.answered(name, res, b)
 	if res.StatusCode >= 500 {
 		return // judged with the other 5xx (reportFailures)
 	}
