@@ -130,16 +130,10 @@ func (d *DB) WriteIndex(ctx context.Context, tx *sql.Tx, pk int64, ix *store.Ind
 		return `INSERT INTO fleet_counts (name, day, profile, total, slots) VALUES ` + values(rows, 5)
 	}}
 	defer st.close()
-	args := make([]any, 0, 5*min(len(rows), sqliteBatch))
-	for lo := 0; lo < len(rows); lo += sqliteBatch {
-		hi := min(lo+sqliteBatch, len(rows))
-		args = args[:0]
-		for _, i := range rows[lo:hi] {
-			args = append(args, ids[i], ix.Day, pk, ix.Counts[i].Total, ix.Counts[i].Slots)
-		}
-		if _, err := st.exec(ctx, hi-lo, args); err != nil {
-			return NameIDs{}, fmt.Errorf("store fleet counts: %w", err)
-		}
+	if _, err := st.insert(ctx, rows, 5, func(args []any, i int) []any {
+		return append(args, ids[i], ix.Day, pk, ix.Counts[i].Total, ix.Counts[i].Slots)
+	}); err != nil {
+		return NameIDs{}, fmt.Errorf("store fleet counts: %w", err)
 	}
 	return learnt, nil
 }
@@ -185,6 +179,24 @@ func (b *batchStmt) exec(ctx context.Context, rows int, args []any) (sql.Result,
 		return nil, err
 	}
 	return st.ExecContext(ctx, args...)
+}
+
+// insert runs the statement over rows, sqliteBatch of them at a time,
+// each row's cols arguments appended by row; on failure it returns the
+// failed batch's rows beside the error.
+func (b *batchStmt) insert(ctx context.Context, rows []int, cols int, row func(args []any, i int) []any) (int, error) {
+	args := make([]any, 0, cols*min(len(rows), sqliteBatch))
+	for lo := 0; lo < len(rows); lo += sqliteBatch {
+		hi := min(lo+sqliteBatch, len(rows))
+		args = args[:0]
+		for _, i := range rows[lo:hi] {
+			args = row(args, i)
+		}
+		if _, err := b.exec(ctx, hi-lo, args); err != nil {
+			return hi - lo, err
+		}
+	}
+	return 0, nil
 }
 
 // each runs the query of rows rows with args and calls fn with each row's
@@ -294,16 +306,10 @@ func (d *DB) sqliteNameIDs(ctx context.Context, tx *sql.Tx, counts []store.Index
 		return `INSERT INTO fleet_names (id, kind, name) VALUES ` + values(rows, 3)
 	}}
 	defer st.close()
-	args := make([]any, 0, 3*min(len(fresh), sqliteBatch))
-	for lo := 0; lo < len(fresh); lo += sqliteBatch {
-		hi := min(lo+sqliteBatch, len(fresh))
-		args = args[:0]
-		for _, i := range fresh[lo:hi] {
-			args = append(args, ids[i], int(counts[i].Kind), counts[i].Name)
-		}
-		if _, err := st.exec(ctx, hi-lo, args); err != nil {
-			return fmt.Errorf("add %d names: %w", hi-lo, err)
-		}
+	if n, err := st.insert(ctx, fresh, 3, func(args []any, i int) []any {
+		return append(args, ids[i], int(counts[i].Kind), counts[i].Name)
+	}); err != nil {
+		return fmt.Errorf("add %d names: %w", n, err)
 	}
 	return nil
 }
