@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+
+	"github.com/subsecond/subsecond/internal/probe"
 )
 
 // Interner assigns dense indexes to strings, frames and stack nodes, the
@@ -300,21 +302,8 @@ func (t *nodeTable) put(parent, frame, node int32) {
 
 // grow doubles the slots (to 1,024 at first) and puts every node back.
 func (t *nodeTable) grow() {
-	old := t.slots
-	size := max(1024, 2*len(old))
-	t.slots = make([]nodeSlot, size)
-	t.shift = uint8(64 - bits.Len(uint(size-1)))
-	mask := uint64(size - 1)
-	for _, s := range old {
-		if s.node == 0 {
-			continue
-		}
-		i := nodeHash(s.parent, s.frame) >> t.shift
-		for t.slots[i].node != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = s
-	}
+	t.slots, t.shift = probe.Grow(t.slots, 1024, func(s *nodeSlot) bool { return s.node != 0 },
+		func(s *nodeSlot) uint64 { return nodeHash(s.parent, s.frame) })
 }
 
 // Stats accumulates a profile's summary figures (events, first and last

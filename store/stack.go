@@ -2,10 +2,10 @@ package store
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/probe"
 )
 
 // stackCache puts a fast path in front of Interner.Stack. A frame is found
@@ -160,21 +160,8 @@ func (t *stackTable) add(s *stackSlot, h uint64, key []int32, node int32) {
 
 // grow doubles the slots (to 1,024 at first) and puts every stack back.
 func (t *stackTable) grow() {
-	old := t.slots
-	size := max(1024, 2*len(old))
-	t.slots = make([]stackSlot, size)
-	t.shift = uint8(64 - bits.Len(uint(size-1)))
-	mask := uint64(size - 1)
-	for _, s := range old {
-		if s.node == 0 {
-			continue
-		}
-		i := s.hash >> t.shift
-		for t.slots[i].node != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = s
-	}
+	t.slots, t.shift = probe.Grow(t.slots, 1024, func(s *stackSlot) bool { return s.node != 0 },
+		func(s *stackSlot) uint64 { return s.hash })
 }
 
 // frame returns the Interner's index of f, whose parser frame ID is id.
@@ -248,19 +235,6 @@ func frameHash(id uint32, addr uint64) uint64 {
 
 // grow doubles the slots (to 256 at first) and puts every frame back.
 func (t *frameTable) grow() {
-	old := t.slots
-	size := max(256, 2*len(old))
-	t.slots = make([]frameSlot, size)
-	t.shift = uint8(64 - bits.Len(uint(size-1)))
-	mask := uint64(size - 1)
-	for _, s := range old {
-		if s.idx1 == 0 {
-			continue
-		}
-		i := frameHash(s.id, s.addr) >> t.shift
-		for t.slots[i].idx1 != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = s
-	}
+	t.slots, t.shift = probe.Grow(t.slots, 256, func(s *frameSlot) bool { return s.idx1 != 0 },
+		func(s *frameSlot) uint64 { return frameHash(s.id, s.addr) })
 }
