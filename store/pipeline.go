@@ -715,6 +715,9 @@ func (pl *pipeline) mergePart(p *part) error {
 	// as an Interner made from tables; nothing interns into it.
 	one := pl.workers == 1
 	if one {
+		if err := tablesFit(&subsecond.Interner{}, len(p.strs), len(p.frms), len(p.nodes)); err != nil {
+			return err
+		}
 		pl.in = &subsecond.Interner{Strings: p.strs, Frames: p.frms, Nodes: p.nodes}
 	} else {
 		if err := tablesFit(pl.in, len(p.strs)-len(w.strMap), len(p.frms)-len(w.frameMap), len(p.nodes)-len(w.nodeMap)); err != nil {
