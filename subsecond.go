@@ -123,11 +123,15 @@ type EventCount struct {
 
 // Profile describes a stored capture.
 type Profile struct {
-	ID       string    `json:"id"`
-	Name     string    `json:"name"`
-	Host     string    `json:"host"` // "# hostname" unless the import named another; UnknownHost when neither
-	FileName string    `json:"file_name"`
-	SHA256   string    `json:"sha256"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Host     string `json:"host"` // "# hostname" unless the import named another; UnknownHost when neither
+	FileName string `json:"file_name"`
+	// Digest identifies the text (decompressed): "blake3:" and its
+	// BLAKE3-256 in lower-case hex; "sha256:" and its SHA-256 for a
+	// profile stored before Subsecond hashed with BLAKE3. The same text
+	// sent again is this profile.
+	Digest   string    `json:"digest"`
 	Bytes    int64     `json:"bytes"`    // size of the uncompressed text
 	Uploaded time.Time `json:"uploaded"` // when the import finished
 	Meta     Metadata  `json:"metadata"`

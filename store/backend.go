@@ -22,9 +22,13 @@ type Backend interface {
 	// another, until its Commit returns nil; Abort, a failed Commit or a
 	// process killed meanwhile leaves nothing behind.
 	Begin(ctx context.Context, id string) (Import, error)
-	// ProfileBySHA returns the stored profile whose text has the given
-	// SHA-256 (lower-case hex).
-	ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile, error)
+	// ProfileByDigest returns the stored profile whose text has the given
+	// digest (subsecond.Profile.Digest: "blake3:" or "sha256:" and
+	// lower-case hex).
+	ProfileByDigest(ctx context.Context, digest string) (*subsecond.Profile, error)
+	// LegacyDigests reports whether any stored profile is known by its
+	// SHA-256 digest alone (stored before BLAKE3 digests; see Digest).
+	LegacyDigests(ctx context.Context) (bool, error)
 	// List returns the profiles opt selects, most recently imported first,
 	// with their event summaries (Profile.EventCount, and the event with
 	// most samples alone in Events) but without warning messages. An
@@ -175,7 +179,7 @@ type Import interface {
 var ErrDuplicate = errors.New("a profile with the same content exists")
 
 // Record is what Import.Commit stores in the profile row, besides the
-// segments and chunks: the profile itself (with ID, SHA256, Uploaded,
+// segments and chunks: the profile itself (with ID, Digest, Uploaded,
 // Events and WarningList set) and the list of command names that chunk
 // summaries refer to; and, in the same transaction, the profile's rollup,
 // fleet index and labels of its host.

@@ -30,9 +30,14 @@ func (g guard) Begin(ctx context.Context, id string) (Import, error) {
 	return guardImport{im, g}, nil
 }
 
-func (g guard) ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile, error) {
-	p, err := g.b.ProfileBySHA(ctx, sum)
+func (g guard) ProfileByDigest(ctx context.Context, digest string) (*subsecond.Profile, error) {
+	p, err := g.b.ProfileByDigest(ctx, digest)
 	return p, g.wrap(err)
+}
+
+func (g guard) LegacyDigests(ctx context.Context) (bool, error) {
+	some, err := g.b.LegacyDigests(ctx)
+	return some, g.wrap(err)
 }
 
 func (g guard) List(ctx context.Context, opt ListOptions) ([]subsecond.Profile, error) {

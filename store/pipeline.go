@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"math"
 	"slices"
@@ -88,7 +86,7 @@ type source struct {
 	closer   io.Closer
 	max      int64
 	n        int64 // text bytes read
-	sha      hash.Hash
+	sha      *digester
 	pieces   chan<- hashJob // where read sends what it read to be hashed; nil: read hashes it
 	over     bool           // the text went past max
 	overflow error
@@ -98,7 +96,7 @@ type source struct {
 // first bytes, and decompressed text that is itself compressed is refused.
 // The head of the text is returned for sniffing; it is also the start of
 // what src reads.
-func openSource(r io.Reader, max int64) (*source, []byte, error) {
+func openSource(r io.Reader, max int64, legacy bool) (*source, []byte, error) {
 	cr := &countingReader{r: r}
 	rc, f, err := decompress.Open(cr)
 	if err != nil {
@@ -123,7 +121,7 @@ func openSource(r io.Reader, max int64) (*source, []byte, error) {
 		return nil, nil, fmt.Errorf("%s inside %s: a compressed stream inside compressed input is refused, as it could expand "+
 			"past any limit; decompress the inner layer first: %w", inner, f, subsecond.ErrTooLarge)
 	}
-	return &source{raw: cr, text: br, closer: rc, max: max, sha: sha256.New()}, head, nil
+	return &source{raw: cr, text: br, closer: rc, max: max, sha: newDigester(legacy)}, head, nil
 }
 
 // read fills p from the text, at most hashPiece bytes, counting them and
@@ -165,7 +163,7 @@ type hashJob struct {
 
 // hashPieces hashes the pieces sent on jobs, in order, into sha, and
 // releases the blocks that hold them.
-func hashPieces(sha hash.Hash, jobs <-chan hashJob, pool chan<- *[]byte) {
+func hashPieces(sha *digester, jobs <-chan hashJob, pool chan<- *[]byte) {
 	for j := range jobs {
 		sha.Write(j.piece)
 		if j.done != nil {
@@ -362,7 +360,8 @@ type parsed struct {
 	nwarn    int
 	warns    []subsecond.Warning
 	bytes    int64
-	sum      []byte
+	digest   string             // the text's identity (see digester)
+	legacy   string             // its SHA-256 digest, when the database held profiles known by it
 	warm     *subsecond.Columns // the samples in capture order, when few enough
 	segments []Segment
 	// index holds the encoders' counts for the fleet index, from the
@@ -515,7 +514,8 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 		return nil, err
 	}
 	res := &parsed{tables: pl.in, stats: pl.stats, comms: pl.class.comms, chunks: pl.spool, meta: pl.meta,
-		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, sum: pl.src.sha.Sum(nil), index: pl.index, base: pl.base}
+		nwarn: pl.nwarn, warns: pl.warns, bytes: pl.src.n, index: pl.index, base: pl.base}
+	res.digest, res.legacy = pl.src.sha.digests()
 	res.segments = encodeSegments(pl.in)
 	if !pl.warmOff {
 		res.warm = assemble(pl.warm)

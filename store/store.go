@@ -44,7 +44,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -109,6 +108,7 @@ type Store struct {
 	cache         *lru.Cache[string, *subsecond.Capture]
 	// hits and misses count Capture's lookups in cache (CacheStats).
 	hits, misses atomic.Int64
+	legacy       legacyDigests // whether imports must hash with SHA-256 too
 }
 
 // New returns a Store over b, which it owns: Close closes b.
@@ -213,7 +213,11 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 	if opt.MaxSamples <= 0 {
 		opt.MaxSamples = s.opt.MaxSamples
 	}
-	src, head, err := openSource(r, opt.MaxText)
+	legacy, err := s.legacy.get(ctx, s.b)
+	if err != nil {
+		return nil, false, err
+	}
+	src, head, err := openSource(r, opt.MaxText, legacy)
 	if err != nil {
 		return nil, false, err
 	}
@@ -228,7 +232,7 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 	defer res.chunks.release()
 
 	p := &subsecond.Profile{Name: opt.Name, Host: opt.Host, FileName: opt.FileName, Bytes: res.bytes, Meta: res.meta,
-		Warnings: res.nwarn, WarningList: res.warns, SHA256: hex.EncodeToString(res.sum)}
+		Warnings: res.nwarn, WarningList: res.warns, Digest: res.digest}
 	if p.Name == "" {
 		p.Name = opt.FileName
 	}
@@ -244,10 +248,15 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, fmt.Errorf("the capture's samples span %s, from %s s to %s s on its clock, more than the %s a capture may span (its heatmap could never be drawn): a sample's time is probably wrong: %w",
 			time.Duration(span).Round(time.Second), query.DisplaySeconds(p.Start), query.DisplaySeconds(p.End), time.Duration(subsecond.MaxSpan), subsecond.ErrInvalid)
 	}
-	if old, err := s.b.ProfileBySHA(ctx, p.SHA256); err == nil {
-		return old, true, nil
-	} else if !errors.Is(err, subsecond.ErrNotFound) {
-		return nil, false, err
+	for _, d := range []string{p.Digest, res.legacy} {
+		if d == "" {
+			continue
+		}
+		if old, err := s.b.ProfileByDigest(ctx, d); err == nil {
+			return old, true, nil
+		} else if !errors.Is(err, subsecond.ErrNotFound) {
+			return nil, false, err
+		}
 	}
 
 	ix, err := s.importIndex(ctx, res, p, opt.Boot)
@@ -280,7 +289,7 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms), Index: ix, Rollup: roll,
 		Labels: opt.Labels, MaxLabels: subsecond.MaxLabels})
 	if errors.Is(err, ErrDuplicate) { // the same bytes were stored meanwhile
-		old, err := s.b.ProfileBySHA(ctx, p.SHA256)
+		old, err := s.b.ProfileByDigest(ctx, p.Digest)
 		if err != nil {
 			return nil, false, err
 		}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 	"testing/iotest"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/zeebo/blake3"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/parser"
@@ -52,8 +51,8 @@ func TestImportRoundTrip(t *testing.T) {
 		if p.Meta.Hostname != "box1" || p.Meta.NrCPUs != 4 || len(p.Meta.Header) != 9 {
 			t.Errorf("Meta = %+v; want hostname box1, 4 CPUs online, 9 header lines", p.Meta)
 		}
-		if sum := sha256.Sum256(text); p.SHA256 != hex.EncodeToString(sum[:]) {
-			t.Errorf("SHA256 = %q; want the text's, %x", p.SHA256, sum)
+		if want := blake3Digest(text); p.Digest != want {
+			t.Errorf("Digest = %q; want the text's, %s", p.Digest, want)
 		}
 		if len(progress) == 0 || progress[len(progress)-1] != int64(len(text)) {
 			t.Errorf("Progress calls = %v; want the last to report %d bytes", progress, len(text))
@@ -112,8 +111,8 @@ func TestImportInBlocksMatchesBuilder(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Import with %d workers, %d-byte blocks: %v", opt.Workers, opt.BlockSize, err)
 				}
-				if sum := sha256.Sum256(text); p.SHA256 != hex.EncodeToString(sum[:]) {
-					t.Errorf("SHA256 = %s; want the text's, %x", p.SHA256, sum)
+				if want := blake3Digest(text); p.Digest != want {
+					t.Errorf("Digest = %s; want the text's, %s", p.Digest, want)
 				}
 				if p.Samples != 8*6*49 || p.CPUs != 8 || len(p.Events) != 3 {
 					t.Errorf("Samples, CPUs, events = %d, %d, %d; want %d, 8, 3", p.Samples, p.CPUs, len(p.Events), 8*6*49)
@@ -675,15 +674,15 @@ func TestImportWithoutBlankLines(t *testing.T) {
 	}
 	text := []byte(b.String())
 	want := buildCapture(t, text)
-	sum := sha256.Sum256(text)
+	sum := blake3Digest(text)
 	forEach(t, store.Options{Workers: 2, BlockSize: 1 << 10}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.SHA256 != hex.EncodeToString(sum[:]) {
-			t.Errorf("SHA256 = %s; want the text's, %x", p.SHA256, sum)
+		if p.Digest != sum {
+			t.Errorf("Digest = %s; want the text's, %s", p.Digest, sum)
 		}
 		c, err := e.fresh().Capture(ctx, p.ID)
 		if err != nil {
@@ -783,4 +782,9 @@ func TestCachedCapture(t *testing.T) {
 			t.Errorf("CachedCapture once more = %v, %v; want false, nil (no longer cached)", ok, err)
 		}
 	})
+}
+
+// blake3Digest returns text's identity: its BLAKE3-256, hashed whole.
+func blake3Digest(text []byte) string {
+	return fmt.Sprintf("%s%x", store.DigestBLAKE3, blake3.Sum256(text))
 }

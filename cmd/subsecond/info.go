@@ -13,7 +13,7 @@ import (
 // runInfo implements `subsecond info [--db PATH] [--format text|json] ID`:
 // a stored profile's metadata, events and warnings.
 func runInfo(ctx context.Context, e env) error {
-	r := newReadFlags("info", "Usage: subsecond info [--db PATH] [--format text|json] ID\n\nShows one stored profile: file, size, SHA-256, time span, CPUs, sampling\nfrequency, the perf header (host, kernel, perf version, command line), events\nand parse warnings.")
+	r := newReadFlags("info", "Usage: subsecond info [--db PATH] [--format text|json] ID\n\nShows one stored profile: file, size, digest (BLAKE3), time span, CPUs, sampling\nfrequency, the perf header (host, kernel, perf version, command line), events\nand parse warnings.")
 	s, err := r.open(ctx, e, 1, 1, "one profile ID (see 'subsecond list')")
 	if err != nil {
 		return err
@@ -47,7 +47,7 @@ func printInfo(e env, p *subsecond.Profile) {
 	} else {
 		row("File", "(standard input or unnamed upload)")
 	}
-	row("SHA-256", p.SHA256)
+	row("Digest", p.Digest)
 	row("Bytes", p.Bytes)
 	row("Imported", p.Uploaded.Local().Format(time.RFC3339))
 	row("Samples", p.Samples)

@@ -134,7 +134,7 @@ func TestPerfDataWallClockUTC(t *testing.T) {
 			if !p.Wall.Known() {
 				t.Fatalf("%s: no wall clock: %+v", file, p.Wall)
 			}
-			got[tz] = result{p.Wall.Wall(p.Start), p.Meta.CapturedOn, p.SHA256}
+			got[tz] = result{p.Wall.Wall(p.Start), p.Meta.CapturedOn, p.Digest}
 		}
 		ny, utc := got["America/New_York"], got["UTC"]
 		if ny.start != utc.start {

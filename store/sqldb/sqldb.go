@@ -124,12 +124,13 @@ func scanProfile(r rowScanner) (pk int64, p *subsecond.Profile, comms []byte, er
 	var uploaded int64
 	var meta string
 	var top subsecond.EventCount
-	err = r.Scan(&pk, &p.ID, &p.Name, &p.FileName, &p.SHA256, &p.Bytes, &uploaded, &meta,
+	err = r.Scan(&pk, &p.ID, &p.Name, &p.FileName, &p.Digest, &p.Bytes, &uploaded, &meta,
 		&p.Start, &p.End, &p.Samples, &p.CPUs, &p.FrequencyHz, &p.Warnings, &p.Host, &comms,
 		&p.EventCount, &top.Name, &top.Samples)
 	if err != nil {
 		return 0, nil, nil, err
 	}
+	p.Digest = readDigest(p.Digest)
 	if p.EventCount > 0 {
 		p.Events = []subsecond.EventCount{top}
 	}
@@ -196,14 +197,38 @@ func (d *DB) Profile(ctx context.Context, id string) (*subsecond.Profile, error)
 	return p, err
 }
 
-// ProfileBySHA returns the profile whose text has SHA-256 sum.
-func (d *DB) ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile, error) {
+// The column sha256 holds a profile's digest (subsecond.Profile.Digest)
+// as stored: "blake3:" and hex, or the hex of a SHA-256 alone for the
+// profiles stored before BLAKE3 (the column is named after those), or
+// "pending:" and the ID while an import is in progress.
+
+// readDigest returns the digest of column sha256's value col.
+func readDigest(col string) string {
+	if len(col) == 64 && !strings.Contains(col, ":") {
+		return store.DigestSHA256 + col
+	}
+	return col
+}
+
+// storedDigest returns how digest is stored in column sha256.
+func storedDigest(digest string) string {
+	if hexPart, ok := strings.CutPrefix(digest, store.DigestSHA256); ok {
+		return hexPart
+	}
+	return digest
+}
+
+// ProfileByDigest returns the profile whose text has digest.
+func (d *DB) ProfileByDigest(ctx context.Context, digest string) (*subsecond.Profile, error) {
+	if !store.ValidDigest(digest) {
+		return nil, fmt.Errorf("digest %q: not \"blake3:\" or \"sha256:\" and 64 lower-case hex digits: %w", digest, subsecond.ErrNotFound)
+	}
 	var p *subsecond.Profile
 	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
 		var id string
-		err := tx.QueryRowContext(ctx, d.Q(`SELECT id FROM profiles WHERE sha256 = ?`), sum).Scan(&id)
+		err := tx.QueryRowContext(ctx, d.Q(`SELECT id FROM profiles WHERE sha256 = ?`), storedDigest(digest)).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("profile with SHA-256 %s: %w", sum, subsecond.ErrNotFound)
+			return fmt.Errorf("profile with digest %s: %w", digest, subsecond.ErrNotFound)
 		}
 		if err != nil {
 			return err
@@ -212,6 +237,18 @@ func (d *DB) ProfileBySHA(ctx context.Context, sum string) (*subsecond.Profile, 
 		return err
 	})
 	return p, err
+}
+
+// LegacyDigests reports whether a stored profile is known by a SHA-256
+// digest alone: the only values of column sha256 that start with neither
+// "blake3:" nor "pending:".
+func (d *DB) LegacyDigests(ctx context.Context) (bool, error) {
+	var some bool
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM profiles
+			WHERE sha256 NOT LIKE 'blake3:%' AND sha256 NOT LIKE 'pending:%')`).Scan(&some)
+	})
+	return some, err
 }
 
 // Exists reports whether profile id is stored.
@@ -355,7 +392,7 @@ func (d *DB) UpdateProfile(ctx context.Context, tx *sql.Tx, pk int64, rec *store
 	_, err = tx.ExecContext(ctx, d.Q(`UPDATE profiles SET name = ?, file_name = ?, sha256 = ?, bytes = ?, uploaded_ns = ?,
 		metadata = ?, start_ns = ?, end_ns = ?, samples = ?, cpus = ?, frequency_hz = ?, warnings = ?, comms = ?,
 		host = ?, event_count = ?, top_event = ?, top_samples = ?, wall_source = ?, wall_approx = ?, wall_start = ?, wall_end = ?
-		WHERE pk = ?`), p.Name, p.FileName, p.SHA256, p.Bytes, p.Uploaded.UnixNano(), string(meta),
+		WHERE pk = ?`), p.Name, p.FileName, storedDigest(p.Digest), p.Bytes, p.Uploaded.UnixNano(), string(meta),
 		p.Start, p.End, p.Samples, p.CPUs, p.FrequencyHz, p.Warnings, rec.Comms, p.Host, len(p.Events), top.Name, top.Samples,
 		source, approx, start, end, pk)
 	return err

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/pressly/goose/v3"
+	"github.com/zeebo/blake3"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/flame"
@@ -168,7 +169,7 @@ func TestUpgradeFromRows(t *testing.T) {
 			t.Fatalf("profile %s after the upgrade: %v", r.name, err)
 		}
 		meta, _ := json.Marshal(p.Meta)
-		if p.Name != r.name || p.Host != r.host || p.FileName != r.file || p.SHA256 != r.sha || string(meta) != r.meta ||
+		if p.Name != r.name || p.Host != r.host || p.FileName != r.file || p.Digest != store.DigestSHA256+r.sha || string(meta) != r.meta ||
 			p.Bytes != r.bytes || p.Uploaded.UnixNano() != r.uploaded || p.Start != r.start || p.End != r.end ||
 			p.Samples != r.samples || p.Warnings != r.warnings {
 			t.Errorf("profile %s after the upgrade = %+v; want %+v", r.name, p, r)
@@ -195,6 +196,35 @@ func TestUpgradeFromRows(t *testing.T) {
 		if err != nil || len(sums) == 0 {
 			t.Errorf("summaries of %s after the upgrade: %d, %v", r.name, len(sums), err)
 		}
+	}
+
+	// Each text sent again is the profile stored from it before imports
+	// hashed with BLAKE3, found by its SHA-256 (dedupe is exact across the
+	// change); a new text is known by its BLAKE3 digest.
+	for _, r := range before {
+		p, existed, err := s.Import(ctx, bytes.NewReader(inputs[r.name]), store.ImportOptions{FileName: r.name})
+		if err != nil || !existed || p.ID != r.id {
+			t.Errorf("%s sent again: profile %v, existed %v, %v; want the stored %s", r.name, p, existed, err, r.id)
+		}
+	}
+	text := bytes.ReplaceAll(inputs["real"], []byte("python3"), []byte("python4"))
+	p, existed, err := s.Import(ctx, bytes.NewReader(text), store.ImportOptions{FileName: "new.perf"})
+	if err != nil || existed || p.Digest != fmt.Sprintf("%s%x", store.DigestBLAKE3, blake3.Sum256(text)) {
+		t.Fatalf("a new text: %+v, existed %v, %v; want a new profile known by its BLAKE3", p, existed, err)
+	}
+	if again, existed, err := s.Import(ctx, bytes.NewReader(text), store.ImportOptions{}); err != nil || !existed || again.ID != p.ID {
+		t.Errorf("the new text sent again: %v, existed %v, %v; want %s", again, existed, err, p.ID)
+	}
+	if some, err := b.LegacyDigests(ctx); err != nil || !some {
+		t.Errorf("LegacyDigests with the old profiles stored = %v, %v; want true", some, err)
+	}
+	for _, r := range before {
+		if err := s.Delete(ctx, r.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if some, err := b.LegacyDigests(ctx); err != nil || some {
+		t.Errorf("LegacyDigests with the old profiles deleted = %v, %v; want false", some, err)
 	}
 
 	// Opening again converts nothing more.

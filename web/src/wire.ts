@@ -79,7 +79,7 @@ export interface Profile {
   name: string;
   host: string; // "# hostname" unless the import named another; UnknownHost when neither
   file_name: string;
-  sha256: string;
+  digest: string;
   bytes: number; // size of the uncompressed text
   uploaded: string; // when the import finished
   metadata: Metadata;
