@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/probe"
 )
 
 // frameInfo is the parsed text of a stack line after its address, cached by
@@ -57,7 +58,7 @@ type fieldFrame struct {
 // fieldAt returns the slot of the field cache for the field (w0, w1).
 func (s *Scanner) fieldAt(w0, w1 uint64) *fieldFrame {
 	if s.fields == nil {
-		s.fields = make([]fieldFrame, 1<<s.cacheBits)
+		s.fields = probe.Make[fieldFrame](1 << s.cacheBits)
 	}
 	return &s.fields[((w0^w1*0x9E3779B97F4A7C15)*0xC2B2AE3D27D4EB4F)>>(64-s.cacheBits)]
 }
@@ -193,7 +194,7 @@ func (s *Scanner) frameInfo(addr uint64, rest []byte) *frameInfo {
 // recentAt returns the slot of the recent-frame cache for addr.
 func (s *Scanner) recentAt(addr uint64) *recentFrame {
 	if s.recent == nil {
-		s.recent = make([]recentFrame, 1<<s.cacheBits)
+		s.recent = probe.Make[recentFrame](1 << s.cacheBits)
 	}
 	return &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-s.cacheBits)]
 }
