@@ -173,7 +173,13 @@ func (c *stackCache) frame(f *subsecond.Frame, id uint32) int32 {
 		if id > 1<<24 {
 			return c.in.Frame(f)
 		}
-		c.byID = append(c.byID, make([]frameEntry, int(id)+1-len(c.byID))...)
+		if int(id) >= cap(c.byID) {
+			// Doubled: grown an ID at a time by append, a quarter at a
+			// time, the copies were 3.6 MB of garbage on the real 27 s
+			// capture (23,500 IDs).
+			c.byID = slices.Grow(c.byID, max(int(id)+1, 2*cap(c.byID), 256)-len(c.byID))
+		}
+		c.byID = c.byID[:id+1]
 	}
 	e := &c.byID[id]
 	if e.idx1 != 0 && e.addr == f.Addr && e.kind == f.Kind && e.src == f.SrcLine {
