@@ -31,10 +31,19 @@ type stackCache struct {
 	key    []int32
 }
 
-// stackPath is a stack met before: its frames and their nodes, root-first.
+// stackPath is a stack met before: its frames and their nodes, and the
+// parser's IDs and the addresses of its frames, root-first. The ID of a
+// frame with a source line, which the ID and address do not fix, is noID;
+// ids is empty when the parser's IDs were forgotten (forgetIDs).
 type stackPath struct {
 	frames, nodes []int32
+	ids           []uint32
+	addrs         []uint64
 }
+
+// noID is no parser frame ID: they count distinct stack-line texts, far
+// fewer.
+const noID = math.MaxUint32
 
 // maxPaths bounds the threads whose latest stack is kept.
 const maxPaths = 1 << 16
@@ -59,6 +68,9 @@ func (c *stackCache) forgetIDs() {
 	clear(c.byID)
 	c.byID = c.byID[:0]
 	c.others = frameTable{}
+	for _, p := range c.paths {
+		p.ids, p.addrs = p.ids[:0], p.addrs[:0]
+	}
 }
 
 // stack returns the Interner's node for frames (leaf-first) sampled in
@@ -70,15 +82,6 @@ func (c *stackCache) stack(frames []subsecond.Frame, ids []uint32, tid int32) in
 	if len(ids) != len(frames) {
 		return c.in.Stack(frames)
 	}
-	// The frames are interned root-first, as Interner.Stack interns them.
-	key := c.key[:0]
-	h := uint64(len(frames))
-	for i := len(frames) - 1; i >= 0; i-- {
-		f := c.frame(&frames[i], ids[i])
-		key = append(key, f)
-		h = (h ^ uint64(uint32(f))) * 0x9E3779B97F4A7C15
-	}
-	c.key = key
 	p := c.paths[tid]
 	if p == nil {
 		if len(c.paths) >= maxPaths {
@@ -87,7 +90,24 @@ func (c *stackCache) stack(frames []subsecond.Frame, ids []uint32, tid int32) in
 		p = &stackPath{}
 		c.paths[tid] = p
 	}
+	// The frames are interned root-first, as Interner.Stack interns them.
+	// Those that p's stack has at the same depths from the root, with the
+	// same parser ID and address and no source line, are its frames: half
+	// of the real 27 s capture's, whose look-up this saves.
+	n := len(frames)
 	k := 0
+	for k < n && k < len(p.ids) && ids[n-1-k] == p.ids[k] && frames[n-1-k].Addr == p.addrs[k] && frames[n-1-k].SrcLine == "" {
+		k++
+	}
+	key := append(c.key[:0], p.frames[:k]...)
+	for i := n - 1 - k; i >= 0; i-- {
+		key = append(key, c.frame(&frames[i], ids[i]))
+	}
+	c.key = key
+	h := uint64(n)
+	for _, f := range key {
+		h = (h ^ uint64(uint32(f))) * 0x9E3779B97F4A7C15
+	}
 	for k < len(key) && k < len(p.frames) && key[k] == p.frames[k] {
 		k++
 	}
@@ -100,18 +120,26 @@ func (c *stackCache) stack(frames []subsecond.Frame, ids []uint32, tid int32) in
 	}
 	// What is left is Interner.Stack's walk down the nodes, below the
 	// prefix shared with p.
-	n := int32(0)
+	node := int32(0)
 	if k > 0 {
-		n = p.nodes[k-1]
+		node = p.nodes[k-1]
 	}
 	p.frames = append(p.frames[:k], key[k:]...)
 	p.nodes = p.nodes[:k]
 	for _, f := range key[k:] {
-		n = c.in.Node(n, f)
-		p.nodes = append(p.nodes, n)
+		node = c.in.Node(node, f)
+		p.nodes = append(p.nodes, node)
 	}
-	c.stacks.add(slot, h, key, n)
-	return n
+	p.ids, p.addrs = p.ids[:0], p.addrs[:0]
+	for i := n - 1; i >= 0; i-- {
+		id := ids[i]
+		if frames[i].SrcLine != "" {
+			id = noID
+		}
+		p.ids, p.addrs = append(p.ids, id), append(p.addrs, frames[i].Addr)
+	}
+	c.stacks.add(slot, h, key, node)
+	return node
 }
 
 // stackTable finds a stack's node by its frame indexes (root-first): open
