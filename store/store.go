@@ -90,7 +90,7 @@ type Options struct {
 	// puts in the cache, so that the first view after an upload reads
 	// nothing back (DefaultWarmLimit); negative turns it off.
 	WarmLimit int
-	// BlockSize is the bytes of text per parse block (4 MiB); a block
+	// BlockSize is the bytes of text per parse block (1 MiB); a block
 	// extends to the next blank line, the end of a record.
 	BlockSize int
 }

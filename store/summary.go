@@ -18,11 +18,14 @@ type classifier struct {
 	idleComm []bool            // per string: names the idle task
 	commIdx  []int32           // per string: index in comms, -1 when not a comm
 	comms    []string
-	symClass map[uint32]subsecond.Class // per symbol string: subsecond.SymbolClass
+	// symClass is per string: its subsecond.SymbolClass + 1 once a frame
+	// has named it as its symbol, else 0. A map by string index cost 2%
+	// of the import of a real capture with deep stacks (190,000 nodes).
+	symClass []uint16
 }
 
 func newClassifier() *classifier {
-	return &classifier{node: []subsecond.Class{subsecond.RootClass}, symClass: map[uint32]subsecond.Class{}}
+	return &classifier{node: []subsecond.Class{subsecond.RootClass}}
 }
 
 // update classifies the strings and nodes in added to in since the last
@@ -31,15 +34,17 @@ func (k *classifier) update(in *subsecond.Interner) {
 	for i := len(k.idleComm); i < len(in.Strings); i++ {
 		k.idleComm = append(k.idleComm, subsecond.IsIdleComm(in.Strings[i]))
 		k.commIdx = append(k.commIdx, -1)
+		k.symClass = append(k.symClass, 0)
 	}
 	for n := len(k.node); n < len(in.Nodes); n++ {
 		nd := in.Nodes[n]
 		fr := in.Frames[nd.Frame]
-		sc, ok := k.symClass[fr.Symbol]
-		if !ok {
-			sc = subsecond.SymbolClass(in.Strings[fr.Symbol])
-			k.symClass[fr.Symbol] = sc
+		c1 := k.symClass[fr.Symbol]
+		if c1 == 0 {
+			c1 = uint16(subsecond.SymbolClass(in.Strings[fr.Symbol])) + 1
+			k.symClass[fr.Symbol] = c1
 		}
+		sc := subsecond.Class(c1 - 1)
 		k.node = append(k.node, k.node[nd.Parent].Child(sc, fr.Kind))
 	}
 }

@@ -62,6 +62,7 @@ func runImport(ctx context.Context, e env) error {
 		return err
 	}
 	defer s.Close()
+	defer tuneGC(os.Getenv, importGCPercent, importGCLive)()
 
 	failed := 0
 	for _, file := range files {

@@ -58,3 +58,21 @@ func TestGrow(t *testing.T) {
 		t.Errorf("%d entries in the table; want %d", found, len(want))
 	}
 }
+
+// TestMake: the slots are n, and zero, whatever the heap held before.
+func TestMake(t *testing.T) {
+	for _, n := range []int{0, 1, 1000, 1 << 17} {
+		for range 3 {
+			s := Make[slot](n)
+			if len(s) != n {
+				t.Fatalf("len(Make(%d)) = %d; want %d", n, len(s), n)
+			}
+			for i := range s {
+				if s[i] != (slot{}) {
+					t.Fatalf("Make(%d)[%d] = %v; want zero", n, i, s[i])
+				}
+				s[i] = slot{key: uint64(i) + 1, val: i} // garbage for the next round
+			}
+		}
+	}
+}
