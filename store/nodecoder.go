@@ -18,17 +18,24 @@ import (
 //	         index − parent
 //	pbits    the bits of those distances below their leading one, most
 //	         significant first, packed in bytes, the last padded with zeros
-//	frames   a byte per node: 0 for the frame after the highest of the
-//	         nodes before, k in 1..mtf4Len for the k-th most recent frame
-//	         of a child of a node with the parent's frame, else
-//	         mtf4Len + b where b is the bit length of frame + 1
+//	frames   a code per node, range coded (rangecoder.go) in one of ten
+//	         models: by the class of its parent's code (codeClass) and
+//	         whether its parent is the node before it. 0 for the frame
+//	         after the highest of the nodes before, k in 1..mtf4Len for
+//	         the k-th most recent frame of a child of a node with the
+//	         parent's frame, else mtf4Len + b where b is the bit length of
+//	         frame + 1
 //	fbits    the bits of those frame + 1 below their leading one, packed
 //	         as pbits
 //
 // Format 3 wrote a far parent's distance and an unpredicted frame as
 // varints, whose 3 bytes of a capture of 100,000 nodes zstd does not
 // compress; their bit lengths, in a column of their own, it codes in a few
-// bits, and the bits below carry what is left.
+// bits, and the bits below carry what is left. The frame codes take 2.4
+// bits a node range coded against 3.2 as zstd-compressed bytes on the real
+// 27 s capture: a new frame's children are mostly new frames too, and a
+// recent one's recent ones, which zstd's Huffman codes, a bit or more per
+// symbol, cannot exploit.
 const (
 	farParent = 200
 	mtf4Len   = 16
@@ -112,12 +119,14 @@ func readLong(r *bitReader, b int) uint64 {
 func encodeNodes4(nodes []subsecond.StackNode, from, to int, np *nodePredictor) [][]byte {
 	var runs, lens enc
 	parents := make([]byte, 0, (to-from)/4)
-	frames := make([]byte, 0, to-from)
+	frames := newRangeEncoder()
 	var pbits, fbits bitWriter
 	run := 0
 	for i := from; i < to; i++ {
 		n := &nodes[i]
-		frames = append(frames, byte(np.code4(nodes[n.Parent].Frame, n.Frame, &fbits)))
+		c := np.code4(nodes[n.Parent].Frame, n.Frame, &fbits)
+		frames.symbol(np.tree(n.Parent, int32(i)), c)
+		np.classes = append(np.classes, codeClass(c))
 		if n.Parent == int32(i-1) {
 			run++
 			continue
@@ -138,11 +147,11 @@ func encodeNodes4(nodes []subsecond.StackNode, from, to int, np *nodePredictor) 
 	if run > 0 {
 		runs.uvarint(uint64(run))
 	}
-	pb := pbits.bytes()
-	for _, c := range [][]byte{runs.b, parents, pb, frames} {
+	pb, fb := pbits.bytes(), frames.bytes()
+	for _, c := range [][]byte{runs.b, parents, pb, fb} {
 		lens.uvarint(uint64(len(c)))
 	}
-	return [][]byte{lens.b, runs.b, parents, pb, frames, fbits.bytes()}
+	return [][]byte{lens.b, runs.b, parents, pb, fb, fbits.bytes()}
 }
 
 // code4 returns the format 4 code of frame under a parent whose frame is
@@ -185,6 +194,30 @@ func (p *nodePredictor) frame4(pf int32, c int, r *bitReader, limit int) (int32,
 	return int32(f), true
 }
 
+// codeClass is the class of a node's frame code that the frame codes of
+// its children are coded in the context of: after the highest (0), the
+// most recent (1), another recent (2), unpredicted (3); 4 is the root's.
+func codeClass(c int) byte {
+	switch {
+	case c <= 1:
+		return byte(c)
+	case c <= mtf4Len:
+		return 2
+	}
+	return 3
+}
+
+// tree returns the model of the frame code of node i, whose parent is
+// given: by the class of the parent's code and whether the parent is the
+// node before it.
+func (p *nodePredictor) tree(parent, i int32) *bitTree {
+	k := 2 * int(p.classes[parent])
+	if parent != i-1 {
+		k++
+	}
+	return &p.trees[k]
+}
+
 func index32(s []int32, v int32) int {
 	for i, x := range s {
 		if x == v {
@@ -214,12 +247,8 @@ func decodeNodes4(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *
 	}
 	runs, parents := dec{b: cols[0]}, cols[1]
 	pbits, fbits := bitReader{b: cols[2]}, bitReader{b: d.b}
-	codes := cols[3]
+	codes := newRangeDecoder(cols[3])
 	d.b = nil
-	if len(codes) != n {
-		d.fail("stack nodes' frames do not match their count")
-		return
-	}
 	left := -1 // nodes left in the current run; -1: a run's length comes next
 	for i := base; i < base+n; i++ {
 		if left < 0 {
@@ -267,14 +296,16 @@ func decodeNodes4(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *
 	}
 	for i := base; i < base+n; i++ {
 		nd := &nodes[i]
-		fr, ok := np.frame4(nodes[nd.Parent].Frame, int(codes[i-base]), &fbits, frames)
-		if !ok {
+		c := codes.symbol(np.tree(nd.Parent, int32(i)))
+		fr, ok := np.frame4(nodes[nd.Parent].Frame, c, &fbits, frames)
+		if !ok || codes.bad {
 			d.fail("stack node's frame out of range")
 			return
 		}
 		nd.Frame = fr
+		np.classes = append(np.classes, codeClass(c))
 	}
-	if !fbits.done() {
+	if !fbits.done() || !codes.done() {
 		d.fail("stack node frames' bits do not match their count")
 	}
 }

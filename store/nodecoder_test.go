@@ -92,7 +92,8 @@ func TestNodes4Codes(t *testing.T) {
 	var far, up, esc, mtf, next int
 	for seed := range uint64(20) {
 		in := randomTree(rand.New(rand.NewPCG(seed, 24)), 400, 300)
-		cols := encodeNodes4(in.Nodes, 1, len(in.Nodes), newNodePredictor(len(in.Frames), mtf4Len))
+		np := newNodePredictor(len(in.Frames), mtf4Len)
+		cols := encodeNodes4(in.Nodes, 1, len(in.Nodes), np)
 		for _, c := range cols[2] {
 			if c >= farParent {
 				far++
@@ -100,11 +101,11 @@ func TestNodes4Codes(t *testing.T) {
 				up++
 			}
 		}
-		for _, c := range cols[4] {
-			switch {
-			case c == 0:
+		for _, c := range np.classes[1:] {
+			switch c {
+			case 0:
 				next++
-			case c <= mtf4Len:
+			case 1, 2:
 				mtf++
 			default:
 				esc++
