@@ -6,126 +6,46 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
-// Format 4 stack nodes segments hold five columns, each but the last
-// behind its length in bytes:
+// Format 4 stack nodes segments hold two streams of the range coder
+// (rangecoder.go), the first behind its length in bytes:
 //
-//	runs     as in format 2: how many nodes in a row have the node just
-//	         before them as their parent, before each node that has not,
-//	         the last run perhaps ending the segment
-//	parents  a byte per node that ends a run: c < farParent when its
-//	         parent is the (c+1)-th ancestor of the node just before it,
-//	         else farParent + b − 1 where b is the bit length of
-//	         index − parent
-//	pbits    the bits of those distances below their leading one, most
-//	         significant first, packed in bytes, the last padded with zeros
-//	frames   a code per node, range coded (rangecoder.go) in one of ten
-//	         models: by the class of its parent's code (codeClass) and
-//	         whether its parent is the node before it. 0 for the frame
-//	         after the highest of the nodes before, k in 1..mtf4Len for
-//	         the k-th most recent frame of a child of a node with the
-//	         parent's frame, else mtf4Len + b where b is the bit length of
-//	         frame + 1
-//	fbits    the bits of those frame + 1 below their leading one, packed
-//	         as pbits
+//	parents  before each node whose parent is not the node just before
+//	         it, the number of nodes in a row before it that have (bit
+//	         length in one model, then the bits below the leading one);
+//	         then the node's parent, a byte in one of two models (whether
+//	         the previous parent was far): c < farParent when it is the
+//	         (c+1)-th ancestor of the node just before it, else
+//	         farParent + b − 1 where b is the bit length of index −
+//	         parent, then the bits of that distance below its leading
+//	         one. The last run may end the segment without a parent
+//	         after it.
+//	frames   a code per node, in one of ten models: by the class of its
+//	         parent's code (codeClass) and whether its parent is the node
+//	         before it. 0 for the frame after the highest of the nodes
+//	         before, k in 1..mtf4Len for the k-th most recent frame of a
+//	         child of a node with the parent's frame, else mtf4Len + b
+//	         where b is the bit length of frame + 1, then the bits of
+//	         frame + 1 below its leading one.
 //
 // Format 3 wrote a far parent's distance and an unpredicted frame as
 // varints, whose 3 bytes of a capture of 100,000 nodes zstd does not
-// compress; their bit lengths, in a column of their own, it codes in a few
-// bits, and the bits below carry what is left. The frame codes take 2.4
-// bits a node range coded against 3.2 as zstd-compressed bytes on the real
-// 27 s capture: a new frame's children are mostly new frames too, and a
-// recent one's recent ones, which zstd's Huffman codes, a bit or more per
-// symbol, cannot exploit.
+// compress, and the other codes as bytes that zstd's Huffman codes in a
+// bit or more each. On the real 27 s capture the frame codes take 2.4
+// bits a node range coded against 3.2 as zstd-compressed bytes: a new
+// frame's children are mostly new frames too, and a recent one's recent
+// ones.
 const (
 	farParent = 200
 	mtf4Len   = 16
 )
 
-// bitWriter packs values' low bits, most significant first.
-type bitWriter struct {
-	b    []byte
-	acc  uint64
-	nacc uint
-}
-
-func (w *bitWriter) write(v uint64, n uint) {
-	for n > 0 {
-		k := min(n, 56-w.nacc)
-		w.acc = w.acc<<k | (v>>(n-k))&(1<<k-1)
-		w.nacc += k
-		n -= k
-		for w.nacc >= 8 {
-			w.nacc -= 8
-			w.b = append(w.b, byte(w.acc>>w.nacc))
-		}
-	}
-}
-
-// bytes returns what was written, the last byte padded with zeros.
-func (w *bitWriter) bytes() []byte {
-	if w.nacc > 0 {
-		w.b = append(w.b, byte(w.acc<<(8-w.nacc)))
-		w.nacc = 0
-	}
-	return w.b
-}
-
-// bitReader reads what bitWriter wrote.
-type bitReader struct {
-	b   []byte
-	at  uint // bits read
-	bad bool
-}
-
-func (r *bitReader) read(n uint) uint64 {
-	if r.at+n > uint(len(r.b))*8 {
-		r.bad = true
-		return 0
-	}
-	var v uint64
-	for n > 0 {
-		left := 8 - r.at%8 // bits left in the current byte
-		k := min(left, n)
-		v = v<<k | uint64(r.b[r.at/8]>>(left-k))&(1<<k-1)
-		r.at += k
-		n -= k
-	}
-	return v
-}
-
-// done reports whether every bit was read but the padding, which must be
-// zeros.
-func (r *bitReader) done() bool {
-	if r.bad || (r.at+7)/8 != uint(len(r.b)) {
-		return false
-	}
-	return r.at%8 == 0 || r.b[len(r.b)-1]<<(r.at%8) == 0
-}
-
-// writeLong writes v ≥ 1 as its bit length, returned, and the bits below
-// its leading one to w.
-func writeLong(w *bitWriter, v uint64) int {
-	b := bits.Len64(v)
-	w.write(v, uint(b-1))
-	return b
-}
-
-// readLong reads the value of bit length b that writeLong wrote.
-func readLong(r *bitReader, b int) uint64 {
-	return 1<<(b-1) | r.read(uint(b-1))
-}
-
 // encodeNodes4 returns the columns of nodes [from, to) in format 4.
 func encodeNodes4(nodes []subsecond.StackNode, from, to int, np *nodePredictor) [][]byte {
-	var runs, lens enc
-	parents := make([]byte, 0, (to-from)/4)
-	frames := newRangeEncoder()
-	var pbits, fbits bitWriter
+	parents, frames := newRangeEncoder(), newRangeEncoder()
 	run := 0
 	for i := from; i < to; i++ {
 		n := &nodes[i]
-		c := np.code4(nodes[n.Parent].Frame, n.Frame, &fbits)
-		frames.symbol(np.tree(n.Parent, int32(i)), c)
+		c := np.code4(nodes[n.Parent].Frame, n.Frame, frames, np.tree(n.Parent, int32(i)))
 		np.classes = append(np.classes, codeClass(c))
 		if n.Parent == int32(i-1) {
 			run++
@@ -136,46 +56,56 @@ func encodeNodes4(nodes []subsecond.StackNode, from, to int, np *nodePredictor) 
 			x = nodes[x].Parent
 			up++
 		}
-		runs.uvarint(uint64(run))
+		parents.long(&np.runTree, uint64(run))
+		pt := &np.parentTrees[np.farBefore]
 		if x == n.Parent {
-			parents = append(parents, byte(up-1))
+			parents.byteSym(pt, byte(up-1))
+			np.farBefore = 0
 		} else {
-			parents = append(parents, byte(farParent+writeLong(&pbits, uint64(int32(i)-n.Parent))-1))
+			d := uint64(int32(i) - n.Parent)
+			b := bits.Len64(d)
+			parents.byteSym(pt, byte(farParent+b-1))
+			parents.direct(d, b-1)
+			np.farBefore = 1
 		}
 		run = 0
 	}
 	if run > 0 {
-		runs.uvarint(uint64(run))
+		parents.long(&np.runTree, uint64(run))
 	}
-	pb, fb := pbits.bytes(), frames.bytes()
-	for _, c := range [][]byte{runs.b, parents, pb, fb} {
-		lens.uvarint(uint64(len(c)))
-	}
-	return [][]byte{lens.b, runs.b, parents, pb, fb, fbits.bytes()}
+	var lens enc
+	pb := parents.bytes()
+	lens.uvarint(uint64(len(pb)))
+	return [][]byte{lens.b, pb, frames.bytes()}
 }
 
-// code4 returns the format 4 code of frame under a parent whose frame is
-// pf (−1 for the root), writing the bits of an unpredicted one to w, and
-// notes it.
-func (p *nodePredictor) code4(pf, frame int32, w *bitWriter) int {
+// code4 codes frame under a parent whose frame is pf (−1 for the root)
+// to e in model t, notes it and returns its code.
+func (p *nodePredictor) code4(pf, frame int32, e *rangeEncoder, t *bitTree) int {
 	row := p.row(pf)
-	c := 0
+	c, b := 0, 0
 	if frame != p.next {
 		if k := index32(row, frame); k >= 0 {
 			c = k + 1
 		} else {
-			c = p.rowLen + writeLong(w, uint64(frame)+1)
+			b = bits.Len64(uint64(frame) + 1)
+			c = p.rowLen + b
 		}
+	}
+	e.symbol(t, c)
+	if b > 1 {
+		e.direct(uint64(frame)+1, b-1)
 	}
 	p.note(row, frame)
 	return c
 }
 
-// frame4 returns the frame of format 4 code c under a parent whose frame
-// is pf, reading the bits of an unpredicted one from r, and notes it;
-// false when c names no frame below limit.
-func (p *nodePredictor) frame4(pf int32, c int, r *bitReader, limit int) (int32, bool) {
+// frame4 reads from d in model t the code of a frame under a parent whose
+// frame is pf, notes the frame and returns it with its code; false when it
+// names no frame below limit.
+func (p *nodePredictor) frame4(pf int32, d *rangeDecoder, t *bitTree, limit int) (int32, int, bool) {
 	row := p.row(pf)
+	c := d.symbol(t)
 	var f int64
 	switch {
 	case c == 0:
@@ -183,15 +113,16 @@ func (p *nodePredictor) frame4(pf int32, c int, r *bitReader, limit int) (int32,
 	case c <= p.rowLen:
 		f = int64(row[c-1])
 	case c-p.rowLen <= 32:
-		f = int64(readLong(r, c-p.rowLen)) - 1
+		b := c - p.rowLen
+		f = int64(1<<(b-1)|d.direct(b-1)) - 1
 	default:
-		return 0, false
+		return 0, 0, false
 	}
-	if f < 0 || f >= int64(limit) || r.bad {
-		return 0, false
+	if f < 0 || f >= int64(limit) || d.bad {
+		return 0, 0, false
 	}
 	p.note(row, int32(f))
-	return int32(f), true
+	return int32(f), c, true
 }
 
 // codeClass is the class of a node's frame code that the frame codes of
@@ -230,33 +161,21 @@ func index32(s []int32, v int32) int {
 // decodeNodes4 reads nodes [base, base+n) of format 4 from d into nodes,
 // whose frames are below frames.
 func decodeNodes4(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *nodePredictor) {
-	var cols [4][]byte
-	var lens [4]int
-	for k := range lens {
-		lens[k] = d.length()
-	}
+	l := d.length()
 	if d.err != nil {
 		return
 	}
-	for k := range cols {
-		if lens[k] > len(d.b) {
-			d.fail("truncated stack nodes")
-			return
-		}
-		cols[k], d.b = d.b[:lens[k]], d.b[lens[k]:]
-	}
-	runs, parents := dec{b: cols[0]}, cols[1]
-	pbits, fbits := bitReader{b: cols[2]}, bitReader{b: d.b}
-	codes := newRangeDecoder(cols[3])
+	parents, codes := newRangeDecoder(d.b[:l]), newRangeDecoder(d.b[l:])
 	d.b = nil
 	left := -1 // nodes left in the current run; -1: a run's length comes next
 	for i := base; i < base+n; i++ {
 		if left < 0 {
-			left = runs.count(base + n - i)
-			if runs.err != nil {
+			v, ok := parents.long(&np.runTree)
+			if !ok || v > uint64(base+n-i) || parents.bad {
 				d.fail("bad stack node runs")
 				return
 			}
+			left = int(v)
 		}
 		x := int32(i - 1)
 		if left > 0 {
@@ -264,13 +183,9 @@ func decodeNodes4(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *
 			nodes[i] = subsecond.StackNode{Parent: x, Frame: -1, Depth: nodes[x].Depth + 1}
 			continue
 		}
-		if len(parents) == 0 {
-			d.fail("truncated stack node parents")
-			return
-		}
-		c := int(parents[0])
-		parents = parents[1:]
+		c := int(parents.byteSym(&np.parentTrees[np.farBefore]))
 		if c < farParent {
+			np.farBefore = 0
 			for up := c + 1; up > 0; up-- {
 				if x <= 0 {
 					d.fail("stack node's parent above the root")
@@ -281,31 +196,31 @@ func decodeNodes4(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *
 		} else if b := c - farParent + 1; b > 32 {
 			d.fail("stack node's parent out of range")
 			return
-		} else if back := readLong(&pbits, b); pbits.bad || back > uint64(i) {
+		} else if back := 1<<(b-1) | parents.direct(b-1); parents.bad || back > uint64(i) {
 			d.fail("stack node's parent out of range")
 			return
 		} else {
+			np.farBefore = 1
 			x = int32(i - int(back))
 		}
 		left = -1
 		nodes[i] = subsecond.StackNode{Parent: x, Frame: -1, Depth: nodes[x].Depth + 1}
 	}
-	if left > 0 || runs.end() != nil || len(parents) != 0 || !pbits.done() {
+	if !parents.done() {
 		d.fail("stack node parents do not match their count")
 		return
 	}
 	for i := base; i < base+n; i++ {
 		nd := &nodes[i]
-		c := codes.symbol(np.tree(nd.Parent, int32(i)))
-		fr, ok := np.frame4(nodes[nd.Parent].Frame, c, &fbits, frames)
-		if !ok || codes.bad {
+		fr, c, ok := np.frame4(nodes[nd.Parent].Frame, codes, np.tree(nd.Parent, int32(i)), frames)
+		if !ok {
 			d.fail("stack node's frame out of range")
 			return
 		}
 		nd.Frame = fr
 		np.classes = append(np.classes, codeClass(c))
 	}
-	if !fbits.done() || !codes.done() {
-		d.fail("stack node frames' bits do not match their count")
+	if !codes.done() {
+		d.fail("stack node frames' bytes do not match their count")
 	}
 }

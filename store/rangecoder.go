@@ -1,5 +1,7 @@
 package store
 
+import "math/bits"
+
 // A binary adaptive range coder (LZMA's): each bit is coded with the
 // probability of a zero that its context's model holds, which learns from
 // the bits it codes. Symbols are coded as bit trees: their bits from the
@@ -14,8 +16,21 @@ const (
 	treeProbs = 1 << symBits
 )
 
-// bitTree is the model of symbols below 1<<symBits.
-type bitTree [treeProbs]uint16
+// bitTree is the model of symbols below 1<<symBits; byteTree of bytes.
+type (
+	bitTree  [treeProbs]uint16
+	byteTree [256]uint16
+)
+
+func newByteTrees(n int) []byteTree {
+	t := make([]byteTree, n)
+	for i := range t {
+		for j := range t[i] {
+			t[i][j] = probInit
+		}
+	}
+	return t
+}
 
 func newBitTrees(n int) []bitTree {
 	t := make([]bitTree, n)
@@ -82,6 +97,41 @@ func (e *rangeEncoder) symbol(t *bitTree, s int) {
 	}
 }
 
+// byteSym codes byte s with model t.
+func (e *rangeEncoder) byteSym(t *byteTree, s byte) {
+	m := 1
+	for i := 7; i >= 0; i-- {
+		b := int(s >> i & 1)
+		e.bit(&t[m], b)
+		m = m<<1 | b
+	}
+}
+
+// direct codes the n low bits of v, most significant first, each as
+// likely 0 as 1.
+func (e *rangeEncoder) direct(v uint64, n int) {
+	for i := n - 1; i >= 0; i-- {
+		e.rng >>= 1
+		if v>>i&1 != 0 {
+			e.low += uint64(e.rng)
+		}
+		for e.rng < rangeTop {
+			e.rng <<= 8
+			e.shiftLow()
+		}
+	}
+}
+
+// long codes v < 1<<32: its bit length in model t, then the bits below
+// its leading one.
+func (e *rangeEncoder) long(t *bitTree, v uint64) {
+	b := bits.Len64(v)
+	e.symbol(t, b)
+	if b > 1 {
+		e.direct(v, b-1)
+	}
+}
+
 // bytes flushes the coder and returns what it wrote.
 func (e *rangeEncoder) bytes() []byte {
 	for range 5 {
@@ -140,6 +190,45 @@ func (d *rangeDecoder) symbol(t *bitTree) int {
 		m = m<<1 | d.bit(&t[m])
 	}
 	return m - treeProbs
+}
+
+func (d *rangeDecoder) byteSym(t *byteTree) byte {
+	m := 1
+	for range 8 {
+		m = m<<1 | d.bit(&t[m])
+	}
+	return byte(m)
+}
+
+func (d *rangeDecoder) direct(n int) uint64 {
+	var v uint64
+	for range n {
+		d.rng >>= 1
+		b := uint64(0)
+		if d.code >= d.rng {
+			d.code -= d.rng
+			b = 1
+		}
+		v = v<<1 | b
+		for d.rng < rangeTop {
+			d.rng <<= 8
+			d.code = d.code<<8 | uint32(d.next())
+		}
+	}
+	return v
+}
+
+// long reads what rangeEncoder.long wrote; false for a bit length above
+// 32.
+func (d *rangeDecoder) long(t *bitTree) (uint64, bool) {
+	b := d.symbol(t)
+	switch {
+	case b > 32:
+		return 0, false
+	case b <= 1:
+		return uint64(b), true
+	}
+	return 1<<(b-1) | d.direct(b-1), true
 }
 
 // done reports whether the decoder read all of its bytes and no more.

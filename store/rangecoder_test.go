@@ -22,17 +22,29 @@ func TestRangeCoder(t *testing.T) {
 				syms[i] = r.IntN(treeProbs)
 			}
 		}
+		longs := make([]uint64, n)
+		for i := range longs {
+			longs[i] = r.Uint64() >> r.IntN(65) >> 32
+		}
 		e := newRangeEncoder()
-		et := newBitTrees(3)
+		et, eb := newBitTrees(3), newByteTrees(1)
 		for i, s := range syms {
 			e.symbol(&et[ctx[i]], s)
+			e.byteSym(&eb[0], byte(s*5))
+			e.long(&et[2], longs[i])
 		}
 		b := e.bytes()
 		d := newRangeDecoder(b)
-		dt := newBitTrees(3)
+		dt, db := newBitTrees(3), newByteTrees(1)
 		for i, s := range syms {
 			if got := d.symbol(&dt[ctx[i]]); got != s {
 				t.Fatalf("round %d symbol %d: %d; want %d", round, i, got, s)
+			}
+			if got := d.byteSym(&db[0]); got != byte(s*5) {
+				t.Fatalf("round %d byte %d: %d; want %d", round, i, got, byte(s*5))
+			}
+			if got, ok := d.long(&dt[2]); !ok || got != longs[i] {
+				t.Fatalf("round %d long %d: %d, %v; want %d", round, i, got, ok, longs[i])
 			}
 		}
 		if !d.done() {
@@ -40,9 +52,11 @@ func TestRangeCoder(t *testing.T) {
 		}
 		if n > 100 {
 			d := newRangeDecoder(b[:len(b)/2])
-			dt := newBitTrees(3)
+			dt, db := newBitTrees(3), newByteTrees(1)
 			for i := range syms {
 				d.symbol(&dt[ctx[i]])
+				d.byteSym(&db[0])
+				d.long(&dt[2])
 			}
 			if !d.bad {
 				t.Fatalf("round %d: a stream cut in half read within its bytes", round)

@@ -18,11 +18,11 @@ import (
 // frames segments are still written in format 3. Every segment's columns
 // are compressed as zstd frames of their own (zstdColumns), at zstd's
 // "better" level. On the real 27 s capture (161,452 nodes) format 4 takes
-// the nodes from 171 KB to 140 KB (far parents 3 bytes each -> 13 bits,
-// unpredicted frames 3 bytes -> 9 bits, 16 recent frames per parent
-// frame, the frame codes range coded: 64 KB -> 49 KB), the columns' frames
-// the frames from 118 KB to 108 KB, the level the strings from 54 KB to
-// 52 KB: the segments from 343 KB to 300 KB.
+// the nodes from 171 KB to 137 KB (range coded; far parents 3 bytes each
+// -> 15 bits, unpredicted frames 3 bytes -> 9 bits, 16 recent frames per
+// parent frame, the frame codes 64 KB -> 49 KB), the columns' frames the
+// frames from 118 KB to 108 KB, the level the strings from 54 KB to 52 KB:
+// the segments from 343 KB to 297 KB.
 //
 // Format 3 stores a segment's entries column by column, each value
 // predicted from the entries before it (in the segment and the segments of
@@ -188,14 +188,20 @@ type nodePredictor struct {
 	rowLen int     // recent child frames kept per parent frame: mtfLen, or mtf4Len in format 4
 	mtf    []int32 // per parent frame + 1 (0: the root), its recent child frames, most recent first; -1 when none
 
-	// Format 4's models of frame codes and, per node, the class of its
+	// Format 4's models of frame codes, run lengths and parents, whether
+	// the latest parent was far, and per node the class of its frame's
 	// code (see codeClass).
-	trees   []bitTree
-	classes []byte
+	trees       []bitTree
+	runTree     bitTree
+	parentTrees [2]byteTree
+	farBefore   int
+	classes     []byte
 }
 
 func newNodePredictor(frames, rowLen int) *nodePredictor {
-	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newBitTrees(10), classes: []byte{4}}
+	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newBitTrees(11), classes: []byte{4}}
+	p.runTree = p.trees[10]
+	p.parentTrees = [2]byteTree(newByteTrees(2))
 	for i := range p.mtf {
 		p.mtf[i] = -1
 	}
