@@ -418,6 +418,10 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 			if np4 == nil {
 				np4 = newNodePredictor(len(c.Frames), mtf4Len)
 			}
+			if len(np4.classes) != len(c.Nodes) {
+				d.fail("format 4 stack nodes after nodes of an older format")
+				break
+			}
 			base := len(c.Nodes)
 			c.Nodes = slices.Grow(c.Nodes, n)[:base+n]
 			decodeNodes4(&d, c.Nodes, base, n, len(c.Frames), np4)

@@ -239,3 +239,35 @@ func TestSegmentsRoundTripRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestSegmentsRefuseMixedNodes decodes a format 4 nodes segment after a
+// format 3 one (no encoder writes that): format 4 codes each node in the
+// context of its parent's code, which format 3 nodes lack, so the decoder
+// must refuse it rather than index past what it knows.
+func TestSegmentsRefuseMixedNodes(t *testing.T) {
+	in := goldenInterner()
+	old, err := os.ReadFile(filepath.Join("testdata", "segments-format3.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := segmentsOf(t, old)
+	for _, s := range encodeSegments(in) {
+		if s.Kind != SegNodes {
+			continue
+		}
+		raw, err := unzstd(nil, s.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := dec{b: raw[1:]}
+		d.uvarint() // first
+		var e enc
+		e.byte(raw[0])
+		e.uvarint(uint64(len(in.Nodes)))
+		segs = append(segs, Segment{Kind: SegNodes, Seq: 1, Data: zstdBlob(append(e.b, d.b...))})
+	}
+	var c subsecond.Capture
+	if err := decodeSegments(segs, &c); !errors.Is(err, errCorrupt) {
+		t.Fatalf("format 4 nodes after format 3 ones: %v; want errCorrupt", err)
+	}
+}
