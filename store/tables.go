@@ -95,7 +95,8 @@ const (
 	mtfLen = 8
 )
 
-// encodeSegments returns the segments of in's tables in format 3.
+// encodeSegments returns the segments of in's tables: strings and frames
+// in format 3, nodes in format 4.
 func encodeSegments(in *subsecond.Interner) []Segment {
 	var segs []Segment
 	emit := func(kind SegmentKind, format byte, first, n int, cols ...[]byte) {
@@ -199,8 +200,8 @@ type nodePredictor struct {
 }
 
 func newNodePredictor(frames, rowLen int) *nodePredictor {
-	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newBitTrees(11), classes: []byte{4}}
-	p.runTree = p.trees[10]
+	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newBitTrees(10), classes: []byte{4}}
+	p.runTree = newBitTrees(1)[0]
 	p.parentTrees = [2]byteTree(newByteTrees(2))
 	for i := range p.mtf {
 		p.mtf[i] = -1
