@@ -19,9 +19,9 @@ import (
 //	         parent, then the bits of that distance below its leading
 //	         one. The last run may end the segment without a parent
 //	         after it.
-//	frames   a code per node, in one of ten models: by the class of its
-//	         parent's code (codeClass) and whether its parent is the node
-//	         before it. 0 for the frame after the highest of the nodes
+//	frames   a code per node, in one of ten models (smallModel): by the
+//	         class of its parent's code (codeClass) and whether its parent
+//	         is the node before it. 0 for the frame after the highest of the nodes
 //	         before, k in 1..mtf4Len for the k-th most recent frame of a
 //	         child of a node with the parent's frame, else mtf4Len + b
 //	         where b is the bit length of frame + 1, then the bits of
@@ -81,7 +81,7 @@ func encodeNodes4(nodes []subsecond.StackNode, from, to int, np *nodePredictor) 
 
 // code4 codes frame under a parent whose frame is pf (−1 for the root)
 // to e in model t, notes it and returns its code.
-func (p *nodePredictor) code4(pf, frame int32, e *rangeEncoder, t *bitTree) int {
+func (p *nodePredictor) code4(pf, frame int32, e *rangeEncoder, t *smallModel) int {
 	row := p.row(pf)
 	c, b := 0, 0
 	if frame != p.next {
@@ -92,7 +92,7 @@ func (p *nodePredictor) code4(pf, frame int32, e *rangeEncoder, t *bitTree) int 
 			c = p.rowLen + b
 		}
 	}
-	e.symbol(t, c)
+	e.small(t, c)
 	if b > 1 {
 		e.direct(uint64(frame)+1, b-1)
 	}
@@ -103,9 +103,9 @@ func (p *nodePredictor) code4(pf, frame int32, e *rangeEncoder, t *bitTree) int 
 // frame4 reads from d in model t the code of a frame under a parent whose
 // frame is pf, notes the frame and returns it with its code; false when it
 // names no frame below limit.
-func (p *nodePredictor) frame4(pf int32, d *rangeDecoder, t *bitTree, limit int) (int32, int, bool) {
+func (p *nodePredictor) frame4(pf int32, d *rangeDecoder, t *smallModel, limit int) (int32, int, bool) {
 	row := p.row(pf)
-	c := d.symbol(t)
+	c := d.small(t)
 	var f int64
 	switch {
 	case c == 0:
@@ -141,7 +141,7 @@ func codeClass(c int) byte {
 // tree returns the model of the frame code of node i, whose parent is
 // given: by the class of the parent's code and whether the parent is the
 // node before it.
-func (p *nodePredictor) tree(parent, i int32) *bitTree {
+func (p *nodePredictor) tree(parent, i int32) *smallModel {
 	k := 2 * int(p.classes[parent])
 	if parent != i-1 {
 		k++

@@ -22,6 +22,22 @@ type (
 	byteTree [256]uint16
 )
 
+// smallModel is the model of symbols below 2 + 1<<symBits, mostly 0 or
+// 1: a bit for "not 0", a bit for "not 1", then a bitTree for the others;
+// two decisions for most symbols rather than symBits.
+type smallModel struct {
+	zero, one uint16
+	rest      bitTree
+}
+
+func newSmallModels(n int) []smallModel {
+	m := make([]smallModel, n)
+	for i := range m {
+		m[i] = smallModel{zero: probInit, one: probInit, rest: newBitTrees(1)[0]}
+	}
+	return m
+}
+
 func newByteTrees(n int) []byteTree {
 	t := make([]byteTree, n)
 	for i := range t {
@@ -95,6 +111,21 @@ func (e *rangeEncoder) symbol(t *bitTree, s int) {
 		e.bit(&t[m], b)
 		m = m<<1 | b
 	}
+}
+
+// small codes s < 2 + 1<<symBits with model m.
+func (e *rangeEncoder) small(m *smallModel, s int) {
+	if s == 0 {
+		e.bit(&m.zero, 0)
+		return
+	}
+	e.bit(&m.zero, 1)
+	if s == 1 {
+		e.bit(&m.one, 0)
+		return
+	}
+	e.bit(&m.one, 1)
+	e.symbol(&m.rest, s-2)
 }
 
 // byteSym codes byte s with model t.
@@ -190,6 +221,16 @@ func (d *rangeDecoder) symbol(t *bitTree) int {
 		m = m<<1 | d.bit(&t[m])
 	}
 	return m - treeProbs
+}
+
+func (d *rangeDecoder) small(m *smallModel) int {
+	if d.bit(&m.zero) == 0 {
+		return 0
+	}
+	if d.bit(&m.one) == 0 {
+		return 1
+	}
+	return 2 + d.symbol(&m.rest)
 }
 
 func (d *rangeDecoder) byteSym(t *byteTree) byte {

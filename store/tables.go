@@ -192,7 +192,7 @@ type nodePredictor struct {
 	// Format 4's models of frame codes, run lengths and parents, whether
 	// the latest parent was far, and per node the class of its frame's
 	// code (see codeClass).
-	trees       []bitTree
+	trees       []smallModel
 	runTree     bitTree
 	parentTrees [2]byteTree
 	farBefore   int
@@ -200,7 +200,7 @@ type nodePredictor struct {
 }
 
 func newNodePredictor(frames, rowLen int) *nodePredictor {
-	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newBitTrees(10), classes: []byte{4}}
+	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newSmallModels(10), classes: []byte{4}}
 	p.runTree = newBitTrees(1)[0]
 	p.parentTrees = [2]byteTree(newByteTrees(2))
 	for i := range p.mtf {
