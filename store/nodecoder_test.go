@@ -10,6 +10,60 @@ import (
 	"github.com/subsecond/subsecond"
 )
 
+// TestBits writes values of random bit lengths and reads them back; a
+// reader refuses to read past the end and done refuses bits left unread
+// or padding that is not zeros.
+func TestBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		var w bitWriter
+		var vals []uint64
+		var lens []uint
+		for range r.IntN(40) {
+			n := uint(r.IntN(33))
+			v := r.Uint64() & (1<<n - 1)
+			w.write(v, n)
+			vals, lens = append(vals, v), append(lens, n)
+		}
+		b := w.bytes()
+		total := uint(0)
+		for _, n := range lens {
+			total += n
+		}
+		if want := (total + 7) / 8; uint(len(b)) != want {
+			t.Fatalf("%d bits took %d bytes; want %d", total, len(b), want)
+		}
+		rd := bitReader{b: b}
+		for i, n := range lens {
+			if got := rd.read(n); got != vals[i] {
+				t.Fatalf("value %d: read %#x; want %#x (%d bits)", i, got, vals[i], n)
+			}
+		}
+		if !rd.done() {
+			t.Fatal("not done after reading every value")
+		}
+		if rd.read(8); !rd.bad {
+			t.Fatal("read past the end")
+		}
+		if total%8 != 0 {
+			bad := bytes.Clone(b)
+			bad[len(bad)-1] |= 1 // a padding bit set
+			rd := bitReader{b: bad}
+			rd.read(total)
+			if rd.done() {
+				t.Fatal("padding with a one accepted")
+			}
+		}
+		if total >= 8 { // (an unread zero in the last byte passes for padding)
+			rd := bitReader{b: b}
+			rd.read(total - 8)
+			if rd.done() {
+				t.Fatal("done with a byte unread")
+			}
+		}
+	}
+}
+
 // randomTree returns tables of random stacks whose frames repeat under
 // several callers: stacks branch from random nodes, most frames under a
 // frame are drawn from a few callees of its own, some from all.
