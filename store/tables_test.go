@@ -110,6 +110,15 @@ func TestSegmentFormats(t *testing.T) {
 			t.Errorf("%s decodes to other tables than goldenInterner's", golden)
 		}
 		if f == segmentFormat {
+			for _, s := range encodeSegments(in) {
+				raw, err := unzstd(nil, s.Data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := map[SegmentKind]byte{SegStrings: 3, SegFrames: 3, SegNodes: 4}[s.Kind]; raw[0] != want {
+					t.Errorf("segment kind %d written in format %d; want %d", s.Kind, raw[0], want)
+				}
+			}
 			if got := segmentBytesOf(t, encodeSegments(in)); !bytes.Equal(got, want) {
 				t.Errorf("encodeSegments(goldenInterner()) differs from %s: a format %d segment's bytes changed", golden, f)
 			}
@@ -121,7 +130,18 @@ func TestSegmentFormats(t *testing.T) {
 // fail with errCorrupt or decode to tables within their bounds, never
 // panic.
 func TestSegmentsRefuseDamage(t *testing.T) {
-	segs := encodeSegments(goldenInterner())
+	// A small random tree's nodes have parents far from the node before
+	// them and frames not predicted, which goldenInterner's have not.
+	tree := randomTree(rand.New(rand.NewPCG(5, 24)), 30, 40)
+	if len(tree.Nodes) > 200 {
+		tree.Nodes = tree.Nodes[:200]
+	}
+	for _, segs := range [][]Segment{encodeSegments(goldenInterner()), encodeSegments(tree)} {
+		refuseDamage(t, segs)
+	}
+}
+
+func refuseDamage(t *testing.T, segs []Segment) {
 	for i, s := range segs {
 		raw, err := unzstd(nil, s.Data)
 		if err != nil {
@@ -205,8 +225,11 @@ func randomInterner(r *rand.Rand) *subsecond.Interner {
 // TestSegmentsRoundTripRandom encodes and decodes random tables: they must
 // come back exactly.
 func TestSegmentsRoundTripRandom(t *testing.T) {
-	for seed := range uint64(50) {
+	for seed := range uint64(70) {
 		in := randomInterner(rand.New(rand.NewPCG(seed, 24)))
+		if seed >= 50 {
+			in = randomTree(rand.New(rand.NewPCG(seed, 24)), 400, 300)
+		}
 		var c subsecond.Capture
 		if err := decodeSegments(encodeSegments(in), &c); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -214,5 +237,37 @@ func TestSegmentsRoundTripRandom(t *testing.T) {
 		if !reflect.DeepEqual(c.Strings, in.Strings) || !reflect.DeepEqual(c.Frames, in.Frames) || !reflect.DeepEqual(c.Nodes, in.Nodes) {
 			t.Fatalf("seed %d: tables differ after a round trip", seed)
 		}
+	}
+}
+
+// TestSegmentsRefuseMixedNodes decodes a format 4 nodes segment after a
+// format 3 one (no encoder writes that): format 4 codes each node in the
+// context of its parent's code, which format 3 nodes lack, so the decoder
+// must refuse it rather than index past what it knows.
+func TestSegmentsRefuseMixedNodes(t *testing.T) {
+	in := goldenInterner()
+	old, err := os.ReadFile(filepath.Join("testdata", "segments-format3.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := segmentsOf(t, old)
+	for _, s := range encodeSegments(in) {
+		if s.Kind != SegNodes {
+			continue
+		}
+		raw, err := unzstd(nil, s.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := dec{b: raw[1:]}
+		d.uvarint() // first
+		var e enc
+		e.byte(raw[0])
+		e.uvarint(uint64(len(in.Nodes)))
+		segs = append(segs, Segment{Kind: SegNodes, Seq: 1, Data: zstdBlob(append(e.b, d.b...))})
+	}
+	var c subsecond.Capture
+	if err := decodeSegments(segs, &c); !errors.Is(err, errCorrupt) {
+		t.Fatalf("format 4 nodes after format 3 ones: %v; want errCorrupt", err)
 	}
 }
