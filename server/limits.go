@@ -224,20 +224,37 @@ func (s *Server) checkNodes(n int, format string) error {
 
 // viewCapture returns the capture a view of q over profile p reads, or
 // refuses the view with subsecond.ErrTooLarge before anything is loaded
-// when that would read more than the server's view budget. A capture
-// within the budget is read whole, through the store's cache. A larger one
-// is read by window, for views of q.Range alone (flame graphs and stack
-// charts): the whole seconds q.Range overlaps, counted first from the
-// chunks import stored, when they hold no more than the budget. The caller
-// holds a heavy slot.
+// when that would read more than the server's view budget. The caller has
+// found the capture not in the store's cache and holds a heavy slot.
+//
+// A view of q.Range alone (window: flame graphs, their exports and stack
+// charts) reads only the whole seconds q.Range overlaps when they are at
+// most half the capture (windowed): a few seconds' chunks instead of the
+// whole capture, which is then neither loaded nor put in the cache for
+// this view, evicting another. Such a window is also how a capture larger
+// than the budget is read, when its seconds hold no more than the budget
+// (counted first from the chunks import stored). Any other view reads the
+// whole capture, through the store's cache.
 func (s *Server) viewCapture(ctx context.Context, p *subsecond.Profile, q *Query, window bool) (*subsecond.Capture, error) {
 	if err := s.checkViewSamples(ctx, p, q, window); err != nil {
 		return nil, err
 	}
-	if p.Samples <= s.maxViewSamples {
+	if p.Samples <= s.maxViewSamples && !(window && windowed(p, q.Range)) {
 		return s.store.Capture(ctx, p.ID)
 	}
 	return s.store.CaptureWindow(ctx, p.ID, q.Range)
+}
+
+// windowed reports whether the whole seconds r overlaps are at most half of
+// profile p's, so that a view of r alone is cheaper read by window than
+// from the whole capture.
+func windowed(p *subsecond.Profile, r subsecond.Range) bool {
+	if r.Empty() {
+		return false
+	}
+	sec := func(t int64) int64 { return subsecond.FloorSecond(t) / int64(time.Second) }
+	whole := sec(max(p.End, p.T0()+1)-1) - sec(p.T0()) + 1
+	return 2*(sec(r.End-1)-sec(r.Start)+1) <= whole
 }
 
 // checkViewSamples refuses a view that would read more samples than the
