@@ -115,6 +115,26 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 			Help: "Uploads being imported.",
 		}, func() float64 { return float64(len(s.imports)) }),
 	)
+	if ac := s.answers; ac != nil {
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "subsecond_answer_cache_bytes",
+				Help: "Bytes of the whole-profile views' answers (heatmaps, cores maps, hot spots) kept compressed.",
+			}, func() float64 { return float64(ac.size()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "subsecond_answer_cache_budget_bytes",
+				Help: "The answer cache's budget (a sixteenth of --memory-limit).",
+			}, func() float64 { return float64(ac.budget) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "subsecond_answer_cache_hits_total",
+				Help: "Whole-profile views answered from the answer cache; the hit rate is hits / (hits + misses).",
+			}, func() float64 { return float64(ac.hits.Load()) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "subsecond_answer_cache_misses_total",
+				Help: "Whole-profile views looked up in the answer cache and computed.",
+			}, func() float64 { return float64(ac.misses.Load()) }),
+		)
+	}
 	if cr, ok := st.(CacheReporter); ok {
 		m.reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
