@@ -145,6 +145,10 @@ type gate struct {
 	queue   int64
 	wait    time.Duration
 	waiting atomic.Int64
+	// entered counts the slots taken; waited and held sum, in
+	// nanoseconds, the time their requests waited for them and held them
+	// (the metrics' heavy-slot counters).
+	entered, waited, held atomic.Int64
 }
 
 func newGate(slots, queue int, wait time.Duration) *gate {
@@ -163,9 +167,10 @@ func newGate(slots, queue int, wait time.Duration) *gate {
 // enter takes a slot, waiting while ctx lasts; the caller calls the
 // returned release once done.
 func (g *gate) enter(ctx context.Context) (release func(), err error) {
+	start := time.Now()
 	select {
 	case g.slots <- struct{}{}:
-		return g.release, nil
+		return g.taken(start, start), nil
 	default:
 	}
 	if g.waiting.Add(1) > g.queue {
@@ -177,7 +182,7 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 	defer t.Stop()
 	select {
 	case g.slots <- struct{}{}:
-		return g.release, nil
+		return g.taken(start, time.Now()), nil
 	case <-t.C:
 		return nil, errorf(errBusy, "the server has been busy with other views for %s; try again shortly", g.wait)
 	case <-ctx.Done():
@@ -185,7 +190,19 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 	}
 }
 
-func (g *gate) release() { <-g.slots }
+// taken counts a slot asked for at start and taken at now, and returns
+// its release, which gives it back once (later calls do nothing).
+func (g *gate) taken(start, now time.Time) func() {
+	g.entered.Add(1)
+	g.waited.Add(int64(now.Sub(start)))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.held.Add(int64(time.Since(now)))
+			<-g.slots
+		})
+	}
+}
 
 // checkCells refuses a grid over span nanoseconds in columns of width and
 // rows rows past the server's cell limit (query.CheckCells).

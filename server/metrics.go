@@ -106,6 +106,18 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 			Name: "subsecond_heavy_request_slots",
 			Help: "Heavy views that may be computed at once (--max-heavy).",
 		}, func() float64 { return float64(cap(g.slots)) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "subsecond_heavy_requests_total",
+			Help: "Heavy views that took a slot.",
+		}, func() float64 { return float64(g.entered.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "subsecond_heavy_wait_seconds_total",
+			Help: "Time heavy views waited for their slots; divided by subsecond_heavy_requests_total, the mean wait.",
+		}, func() float64 { return time.Duration(g.waited.Load()).Seconds() }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "subsecond_heavy_held_seconds_total",
+			Help: "Time heavy views held their slots (loading captures and computing); divided by subsecond_heavy_requests_total, the mean work.",
+		}, func() float64 { return time.Duration(g.held.Load()).Seconds() }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "subsecond_imports_waiting",
 			Help: "Uploads waiting for an import slot (--max-imports), their bodies unread.",

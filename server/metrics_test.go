@@ -104,11 +104,15 @@ func TestMetrics(t *testing.T) {
 		{"subsecond_heavy_request_slots", nil, 3},
 		{"subsecond_heavy_requests_running", nil, 0},
 		{"subsecond_heavy_requests_waiting", nil, 0},
+		{"subsecond_heavy_requests_total", nil, 1}, // the first heatmap
 		{"subsecond_database_errors_total", nil, 1},
 	} {
 		if got := value(t, mf, tc.name, tc.labels); got != tc.want {
 			t.Errorf("%s%v = %g; want %g", tc.name, tc.labels, got, tc.want)
 		}
+	}
+	if got := value(t, mf, "subsecond_heavy_held_seconds_total", nil); got <= 0 {
+		t.Errorf("subsecond_heavy_held_seconds_total = %g; want the time the heatmap held its slot", got)
 	}
 	if got := value(t, mf, "subsecond_answer_cache_bytes", nil); got <= 0 {
 		t.Errorf("subsecond_answer_cache_bytes = %g; want the bytes of the heatmap kept", got)

@@ -972,6 +972,10 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 		}
 		fmt.Printf("server caches: captures hit %s lookups (%.0f MiB kept); answers hit %s (%.1f MiB kept)\n",
 			rate("capture"), m["subsecond_capture_cache_bytes"]/(1<<20), rate("answer"), m["subsecond_answer_cache_bytes"]/(1<<20))
+		if n := m["subsecond_heavy_requests_total"]; n > 0 {
+			fmt.Printf("heavy slots: %.0f taken (of %.0f), waited for %s and held %s on average\n", n, m["subsecond_heavy_request_slots"],
+				round(time.Duration(m["subsecond_heavy_wait_seconds_total"]/n*1e9)), round(time.Duration(m["subsecond_heavy_held_seconds_total"]/n*1e9)))
+		}
 	}
 	if up, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at the end: %s", up)
