@@ -141,7 +141,10 @@ func (s *Server) enterImport(ctx context.Context) (release func(), err error) {
 // runs out, it is refused with errBusy (503 and Retry-After), so that load
 // costs latency, never memory.
 type gate struct {
-	slots   chan struct{}
+	slots chan struct{}
+	// long holds a token per long analysis running or waiting for a slot
+	// (enterLong): all slots but one, at least one.
+	long    chan struct{}
 	queue   int64
 	wait    time.Duration
 	waiting atomic.Int64
@@ -161,12 +164,54 @@ func newGate(slots, queue int, wait time.Duration) *gate {
 	if wait <= 0 {
 		wait = DefaultHeavyWait
 	}
-	return &gate{slots: make(chan struct{}, slots), queue: int64(queue), wait: wait}
+	return &gate{slots: make(chan struct{}, slots), long: make(chan struct{}, max(1, slots-1)), queue: int64(queue), wait: wait}
+}
+
+// enterLong takes a slot for a long analysis (a host's explanation, its
+// moves, a host range joined across captures: each up to seconds of
+// work), as enter does; but such analyses hold at most all the slots but
+// one at once, so that they never keep the short views (a profile's maps,
+// a flame graph of a few seconds) waiting behind them all.
+func (g *gate) enterLong(ctx context.Context) (release func(), err error) {
+	deadline := time.Now().Add(g.wait)
+	select {
+	case g.long <- struct{}{}:
+	default:
+		if g.waiting.Add(1) > g.queue {
+			g.waiting.Add(-1)
+			return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", cap(g.slots), g.queue)
+		}
+		t := time.NewTimer(g.wait)
+		select {
+		case g.long <- struct{}{}:
+		case <-t.C:
+			err = errorf(errBusy, "the server has been busy with other analyses for %s; try again shortly", g.wait)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		t.Stop()
+		g.waiting.Add(-1)
+		if err != nil {
+			return nil, err
+		}
+	}
+	slot, err := g.enterBy(ctx, deadline)
+	if err != nil {
+		<-g.long
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { slot(); <-g.long }) }, nil
 }
 
 // enter takes a slot, waiting while ctx lasts; the caller calls the
 // returned release once done.
 func (g *gate) enter(ctx context.Context) (release func(), err error) {
+	return g.enterBy(ctx, time.Now().Add(g.wait))
+}
+
+// enterBy is enter, waiting until deadline at most.
+func (g *gate) enterBy(ctx context.Context, deadline time.Time) (release func(), err error) {
 	start := time.Now()
 	select {
 	case g.slots <- struct{}{}:
@@ -178,7 +223,7 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 		return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", cap(g.slots), g.queue)
 	}
 	defer g.waiting.Add(-1)
-	t := time.NewTimer(g.wait)
+	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case g.slots <- struct{}{}:

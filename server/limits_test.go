@@ -499,3 +499,62 @@ func gunzip(t *testing.T, b []byte) []byte {
 	}
 	return out
 }
+
+// TestLongAnalysesLeaveASlot: long analyses (enterLong) hold at most all
+// the heavy slots but one; another waits for one of them to end, while a
+// short view still gets the slot left at once. Before, two explanations
+// took both slots of a two-core server and every flame graph and map
+// waited behind them (bench/soak: heavy views waited 255 ms on average,
+// the explanations and moves holding about 70% of the slots' time).
+func TestLongAnalysesLeaveASlot(t *testing.T) {
+	g := newGate(2, 8, time.Minute)
+	first, err := g.enterLong(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() {
+		release, err := g.enterLong(ctx)
+		if err == nil {
+			release()
+		}
+		second <- err
+	}()
+	for g.waiting.Load() != 1 {
+		runtime.Gosched()
+	}
+	// The second analysis waits; the short view is not kept waiting.
+	short, err := g.enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.slots); n != 2 {
+		t.Errorf("%d slots held; want the first analysis's and the short view's", n)
+	}
+	select {
+	case err := <-second:
+		t.Fatalf("a second long analysis entered (%v) while one held a slot of two", err)
+	default:
+	}
+	short()
+	first()
+	if err := <-second; err != nil {
+		t.Errorf("the second analysis, once the first ended: %v; want it run", err)
+	}
+	cancel()
+	if n, l := len(g.slots), len(g.long); n != 0 || l != 0 {
+		t.Errorf("after all ended, %d slots and %d long tokens held; want none", n, l)
+	}
+	// A server of one slot runs a long analysis in it.
+	one := newGate(1, 8, time.Minute)
+	release, err := one.enterLong(context.Background())
+	if err != nil {
+		t.Fatalf("enterLong on a gate of one slot: %v", err)
+	}
+	release()
+	release() // a second release does nothing
+	if len(one.slots) != 0 || len(one.long) != 0 {
+		t.Errorf("a gate of one slot holds %d slots and %d tokens after the release", len(one.slots), len(one.long))
+	}
+}
