@@ -656,6 +656,10 @@ var views = []struct {
 	}},
 }
 
+// profileViews are the views of one profile, which the "views" line also
+// counts, beside the host and fleet analyses.
+var profileViews = map[string]bool{"page": true, "heatmap": true, "cpus": true, "hotspots": true, "flamegraph": true, "export": true}
+
 func (s *soak) readLoop(ctx context.Context, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 42))
 	c := s.client("127.0.0.1")
@@ -887,7 +891,7 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 	}
 	slices.Sort(names)
 	fmt.Printf("%-11s %8s  %-34s %9s %9s %9s %9s\n", "KIND", "ANSWERS", "STATUS", "P50", "P90", "P99", "MAX")
-	var all []time.Duration
+	var all, profile []time.Duration
 	fiveXX := 0
 	for _, n := range names {
 		k := s.stats[n]
@@ -909,9 +913,15 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 		if n != "upload" && n != "trickle" && n != "49M-same" && n != "65k-events" && !strings.HasSuffix(n, "-post") {
 			all = append(all, k.latencies...)
 		}
+		if profileViews[n] {
+			profile = append(profile, k.latencies...)
+		}
 	}
 	slices.Sort(all)
+	slices.Sort(profile)
 	fmt.Printf("\nviews: %d answers, p50 %s, p90 %s, p99 %s\n", len(all), round(percentile(all, .5)), round(percentile(all, .9)), round(percentile(all, .99)))
+	fmt.Printf("  of which a profile's (page, heatmap, cpus, hotspots, flamegraph, export): %d answers, p50 %s, p90 %s, p99 %s\n",
+		len(profile), round(percentile(profile, .5)), round(percentile(profile, .9)), round(percentile(profile, .99)))
 	missed := s.reportFailures(fiveXX)
 	var mins []string
 	for _, r := range perMinute {
