@@ -173,7 +173,8 @@ func newGate(slots, queue int, wait time.Duration) *gate {
 // one at once, so that they never keep the short views (a profile's maps,
 // a flame graph of a few seconds) waiting behind them all.
 func (g *gate) enterLong(ctx context.Context) (release func(), err error) {
-	deadline := time.Now().Add(g.wait)
+	start := time.Now()
+	deadline := start.Add(g.wait)
 	select {
 	case g.long <- struct{}{}:
 	default:
@@ -195,7 +196,7 @@ func (g *gate) enterLong(ctx context.Context) (release func(), err error) {
 			return nil, err
 		}
 	}
-	slot, err := g.enterBy(ctx, deadline)
+	slot, err := g.enterBy(ctx, start, deadline)
 	if err != nil {
 		<-g.long
 		return nil, err
@@ -207,15 +208,16 @@ func (g *gate) enterLong(ctx context.Context) (release func(), err error) {
 // enter takes a slot, waiting while ctx lasts; the caller calls the
 // returned release once done.
 func (g *gate) enter(ctx context.Context) (release func(), err error) {
-	return g.enterBy(ctx, time.Now().Add(g.wait))
+	start := time.Now()
+	return g.enterBy(ctx, start, start.Add(g.wait))
 }
 
-// enterBy is enter, waiting until deadline at most.
-func (g *gate) enterBy(ctx context.Context, deadline time.Time) (release func(), err error) {
-	start := time.Now()
+// enterBy is enter for a request that began waiting at start, waiting
+// until deadline at most.
+func (g *gate) enterBy(ctx context.Context, start, deadline time.Time) (release func(), err error) {
 	select {
 	case g.slots <- struct{}{}:
-		return g.taken(start, start), nil
+		return g.taken(start, time.Now()), nil
 	default:
 	}
 	if g.waiting.Add(1) > g.queue {
