@@ -112,7 +112,9 @@ func (s *Server) patchProfile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	if err := s.store.Rename(r.Context(), id, strings.TrimSpace(*body.Name)); err != nil {
+	err := s.store.Rename(r.Context(), id, strings.TrimSpace(*body.Name))
+	s.answers.drop(id)
+	if err != nil {
 		s.error(w, r, err)
 		return
 	}
@@ -130,7 +132,9 @@ func (s *Server) deleteProfile(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	if err := s.store.Delete(r.Context(), chi.URLParam(r, "id")); err != nil {
+	err := s.store.Delete(r.Context(), chi.URLParam(r, "id"))
+	s.answers.drop(chi.URLParam(r, "id"))
+	if err != nil {
 		s.error(w, r, err)
 		return
 	}
@@ -232,19 +236,34 @@ func (s *Server) baseProfile(ctx context.Context, q *Query, v url.Values) (*subs
 // heatmap handles GET /api/profiles/{id}/heatmap?rows=&col=&<filters>: the
 // offset heatmap.
 func (s *Server) heatmap(w http.ResponseWriter, r *http.Request) {
-	s.view(w, r, s.checkHeatmapCost, s.engine.Heatmap)
+	s.view(w, r, "heatmap", query.ViewHeatmap, s.checkHeatmapCost, s.engine.Heatmap)
 }
 
 // cores handles GET /api/profiles/{id}/cpus?bucket=&<filters>: the cores map.
 func (s *Server) cores(w http.ResponseWriter, r *http.Request) {
-	s.view(w, r, s.checkCoresCost, s.engine.Cores)
+	s.view(w, r, "cpus", query.ViewCores, s.checkCoresCost, s.engine.Cores)
 }
 
 // view answers with the JSON of a view of the request's capture: the
-// profile and query are loaded, check bounds the view's cost before the
-// samples are, and compute draws it.
-func (s *Server) view(w http.ResponseWriter, r *http.Request, check func(*subsecond.Profile, *Query) error,
+// answer kept in the answer cache for the profile and the parameters of
+// views the view (name) reads, else the profile and query are loaded,
+// check bounds the view's cost before the samples are, and compute draws
+// it.
+func (s *Server) view(w http.ResponseWriter, r *http.Request, name string, views query.View, check func(*subsecond.Profile, *Query) error,
 	compute func(*subsecond.Capture, *Query) (any, error)) {
+	var key string
+	if s.answers != nil {
+		p, q, err := s.pageProfile(r.Context(), r)
+		if err != nil {
+			s.error(w, r, err)
+			return
+		}
+		key = answerKey(p, name, q, views)
+		if gz, ok := s.answers.get(p.ID, key); ok {
+			s.writeAnswer(w, r, gz)
+			return
+		}
+	}
 	c, q, release, err := s.load(r, check, false)
 	if err != nil {
 		s.error(w, r, err)
@@ -256,7 +275,11 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request, check func(*subsec
 		s.error(w, r, err)
 		return
 	}
-	s.json(w, http.StatusOK, v)
+	if key == "" || key != answerKey(&c.Profile, name, q, views) {
+		s.json(w, http.StatusOK, v)
+		return
+	}
+	s.answerJSON(w, r, c.Profile.ID, key, v)
 }
 
 // hotspots handles GET /api/profiles/{id}/hotspots?threshold=&min=&bucket=&limit=&cells=&<filters>:
@@ -266,9 +289,14 @@ func (s *Server) view(w http.ResponseWriter, r *http.Request, check func(*subsec
 // of its flame graph page, and "what", the sentence the profile page
 // heads them with (web.HotspotList).
 func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
-	_, q, err := s.pageProfile(r.Context(), r)
+	p, q, err := s.pageProfile(r.Context(), r)
 	if err != nil {
 		s.error(w, r, err)
+		return
+	}
+	key := answerKey(p, "hotspots", q, query.ViewHotspots)
+	if gz, ok := s.answers.get(p.ID, key); ok {
+		s.writeAnswer(w, r, gz)
 		return
 	}
 	rep, err := s.hotspotList(r, q, 0)
@@ -279,7 +307,7 @@ func (s *Server) hotspots(w http.ResponseWriter, r *http.Request) {
 	if q.Limit > 0 && len(rep.Spots) > q.Limit {
 		rep.Spots = rep.Spots[:q.Limit]
 	}
-	s.json(w, http.StatusOK, web.NewHotspotList(rep))
+	s.answerJSON(w, r, p.ID, key, web.NewHotspotList(rep))
 }
 
 // flamegraph handles GET /api/profiles/{id}/flamegraph?start=&end=&<filters>&format=:

@@ -49,7 +49,7 @@ func (s *Server) report(r *http.Request) (string, *Query, *explain.Report, error
 	if err != nil {
 		return host, q, nil, err
 	}
-	release, err := s.heavy.enter(r.Context())
+	release, err := s.heavy.enterLong(r.Context())
 	if err != nil {
 		return host, q, nil, err
 	}
@@ -232,7 +232,7 @@ func (s *Server) explainDiff(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	release, err := s.heavy.enter(r.Context())
+	release, err := s.heavy.enterLong(r.Context())
 	if err != nil {
 		s.error(w, r, err)
 		return

@@ -55,7 +55,7 @@ func (s *Server) loadHostRange(r *http.Request, diff bool) (hr *hostRange, c, bc
 	if hr, err = s.selectHostRange(r, diff); err != nil {
 		return nil, nil, nil, nil, err
 	}
-	if release, err = s.heavy.enter(r.Context()); err != nil {
+	if release, err = s.heavy.enterLong(r.Context()); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	if c, err = hr.target.Load(r.Context(), s.source(), s.ranges); err == nil && hr.base != nil {

@@ -141,10 +141,17 @@ func (s *Server) enterImport(ctx context.Context) (release func(), err error) {
 // runs out, it is refused with errBusy (503 and Retry-After), so that load
 // costs latency, never memory.
 type gate struct {
-	slots   chan struct{}
+	slots chan struct{}
+	// long holds a token per long analysis running or waiting for a slot
+	// (enterLong): all slots but one, at least one.
+	long    chan struct{}
 	queue   int64
 	wait    time.Duration
 	waiting atomic.Int64
+	// entered counts the slots taken; waited and held sum, in
+	// nanoseconds, the time their requests waited for them and held them
+	// (the metrics' heavy-slot counters).
+	entered, waited, held atomic.Int64
 }
 
 func newGate(slots, queue int, wait time.Duration) *gate {
@@ -157,15 +164,60 @@ func newGate(slots, queue int, wait time.Duration) *gate {
 	if wait <= 0 {
 		wait = DefaultHeavyWait
 	}
-	return &gate{slots: make(chan struct{}, slots), queue: int64(queue), wait: wait}
+	return &gate{slots: make(chan struct{}, slots), long: make(chan struct{}, max(1, slots-1)), queue: int64(queue), wait: wait}
+}
+
+// enterLong takes a slot for a long analysis (a host's explanation, its
+// moves, a host range joined across captures: each up to seconds of
+// work), as enter does; but such analyses hold at most all the slots but
+// one at once, so that they never keep the short views (a profile's maps,
+// a flame graph of a few seconds) waiting behind them all.
+func (g *gate) enterLong(ctx context.Context) (release func(), err error) {
+	start := time.Now()
+	deadline := start.Add(g.wait)
+	select {
+	case g.long <- struct{}{}:
+	default:
+		if g.waiting.Add(1) > g.queue {
+			g.waiting.Add(-1)
+			return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", cap(g.slots), g.queue)
+		}
+		t := time.NewTimer(g.wait)
+		select {
+		case g.long <- struct{}{}:
+		case <-t.C:
+			err = errorf(errBusy, "the server has been busy with other analyses for %s; try again shortly", g.wait)
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		t.Stop()
+		g.waiting.Add(-1)
+		if err != nil {
+			return nil, err
+		}
+	}
+	slot, err := g.enterBy(ctx, start, deadline)
+	if err != nil {
+		<-g.long
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { slot(); <-g.long }) }, nil
 }
 
 // enter takes a slot, waiting while ctx lasts; the caller calls the
 // returned release once done.
 func (g *gate) enter(ctx context.Context) (release func(), err error) {
+	start := time.Now()
+	return g.enterBy(ctx, start, start.Add(g.wait))
+}
+
+// enterBy is enter for a request that began waiting at start, waiting
+// until deadline at most.
+func (g *gate) enterBy(ctx context.Context, start, deadline time.Time) (release func(), err error) {
 	select {
 	case g.slots <- struct{}{}:
-		return g.release, nil
+		return g.taken(start, time.Now()), nil
 	default:
 	}
 	if g.waiting.Add(1) > g.queue {
@@ -173,11 +225,11 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 		return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", cap(g.slots), g.queue)
 	}
 	defer g.waiting.Add(-1)
-	t := time.NewTimer(g.wait)
+	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
 	case g.slots <- struct{}{}:
-		return g.release, nil
+		return g.taken(start, time.Now()), nil
 	case <-t.C:
 		return nil, errorf(errBusy, "the server has been busy with other views for %s; try again shortly", g.wait)
 	case <-ctx.Done():
@@ -185,7 +237,19 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 	}
 }
 
-func (g *gate) release() { <-g.slots }
+// taken counts a slot asked for at start and taken at now, and returns
+// its release, which gives it back once (later calls do nothing).
+func (g *gate) taken(start, now time.Time) func() {
+	g.entered.Add(1)
+	g.waited.Add(int64(now.Sub(start)))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.held.Add(int64(time.Since(now)))
+			<-g.slots
+		})
+	}
+}
 
 // checkCells refuses a grid over span nanoseconds in columns of width and
 // rows rows past the server's cell limit (query.CheckCells).
@@ -224,20 +288,37 @@ func (s *Server) checkNodes(n int, format string) error {
 
 // viewCapture returns the capture a view of q over profile p reads, or
 // refuses the view with subsecond.ErrTooLarge before anything is loaded
-// when that would read more than the server's view budget. A capture
-// within the budget is read whole, through the store's cache. A larger one
-// is read by window, for views of q.Range alone (flame graphs and stack
-// charts): the whole seconds q.Range overlaps, counted first from the
-// chunks import stored, when they hold no more than the budget. The caller
-// holds a heavy slot.
+// when that would read more than the server's view budget. The caller has
+// found the capture not in the store's cache and holds a heavy slot.
+//
+// A view of q.Range alone (window: flame graphs, their exports and stack
+// charts) reads only the whole seconds q.Range overlaps when they are at
+// most half the capture (windowed): a few seconds' chunks instead of the
+// whole capture, which is then neither loaded nor put in the cache for
+// this view, evicting another. Such a window is also how a capture larger
+// than the budget is read, when its seconds hold no more than the budget
+// (counted first from the chunks import stored). Any other view reads the
+// whole capture, through the store's cache.
 func (s *Server) viewCapture(ctx context.Context, p *subsecond.Profile, q *Query, window bool) (*subsecond.Capture, error) {
 	if err := s.checkViewSamples(ctx, p, q, window); err != nil {
 		return nil, err
 	}
-	if p.Samples <= s.maxViewSamples {
+	if p.Samples <= s.maxViewSamples && !(window && windowed(p, q.Range)) {
 		return s.store.Capture(ctx, p.ID)
 	}
 	return s.store.CaptureWindow(ctx, p.ID, q.Range)
+}
+
+// windowed reports whether the whole seconds r overlaps are at most half of
+// profile p's, so that a view of r alone is cheaper read by window than
+// from the whole capture.
+func windowed(p *subsecond.Profile, r subsecond.Range) bool {
+	if r.Empty() {
+		return false
+	}
+	sec := func(t int64) int64 { return subsecond.FloorSecond(t) / int64(time.Second) }
+	whole := sec(max(p.End, p.T0()+1)-1) - sec(p.T0()) + 1
+	return 2*(sec(r.End-1)-sec(r.Start)+1) <= whole
 }
 
 // checkViewSamples refuses a view that would read more samples than the

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -428,4 +430,131 @@ func mustList(t *testing.T, st *store.Store) []subsecond.Profile {
 		t.Fatal(err)
 	}
 	return list
+}
+
+// TestRangeViewsByWindow: a flame graph, export or stack chart of a few
+// seconds of a capture the cache does not hold reads only those seconds:
+// the whole capture is neither loaded nor cached for it, and every answer
+// is byte for byte the answer from the whole capture. A range of more than
+// half the capture, and the whole-capture views, still load it through the
+// cache. Before, every range view of a capture not in the cache loaded
+// and cached the whole capture (120 chunks for a few seconds' graph).
+func TestRangeViewsByWindow(t *testing.T) {
+	cold, err := sqlite.OpenStore(context.Background(), t.TempDir()+"/test.db", store.Options{WarmLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cold.Close() })
+	e := newEnvOn(t, cold, Config{})
+	p := e.upload(perfText(2, 100, 10), "ten")
+	whole := newEnv(t, Config{})
+	ref := whole.upload(perfText(2, 100, 10), "ten")
+	if _, err := whole.st.Capture(context.Background(), ref.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"/flamegraph?start=1&end=3",
+		"/flamegraph?start=0&end=0.5",
+		"/flamegraph?start=2.5&end=6.25&cpu=1",
+		"/flamegraph?start=9&end=11",
+		"/flamegraph?start=1&end=2&format=folded",
+		"/flamegraph?start=1&end=2&format=svg",
+		"/flamegraph?start=1&end=2&format=pprof",
+		"/samples?start=1.2&end=1.3",
+		"/samples?start=4&end=5&cpu=0",
+	} {
+		res, got := e.do("GET", "/api/profiles/"+p.ID+path, nil)
+		_, want := whole.do("GET", "/api/profiles/"+ref.ID+path, nil)
+		if strings.Contains(path, "pprof") {
+			got, want = gunzip(t, got), gunzip(t, want)
+		}
+		got = bytes.ReplaceAll(got, []byte(p.ID), []byte(ref.ID))
+		if res.StatusCode != http.StatusOK || !bytes.Equal(got, want) {
+			t.Errorf("GET %s of a capture not in the cache = %d %.200s; want 200 and the whole capture's answer %.200s", path, res.StatusCode, got, want)
+		}
+	}
+	if st := cold.CacheStats(); st.Misses != 0 || st.Bytes != 0 {
+		t.Errorf("after range views, the capture cache has %d misses and %d bytes; want the capture neither loaded nor cached", st.Misses, st.Bytes)
+	}
+	for _, path := range []string{"/flamegraph?start=0&end=6", "/heatmap"} {
+		if res, b := e.do("GET", "/api/profiles/"+p.ID+path, nil); res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s = %d %s", path, res.StatusCode, b)
+		}
+	}
+	if st := cold.CacheStats(); st.Misses != 1 || st.Hits != 1 || st.Bytes == 0 {
+		t.Errorf("after a graph of most of the capture and a heatmap, the cache has %d misses, %d hits, %d bytes; want the capture loaded once and cached", st.Misses, st.Hits, st.Bytes)
+	}
+}
+
+// gunzip returns the decompressed b.
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestLongAnalysesLeaveASlot: long analyses (enterLong) hold at most all
+// the heavy slots but one; another waits for one of them to end, while a
+// short view still gets the slot left at once. Before, two explanations
+// took both slots of a two-core server and every flame graph and map
+// waited behind them (bench/soak: heavy views waited 255 ms on average,
+// the explanations and moves holding about 70% of the slots' time).
+func TestLongAnalysesLeaveASlot(t *testing.T) {
+	g := newGate(2, 8, time.Minute)
+	first, err := g.enterLong(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() {
+		release, err := g.enterLong(ctx)
+		if err == nil {
+			release()
+		}
+		second <- err
+	}()
+	for g.waiting.Load() != 1 {
+		runtime.Gosched()
+	}
+	// The second analysis waits; the short view is not kept waiting.
+	short, err := g.enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.slots); n != 2 {
+		t.Errorf("%d slots held; want the first analysis's and the short view's", n)
+	}
+	select {
+	case err := <-second:
+		t.Fatalf("a second long analysis entered (%v) while one held a slot of two", err)
+	default:
+	}
+	short()
+	first()
+	if err := <-second; err != nil {
+		t.Errorf("the second analysis, once the first ended: %v; want it run", err)
+	}
+	cancel()
+	if n, l := len(g.slots), len(g.long); n != 0 || l != 0 {
+		t.Errorf("after all ended, %d slots and %d long tokens held; want none", n, l)
+	}
+	// A server of one slot runs a long analysis in it.
+	one := newGate(1, 8, time.Minute)
+	release, err := one.enterLong(context.Background())
+	if err != nil {
+		t.Fatalf("enterLong on a gate of one slot: %v", err)
+	}
+	release()
+	release() // a second release does nothing
+	if len(one.slots) != 0 || len(one.long) != 0 {
+		t.Errorf("a gate of one slot holds %d slots and %d tokens after the release", len(one.slots), len(one.long))
+	}
 }

@@ -106,6 +106,18 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 			Name: "subsecond_heavy_request_slots",
 			Help: "Heavy views that may be computed at once (--max-heavy).",
 		}, func() float64 { return float64(cap(g.slots)) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "subsecond_heavy_requests_total",
+			Help: "Heavy views that took a slot.",
+		}, func() float64 { return float64(g.entered.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "subsecond_heavy_wait_seconds_total",
+			Help: "Time heavy views waited for their slots; divided by subsecond_heavy_requests_total, the mean wait.",
+		}, func() float64 { return time.Duration(g.waited.Load()).Seconds() }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "subsecond_heavy_held_seconds_total",
+			Help: "Time heavy views held their slots (loading captures and computing); divided by subsecond_heavy_requests_total, the mean work.",
+		}, func() float64 { return time.Duration(g.held.Load()).Seconds() }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "subsecond_imports_waiting",
 			Help: "Uploads waiting for an import slot (--max-imports), their bodies unread.",
@@ -115,6 +127,26 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 			Help: "Uploads being imported.",
 		}, func() float64 { return float64(len(s.imports)) }),
 	)
+	if ac := s.answers; ac != nil {
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "subsecond_answer_cache_bytes",
+				Help: "Bytes of the whole-profile views' answers (heatmaps, cores maps, hot spots) kept compressed.",
+			}, func() float64 { return float64(ac.size()) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "subsecond_answer_cache_budget_bytes",
+				Help: "The answer cache's budget (a sixteenth of --memory-limit).",
+			}, func() float64 { return float64(ac.budget) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "subsecond_answer_cache_hits_total",
+				Help: "Whole-profile views answered from the answer cache; the hit rate is hits / (hits + misses).",
+			}, func() float64 { return float64(ac.hits.Load()) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "subsecond_answer_cache_misses_total",
+				Help: "Whole-profile views looked up in the answer cache and computed.",
+			}, func() float64 { return float64(ac.misses.Load()) }),
+		)
+	}
 	if cr, ok := st.(CacheReporter); ok {
 		m.reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -94,17 +94,28 @@ func TestMetrics(t *testing.T) {
 		{"subsecond_import_bytes_total", map[string]string{"outcome": "created"}, float64(len(text))},
 		{"subsecond_import_samples_total", nil, float64(p.Samples)},
 		{"subsecond_import_duration_seconds", nil, 1},
-		{"subsecond_capture_cache_hits_total", nil, 2},
+		// The second heatmap is the answer kept from the first.
+		{"subsecond_capture_cache_hits_total", nil, 1},
+		{"subsecond_answer_cache_hits_total", nil, 1},
+		{"subsecond_answer_cache_misses_total", nil, 1},
+		{"subsecond_answer_cache_budget_bytes", nil, DefaultAnswerCacheSize},
 		{"subsecond_capture_cache_misses_total", nil, 0},
 		{"subsecond_capture_cache_budget_bytes", nil, 512 << 20},
 		{"subsecond_heavy_request_slots", nil, 3},
 		{"subsecond_heavy_requests_running", nil, 0},
 		{"subsecond_heavy_requests_waiting", nil, 0},
+		{"subsecond_heavy_requests_total", nil, 1}, // the first heatmap
 		{"subsecond_database_errors_total", nil, 1},
 	} {
 		if got := value(t, mf, tc.name, tc.labels); got != tc.want {
 			t.Errorf("%s%v = %g; want %g", tc.name, tc.labels, got, tc.want)
 		}
+	}
+	if got := value(t, mf, "subsecond_heavy_held_seconds_total", nil); got <= 0 {
+		t.Errorf("subsecond_heavy_held_seconds_total = %g; want the time the heatmap held its slot", got)
+	}
+	if got := value(t, mf, "subsecond_answer_cache_bytes", nil); got <= 0 {
+		t.Errorf("subsecond_answer_cache_bytes = %g; want the bytes of the heatmap kept", got)
 	}
 	if got := value(t, mf, "subsecond_capture_cache_bytes", nil); got <= 0 {
 		t.Errorf("subsecond_capture_cache_bytes = %g; want the bytes of the capture kept", got)

@@ -295,7 +295,16 @@ func (s *Server) addMarkers(w http.ResponseWriter, r *http.Request) {
 // heavyJSON answers with compute's value as JSON, computed in a heavy slot
 // (see gate), like every view whose cost grows with the data.
 func (s *Server) heavyJSON(w http.ResponseWriter, r *http.Request, compute func(ctx context.Context) (any, error)) {
-	release, err := s.heavy.enter(r.Context())
+	s.gatedJSON(w, r, s.heavy.enter, compute)
+}
+
+// longJSON is heavyJSON for a long analysis (gate.enterLong).
+func (s *Server) longJSON(w http.ResponseWriter, r *http.Request, compute func(ctx context.Context) (any, error)) {
+	s.gatedJSON(w, r, s.heavy.enterLong, compute)
+}
+
+func (s *Server) gatedJSON(w http.ResponseWriter, r *http.Request, enter func(context.Context) (func(), error), compute func(ctx context.Context) (any, error)) {
+	release, err := enter(r.Context())
 	if err != nil {
 		s.error(w, r, err)
 		return

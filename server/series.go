@@ -102,7 +102,7 @@ func (s *Server) hostMoves(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
+	s.longJSON(w, r, func(ctx context.Context) (any, error) {
 		return explain.Moves(ctx, s.explainSource(), host, explain.MoveOptionsOf(q))
 	})
 }

@@ -170,6 +170,10 @@ type Config struct {
 	// RangeCacheSize is the byte budget of the host ranges kept joined
 	// (timeline.RangeCache); 0 means timeline.DefaultRangeBudget.
 	RangeCacheSize int64
+	// AnswerCacheSize is the byte budget of the answers of whole-profile
+	// views kept compressed (answerCache); 0 means DefaultAnswerCacheSize,
+	// negative keeps none.
+	AnswerCacheSize int64
 
 	// MinUploadRate is the slowest pace an upload may keep, in bytes per
 	// second over each RateWindow spent waiting for the client; slower
@@ -215,6 +219,8 @@ type Server struct {
 	// maxViewSamples bounds the samples one view reads (viewCapture).
 	maxViewSamples int64
 	hot            hotCache
+	// answers keeps the answers of whole-profile views; nil keeps none.
+	answers *answerCache
 	// maxRangeSamples bounds a host range's samples; ranges keeps the
 	// ranges joined.
 	maxRangeSamples int64
@@ -266,6 +272,7 @@ func New(cfg Config) *Server {
 		maxRangeSamples: cmp.Or(cfg.MaxRangeSamples, DefaultMaxRangeSamples),
 		ranges:          timeline.NewRangeCache(cfg.RangeCacheSize),
 		explains:        explain.NewCache(0),
+		answers:         newAnswerCache(cfg.AnswerCacheSize),
 
 		pageHotSamples: pageHotspotSamples,
 	}

@@ -59,6 +59,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -321,7 +322,7 @@ func (s *soak) restart(ctx context.Context, c *cluster) error {
 // server is the subsecond serve process under test, its profiler on
 // debug unless "".
 func startServer(bin, dir, db, debug string) (*benchserve.Server, error) {
-	flags := []string{"--db", db, "--log-format", "json"}
+	flags := []string{"--db", db, "--log-format", "json", "--metrics", "on"}
 	if debug != "" {
 		flags = append(flags, "--debug-addr", debug)
 	}
@@ -655,6 +656,10 @@ var views = []struct {
 	}},
 }
 
+// profileViews are the views of one profile, which the "views" line also
+// counts, beside the host and fleet analyses.
+var profileViews = map[string]bool{"page": true, "heatmap": true, "cpus": true, "hotspots": true, "flamegraph": true, "export": true}
+
 func (s *soak) readLoop(ctx context.Context, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 42))
 	c := s.client("127.0.0.1")
@@ -886,7 +891,7 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 	}
 	slices.Sort(names)
 	fmt.Printf("%-11s %8s  %-34s %9s %9s %9s %9s\n", "KIND", "ANSWERS", "STATUS", "P50", "P90", "P99", "MAX")
-	var all []time.Duration
+	var all, profile []time.Duration
 	fiveXX := 0
 	for _, n := range names {
 		k := s.stats[n]
@@ -908,9 +913,15 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 		if n != "upload" && n != "trickle" && n != "49M-same" && n != "65k-events" && !strings.HasSuffix(n, "-post") {
 			all = append(all, k.latencies...)
 		}
+		if profileViews[n] {
+			profile = append(profile, k.latencies...)
+		}
 	}
 	slices.Sort(all)
+	slices.Sort(profile)
 	fmt.Printf("\nviews: %d answers, p50 %s, p90 %s, p99 %s\n", len(all), round(percentile(all, .5)), round(percentile(all, .9)), round(percentile(all, .99)))
+	fmt.Printf("  of which a profile's (page, heatmap, cpus, hotspots, flamegraph, export): %d answers, p50 %s, p90 %s, p99 %s\n",
+		len(profile), round(percentile(profile, .5)), round(percentile(profile, .9)), round(percentile(profile, .99)))
 	missed := s.reportFailures(fiveXX)
 	var mins []string
 	for _, r := range perMinute {
@@ -960,6 +971,21 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 	if s.wall > 0 {
 		fmt.Printf("server CPU: %.0f s user+sys in %.0f s (%.2f cores busy): %.1f uploads and %.0f view answers per server CPU-minute\n",
 			s.cpu.Seconds(), s.wall.Seconds(), s.cpu.Seconds()/s.wall.Seconds(), float64(len(s.uploads))*60/s.cpu.Seconds(), float64(len(all))*60/s.cpu.Seconds())
+	}
+	if m, err := metrics(s.base); err == nil {
+		rate := func(name string) string {
+			h, m := m["subsecond_"+name+"_cache_hits_total"], m["subsecond_"+name+"_cache_misses_total"]
+			if h+m == 0 {
+				return "none"
+			}
+			return fmt.Sprintf("%.0f%% of %.0f", 100*h/(h+m), h+m)
+		}
+		fmt.Printf("server caches: captures hit %s lookups (%.0f MiB kept); answers hit %s (%.1f MiB kept)\n",
+			rate("capture"), m["subsecond_capture_cache_bytes"]/(1<<20), rate("answer"), m["subsecond_answer_cache_bytes"]/(1<<20))
+		if n := m["subsecond_heavy_requests_total"]; n > 0 {
+			fmt.Printf("heavy slots: %.0f taken (of %.0f), waited for %s and held %s on average\n", n, m["subsecond_heavy_request_slots"],
+				round(time.Duration(m["subsecond_heavy_wait_seconds_total"]/n*1e9)), round(time.Duration(m["subsecond_heavy_held_seconds_total"]/n*1e9)))
+		}
 	}
 	if up, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at the end: %s", up)
@@ -1034,4 +1060,32 @@ func getJSON(url string, v any) error {
 		return fmt.Errorf("GET %s: %s", url, res.Status)
 	}
 	return json.NewDecoder(res.Body).Decode(v)
+}
+
+// metrics returns the server's unlabelled metrics by name, read from its
+// Prometheus text at /metrics.
+func metrics(base string) (map[string]float64, error) {
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /metrics: %s", res.Status)
+	}
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]float64{}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "#") || strings.Contains(name, "{") {
+			continue
+		}
+		if v, err := strconv.ParseFloat(value, 64); err == nil {
+			m[name] = v
+		}
+	}
+	return m, nil
 }

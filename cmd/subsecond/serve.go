@@ -217,6 +217,7 @@ func runServe(ctx context.Context, e env) error {
 		UploadsPerClient: lim.perClient,
 		MaxImports:       lim.maxImports,
 		RangeCacheSize:   budget.ranges,
+		AnswerCacheSize:  budget.answers,
 		Metrics:          metricsOn,
 		MetricsToken:     metricsToken,
 	})

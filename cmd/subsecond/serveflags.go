@@ -117,22 +117,25 @@ const defaultMemoryLimit = 896 << 20
 // 150 MB for a capture of the bundled size while it parses).
 type budgets struct {
 	cache   int64 // --cache-size
+	answers int64 // the whole-profile views' answers (server.Config.AnswerCacheSize)
 	rollups int64 // the host views' rollups (timeline.RollupCache)
 	ranges  int64 // the host ranges joined (timeline.RangeCache)
 	imports int   // --max-imports
 }
 
-// budgetsOf divides the memory limit: 3/8 to the capture cache, 1/16 to
-// the rollups, 1/16 to the joined ranges, and an import at once per GiB
-// (at least one, at most one per two cores). With no limit (0), the
-// defaults that assumed 1.5 GiB: a 512 MiB cache, 96 MiB of rollups and
-// 256 MiB of ranges.
+// budgetsOf divides the memory limit: 5/16 to the capture cache, 1/16 to
+// the answers of whole-profile views (kept compressed: about 140 KB for
+// the three views of a bundled capture), 1/16 to the rollups, 1/16 to the
+// joined ranges, and an import at once per GiB (at least one, at most one
+// per two cores). With no limit (0), the defaults that assumed 1.5 GiB: a
+// 512 MiB cache, 64 MiB of answers, 96 MiB of rollups and 256 MiB of
+// ranges.
 func budgetsOf(limit int64) budgets {
 	if limit <= 0 {
-		return budgets{cache: store.DefaultCacheSize, rollups: timeline.DefaultRollupBudget, ranges: timeline.DefaultRangeBudget,
+		return budgets{cache: store.DefaultCacheSize, answers: server.DefaultAnswerCacheSize, rollups: timeline.DefaultRollupBudget, ranges: timeline.DefaultRangeBudget,
 			imports: server.DefaultMaxImports()}
 	}
-	return budgets{cache: limit * 3 / 8, rollups: limit / 16, ranges: limit / 16,
+	return budgets{cache: limit * 5 / 16, answers: limit / 16, rollups: limit / 16, ranges: limit / 16,
 		imports: max(1, min(server.DefaultMaxImports(), int(limit>>30)))}
 }
 
@@ -153,7 +156,7 @@ func (l *serveLimits) flags(fs *flag.FlagSet) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		l.memLimit = defaultMemoryLimit
 	}
-	fs.Var(&l.memLimit, "memory-limit", "soft limit on the server's Go heap `size`, from which the caches' budgets follow (3/8 to --cache-size, 1/16 each to the host views' rollups and ranges); at least --cache-size plus 256MiB (default from $GOMEMLIMIT when set)")
+	fs.Var(&l.memLimit, "memory-limit", "soft limit on the server's Go heap `size`, from which the caches' budgets follow (5/16 to --cache-size, 1/16 each to the whole-profile views' answers and the host views' rollups and ranges); at least --cache-size plus 256MiB (default from $GOMEMLIMIT when set)")
 }
 
 // applyMemoryLimit sets the Go heap's soft limit, unless $GOMEMLIMIT set it

@@ -47,7 +47,7 @@ func TestServeMetricsFlags(t *testing.T) {
 func TestBudgetsOf(t *testing.T) {
 	for _, limit := range []int64{defaultMemoryLimit, 512 << 20, 4 << 30, 64 << 30} {
 		b := budgetsOf(limit)
-		if caches := b.cache + b.rollups + b.ranges; caches > limit/2 {
+		if caches := b.cache + b.answers + b.rollups + b.ranges; caches > limit/2 {
 			t.Errorf("budgetsOf(%d): caches %d, more than half the limit", limit, caches)
 		}
 		if b.cache+256<<20 > limit && limit >= 1<<30 {
@@ -57,8 +57,8 @@ func TestBudgetsOf(t *testing.T) {
 			t.Errorf("budgetsOf(%d): %d imports at once; want 1 to one per GiB", limit, b.imports)
 		}
 	}
-	if b := budgetsOf(defaultMemoryLimit); b.cache != 336<<20 || b.imports != 1 {
-		t.Errorf("budgetsOf(default %d) = %+v; want a 336 MiB cache and one import at once", defaultMemoryLimit, b)
+	if b := budgetsOf(defaultMemoryLimit); b.cache != 280<<20 || b.answers != 56<<20 || b.imports != 1 {
+		t.Errorf("budgetsOf(default %d) = %+v; want a 280 MiB capture cache, 56 MiB of answers and one import at once", defaultMemoryLimit, b)
 	}
 	if b := budgetsOf(0); b.cache != 512<<20 {
 		t.Errorf("budgetsOf(no limit) = %+v; want the 512 MiB cache of before", b)

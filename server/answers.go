@@ -1,0 +1,191 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/lru"
+	"github.com/subsecond/subsecond/query"
+)
+
+// DefaultAnswerCacheSize is the answer cache's default budget in bytes
+// (Config.AnswerCacheSize).
+const DefaultAnswerCacheSize = 64 << 20
+
+// answerCache keeps the answers of the views of a whole profile (heatmap,
+// cores map, hot spots), JSON compressed with gzip, per profile and
+// canonical query. A profile never changes once stored, so an answer stays
+// valid until the profile is deleted (or renamed: the key holds its name);
+// a view asked again is then written from memory, with no heavy slot,
+// capture or computation. Each answer is compressed once, when computed,
+// instead of at each request.
+//
+// The cache is bounded by its budget in bytes: it keeps a profile's answers
+// together, least recently used profile out first, and drops them when the
+// profile is deleted. A profile keeps at most maxProfileAnswers answers and
+// no answer larger than a sixteenth of the budget. A nil *answerCache keeps
+// nothing.
+type answerCache struct {
+	c            *lru.Cache[string, *answers]
+	budget       int64
+	hits, misses atomic.Int64
+}
+
+// answers are one profile's answers by key (answerKey), gzip-compressed.
+type answers struct {
+	mu    sync.Mutex
+	m     map[string][]byte
+	bytes atomic.Int64 // of m's keys and values
+}
+
+// maxProfileAnswers bounds the answers kept for one profile: a page's
+// three views under a few settings of its filters.
+const maxProfileAnswers = 64
+
+// answerOverhead is what an answer or a profile's set of them holds beyond
+// its bytes: map entries, headers.
+const answerOverhead = 128
+
+func newAnswerCache(budget int64) *answerCache {
+	if budget < 0 {
+		return nil
+	}
+	if budget == 0 {
+		budget = DefaultAnswerCacheSize
+	}
+	return &answerCache{budget: budget, c: lru.New[string](lru.Options[*answers]{
+		Budget:  budget,
+		Size:    func(*answers) int64 { return answerOverhead },
+		Growing: func(a *answers) int64 { return a.bytes.Load() },
+	})}
+}
+
+// answerKey identifies the answer of view (heatmap, cpus, hotspots) of
+// profile p for q: the parameters the view reads, as parsed, so that
+// equivalent queries (col=1 and col=1s) share an answer, and the profile's
+// name, which some answers carry.
+func answerKey(p *subsecond.Profile, view string, q *Query, views query.View) string {
+	return view + "?" + q.ValuesFor(views).Encode() + "#" + p.Name
+}
+
+// get returns the gzip-compressed answer of key for profile id, if kept.
+func (ac *answerCache) get(id, key string) ([]byte, bool) {
+	if ac == nil {
+		return nil, false
+	}
+	if a, ok := ac.c.Peek(id); ok {
+		a.mu.Lock()
+		gz, ok := a.m[key]
+		a.mu.Unlock()
+		if ok {
+			ac.hits.Add(1)
+			return gz, true
+		}
+	}
+	ac.misses.Add(1)
+	return nil, false
+}
+
+// put keeps gz as the answer of key for profile id.
+func (ac *answerCache) put(id, key string, gz []byte) {
+	if ac == nil || int64(len(gz)+len(key)) > ac.budget/16 {
+		return
+	}
+	a, _, err := ac.c.Get(context.Background(), id, func(context.Context) (*answers, error) {
+		return &answers{m: map[string][]byte{}}, nil
+	})
+	if err != nil {
+		return
+	}
+	a.mu.Lock()
+	if _, ok := a.m[key]; !ok && len(a.m) < maxProfileAnswers {
+		a.m[key] = gz
+		a.bytes.Add(int64(len(gz) + len(key) + answerOverhead))
+	}
+	a.mu.Unlock()
+}
+
+// drop forgets profile id's answers.
+func (ac *answerCache) drop(id string) {
+	if ac != nil {
+		ac.c.Remove(id)
+	}
+}
+
+// bytes returns the bytes of the answers kept, as last measured.
+func (ac *answerCache) size() int64 {
+	if ac == nil {
+		return 0
+	}
+	return ac.c.Bytes()
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding takes gzip.
+func acceptsGzip(r *http.Request) bool {
+	for _, h := range r.Header.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(h, ",") {
+			name, params, _ := strings.Cut(part, ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name != "gzip" && name != "x-gzip" {
+				continue
+			}
+			q := strings.ReplaceAll(strings.ToLower(params), " ", "")
+			return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+		}
+	}
+	return false
+}
+
+// writeAnswer writes gz, a gzip-compressed JSON answer, as the 200
+// response: as is to a client that takes gzip, decompressed to another.
+func (s *Server) writeAnswer(w http.ResponseWriter, r *http.Request, gz []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Add("Vary", "Accept-Encoding")
+	if acceptsGzip(r) {
+		h.Set("Content-Encoding", "gzip")
+		w.WriteHeader(http.StatusOK)
+		w.Write(gz)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err == nil {
+		_, err = io.Copy(w, zr)
+	}
+	if err != nil {
+		s.log.Debug("write response", "err", err)
+	}
+}
+
+// answerJSON writes v as the JSON answer that s.json would, keeping it
+// compressed in the answer cache under profile id and key.
+func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, id, key string, v any) {
+	if s.answers == nil {
+		s.json(w, http.StatusOK, v)
+		return
+	}
+	var plain, gz bytes.Buffer
+	if err := json.NewEncoder(&plain).Encode(v); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	zw, _ := gzip.NewWriterLevel(&gz, 5)
+	zw.Write(plain.Bytes())
+	if err := zw.Close(); err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.answers.put(id, key, gz.Bytes())
+	s.writeAnswer(w, r, gz.Bytes())
+}
