@@ -59,7 +59,7 @@ var sampleColumns = []Column{
 		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }),
 	newCol(ColumnInfo{Name: "weight", Encoding: Runs, Since: 1},
 		func(c *Columns) *[]uint64 { return &c.Weight }, func(r *Row) uint64 { return cmp.Or(r.Sample.Period, 1) }),
-	newCol(ColumnInfo{Name: "stack", Encoding: Recent, Table: NodeTable, Since: 1, Recoded: []Recoding{{3, Plain}, {4, Rising}}},
+	newCol(ColumnInfo{Name: "stack", Encoding: Ranged, Table: NodeTable, Since: 1, Recoded: []Recoding{{3, Plain}, {4, Rising}, {5, Recent}}},
 		func(c *Columns) *[]int32 { return &c.Stack }, func(r *Row) int32 { return r.Stack() }),
 	newCol(ColumnInfo{Name: "cgroup", Encoding: Dict, Table: StringTable, Since: 2},
 		func(c *Columns) *[]uint32 { return &c.Cgroup }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Cgroup) }),
@@ -151,6 +151,12 @@ const (
 	// nearly fixed interval: the difference from it is a few
 	// microseconds), or from the sample before for its CPU's first.
 	PerCPU
+	// Ranged: as Recent, with Recent's codes (a stack above the largest
+	// so far, a rank among the thread's latest, or a stack below the
+	// largest) range coded with models that learn from the chunk's
+	// samples rather than written as varints and left to the chunk's
+	// compression.
+	Ranged
 )
 
 // Table names the table a column's values index, so that they can be
