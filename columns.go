@@ -49,11 +49,11 @@ var sampleColumns = []Column{
 		func(c *Columns) *[]int64 { return &c.Time }, func(r *Row) int64 { return r.Sample.Time }),
 	newCol(ColumnInfo{Name: "cpu", Encoding: Plain, Since: 1},
 		func(c *Columns) *[]int32 { return &c.CPU }, func(r *Row) int32 { return r.Sample.CPU }),
-	newCol(ColumnInfo{Name: "pid", Encoding: Dict, Since: 1},
+	newCol(ColumnInfo{Name: "pid", Encoding: ByCPU, Since: 1, Recoded: []Recoding{{5, Dict}}},
 		func(c *Columns) *[]int32 { return &c.PID }, func(r *Row) int32 { return r.Sample.PID }),
-	newCol(ColumnInfo{Name: "tid", Encoding: Dict, Since: 1},
+	newCol(ColumnInfo{Name: "tid", Encoding: ByCPU, Since: 1, Recoded: []Recoding{{5, Dict}}},
 		func(c *Columns) *[]int32 { return &c.TID }, func(r *Row) int32 { return r.Sample.TID }),
-	newCol(ColumnInfo{Name: "comm", Encoding: Dict, Table: StringTable, Since: 1},
+	newCol(ColumnInfo{Name: "comm", Encoding: ByCPU, Table: StringTable, Since: 1, Recoded: []Recoding{{5, Dict}}},
 		func(c *Columns) *[]uint32 { return &c.Comm }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Comm) }),
 	newCol(ColumnInfo{Name: "event", Encoding: Runs, Table: EventTable, Since: 1},
 		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }),
@@ -157,6 +157,11 @@ const (
 	// samples rather than written as varints and left to the chunk's
 	// compression.
 	Ranged
+	// ByCPU: as Dict, with each sample's index range coded from the
+	// latest indexes of its CPU (Columns.CPU, stored before): a tuple
+	// met for the first time, a rank among the CPU's latest, else the
+	// index. A CPU runs the same thread for many samples in a row.
+	ByCPU
 )
 
 // Table names the table a column's values index, so that they can be

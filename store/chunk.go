@@ -46,7 +46,13 @@ import (
 // place of Recent's varints, and writes each part of a chunk as a zstd
 // frame of its own (see encodeChunk; earlier formats read the same, as
 // zstd frames one after the other decompress to their concatenation):
-// m27's chunks 103 KB -> 94 KB, the generated incident's 1.60 MB -> 1.35 MB.
+// m27's chunks 103,329 -> 94,073 bytes, the generated incident's
+// 1,599,976 -> 1,259,019. Format 5 also stores pid, tid and comm as
+// ByCPU: their dictionary's indexes range coded from the latest of each
+// sample's CPU (byCPUCodes): m27's chunks -> 86,572 bytes, the
+// incident's -> 1,178,388. (SQLite stores each chunk in whole pages, so
+// a chunk's bytes show in a database's size only where they cross a
+// page: m27's 28 chunks take 27 pages in each format.)
 //
 // Measured on the bundled 96-CPU capture this is about 2.8 bytes a sample
 // (1,601,803 bytes of chunk data for 564,480 samples; 1,933,781 in format
@@ -75,8 +81,8 @@ var chunkParts = func() []chunkPart {
 	var parts []chunkPart
 	for _, k := range storeColumns {
 		info := k.Info()
-		if n := len(parts); info.Encoding == subsecond.Dict && n > 0 {
-			if d, ok := parts[n-1].(*dictPart); ok && d.since == info.Since && len(d.cols) < maxDict {
+		if n := len(parts); isDict(info.Encoding) && n > 0 {
+			if d, ok := parts[n-1].(*dictPart); ok && d.since == info.Since && d.cols[0].Info().Encoding == info.Encoding && len(d.cols) < maxDict {
 				d.cols = append(d.cols, k)
 				continue
 			}
@@ -87,7 +93,7 @@ var chunkParts = func() []chunkPart {
 				continue
 			}
 		}
-		if info.Encoding == subsecond.Dict {
+		if isDict(info.Encoding) {
 			parts = append(parts, &dictPart{since: info.Since, cols: []storeColumn{k}})
 		} else {
 			parts = append(parts, k)
@@ -420,11 +426,16 @@ func decodeColumns(raw []byte, cols *subsecond.Columns, lim limits) error {
 	return nil
 }
 
+// isDict reports whether columns of encoding e share a dictionary with
+// their neighbours of the same encoding and Since.
+func isDict(e subsecond.Encoding) bool { return e == subsecond.Dict || e == subsecond.ByCPU }
+
 // maxDict bounds the columns of one dictionary.
 const maxDict = 4
 
-// dictPart is adjacent Dict columns: the number of their distinct tuples,
-// the tuples in order of first appearance, then one index per sample.
+// dictPart is adjacent Dict (or ByCPU) columns: the number of their
+// distinct tuples, the tuples in order of first appearance, then one
+// index per sample: uvarints for Dict, byCPUCodes for ByCPU.
 type dictPart struct {
 	since int
 	cols  []storeColumn
@@ -463,13 +474,98 @@ func (p *dictPart) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 			e.b = k.put(e.b, c, i)
 		}
 	}
+	if p.cols[0].Info().Encoding == subsecond.ByCPU {
+		return byCPUCodes(e.b, idx, c.CPU[lo:hi])
+	}
 	for _, t := range idx {
 		e.uvarint(uint64(t))
 	}
 	return e.b
 }
 
-func (p *dictPart) decode(d dec, _ int, cols *subsecond.Columns, base, n int, lim limits) dec {
+// byCPUModel is the model of byCPUCodes: 0 for a tuple met first, 1 + r
+// for the r-th latest of the sample's CPU, 1 + recentLen for another,
+// then its index (rangeEncoder.long).
+type byCPUModel struct {
+	class smallModel
+	index bitTree
+}
+
+// byCPUCodes appends the length and bytes of the range coded indexes idx
+// of samples of CPUs cpu, which dictPart numbers in order of first use.
+func byCPUCodes(b []byte, idx []uint32, cpu []int32) []byte {
+	e := newRangeEncoder()
+	m := byCPUModel{class: newSmallModels(1)[0], index: newBitTrees(1)[0]}
+	rows := newThreadRows()
+	next := uint32(0)
+	for i, x := range idx {
+		row := rows.row(cpu[i])
+		if x == next {
+			next++
+			e.small(&m.class, 0)
+			moveToFront(row, recentLen-1, int32(x))
+			continue
+		}
+		r := slices.Index(row, int32(x))
+		if r >= 0 {
+			e.small(&m.class, 1+r)
+		} else {
+			e.small(&m.class, 1+recentLen)
+			e.long(&m.index, uint64(x))
+			r = recentLen - 1
+		}
+		moveToFront(row, r, int32(x))
+	}
+	coded := e.bytes()
+	b = binary.AppendUvarint(b, uint64(len(coded)))
+	return append(b, coded...)
+}
+
+// unByCPU reads what byCPUCodes wrote into idx: indexes below nt.
+func unByCPU(d *dec, idx []uint32, cpu []int32, nt int) {
+	coded := d.bytes()
+	if d.err != nil {
+		return
+	}
+	rd := newRangeDecoder(coded)
+	m := byCPUModel{class: newSmallModels(1)[0], index: newBitTrees(1)[0]}
+	rows := newThreadRows()
+	next := int64(0)
+	for i := range idx {
+		row := rows.row(cpu[i])
+		r := recentLen - 1
+		var x int64
+		switch c := rd.small(&m.class); {
+		case c == 0:
+			x = next
+			next++
+		case c <= recentLen:
+			r = c - 1
+			x = int64(row[r])
+		case c == 1+recentLen:
+			v, ok := rd.long(&m.index)
+			if !ok || v >= uint64(next) {
+				d.fail("bad thread index")
+				return
+			}
+			x = int64(v)
+		default:
+			d.fail("bad thread code")
+			return
+		}
+		if rd.bad || x < 0 || x >= int64(nt) {
+			d.fail(fmt.Sprintf("thread index %d out of range", x))
+			return
+		}
+		idx[i] = uint32(x)
+		moveToFront(row, r, int32(x))
+	}
+	if !rd.done() {
+		d.fail("thread codes' length does not match")
+	}
+}
+
+func (p *dictPart) decode(d dec, f int, cols *subsecond.Columns, base, n int, lim limits) dec {
 	nt := d.count(n)
 	tuples := make([]dictValues, len(p.cols))
 	for j, k := range p.cols {
@@ -481,11 +577,18 @@ func (p *dictPart) decode(d dec, _ int, cols *subsecond.Columns, base, n int, li
 		}
 	}
 	idx := make([]uint32, n)
-	for i := range idx {
-		idx[i] = uint32(d.index(nt))
-		if d.err != nil {
-			return d
+	if p.cols[0].Info().EncodingIn(f) == subsecond.ByCPU {
+		unByCPU(&d, idx, cols.CPU[base:base+n], nt)
+	} else {
+		for i := range idx {
+			idx[i] = uint32(d.index(nt))
+			if d.err != nil {
+				break
+			}
 		}
+	}
+	if d.err != nil {
+		return d
 	}
 	for _, v := range tuples {
 		v.spread(cols, base, idx)

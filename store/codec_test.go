@@ -464,3 +464,49 @@ func TestRangedRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestByCPURoundTrip checks that byCPUCodes' indexes read back exactly
+// (unByCPU) for random CPUs and indexes numbered in order of first use,
+// and that codes cut short, with a byte more, or naming more tuples than
+// there are are refused.
+func TestByCPURoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 24))
+	for trial := range 200 {
+		n := 1 + r.IntN(3000)
+		idx, cpu := make([]uint32, n), make([]int32, n)
+		next := uint32(0)
+		for i := range idx {
+			cpu[i] = int32(r.IntN(1+trial%9)) - 1 // Unknown too
+			switch x := r.IntN(10); {
+			case x < 2 || next == 0:
+				idx[i] = next
+				next++
+			case x < 8:
+				idx[i] = idx[max(0, i-1-r.IntN(30))]
+			default:
+				idx[i] = uint32(r.IntN(int(next)))
+			}
+		}
+		b := byCPUCodes(nil, idx, cpu)
+		got := make([]uint32, n)
+		d := dec{b: b}
+		if unByCPU(&d, got, cpu, int(next)); d.end() != nil || !slices.Equal(got, idx) {
+			t.Fatalf("trial %d (%d samples): error %v, indexes read back equal: %v", trial, n, d.err, slices.Equal(got, idx))
+		}
+		d = dec{b: b[:len(b)-1]}
+		if unByCPU(&d, got, cpu, int(next)); d.err == nil {
+			t.Fatalf("trial %d: codes cut short read without error", trial)
+		}
+		if long := append(bytes.Clone(b), 0); long[0] < 0x7f {
+			long[0]++ // the length says one byte more
+			d = dec{b: long}
+			if unByCPU(&d, got, cpu, int(next)); d.end() == nil {
+				t.Fatalf("trial %d: codes with a byte more read without error", trial)
+			}
+		}
+		d = dec{b: b}
+		if unByCPU(&d, got, cpu, int(next)-1); d.err == nil {
+			t.Fatalf("trial %d: %d tuples read as %d without error", trial, next, next-1)
+		}
+	}
+}
