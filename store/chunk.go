@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/subsecond/subsecond"
@@ -43,21 +44,22 @@ import (
 // time as PerCPU, after the CPUs (see clockPart): m27's times 42 KB -> 33
 // KB, the generated incident's 865 KB -> 596 KB. Format 5 stores stack
 // as Ranged: Recent's codes range coded (a byte 3, see rangedCodes) in
-// place of Recent's varints, and writes each part of a chunk as a zstd
-// frame of its own (see encodeChunk; earlier formats read the same, as
-// zstd frames one after the other decompress to their concatenation):
-// m27's chunks 103,329 -> 94,073 bytes, the generated incident's
-// 1,599,976 -> 1,259,019. Format 5 also stores pid, tid and comm as
-// ByCPU: their dictionary's indexes range coded from the latest of each
-// sample's CPU (byCPUCodes): m27's chunks -> 86,572 bytes, the
-// incident's -> 1,178,388. (SQLite stores each chunk in whole pages, so
-// a chunk's bytes show in a database's size only where they cross a
-// page: m27's 28 chunks take 27 pages in each format.)
+// place of Recent's varints where that is much shorter, and pid, tid and
+// comm as ByCPU: their dictionary's indexes range coded from the latest
+// of each sample's CPU (byCPUCodes); and it writes each part of a chunk
+// as a zstd frame of its own (see encodeChunk; earlier formats read the
+// same, as zstd frames one after the other decompress to their
+// concatenation). m27's chunks take 103,329 bytes in format 4, 86,586 in
+// format 5; the generated incident's, whose stacks stay plain, 1,599,976
+// and 1,368,558. (SQLite stores each chunk in whole pages, so a chunk's
+// bytes show in a database's size only where they cross a page: m27's 28
+// chunks take 29 pages in format 4, 27 in format 5, the incident's 120
+// take 425 and 374.)
 //
-// Measured on the bundled 96-CPU capture this is about 2.8 bytes a sample
-// (1,601,803 bytes of chunk data for 564,480 samples; 1,933,781 in format
+// Measured on the bundled 96-CPU capture this is about 2.4 bytes a sample
+// (1,368,558 bytes of chunk data for 564,480 samples; 1,933,781 in format
 // 3), before the tables and the chunks' summaries (see bench/ingest); on
-// the real 27 s capture with deep stacks, 2.2 (103,329 bytes for 47,290
+// the real 27 s capture with deep stacks, 1.8 (86,586 bytes for 47,290
 // samples; 127,933 in format 3).
 
 // maxChunkSamples bounds the samples of one stored chunk; the pipeline
@@ -495,6 +497,7 @@ type byCPUModel struct {
 // of samples of CPUs cpu, which dictPart numbers in order of first use.
 func byCPUCodes(b []byte, idx []uint32, cpu []int32) []byte {
 	e := newRangeEncoder()
+	var w bitWriter
 	m := byCPUModel{class: newSmallModels(1)[0], index: newBitTrees(1)[0]}
 	rows := newThreadRows()
 	next := uint32(0)
@@ -511,23 +514,20 @@ func byCPUCodes(b []byte, idx []uint32, cpu []int32) []byte {
 			e.small(&m.class, 1+r)
 		} else {
 			e.small(&m.class, 1+recentLen)
-			e.long(&m.index, uint64(x))
+			longBits(e, &w, &m.index, uint64(x))
 			r = recentLen - 1
 		}
 		moveToFront(row, r, int32(x))
 	}
-	coded := e.bytes()
-	b = binary.AppendUvarint(b, uint64(len(coded)))
-	return append(b, coded...)
+	return appendCoded(b, e, &w)
 }
 
 // unByCPU reads what byCPUCodes wrote into idx: indexes below nt.
 func unByCPU(d *dec, idx []uint32, cpu []int32, nt int) {
-	coded := d.bytes()
+	rd, br := d.coded()
 	if d.err != nil {
 		return
 	}
-	rd := newRangeDecoder(coded)
 	m := byCPUModel{class: newSmallModels(1)[0], index: newBitTrees(1)[0]}
 	rows := newThreadRows()
 	next := int64(0)
@@ -543,7 +543,7 @@ func unByCPU(d *dec, idx []uint32, cpu []int32, nt int) {
 			r = c - 1
 			x = int64(row[r])
 		case c == 1+recentLen:
-			v, ok := rd.long(&m.index)
+			v, ok := unLongBits(rd, br, &m.index)
 			if !ok || v >= uint64(next) {
 				d.fail("bad thread index")
 				return
@@ -553,14 +553,14 @@ func unByCPU(d *dec, idx []uint32, cpu []int32, nt int) {
 			d.fail("bad thread code")
 			return
 		}
-		if rd.bad || x < 0 || x >= int64(nt) {
+		if rd.bad || br.bad || x < 0 || x >= int64(nt) {
 			d.fail(fmt.Sprintf("thread index %d out of range", x))
 			return
 		}
 		idx[i] = uint32(x)
 		moveToFront(row, r, int32(x))
 	}
-	if !rd.done() {
+	if !rd.done() || !br.done() {
 		d.fail("thread codes' length does not match")
 	}
 }
@@ -738,10 +738,23 @@ func (k *typed[T]) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 			}
 		}
 		if k.Encoding == subsecond.Ranged && k.Table != subsecond.NoTable {
+			// Range decoding a value costs several times reading a
+			// varint, most for a value that is neither new nor its
+			// thread's latest (a rank, or a difference below the
+			// largest: 8 to 20 decisions). Ranged is kept where its
+			// first samples take fewer bytes than the others'
+			// compressed, and, where most of them are such slow ones,
+			// under two thirds of those bytes: m27's stacks are ranged
+			// (a quarter slow, 0.42 to 0.79 of rising's bytes); the
+			// generated incident's stay plain (85% slow, 0.73 of plain's
+			// bytes: ranged, its 564,480 stacks took 28 ms more to load
+			// than plain's 16 ms).
 			mark = len(e.b)
 			tid := c.TID[lo:hi]
-			if ranged := rangedCodes(e.b, v[:probe], tid[:probe]); len(ranged)-mark < zstdSize(bestProbe) {
-				e.b = rangedCodes(ranged[:mark], v, tid)
+			ranged, slow := rangedCodes(e.b, v[:probe], tid[:probe])
+			size, other := len(ranged)-mark, zstdSize(bestProbe)
+			if size < other && (2*slow <= probe || 3*size < 2*other) {
+				e.b, _ = rangedCodes(ranged[:mark], v, tid)
 				best = e.b[mark:]
 			}
 		}
@@ -973,10 +986,12 @@ func newRangedModel() *rangedModel {
 // coded codes of values v of samples of threads tid: for each, its class
 // in rangedModel.class, then for a value above top (the largest before
 // it, 0 before the first) v − top − 1, for one below top and not among
-// the thread's latest top − v, as rangeEncoder.long writes them.
-func rangedCodes[T subsecond.Value](b []byte, v []T, tid []int32) []byte {
+// the thread's latest top − v, as longBits writes them. slow counts the
+// values that are neither above top nor their thread's latest.
+func rangedCodes[T subsecond.Value](b []byte, v []T, tid []int32) (_ []byte, slow int) {
 	b = append(b, rangedMode)
 	e := newRangeEncoder()
+	var w bitWriter
 	m := newRangedModel()
 	t := newThreadRows()
 	var top int64
@@ -985,7 +1000,7 @@ func rangedCodes[T subsecond.Value](b []byte, v []T, tid []int32) []byte {
 		row := t.row(tid[i])
 		if x > top {
 			e.small(&m.class, 0)
-			e.long(&m.above, uint64(x-top-1))
+			longBits(e, &w, &m.above, uint64(x-top-1))
 			top = x
 			moveToFront(row, recentLen-1, int32(x))
 			continue
@@ -995,23 +1010,63 @@ func rangedCodes[T subsecond.Value](b []byte, v []T, tid []int32) []byte {
 			e.small(&m.class, 1+r)
 		} else {
 			e.small(&m.class, 1+recentLen)
-			e.long(&m.below, uint64(top-x))
+			longBits(e, &w, &m.below, uint64(top-x))
 			r = recentLen - 1
+		}
+		if r != 0 {
+			slow++
 		}
 		moveToFront(row, r, int32(x))
 	}
-	coded := e.bytes()
+	return appendCoded(b, e, &w), slow
+}
+
+// longBits codes v < 1<<32 as rangeEncoder.long does, but for the bits
+// below its leading one in w: packed bits read many at a time, where the
+// range coder's direct bits are decoded one by one.
+func longBits(e *rangeEncoder, w *bitWriter, t *bitTree, v uint64) {
+	n := bits.Len64(v)
+	e.symbol(t, n)
+	if n > 1 {
+		w.write(v, uint(n-1))
+	}
+}
+
+// unLongBits reads what longBits wrote; false for a bit length above 32.
+func unLongBits(d *rangeDecoder, r *bitReader, t *bitTree) (uint64, bool) {
+	n := d.symbol(t)
+	switch {
+	case n > 32:
+		return 0, false
+	case n <= 1:
+		return uint64(n), true
+	}
+	return 1<<(n-1) | r.read(uint(n-1)), true
+}
+
+// appendCoded appends the length and bytes of what e coded, then those of
+// w's bits.
+func appendCoded(b []byte, e *rangeEncoder, w *bitWriter) []byte {
+	coded, packed := e.bytes(), w.bytes()
 	b = binary.AppendUvarint(b, uint64(len(coded)))
-	return append(b, coded...)
+	b = append(b, coded...)
+	b = binary.AppendUvarint(b, uint64(len(packed)))
+	return append(b, packed...)
+}
+
+// coded reads what appendCoded wrote.
+func (d *dec) coded() (*rangeDecoder, *bitReader) {
+	coded := d.bytes()
+	packed := d.bytes()
+	return newRangeDecoder(coded), &bitReader{b: packed}
 }
 
 // unranged reads what rangedCodes wrote (after its mode byte) into dst.
 func (k *typed[T]) unranged(d dec, dst []T, tid []int32, limit int) dec {
-	coded := d.bytes()
+	rd, br := d.coded()
 	if d.err != nil {
 		return d
 	}
-	rd := newRangeDecoder(coded)
 	m := newRangedModel()
 	t := newThreadRows()
 	var top int64
@@ -1022,7 +1077,7 @@ func (k *typed[T]) unranged(d dec, dst []T, tid []int32, limit int) dec {
 		c := rd.small(&m.class)
 		switch {
 		case c == 0:
-			a, ok := rd.long(&m.above)
+			a, ok := unLongBits(rd, br, &m.above)
 			if !ok || a > math.MaxInt32 {
 				d.fail("ranged value out of range")
 				return d
@@ -1032,7 +1087,7 @@ func (k *typed[T]) unranged(d dec, dst []T, tid []int32, limit int) dec {
 			r = c - 1
 			v = int64(row[r])
 		case c == 1+recentLen:
-			a, ok := rd.long(&m.below)
+			a, ok := unLongBits(rd, br, &m.below)
 			if !ok || a > math.MaxInt32 {
 				d.fail("ranged value out of range")
 				return d
@@ -1042,7 +1097,7 @@ func (k *typed[T]) unranged(d dec, dst []T, tid []int32, limit int) dec {
 			d.fail("bad ranged code")
 			return d
 		}
-		if rd.bad || v < 0 || !k.valid(v, limit) {
+		if rd.bad || br.bad || v < 0 || !k.valid(v, limit) {
 			d.fail(fmt.Sprintf("value %d out of range", v))
 			return d
 		}
@@ -1050,7 +1105,7 @@ func (k *typed[T]) unranged(d dec, dst []T, tid []int32, limit int) dec {
 		top = max(top, v)
 		moveToFront(row, r, int32(v))
 	}
-	if !rd.done() {
+	if !rd.done() || !br.done() {
 		d.fail("ranged codes' length does not match")
 	}
 	return d
