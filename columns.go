@@ -49,17 +49,17 @@ var sampleColumns = []Column{
 		func(c *Columns) *[]int64 { return &c.Time }, func(r *Row) int64 { return r.Sample.Time }),
 	newCol(ColumnInfo{Name: "cpu", Encoding: Plain, Since: 1},
 		func(c *Columns) *[]int32 { return &c.CPU }, func(r *Row) int32 { return r.Sample.CPU }),
-	newCol(ColumnInfo{Name: "pid", Encoding: ByCPU, Since: 1, Recoded: []Recoding{{5, Dict}}},
+	newCol(ColumnInfo{Name: "pid", Encoding: Dict, Since: 1},
 		func(c *Columns) *[]int32 { return &c.PID }, func(r *Row) int32 { return r.Sample.PID }),
-	newCol(ColumnInfo{Name: "tid", Encoding: ByCPU, Since: 1, Recoded: []Recoding{{5, Dict}}},
+	newCol(ColumnInfo{Name: "tid", Encoding: Dict, Since: 1},
 		func(c *Columns) *[]int32 { return &c.TID }, func(r *Row) int32 { return r.Sample.TID }),
-	newCol(ColumnInfo{Name: "comm", Encoding: ByCPU, Table: StringTable, Since: 1, Recoded: []Recoding{{5, Dict}}},
+	newCol(ColumnInfo{Name: "comm", Encoding: Dict, Table: StringTable, Since: 1},
 		func(c *Columns) *[]uint32 { return &c.Comm }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Comm) }),
 	newCol(ColumnInfo{Name: "event", Encoding: Runs, Table: EventTable, Since: 1},
 		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }),
 	newCol(ColumnInfo{Name: "weight", Encoding: Runs, Since: 1},
 		func(c *Columns) *[]uint64 { return &c.Weight }, func(r *Row) uint64 { return cmp.Or(r.Sample.Period, 1) }),
-	newCol(ColumnInfo{Name: "stack", Encoding: Ranged, Table: NodeTable, Since: 1, Recoded: []Recoding{{3, Plain}, {4, Rising}, {5, Recent}}},
+	newCol(ColumnInfo{Name: "stack", Encoding: Recent, Table: NodeTable, Since: 1, Recoded: []Recoding{{3, Plain}, {4, Rising}}},
 		func(c *Columns) *[]int32 { return &c.Stack }, func(r *Row) int32 { return r.Stack() }),
 	newCol(ColumnInfo{Name: "cgroup", Encoding: Dict, Table: StringTable, Since: 2},
 		func(c *Columns) *[]uint32 { return &c.Cgroup }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Cgroup) }),
@@ -151,17 +151,6 @@ const (
 	// nearly fixed interval: the difference from it is a few
 	// microseconds), or from the sample before for its CPU's first.
 	PerCPU
-	// Ranged: as Recent, with Recent's codes (a stack above the largest
-	// so far, a rank among the thread's latest, or a stack below the
-	// largest) range coded with models that learn from the chunk's
-	// samples rather than written as varints and left to the chunk's
-	// compression.
-	Ranged
-	// ByCPU: as Dict, with each sample's index range coded from the
-	// latest indexes of its CPU (Columns.CPU, stored before): a tuple
-	// met for the first time, a rank among the CPU's latest, else the
-	// index. A CPU runs the same thread for many samples in a row.
-	ByCPU
 )
 
 // Table names the table a column's values index, so that they can be

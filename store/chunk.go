@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 
 	"github.com/subsecond/subsecond"
@@ -42,24 +41,12 @@ import (
 // of its sample's thread (recentCodes): on the same capture, 63 KB -> 53
 // KB compressed; the generated incident keeps plain. Format 4 also stores
 // time as PerCPU, after the CPUs (see clockPart): m27's times 42 KB -> 33
-// KB, the generated incident's 865 KB -> 596 KB. Format 5 stores stack
-// as Ranged: Recent's codes range coded (a byte 3, see rangedCodes) in
-// place of Recent's varints where that is much shorter, and pid, tid and
-// comm as ByCPU: their dictionary's indexes range coded from the latest
-// of each sample's CPU (byCPUCodes); and it writes each part of a chunk
-// as a zstd frame of its own (see encodeChunk; earlier formats read the
-// same, as zstd frames one after the other decompress to their
-// concatenation). m27's chunks take 103,329 bytes in format 4, 86,586 in
-// format 5; the generated incident's, whose stacks stay plain, 1,599,976
-// and 1,368,558. (SQLite stores each chunk in whole pages, so a chunk's
-// bytes show in a database's size only where they cross a page: m27's 28
-// chunks take 29 pages in format 4, 27 in format 5, the incident's 120
-// take 425 and 374.)
+// KB, the generated incident's 865 KB -> 596 KB.
 //
-// Measured on the bundled 96-CPU capture this is about 2.4 bytes a sample
-// (1,368,558 bytes of chunk data for 564,480 samples; 1,933,781 in format
+// Measured on the bundled 96-CPU capture this is about 2.8 bytes a sample
+// (1,601,803 bytes of chunk data for 564,480 samples; 1,933,781 in format
 // 3), before the tables and the chunks' summaries (see bench/ingest); on
-// the real 27 s capture with deep stacks, 1.8 (86,586 bytes for 47,290
+// the real 27 s capture with deep stacks, 2.2 (103,329 bytes for 47,290
 // samples; 127,933 in format 3).
 
 // maxChunkSamples bounds the samples of one stored chunk; the pipeline
@@ -83,8 +70,8 @@ var chunkParts = func() []chunkPart {
 	var parts []chunkPart
 	for _, k := range storeColumns {
 		info := k.Info()
-		if n := len(parts); isDict(info.Encoding) && n > 0 {
-			if d, ok := parts[n-1].(*dictPart); ok && d.since == info.Since && d.cols[0].Info().Encoding == info.Encoding && len(d.cols) < maxDict {
+		if n := len(parts); info.Encoding == subsecond.Dict && n > 0 {
+			if d, ok := parts[n-1].(*dictPart); ok && d.since == info.Since && len(d.cols) < maxDict {
 				d.cols = append(d.cols, k)
 				continue
 			}
@@ -95,7 +82,7 @@ var chunkParts = func() []chunkPart {
 				continue
 			}
 		}
-		if isDict(info.Encoding) {
+		if info.Encoding == subsecond.Dict {
 			parts = append(parts, &dictPart{since: info.Since, cols: []storeColumn{k}})
 		} else {
 			parts = append(parts, k)
@@ -337,27 +324,10 @@ func encodeChunk(c *subsecond.Columns, lo, hi int) []byte {
 	if n == 0 {
 		return zstdBlob(e.b)
 	}
-	// One zstd frame per part (zstdColumns): a frame's Huffman and
-	// sequence tables then suit its part's values alone, and a range
-	// coded part (Ranged) does not spoil the others' (on the real 27 s
-	// capture, its chunks 102 KB in one frame, 94 KB so).
-	cuts := make([]int, len(chunkParts)) // where each part starts
-	for i, p := range chunkParts {
-		cuts[i] = len(e.b)
+	for _, p := range chunkParts {
 		e.b = p.encode(e.b, c, lo, hi)
 	}
-	parts := make([][]byte, len(chunkParts))
-	for i := range parts {
-		start, end := cuts[i], len(e.b)
-		if i == 0 {
-			start = 0 // with the format byte and n
-		}
-		if i+1 < len(parts) {
-			end = cuts[i+1]
-		}
-		parts[i] = e.b[start:end]
-	}
-	return zstdColumns(parts...)
+	return zstdBlob(e.b)
 }
 
 // limits are the sizes of the tables a chunk's samples index; decodeChunk
@@ -428,16 +398,11 @@ func decodeColumns(raw []byte, cols *subsecond.Columns, lim limits) error {
 	return nil
 }
 
-// isDict reports whether columns of encoding e share a dictionary with
-// their neighbours of the same encoding and Since.
-func isDict(e subsecond.Encoding) bool { return e == subsecond.Dict || e == subsecond.ByCPU }
-
 // maxDict bounds the columns of one dictionary.
 const maxDict = 4
 
-// dictPart is adjacent Dict (or ByCPU) columns: the number of their
-// distinct tuples, the tuples in order of first appearance, then one
-// index per sample: uvarints for Dict, byCPUCodes for ByCPU.
+// dictPart is adjacent Dict columns: the number of their distinct tuples,
+// the tuples in order of first appearance, then one index per sample.
 type dictPart struct {
 	since int
 	cols  []storeColumn
@@ -476,96 +441,13 @@ func (p *dictPart) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 			e.b = k.put(e.b, c, i)
 		}
 	}
-	if p.cols[0].Info().Encoding == subsecond.ByCPU {
-		return byCPUCodes(e.b, idx, c.CPU[lo:hi])
-	}
 	for _, t := range idx {
 		e.uvarint(uint64(t))
 	}
 	return e.b
 }
 
-// byCPUModel is the model of byCPUCodes: 0 for a tuple met first, 1 + r
-// for the r-th latest of the sample's CPU, 1 + recentLen for another,
-// then its index (rangeEncoder.long).
-type byCPUModel struct {
-	class smallModel
-	index bitTree
-}
-
-// byCPUCodes appends the length and bytes of the range coded indexes idx
-// of samples of CPUs cpu, which dictPart numbers in order of first use.
-func byCPUCodes(b []byte, idx []uint32, cpu []int32) []byte {
-	e := newRangeEncoder()
-	var w bitWriter
-	m := byCPUModel{class: newSmallModels(1)[0], index: newBitTrees(1)[0]}
-	rows := newThreadRows()
-	next := uint32(0)
-	for i, x := range idx {
-		row := rows.row(cpu[i])
-		if x == next {
-			next++
-			e.small(&m.class, 0)
-			moveToFront(row, recentLen-1, int32(x))
-			continue
-		}
-		r := slices.Index(row, int32(x))
-		if r >= 0 {
-			e.small(&m.class, 1+r)
-		} else {
-			e.small(&m.class, 1+recentLen)
-			longBits(e, &w, &m.index, uint64(x))
-			r = recentLen - 1
-		}
-		moveToFront(row, r, int32(x))
-	}
-	return appendCoded(b, e, &w)
-}
-
-// unByCPU reads what byCPUCodes wrote into idx: indexes below nt.
-func unByCPU(d *dec, idx []uint32, cpu []int32, nt int) {
-	rd, br := d.coded()
-	if d.err != nil {
-		return
-	}
-	m := byCPUModel{class: newSmallModels(1)[0], index: newBitTrees(1)[0]}
-	rows := newThreadRows()
-	next := int64(0)
-	for i := range idx {
-		row := rows.row(cpu[i])
-		r := recentLen - 1
-		var x int64
-		switch c := rd.small(&m.class); {
-		case c == 0:
-			x = next
-			next++
-		case c <= recentLen:
-			r = c - 1
-			x = int64(row[r])
-		case c == 1+recentLen:
-			v, ok := unLongBits(rd, br, &m.index)
-			if !ok || v >= uint64(next) {
-				d.fail("bad thread index")
-				return
-			}
-			x = int64(v)
-		default:
-			d.fail("bad thread code")
-			return
-		}
-		if rd.bad || br.bad || x < 0 || x >= int64(nt) {
-			d.fail(fmt.Sprintf("thread index %d out of range", x))
-			return
-		}
-		idx[i] = uint32(x)
-		moveToFront(row, r, int32(x))
-	}
-	if !rd.done() || !br.done() {
-		d.fail("thread codes' length does not match")
-	}
-}
-
-func (p *dictPart) decode(d dec, f int, cols *subsecond.Columns, base, n int, lim limits) dec {
+func (p *dictPart) decode(d dec, _ int, cols *subsecond.Columns, base, n int, lim limits) dec {
 	nt := d.count(n)
 	tuples := make([]dictValues, len(p.cols))
 	for j, k := range p.cols {
@@ -577,18 +459,11 @@ func (p *dictPart) decode(d dec, f int, cols *subsecond.Columns, base, n int, li
 		}
 	}
 	idx := make([]uint32, n)
-	if p.cols[0].Info().EncodingIn(f) == subsecond.ByCPU {
-		unByCPU(&d, idx, cols.CPU[base:base+n], nt)
-	} else {
-		for i := range idx {
-			idx[i] = uint32(d.index(nt))
-			if d.err != nil {
-				break
-			}
+	for i := range idx {
+		idx[i] = uint32(d.index(nt))
+		if d.err != nil {
+			return d
 		}
-	}
-	if d.err != nil {
-		return d
 	}
 	for _, v := range tuples {
 		v.spread(cols, base, idx)
@@ -688,7 +563,7 @@ func (k *typed[T]) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 		}
 	case subsecond.Runs:
 		runs(&e, v)
-	case subsecond.Rising, subsecond.Recent, subsecond.Ranged:
+	case subsecond.Rising, subsecond.Recent:
 		// Written each way: of plain and rising the shorter is kept, as
 		// zstd leaves their difference; recent is kept when its first
 		// recentProbe samples compress smaller than the other's.
@@ -737,27 +612,6 @@ func (k *typed[T]) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 				best = e.b[mark:]
 			}
 		}
-		if k.Encoding == subsecond.Ranged && k.Table != subsecond.NoTable {
-			// Range decoding a value costs several times reading a
-			// varint, most for a value that is neither new nor its
-			// thread's latest (a rank, or a difference below the
-			// largest: 8 to 20 decisions). Ranged is kept where its
-			// first samples take fewer bytes than the others'
-			// compressed, and, where most of them are such slow ones,
-			// under two thirds of those bytes: m27's stacks are ranged
-			// (a quarter slow, 0.42 to 0.79 of rising's bytes); the
-			// generated incident's stay plain (85% slow, 0.73 of plain's
-			// bytes: ranged, its 564,480 stacks took 28 ms more to load
-			// than plain's 16 ms).
-			mark = len(e.b)
-			tid := c.TID[lo:hi]
-			ranged, slow := rangedCodes(e.b, v[:probe], tid[:probe])
-			size, other := len(ranged)-mark, zstdSize(bestProbe)
-			if size < other && (2*slow <= probe || 3*size < 2*other) {
-				e.b, _ = rangedCodes(ranged[:mark], v, tid)
-				best = e.b[mark:]
-			}
-		}
 		e.b = append(e.b[:at], best...)
 	}
 	return e.b
@@ -785,7 +639,7 @@ func (k *typed[T]) decode(d dec, f int, cols *subsecond.Columns, base, n int, li
 		}
 	case subsecond.Runs:
 		k.unruns(&d, dst, limit)
-	case subsecond.Rising, subsecond.Recent, subsecond.Ranged:
+	case subsecond.Rising, subsecond.Recent:
 		switch d.byte() {
 		case plainMode:
 			for i := range dst {
@@ -796,12 +650,6 @@ func (k *typed[T]) decode(d dec, f int, cols *subsecond.Columns, base, n int, li
 		case recentMode:
 			if k.EncodingIn(f) == subsecond.Recent {
 				return k.unrecent(d, dst, cols.TID[base:base+n], limit)
-			}
-			d.fail("bad stack encoding")
-			return d
-		case rangedMode:
-			if k.EncodingIn(f) == subsecond.Ranged {
-				return k.unranged(d, dst, cols.TID[base:base+n], limit)
 			}
 			fallthrough
 		default:
@@ -829,7 +677,6 @@ const (
 	plainMode  = 0
 	risingMode = 1
 	recentMode = 2 // Recent only
-	rangedMode = 3 // Ranged only
 )
 
 // recentProbe is how many samples' codes choose between recent and the
@@ -965,148 +812,6 @@ func (k *typed[T]) unrecent(d dec, dst []T, tid []int32, limit int) dec {
 		dst[i] = T(v)
 		top = max(top, v)
 		moveToFront(row, r, int32(v))
-	}
-	return d
-}
-
-// rangedModel is the models of rangedCodes: which of Recent's codes a
-// sample's is (0: above the largest value before it, 1 + r: the r-th
-// latest value of the thread, 1 + recentLen: else), then how far above or
-// below the largest.
-type rangedModel struct {
-	class        smallModel
-	above, below bitTree
-}
-
-func newRangedModel() *rangedModel {
-	return &rangedModel{class: newSmallModels(1)[0], above: newBitTrees(1)[0], below: newBitTrees(1)[0]}
-}
-
-// rangedCodes appends rangedMode, then the length and bytes of the range
-// coded codes of values v of samples of threads tid: for each, its class
-// in rangedModel.class, then for a value above top (the largest before
-// it, 0 before the first) v − top − 1, for one below top and not among
-// the thread's latest top − v, as longBits writes them. slow counts the
-// values that are neither above top nor their thread's latest.
-func rangedCodes[T subsecond.Value](b []byte, v []T, tid []int32) (_ []byte, slow int) {
-	b = append(b, rangedMode)
-	e := newRangeEncoder()
-	var w bitWriter
-	m := newRangedModel()
-	t := newThreadRows()
-	var top int64
-	for i, x := range v {
-		x := int64(x)
-		row := t.row(tid[i])
-		if x > top {
-			e.small(&m.class, 0)
-			longBits(e, &w, &m.above, uint64(x-top-1))
-			top = x
-			moveToFront(row, recentLen-1, int32(x))
-			continue
-		}
-		r := slices.Index(row, int32(x))
-		if r >= 0 {
-			e.small(&m.class, 1+r)
-		} else {
-			e.small(&m.class, 1+recentLen)
-			longBits(e, &w, &m.below, uint64(top-x))
-			r = recentLen - 1
-		}
-		if r != 0 {
-			slow++
-		}
-		moveToFront(row, r, int32(x))
-	}
-	return appendCoded(b, e, &w), slow
-}
-
-// longBits codes v < 1<<32 as rangeEncoder.long does, but for the bits
-// below its leading one in w: packed bits read many at a time, where the
-// range coder's direct bits are decoded one by one.
-func longBits(e *rangeEncoder, w *bitWriter, t *bitTree, v uint64) {
-	n := bits.Len64(v)
-	e.symbol(t, n)
-	if n > 1 {
-		w.write(v, uint(n-1))
-	}
-}
-
-// unLongBits reads what longBits wrote; false for a bit length above 32.
-func unLongBits(d *rangeDecoder, r *bitReader, t *bitTree) (uint64, bool) {
-	n := d.symbol(t)
-	switch {
-	case n > 32:
-		return 0, false
-	case n <= 1:
-		return uint64(n), true
-	}
-	return 1<<(n-1) | r.read(uint(n-1)), true
-}
-
-// appendCoded appends the length and bytes of what e coded, then those of
-// w's bits.
-func appendCoded(b []byte, e *rangeEncoder, w *bitWriter) []byte {
-	coded, packed := e.bytes(), w.bytes()
-	b = binary.AppendUvarint(b, uint64(len(coded)))
-	b = append(b, coded...)
-	b = binary.AppendUvarint(b, uint64(len(packed)))
-	return append(b, packed...)
-}
-
-// coded reads what appendCoded wrote.
-func (d *dec) coded() (*rangeDecoder, *bitReader) {
-	coded := d.bytes()
-	packed := d.bytes()
-	return newRangeDecoder(coded), &bitReader{b: packed}
-}
-
-// unranged reads what rangedCodes wrote (after its mode byte) into dst.
-func (k *typed[T]) unranged(d dec, dst []T, tid []int32, limit int) dec {
-	rd, br := d.coded()
-	if d.err != nil {
-		return d
-	}
-	m := newRangedModel()
-	t := newThreadRows()
-	var top int64
-	for i := range dst {
-		row := t.row(tid[i])
-		var v int64
-		r := recentLen - 1 // a value met first or not among the thread's latest enters its row
-		c := rd.small(&m.class)
-		switch {
-		case c == 0:
-			a, ok := unLongBits(rd, br, &m.above)
-			if !ok || a > math.MaxInt32 {
-				d.fail("ranged value out of range")
-				return d
-			}
-			v = top + 1 + int64(a)
-		case c <= recentLen:
-			r = c - 1
-			v = int64(row[r])
-		case c == 1+recentLen:
-			a, ok := unLongBits(rd, br, &m.below)
-			if !ok || a > math.MaxInt32 {
-				d.fail("ranged value out of range")
-				return d
-			}
-			v = top - int64(a)
-		default:
-			d.fail("bad ranged code")
-			return d
-		}
-		if rd.bad || br.bad || v < 0 || !k.valid(v, limit) {
-			d.fail(fmt.Sprintf("value %d out of range", v))
-			return d
-		}
-		dst[i] = T(v)
-		top = max(top, v)
-		moveToFront(row, r, int32(v))
-	}
-	if !rd.done() || !br.done() {
-		d.fail("ranged codes' length does not match")
 	}
 	return d
 }

@@ -161,59 +161,22 @@ func threadColumns(n int) subsecond.Columns {
 	return c
 }
 
-// loopColumns returns n samples of 8 threads, each looping over a few
-// stacks of its own in random order, now and then a stack new to the
-// chunk, as the threads of a busy service sample theirs.
-func loopColumns(n int) subsecond.Columns {
-	r := rand.New(rand.NewPCG(7, 24))
-	c := subsecond.MakeColumns(n)
-	top := int32(100)
-	for i := range n {
-		tid := int32(2000 + r.IntN(8))
-		stack := 10*(tid-2000) + int32(r.IntN(1+r.IntN(10)))
-		if r.IntN(12) == 0 {
-			top += 1 + int32(r.IntN(4))
-			stack = top
-		}
-		appendSample(&c, int64(1_000_000*i), int32(i%2), tid, tid, 0, 0, 1, stack)
-	}
-	return c
-}
-
-// TestChunkRanged pins a chunk whose stacks are range coded from their
-// threads' latest (Ranged's rangedMode), checks that the mode is the one
-// chosen for such stacks, that format 4's chunk of threadColumns(400) coded
-// so as varints (Recent's recentMode) still reads, and that damage to
-// either is refused.
-func TestChunkRanged(t *testing.T) {
-	c := loopColumns(1500)
+// TestChunkRecent pins a chunk whose stacks are coded from their threads'
+// latest (Recent's recentMode), checks that the mode is the one chosen for
+// such stacks, and that damage to it is refused.
+func TestChunkRecent(t *testing.T) {
+	c := threadColumns(400)
 	var stack storeColumn
 	for _, k := range storeColumns {
 		if k.Info().Name == "stack" {
 			stack = k
 		}
 	}
-	if b := stack.encode(nil, &c, 0, c.Len()); b[0] != rangedMode {
-		t.Fatalf("stack column of threadColumns encoded in mode %d; want rangedMode (%d)", b[0], rangedMode)
+	if b := stack.encode(nil, &c, 0, c.Len()); b[0] != recentMode {
+		t.Fatalf("stack column of threadColumns encoded in mode %d; want recentMode (%d)", b[0], recentMode)
 	}
 	lim := limits{strings: 5, nodes: 1000, events: 3}
-	raw := chunkGolden(t, &c, "ranged", "loopColumns(1500)", lim)
-	old, err := os.ReadFile(filepath.Join("testdata", "chunk-format4-recent.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if old[0] != 4 {
-		t.Fatalf("chunk-format4-recent.bin is of format %d", old[0])
-	}
-	var got subsecond.Columns
-	if tc := threadColumns(400); decodeColumns(old, &got, lim) != nil || !reflect.DeepEqual(&got, &tc) {
-		t.Errorf("chunk-format4-recent.bin does not decode to threadColumns(400)")
-	}
-	bad := bytes.Clone(raw)
-	bad[0] = 4 // a format 4 chunk has no rangedMode
-	if err := decodeColumns(bad, &subsecond.Columns{}, lim); !errors.Is(err, errCorrupt) {
-		t.Errorf("rangedMode in a format 4 chunk: %v; want errCorrupt", err)
-	}
+	raw := chunkGolden(t, &c, "recent", "threadColumns(400)", lim)
 	tight := limits{strings: 5, nodes: int(slices.Max(c.Stack)), events: 3}
 	if err := decodeColumns(raw, &subsecond.Columns{}, tight); !errors.Is(err, errCorrupt) {
 		t.Errorf("stacks beyond the nodes: %v; want errCorrupt", err)
@@ -388,8 +351,7 @@ func TestTablesFit(t *testing.T) {
 
 // chunkGolden encodes c as one chunk, compares its bytes with the golden
 // file testdata/chunk-format<N>-<mode>.bin of this chunk format (written
-// with -update), checks that the golden and those of the same mode of
-// earlier formats decode within lim to c itself,
+// with -update), checks that the golden decodes within lim to c itself,
 // and returns the chunk's bytes before compression. what names c in
 // messages.
 func chunkGolden(t *testing.T, c *subsecond.Columns, mode, what string, lim limits) []byte {
@@ -418,114 +380,5 @@ func chunkGolden(t *testing.T, c *subsecond.Columns, mode, what string, lim limi
 	if !reflect.DeepEqual(&got, c) {
 		t.Errorf("%s decodes to other columns than %s", golden, what)
 	}
-	for f := 1; f < int(chunkFormat); f++ { // the same columns as earlier formats wrote them still read
-		golden := filepath.Join("testdata", fmt.Sprintf("chunk-format%d-%s.bin", f, mode))
-		old, err := os.ReadFile(golden)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		var got subsecond.Columns
-		if err != nil || decodeColumns(old, &got, lim) != nil || !reflect.DeepEqual(&got, c) {
-			t.Errorf("%s does not decode to %s", golden, what)
-		}
-	}
 	return raw
-}
-
-// TestRangedRoundTrip checks that rangedCodes' values read back exactly
-// (unranged) for random threads and values: new ones just above the
-// largest or far above it, a thread's recent ones, others far below, the
-// largest index, and a repeat of the largest by another thread; and that
-// the codes cut short or with a byte more are refused.
-func TestRangedRoundTrip(t *testing.T) {
-	k := newTyped(subsecond.SampleColumns()[7].(*subsecond.Col[int32]))
-	if k.Name != "stack" {
-		t.Fatalf("column 7 is %s", k.Name)
-	}
-	r := rand.New(rand.NewPCG(5, 24))
-	for trial := range 200 {
-		n := 1 + r.IntN(3000)
-		v, tid := make([]int32, n), make([]int32, n)
-		var top int32
-		for i := range v {
-			tid[i] = int32(r.IntN(1 + trial%20))
-			switch x := r.IntN(10); {
-			case x < 3 && top < math.MaxInt32-1:
-				top += 1 + int32(r.IntN(1+r.IntN(1<<uint(r.IntN(31)))))%(math.MaxInt32-1-top)
-				v[i] = top
-			case x < 7 && i > 0:
-				v[i] = v[max(0, i-1-r.IntN(40))]
-			case x < 8:
-				v[i] = top
-			default:
-				v[i] = int32(r.Int64N(int64(top) + 1))
-			}
-			top = max(top, v[i])
-		}
-		b, _ := rangedCodes(nil, v, tid)
-		got := make([]int32, n)
-		d := k.unranged(dec{b: b[1:]}, got, tid, math.MaxInt32)
-		if err := d.end(); err != nil || !slices.Equal(got, v) {
-			t.Fatalf("trial %d (%d values): error %v, values read back equal: %v", trial, n, err, slices.Equal(got, v))
-		}
-		if d := k.unranged(dec{b: b[1 : len(b)-1]}, got, tid, math.MaxInt32); d.end() == nil {
-			t.Fatalf("trial %d: codes cut short read without error", trial)
-		}
-		long := append(bytes.Clone(b[1:]), 0)
-		long[0]++ // the length says one byte more
-		if long[0] < 0x80 {
-			if d := k.unranged(dec{b: long}, got, tid, math.MaxInt32); d.end() == nil {
-				t.Fatalf("trial %d: codes with a byte more read without error", trial)
-			}
-		}
-		if d := k.unranged(dec{b: b[1:]}, got, tid, int(top)); d.end() == nil {
-			t.Fatalf("trial %d: values beyond the limit read without error", trial)
-		}
-	}
-}
-
-// TestByCPURoundTrip checks that byCPUCodes' indexes read back exactly
-// (unByCPU) for random CPUs and indexes numbered in order of first use,
-// and that codes cut short, with a byte more, or naming more tuples than
-// there are are refused.
-func TestByCPURoundTrip(t *testing.T) {
-	r := rand.New(rand.NewPCG(6, 24))
-	for trial := range 200 {
-		n := 1 + r.IntN(3000)
-		idx, cpu := make([]uint32, n), make([]int32, n)
-		next := uint32(0)
-		for i := range idx {
-			cpu[i] = int32(r.IntN(1+trial%9)) - 1 // Unknown too
-			switch x := r.IntN(10); {
-			case x < 2 || next == 0:
-				idx[i] = next
-				next++
-			case x < 8:
-				idx[i] = idx[max(0, i-1-r.IntN(30))]
-			default:
-				idx[i] = uint32(r.IntN(int(next)))
-			}
-		}
-		b := byCPUCodes(nil, idx, cpu)
-		got := make([]uint32, n)
-		d := dec{b: b}
-		if unByCPU(&d, got, cpu, int(next)); d.end() != nil || !slices.Equal(got, idx) {
-			t.Fatalf("trial %d (%d samples): error %v, indexes read back equal: %v", trial, n, d.err, slices.Equal(got, idx))
-		}
-		d = dec{b: b[:len(b)-1]}
-		if unByCPU(&d, got, cpu, int(next)); d.err == nil {
-			t.Fatalf("trial %d: codes cut short read without error", trial)
-		}
-		if long := append(bytes.Clone(b), 0); long[0] < 0x7f {
-			long[0]++ // the length says one byte more
-			d = dec{b: long}
-			if unByCPU(&d, got, cpu, int(next)); d.end() == nil {
-				t.Fatalf("trial %d: codes with a byte more read without error", trial)
-			}
-		}
-		d = dec{b: b}
-		if unByCPU(&d, got, cpu, int(next)-1); d.err == nil {
-			t.Fatalf("trial %d: %d tuples read as %d without error", trial, next, next-1)
-		}
-	}
 }
