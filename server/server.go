@@ -48,9 +48,10 @@ type Store interface {
 	// CachedCapture returns the capture and true when the store holds it
 	// in memory, still stored, and false without loading it otherwise.
 	CachedCapture(ctx context.Context, id string) (*subsecond.Capture, bool, error)
-	// CaptureWindow returns a capture with only the samples of the seconds
-	// r overlaps (see timeline.WindowSource): the night's hot spots read
-	// a few seconds of many captures with it.
+	// CaptureWindow returns a capture with at least the samples of the
+	// seconds r overlaps, found with Capture.Window (see
+	// timeline.WindowSource): the night's hot spots read a few seconds of
+	// many captures with it.
 	CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error)
 	// WindowSamples returns how many samples CaptureWindow would decode
 	// for r, counted without decoding any: the cost of a view of a range,

@@ -465,13 +465,20 @@ func (s *Store) load(ctx context.Context, id string) (*subsecond.Capture, error)
 	return c, nil
 }
 
-// CaptureWindow returns profile id's capture holding only the samples of
-// the whole seconds that r (half-open, in the capture's own clock)
-// overlaps: its tables whole, its samples decoded from those chunks alone.
-// It bypasses the capture cache: the night's hot spots look at a few
-// seconds of one CPU in each of many captures, where loading each whole
-// capture (and evicting others for it) costs a hundred times more.
+// CaptureWindow returns profile id's capture holding at least the samples
+// of the whole seconds that r (half-open, in the capture's own clock)
+// overlaps, which its caller finds with Capture.Window: the capture cache's
+// copy when it holds one (sliced, it costs nothing, where a window read
+// decodes the capture's tables again: an explanation or a host's moves
+// read tens of windows of each capture), else the tables whole and the
+// samples decoded from those seconds' chunks alone. It loads nothing into
+// the cache: the night's hot spots look at a few seconds of one CPU in
+// each of many captures, where loading each whole capture (and evicting
+// others for it) costs a hundred times more.
 func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error) {
+	if c, ok, err := s.CachedCapture(ctx, id); err != nil || ok {
+		return c, err
+	}
 	from, to := chunkSeconds(r)
 	st, err := s.b.LoadWindow(ctx, id, from, to)
 	if err != nil {

@@ -324,7 +324,8 @@ func TestCgroupColumn(t *testing.T) {
 
 // TestCaptureWindow: a window of a stored capture holds its tables whole
 // and exactly the samples of the seconds the range overlaps, as the whole
-// capture has them.
+// capture has them; with the capture in the cache, it is the cache's copy,
+// whose Window holds the same samples.
 func TestCaptureWindow(t *testing.T) {
 	forEach(t, store.Options{}, func(t *testing.T, e *env) {
 		r, err := sampledata.Real()
@@ -343,7 +344,10 @@ func TestCaptureWindow(t *testing.T) {
 		}
 		t0 := p.T0()
 		rg := subsecond.Range{Start: t0 + 1_500_000_000, End: t0 + 3_200_000_000} // seconds 1, 2 and 3
-		w, err := e.s.CaptureWindow(ctx, p.ID, rg)
+		if c, err := e.s.CaptureWindow(ctx, p.ID, rg); err != nil || c != whole {
+			t.Errorf("window of a cached capture = %p, %v; want the cache's copy %p", c, err, whole)
+		}
+		w, err := e.fresh().CaptureWindow(ctx, p.ID, rg) // nothing cached
 		if err != nil {
 			t.Fatal(err)
 		}
