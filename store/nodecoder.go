@@ -44,8 +44,32 @@ const (
 	mtf4Len   = 16
 )
 
-// encodeNodes4 returns the columns of nodes [from, to) in format 4.
-func encodeNodes4(nodes []subsecond.StackNode, from, to int, np *nodePredictor) [][]byte {
+// Format 5 stack nodes segments are format 4's but for two things. A far
+// parent that was a parent before (of a node whose parent is not the node
+// just before it) may be coded as its age instead, farAge + a − 1 where a
+// is the bit length of the number of such nodes since it last was (its
+// bits below the leading one in pbits), whichever of the two bit lengths
+// is shorter: a new stack of a thread mostly branches where one of the
+// same thread branched lately, while the node it branches from was made
+// long ago. Parents are coded in one of three models, by whether the
+// previous parent was near, far by index or far by age. And the columns
+// are stored as they are, not compressed (storedFrame): zstd finds nothing
+// in the range coder's output or in raw bits, and took as long to find
+// it as the range coder to code them.
+//
+// On the real 27 s capture (22,546 far parents in 161,452 nodes, 28,817
+// parents coded in all) the parents and their bits take 58.1 KB instead of
+// 63.9 KB, the nodes segment 130.2 KB instead of 136.1 KB.
+const (
+	farAge     = farParent + 32
+	maxAgeBits = 256 - farAge
+)
+
+// encodeNodes returns the columns of nodes [from, to) in format 4 or 5.
+func encodeNodes(nodes []subsecond.StackNode, from, to int, np *nodePredictor, format byte) [][]byte {
+	if format >= 5 && np.lastParent == nil {
+		np.lastParent = make([]int32, len(nodes))
+	}
 	parents, frames := newRangeEncoder(), newRangeEncoder()
 	var pbits, fbits bitWriter
 	run := 0
@@ -70,9 +94,23 @@ func encodeNodes4(nodes []subsecond.StackNode, from, to int, np *nodePredictor) 
 		} else {
 			d := uint64(int32(i) - n.Parent)
 			b := bits.Len64(d)
-			parents.byteSym(pt, byte(farParent+b-1))
-			pbits.write(d, uint(b-1))
+			c := farParent + b - 1
 			np.farBefore = 1
+			if format >= 5 {
+				if last := np.lastParent[n.Parent]; last > 0 {
+					age := uint64(np.branches + 1 - last)
+					if a := bits.Len64(age); a <= b && a <= maxAgeBits {
+						d, b, c = age, a, farAge+a-1
+						np.farBefore = 2
+					}
+				}
+			}
+			parents.byteSym(pt, byte(c))
+			pbits.write(d, uint(b-1))
+		}
+		if format >= 5 {
+			np.branches++
+			np.lastParent[n.Parent] = np.branches
 		}
 		run = 0
 	}
@@ -164,9 +202,9 @@ func index32(s []int32, v int32) int {
 	return -1
 }
 
-// decodeNodes4 reads nodes [base, base+n) of format 4 from d into nodes,
-// whose frames are below frames.
-func decodeNodes4(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *nodePredictor) {
+// decodeNodes reads nodes [base, base+n) of format 4 or 5 from d into
+// nodes, whose frames are below frames.
+func decodeNodes(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *nodePredictor, format byte) {
 	var cols [3][]byte
 	var lens [3]int
 	for k := range lens {
@@ -201,7 +239,16 @@ func decodeNodes4(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *
 			continue
 		}
 		c := int(parents.byteSym(&np.parentTrees[np.farBefore]))
-		if c < farParent {
+		if format >= 5 && c >= farAge {
+			a := c - farAge + 1
+			age := 1<<(a-1) | pbits.read(uint(a-1))
+			if pbits.bad || age > uint64(len(np.byAge)) {
+				d.fail("stack node's parent out of range")
+				return
+			}
+			np.farBefore = 2
+			x = np.byAge[uint64(len(np.byAge))-age]
+		} else if c < farParent {
 			np.farBefore = 0
 			for up := c + 1; up > 0; up-- {
 				if x <= 0 {
@@ -219,6 +266,9 @@ func decodeNodes4(d *dec, nodes []subsecond.StackNode, base, n, frames int, np *
 		} else {
 			np.farBefore = 1
 			x = int32(i - int(back))
+		}
+		if format >= 5 {
+			np.byAge = append(np.byAge, x)
 		}
 		left = -1
 		nodes[i] = subsecond.StackNode{Parent: x, Frame: -1, Depth: nodes[x].Depth + 1}

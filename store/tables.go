@@ -14,10 +14,11 @@ import (
 // and their count. Strings start from index 1 ("" is index 0, implied),
 // nodes too (the root is implied).
 //
-// Format 4 is that of stack nodes segments (see nodecoder.go); strings and
-// frames segments are still written in format 3. Every segment's columns
-// are compressed as zstd frames of their own (zstdColumns), at zstd's
-// "better" level. On the real 27 s capture (161,452 nodes) format 4 takes
+// Formats 4 and 5 are those of stack nodes segments (see nodecoder.go),
+// which are written in format 5; strings and frames segments are still
+// written in format 3. Every segment's columns but format 5's are
+// compressed as zstd frames of their own (zstdColumns), at zstd's "better"
+// level. On the real 27 s capture (161,452 nodes) format 4 takes
 // the nodes from 171 KB to 137 KB (range coded; far parents 3 bytes each
 // -> 15 bits, unpredicted frames 3 bytes -> 9 bits, 16 recent frames per
 // parent frame, the frame codes 64 KB -> 49 KB), the columns' frames the
@@ -96,9 +97,12 @@ const (
 )
 
 // encodeSegments returns the segments of in's tables: strings and frames
-// in format 3, nodes in format 4.
+// in format 3, nodes in format 5.
 func encodeSegments(in *subsecond.Interner) []Segment {
 	var segs []Segment
+	// A segment is a header and columns; emit compresses each column with
+	// zstd, emitStored stores them as they are.
+	var pack func(...[]byte) []byte
 	emit := func(kind SegmentKind, format byte, first, n int, cols ...[]byte) {
 		h := enc{}
 		h.byte(format)
@@ -108,8 +112,14 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 		if len(segs) > 0 && segs[len(segs)-1].Kind == kind {
 			seq = segs[len(segs)-1].Seq + 1
 		}
-		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: zstdColumns(append([][]byte{h.b}, cols...)...)})
+		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: pack(append([][]byte{h.b}, cols...)...)})
 	}
+	emitStored := func(kind SegmentKind, format byte, first, n int, cols ...[]byte) {
+		pack = storedFrame
+		emit(kind, format, first, n, cols...)
+		pack = zstdColumns
+	}
+	pack = zstdColumns
 
 	// Strings end in a NUL byte, except those holding one, which are
 	// listed first with their lengths.
@@ -149,7 +159,7 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 	np := newNodePredictor(len(in.Frames), mtf4Len)
 	for from := 1; from < len(in.Nodes); from += segmentEntries {
 		to := min(len(in.Nodes), from+segmentEntries)
-		emit(SegNodes, 4, from, to-from, encodeNodes4(in.Nodes, from, to, np)...)
+		emitStored(SegNodes, 5, from, to-from, encodeNodes(in.Nodes, from, to, np, 5)...)
 	}
 	return segs
 }
@@ -186,23 +196,31 @@ func (p *framePredictor) seen(sym, dso uint32, addr uint64) {
 // format above).
 type nodePredictor struct {
 	next   int32   // the frame after the highest used so far
-	rowLen int     // recent child frames kept per parent frame: mtfLen, or mtf4Len in format 4
+	rowLen int     // recent child frames kept per parent frame: mtfLen, or mtf4Len in formats 4 and 5
 	mtf    []int32 // per parent frame + 1 (0: the root), its recent child frames, most recent first; -1 when none
 
-	// Format 4's models of frame codes, run lengths and parents, whether
-	// the latest parent was far, and per node the class of its frame's
+	// Formats 4 and 5: models of frame codes, run lengths and parents, whether
+	// the latest parent was near, far by index or (format 5) far by age,
+	// and per node the class of its frame's
 	// code (see codeClass).
 	trees       []smallModel
 	runTree     bitTree
-	parentTrees [2]byteTree
+	parentTrees [3]byteTree
 	farBefore   int
 	classes     []byte
+
+	// Format 5's ages of parents: per node, 1 + the number of parents
+	// coded before it was last one (0: never), as the encoder keeps them;
+	// the parents in the order coded, as the decoder keeps them.
+	branches   int32
+	lastParent []int32
+	byAge      []int32
 }
 
 func newNodePredictor(frames, rowLen int) *nodePredictor {
 	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newSmallModels(10), classes: []byte{4}}
 	p.runTree = newBitTrees(1)[0]
-	p.parentTrees = [2]byteTree(newByteTrees(2))
+	p.parentTrees = [3]byteTree(newByteTrees(3))
 	for i := range p.mtf {
 		p.mtf[i] = -1
 	}
@@ -256,7 +274,7 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 		from, to int
 	}
 	var later []pending
-	var np, np4 *nodePredictor
+	var np, np4, np5 *nodePredictor
 	for _, s := range segs {
 		raw, err := unzstd(buf[:0], s.Data)
 		if err != nil {
@@ -412,20 +430,24 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 					d.fail("bad frame kind")
 				}
 			}
-		case s.Kind == SegNodes && f == 4:
+		case s.Kind == SegNodes && (f == 4 || f == 5):
 			if first != uint64(len(c.Nodes)) {
 				d.fail("nodes segment out of order")
 			}
-			if np4 == nil {
-				np4 = newNodePredictor(len(c.Frames), mtf4Len)
+			p := &np4
+			if f == 5 {
+				p = &np5
 			}
-			if len(np4.classes) != len(c.Nodes) {
-				d.fail("format 4 stack nodes after nodes of an older format")
+			if *p == nil {
+				*p = newNodePredictor(len(c.Frames), mtf4Len)
+			}
+			if len((*p).classes) != len(c.Nodes) {
+				d.fail(fmt.Sprintf("format %d stack nodes after nodes of another format", f))
 				break
 			}
 			base := len(c.Nodes)
 			c.Nodes = slices.Grow(c.Nodes, n)[:base+n]
-			decodeNodes4(&d, c.Nodes, base, n, len(c.Frames), np4)
+			decodeNodes(&d, c.Nodes, base, n, len(c.Frames), *p, f)
 			if d.err != nil {
 				c.Nodes = c.Nodes[:base]
 			}

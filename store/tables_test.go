@@ -115,7 +115,7 @@ func TestSegmentFormats(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := map[SegmentKind]byte{SegStrings: 3, SegFrames: 3, SegNodes: 4}[s.Kind]; raw[0] != want {
+				if want := map[SegmentKind]byte{SegStrings: 3, SegFrames: 3, SegNodes: 5}[s.Kind]; raw[0] != want {
 					t.Errorf("segment kind %d written in format %d; want %d", s.Kind, raw[0], want)
 				}
 			}
@@ -240,34 +240,37 @@ func TestSegmentsRoundTripRandom(t *testing.T) {
 	}
 }
 
-// TestSegmentsRefuseMixedNodes decodes a format 4 nodes segment after a
-// format 3 one (no encoder writes that): format 4 codes each node in the
-// context of its parent's code, which format 3 nodes lack, so the decoder
-// must refuse it rather than index past what it knows.
+// TestSegmentsRefuseMixedNodes decodes a nodes segment of the current
+// format after nodes of an older one (no encoder writes that): formats 4
+// and 5 code each node in the context of its parent's code, which older
+// nodes lack, and format 5 its parent by the parents coded before it, so
+// the decoder must refuse it rather than index past what it knows.
 func TestSegmentsRefuseMixedNodes(t *testing.T) {
 	in := goldenInterner()
-	old, err := os.ReadFile(filepath.Join("testdata", "segments-format3.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	segs := segmentsOf(t, old)
-	for _, s := range encodeSegments(in) {
-		if s.Kind != SegNodes {
-			continue
-		}
-		raw, err := unzstd(nil, s.Data)
+	for _, f := range []int{3, 4} {
+		old, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("segments-format%d.bin", f)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := dec{b: raw[1:]}
-		d.uvarint() // first
-		var e enc
-		e.byte(raw[0])
-		e.uvarint(uint64(len(in.Nodes)))
-		segs = append(segs, Segment{Kind: SegNodes, Seq: 1, Data: zstdBlob(append(e.b, d.b...))})
-	}
-	var c subsecond.Capture
-	if err := decodeSegments(segs, &c); !errors.Is(err, errCorrupt) {
-		t.Fatalf("format 4 nodes after format 3 ones: %v; want errCorrupt", err)
+		segs := segmentsOf(t, old)
+		for _, s := range encodeSegments(in) {
+			if s.Kind != SegNodes {
+				continue
+			}
+			raw, err := unzstd(nil, s.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := dec{b: raw[1:]}
+			d.uvarint() // first
+			var e enc
+			e.byte(raw[0])
+			e.uvarint(uint64(len(in.Nodes)))
+			segs = append(segs, Segment{Kind: SegNodes, Seq: 1, Data: zstdBlob(append(e.b, d.b...))})
+		}
+		var c subsecond.Capture
+		if err := decodeSegments(segs, &c); !errors.Is(err, errCorrupt) {
+			t.Fatalf("format %d nodes after format %d ones: %v; want errCorrupt", segmentFormat, f, err)
+		}
 	}
 }
