@@ -23,7 +23,7 @@ var errCorrupt = errors.New("corrupt stored data")
 // Format bytes of the blobs besides chunks (see chunkFormat).
 const (
 	summaryFormat = 1
-	segmentFormat = 5 // formats 1 to 4 are still read; format 5 is that of stack nodes, whose strings and frames are format 3
+	segmentFormat = 5 // formats 1 to 4 are still read; format 5 is that of stack nodes, whose frames are format 4 and strings format 3
 	commsFormat   = 1
 )
 

@@ -87,6 +87,8 @@ func (e *rangeEncoder) shiftLow() {
 	e.low = uint64(uint32(e.low) << 8)
 }
 
+// bit codes b with model p. It is small enough to be inlined into the
+// loops that code symbols; renormalising, once every few bits, is not.
 func (e *rangeEncoder) bit(p *uint16, b int) {
 	bound := (e.rng >> probBits) * uint32(*p)
 	if b == 0 {
@@ -97,20 +99,43 @@ func (e *rangeEncoder) bit(p *uint16, b int) {
 		e.rng -= bound
 		*p -= *p >> moveBits
 	}
+	if e.rng < rangeTop {
+		e.normalize()
+	}
+}
+
+func (e *rangeEncoder) normalize() {
 	for e.rng < rangeTop {
 		e.rng <<= 8
 		e.shiftLow()
 	}
 }
 
-// symbol codes s < 1<<symBits with model t.
+// symbol codes s < 1<<symBits with model t. (It and byteSym code their
+// bits as bit does, with the coder's state in locals.)
 func (e *rangeEncoder) symbol(t *bitTree, s int) {
+	rng, low := e.rng, e.low
 	m := 1
 	for i := symBits - 1; i >= 0; i-- {
 		b := s >> i & 1
-		e.bit(&t[m], b)
+		p := &t[m&(treeProbs-1)]
+		bound := (rng >> probBits) * uint32(*p)
+		if b == 0 {
+			rng = bound
+			*p += (1<<probBits - *p) >> moveBits
+		} else {
+			low += uint64(bound)
+			rng -= bound
+			*p -= *p >> moveBits
+		}
+		if rng < rangeTop {
+			e.rng, e.low = rng, low
+			e.normalize()
+			rng, low = e.rng, e.low
+		}
 		m = m<<1 | b
 	}
+	e.rng, e.low = rng, low
 }
 
 // small codes s < 2 + 1<<symBits with model m.
@@ -130,12 +155,28 @@ func (e *rangeEncoder) small(m *smallModel, s int) {
 
 // byteSym codes byte s with model t.
 func (e *rangeEncoder) byteSym(t *byteTree, s byte) {
+	rng, low := e.rng, e.low
 	m := 1
 	for i := 7; i >= 0; i-- {
 		b := int(s >> i & 1)
-		e.bit(&t[m], b)
+		p := &t[m&0xff]
+		bound := (rng >> probBits) * uint32(*p)
+		if b == 0 {
+			rng = bound
+			*p += (1<<probBits - *p) >> moveBits
+		} else {
+			low += uint64(bound)
+			rng -= bound
+			*p -= *p >> moveBits
+		}
+		if rng < rangeTop {
+			e.rng, e.low = rng, low
+			e.normalize()
+			rng, low = e.rng, e.low
+		}
 		m = m<<1 | b
 	}
+	e.rng, e.low = rng, low
 }
 
 // direct codes the n low bits of v, most significant first, each as

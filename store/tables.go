@@ -15,10 +15,12 @@ import (
 // nodes too (the root is implied).
 //
 // Formats 4 and 5 are those of stack nodes segments (see nodecoder.go),
-// which are written in format 5; strings and frames segments are still
-// written in format 3. Every segment's columns but format 5's are
-// compressed as zstd frames of their own (zstdColumns), at zstd's "better"
-// level. On the real 27 s capture (161,452 nodes) format 4 takes
+// which are written in format 5; format 4 that of frames segments (see
+// framecoder.go), which code their symbols and addresses with the range
+// coder; strings segments are still written in format 3. Every segment's
+// columns are compressed as zstd frames of their own (zstdColumns), at
+// zstd's "better" level, except those of the range coder and the raw bits
+// beside them, which are stored (storedFrame). On the real 27 s capture (161,452 nodes) format 4 takes
 // the nodes from 171 KB to 137 KB (range coded; far parents 3 bytes each
 // -> 15 bits, unpredicted frames 3 bytes -> 9 bits, 16 recent frames per
 // parent frame, the frame codes 64 KB -> 49 KB), the columns' frames the
@@ -96,14 +98,14 @@ const (
 	mtfLen = 8
 )
 
-// encodeSegments returns the segments of in's tables: strings and frames
-// in format 3, nodes in format 5.
+// encodeSegments returns the segments of in's tables: strings in format
+// 3, frames in format 4, nodes in format 5.
 func encodeSegments(in *subsecond.Interner) []Segment {
 	var segs []Segment
-	// A segment is a header and columns; emit compresses each column with
-	// zstd, emitStored stores them as they are.
-	var pack func(...[]byte) []byte
-	emit := func(kind SegmentKind, format byte, first, n int, cols ...[]byte) {
+	// emit appends a segment of a header and columns, each compressed
+	// with zstd but the last stored of them (and the header, when all are),
+	// which are stored as they are.
+	emit := func(kind SegmentKind, format byte, first, n, stored int, cols ...[]byte) {
 		h := enc{}
 		h.byte(format)
 		h.uvarint(uint64(first))
@@ -112,14 +114,14 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 		if len(segs) > 0 && segs[len(segs)-1].Kind == kind {
 			seq = segs[len(segs)-1].Seq + 1
 		}
-		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: pack(append([][]byte{h.b}, cols...)...)})
+		all := append([][]byte{h.b}, cols...)
+		k := len(all) - min(stored, len(all))
+		data := zstdColumns(all[:k]...)
+		if k < len(all) {
+			data = append(data, storedFrame(all[k:]...)...)
+		}
+		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: data})
 	}
-	emitStored := func(kind SegmentKind, format byte, first, n int, cols ...[]byte) {
-		pack = storedFrame
-		emit(kind, format, first, n, cols...)
-		pack = zstdColumns
-	}
-	pack = zstdColumns
 
 	// Strings end in a NUL byte, except those holding one, which are
 	// listed first with their lengths.
@@ -131,7 +133,7 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 		for _, v := range listed {
 			nuls.uvarint(v)
 		}
-		emit(SegStrings, 3, first, to-first, nuls.b, body.b)
+		emit(SegStrings, 3, first, to-first, 0, nuls.b, body.b)
 		nuls, body, listed, first = enc{}, enc{}, listed[:0], to
 	}
 	last := first // the index after the latest string listed
@@ -153,13 +155,15 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 	fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
 	for from := 0; from < len(in.Frames); from += segmentEntries {
 		to := min(len(in.Frames), from+segmentEntries)
-		emit(SegFrames, 3, from, to-from, fc.encode(from, to)...)
+		packed, stored := fc.encode4(from, to)
+		emit(SegFrames, 4, from, to-from, len(stored), append(packed, stored...)...)
 	}
 
 	np := newNodePredictor(len(in.Frames), mtf4Len)
 	for from := 1; from < len(in.Nodes); from += segmentEntries {
 		to := min(len(in.Nodes), from+segmentEntries)
-		emitStored(SegNodes, 5, from, to-from, encodeNodes(in.Nodes, from, to, np, 5)...)
+		cols := encodeNodes(in.Nodes, from, to, np, 5)
+		emit(SegNodes, 5, from, to-from, len(cols)+1, cols...)
 	}
 	return segs
 }
@@ -199,10 +203,9 @@ type nodePredictor struct {
 	rowLen int     // recent child frames kept per parent frame: mtfLen, or mtf4Len in formats 4 and 5
 	mtf    []int32 // per parent frame + 1 (0: the root), its recent child frames, most recent first; -1 when none
 
-	// Formats 4 and 5: models of frame codes, run lengths and parents, whether
-	// the latest parent was near, far by index or (format 5) far by age,
-	// and per node the class of its frame's
-	// code (see codeClass).
+	// Formats 4 and 5: models of frame codes, run lengths and parents,
+	// whether the latest parent was near, far by index or (format 5) far
+	// by age, and per node the class of its frame's code (see codeClass).
 	trees       []smallModel
 	runTree     bitTree
 	parentTrees [3]byteTree
@@ -272,6 +275,7 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 		s        Segment
 		d        dec
 		from, to int
+		format   byte
 	}
 	var later []pending
 	var np, np4, np5 *nodePredictor
@@ -378,17 +382,17 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 				f.Inline = inl == 1
 				c.Frames = append(c.Frames, f)
 			}
-		case s.Kind == SegFrames && f == 3:
+		case s.Kind == SegFrames && (f == 3 || f == 4):
 			// The frames are read after the nodes, which give each its
 			// caller.
 			if first != uint64(len(c.Frames)) {
 				d.fail("frames segment out of order")
 			}
-			if n > len(d.b)/4 { // each frame takes at least 4 bytes
+			if per := 7 - int(f); n > len(d.b)/per { // each frame takes at least 4 bytes in format 3, 3 in format 4
 				d.fail("more frames than bytes")
 				break
 			}
-			later = append(later, pending{s, d, len(c.Frames), len(c.Frames) + n})
+			later = append(later, pending{s, d, len(c.Frames), len(c.Frames) + n, f})
 			c.Frames = slices.Grow(c.Frames, n)[:len(c.Frames)+n]
 			buf, d.b = nil, nil // the pending segment keeps raw
 		case s.Kind == SegFrames && f == 2:
@@ -539,7 +543,11 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 	if len(later) > 0 {
 		fc := newFrameCoder(len(c.Strings), c.Frames, c.Nodes)
 		for _, p := range later {
-			fc.decode(&p.d, p.from, p.to, len(c.Strings))
+			if p.format == 4 {
+				fc.decode4(&p.d, p.from, p.to, len(c.Strings))
+			} else {
+				fc.decode(&p.d, p.from, p.to, len(c.Strings))
+			}
 			if err := p.d.end(); err != nil {
 				return fmt.Errorf("table segment %d/%d: %w", p.s.Kind, p.s.Seq, err)
 			}

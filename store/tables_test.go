@@ -115,7 +115,7 @@ func TestSegmentFormats(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := map[SegmentKind]byte{SegStrings: 3, SegFrames: 3, SegNodes: 5}[s.Kind]; raw[0] != want {
+				if want := map[SegmentKind]byte{SegStrings: 3, SegFrames: 4, SegNodes: 5}[s.Kind]; raw[0] != want {
 					t.Errorf("segment kind %d written in format %d; want %d", s.Kind, raw[0], want)
 				}
 			}
@@ -136,7 +136,9 @@ func TestSegmentsRefuseDamage(t *testing.T) {
 	if len(tree.Nodes) > 200 {
 		tree.Nodes = tree.Nodes[:200]
 	}
-	for _, segs := range [][]Segment{encodeSegments(goldenInterner()), encodeSegments(tree)} {
+	// Random frames have whole addresses and unpredicted symbols.
+	frames := randomInterner(rand.New(rand.NewPCG(6, 24)))
+	for _, segs := range [][]Segment{encodeSegments(goldenInterner()), encodeSegments(tree), encodeSegments(frames)} {
 		refuseDamage(t, segs)
 	}
 }
@@ -272,5 +274,39 @@ func TestSegmentsRefuseMixedNodes(t *testing.T) {
 		if err := decodeSegments(segs, &c); !errors.Is(err, errCorrupt) {
 			t.Fatalf("format %d nodes after format %d ones: %v; want errCorrupt", segmentFormat, f, err)
 		}
+	}
+}
+
+// TestFrames4Codes checks that random tables exercise every kind of
+// format 4 frame code (so that TestSegmentsRoundTripRandom round-trips
+// each): symbols predicted and not, whole addresses, and differences from
+// each source of prediction.
+func TestFrames4Codes(t *testing.T) {
+	var symPred, symRaw4, whole int
+	var from [3]int
+	for seed := range uint64(50) {
+		in := randomInterner(rand.New(rand.NewPCG(seed, 24)))
+		fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
+		for i := range in.Frames {
+			f := &in.Frames[i]
+			fc.at(i)
+			if fc.symCode(f.Symbol) < symRaw {
+				symPred++
+			} else {
+				symRaw4++
+			}
+			k := byte(f.Kind)
+			if zigzag(int64(f.Addr-fc.addrPrediction(f.Symbol, f.DSO))) >= rawAddrAbove {
+				whole++
+				k |= rawAddrBit
+			} else {
+				from[fc.addrContext(f.Symbol, f.DSO, f.Kind)/4]++
+			}
+			fc.seen(f, k)
+		}
+	}
+	if symPred == 0 || symRaw4 == 0 || whole == 0 || from[0] == 0 || from[1] == 0 || from[2] == 0 {
+		t.Errorf("random frames: %d symbols predicted, %d not, %d whole addresses, %v differences from the symbol's, the DSO's, none; want each",
+			symPred, symRaw4, whole, from)
 	}
 }
