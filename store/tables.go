@@ -208,6 +208,7 @@ type nodePredictor struct {
 	// by age, and per node the class of its frame's code (see codeClass).
 	trees       []smallModel
 	runTree     bitTree
+	runTrees    [3]bitTree
 	parentTrees [3]byteTree
 	farBefore   int
 	classes     []byte
@@ -221,8 +222,9 @@ type nodePredictor struct {
 }
 
 func newNodePredictor(frames, rowLen int) *nodePredictor {
-	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newSmallModels(10), classes: []byte{4}}
+	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newSmallModels(10 + 5*10), classes: []byte{4}}
 	p.runTree = newBitTrees(1)[0]
+	p.runTrees = [3]bitTree(newBitTrees(3))
 	p.parentTrees = [3]byteTree(newByteTrees(3))
 	for i := range p.mtf {
 		p.mtf[i] = -1
