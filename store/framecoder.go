@@ -297,8 +297,8 @@ func uvarints(b []byte, n int) (col, rest []byte, ok bool) {
 	return b[:at], b[at:], true
 }
 
-// Format 4 frames segments hold format 3's DSOs, source lines and kind
-// bytes (compressed), then the length of a stream of the range coder
+// Format 4 frames segments hold format 3's source lines and kind bytes
+// (compressed), then the length of a stream of the range coder
 // (rangecoder.go) and the stream, then the bits it leaves out, packed most
 // significant first (bitWriter), both stored as they are. Per frame the
 // stream holds:
@@ -307,6 +307,7 @@ func uvarints(b []byte, n int) (col, rest []byte, ok bool) {
 //	         b is the bit length of symbol + 1 (its bits below the
 //	         leading one in the bits); in one of two models, by whether
 //	         the frame has a caller
+//	DSO      see encodeDSO
 //	address  for a whole address, its 8 bytes from the highest, each in
 //	         a model of its place and the classes of the two bytes before
 //	         it (byteClass); else the bit length of the zig-zag difference
@@ -315,14 +316,17 @@ func uvarints(b []byte, n int) (col, rest []byte, ok bool) {
 //	         symbol's latest frame, the DSO's, none) and the frame's kind
 //
 // On the real 27 s capture (31,506 frames, 4,500 whole addresses) the
-// frames segment takes 100.2 KB instead of 108.4 KB: the symbols and
-// addresses 93.5 KB instead of 101.8 KB (zstd-compressed varints and
-// whole addresses; the range coder shrinks the bit lengths, the models of
+// frames segment takes 98.6 KB instead of 108.4 KB: the symbols, DSOs and
+// addresses 98.0 KB instead of 107.8 KB as zstd-compressed varints and
+// whole addresses (the range coder shrinks the bit lengths, the models of
 // whole addresses their bytes of text, zeros and pointers).
 const symRaw = afterLen + recentSyms + 1
 
-// frameModels are the models of format 4 frames' range-coded parts.
+// frameModels are the models of format 4 frames' range-coded parts, and
+// 1 + the DSOs of the latest frames, most recent first (0: none).
 type frameModels struct {
+	dsos [recentDSOs]uint32
+	dso  [2]byteTree
 	sym  [2]byteTree
 	addr [3 * 4]byteTree
 	raw  [8 * 4 * 4]byteTree
@@ -330,7 +334,7 @@ type frameModels struct {
 
 func newFrameModels() *frameModels {
 	m := &frameModels{}
-	for _, ts := range [][]byteTree{m.sym[:], m.addr[:], m.raw[:]} {
+	for _, ts := range [][]byteTree{m.dso[:], m.sym[:], m.addr[:], m.raw[:]} {
 		for i := range ts {
 			for j := range ts[i] {
 				ts[i][j] = probInit
@@ -338,6 +342,78 @@ func newFrameModels() *frameModels {
 		}
 	}
 	return m
+}
+
+// recentDSOs are kept by format 4's frame coder, whose DSO codes are
+// dsoRaw + b − 1 from dsoRaw on.
+const (
+	recentDSOs = 64
+	dsoRaw     = 2 + recentDSOs
+)
+
+// encodeDSO codes the DSO of a frame of sym to e and w: its format 3 code
+// when 0 or 1, else 2 + its rank among the DSOs of the latest frames, or
+// dsoRaw + b − 1 where b is the bit length of DSO + 1 (its bits below
+// the leading one to w), in a model of whether the symbol had a frame
+// before.
+func (p *frameCoder) encodeDSO(e *rangeEncoder, w *bitWriter, sym, dso uint32) {
+	m := p.models
+	t := &m.dso[min(p.symDSO[sym], 1)]
+	c := p.dsoCode(sym, dso)
+	if c > 1 {
+		if k := slices.Index(m.dsos[:], dso+1); k >= 0 {
+			c = 2 + uint64(k)
+		} else {
+			b := bits.Len64(uint64(dso) + 1)
+			c = dsoRaw + uint64(b) - 1
+			w.write(uint64(dso)+1, uint(b-1))
+		}
+	}
+	e.byteSym(t, byte(c))
+	p.noteDSO(dso)
+}
+
+// decodeDSO reads what encodeDSO wrote; false when it names no DSO below
+// limit.
+func (p *frameCoder) decodeDSO(d *rangeDecoder, r *bitReader, sym uint32, limit int) (uint32, bool) {
+	m := p.models
+	c := uint64(d.byteSym(&m.dso[min(p.symDSO[sym], 1)]))
+	var dso uint64
+	switch {
+	case c <= 1:
+		v, ok := p.dso(sym, c, limit)
+		if !ok {
+			return 0, false
+		}
+		dso = uint64(v)
+	case c < dsoRaw:
+		if m.dsos[c-2] == 0 { // no DSO of that rank yet
+			return 0, false
+		}
+		dso = uint64(m.dsos[c-2]) - 1
+	case c-dsoRaw < 32:
+		b := c - dsoRaw + 1
+		dso = (1<<(b-1) | r.read(uint(b-1))) - 1
+	default:
+		return 0, false
+	}
+	if dso >= uint64(limit) || r.bad {
+		return 0, false
+	}
+	p.noteDSO(uint32(dso))
+	return uint32(dso), true
+}
+
+// noteDSO moves dso to the front of the DSOs of the latest frames.
+func (p *frameCoder) noteDSO(dso uint32) {
+	if l := &p.models.dsos; l[0] != dso+1 {
+		k := slices.Index(l[:], dso+1)
+		if k < 0 {
+			k = len(l) - 1
+		}
+		copy(l[1:k+1], l[:k])
+		l[0] = dso + 1
+	}
 }
 
 // byteClass is the class of a byte of a whole address that the next is
@@ -377,7 +453,7 @@ func (p *frameCoder) encode4(from, to int) (packed, stored [][]byte) {
 		p.models = newFrameModels()
 	}
 	m := p.models
-	var dso, src enc
+	var src enc
 	var bw bitWriter
 	rc := newRangeEncoder()
 	kind := make([]byte, 0, to-from)
@@ -392,7 +468,7 @@ func (p *frameCoder) encode4(from, to int) (packed, stored [][]byte) {
 			rc.byteSym(st, byte(symRaw+b-1))
 			bw.write(uint64(f.Symbol)+1, uint(b-1))
 		}
-		dso.uvarint(p.dsoCode(f.Symbol, f.DSO))
+		p.encodeDSO(rc, &bw, f.Symbol, f.DSO)
 		src.uvarint(uint64(f.SrcLine))
 		k := byte(f.Kind)
 		if f.Inline {
@@ -419,7 +495,7 @@ func (p *frameCoder) encode4(from, to int) (packed, stored [][]byte) {
 	var lens enc
 	r := rc.bytes()
 	lens.uvarint(uint64(len(r)))
-	return [][]byte{dso.b, src.b, kind, lens.b}, [][]byte{r, bw.bytes()}
+	return [][]byte{src.b, kind, lens.b}, [][]byte{r, bw.bytes()}
 }
 
 // decode4 reads frames [from, to) in format 4 from d; strings are below
@@ -431,9 +507,8 @@ func (p *frameCoder) decode4(d *dec, from, to int, ns int) {
 	m := p.models
 	fs := p.frames[from:to]
 	n := len(fs)
-	dso, rest, ok := uvarints(d.b, n)
-	src, rest, ok2 := uvarints(rest, n)
-	if !ok || !ok2 || len(rest) < n {
+	src, rest, ok := uvarints(d.b, n)
+	if !ok || len(rest) < n {
 		d.fail("truncated frames")
 		return
 	}
@@ -449,7 +524,7 @@ func (p *frameCoder) decode4(d *dec, from, to int, ns int) {
 	}
 	rc, br := newRangeDecoder(d.b[:l]), bitReader{b: d.b[l:]}
 	d.b = nil
-	dd, srcd := dec{b: dso}, dec{b: src}
+	srcd := dec{b: src}
 	for i := range fs {
 		f := &fs[i]
 		p.at(from + i)
@@ -468,7 +543,7 @@ func (p *frameCoder) decode4(d *dec, from, to int, ns int) {
 			return
 		}
 		f.Symbol = s
-		if f.DSO, ok = p.dso(s, dd.uvarint(), ns); !ok {
+		if f.DSO, ok = p.decodeDSO(rc, &br, s, ns); !ok {
 			d.fail("frame's DSO out of range")
 			return
 		}
@@ -499,13 +574,13 @@ func (p *frameCoder) decode4(d *dec, from, to int, ns int) {
 			}
 			f.Addr = p.addrPrediction(f.Symbol, f.DSO) + uint64(unzigzag(z))
 		}
-		if srcd.err != nil || dd.err != nil || rc.bad || br.bad {
+		if srcd.err != nil || rc.bad || br.bad {
 			d.fail("bad frame")
 			return
 		}
 		p.seen(f, k)
 	}
-	if !rc.done() || !br.done() || len(dd.b) != 0 || len(srcd.b) != 0 {
+	if !rc.done() || !br.done() || len(srcd.b) != 0 {
 		d.fail("frames' bytes do not match their count")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/subsecond/subsecond"
@@ -279,14 +280,15 @@ func TestSegmentsRefuseMixedNodes(t *testing.T) {
 
 // TestFrames4Codes checks that random tables exercise every kind of
 // format 4 frame code (so that TestSegmentsRoundTripRandom round-trips
-// each): symbols predicted and not, whole addresses, and differences from
-// each source of prediction.
+// each): symbols predicted and not, DSOs predicted, recent and neither,
+// whole addresses, and differences from each source of prediction.
 func TestFrames4Codes(t *testing.T) {
 	var symPred, symRaw4, whole int
-	var from [3]int
+	var from, dsos [3]int
 	for seed := range uint64(50) {
 		in := randomInterner(rand.New(rand.NewPCG(seed, 24)))
 		fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
+		fc.models = newFrameModels()
 		for i := range in.Frames {
 			f := &in.Frames[i]
 			fc.at(i)
@@ -295,6 +297,15 @@ func TestFrames4Codes(t *testing.T) {
 			} else {
 				symRaw4++
 			}
+			switch {
+			case fc.dsoCode(f.Symbol, f.DSO) <= 1:
+				dsos[0]++
+			case slices.Contains(fc.models.dsos[:], f.DSO+1):
+				dsos[1]++
+			default:
+				dsos[2]++
+			}
+			fc.noteDSO(f.DSO)
 			k := byte(f.Kind)
 			if zigzag(int64(f.Addr-fc.addrPrediction(f.Symbol, f.DSO))) >= rawAddrAbove {
 				whole++
@@ -305,8 +316,8 @@ func TestFrames4Codes(t *testing.T) {
 			fc.seen(f, k)
 		}
 	}
-	if symPred == 0 || symRaw4 == 0 || whole == 0 || from[0] == 0 || from[1] == 0 || from[2] == 0 {
-		t.Errorf("random frames: %d symbols predicted, %d not, %d whole addresses, %v differences from the symbol's, the DSO's, none; want each",
-			symPred, symRaw4, whole, from)
+	if symPred == 0 || symRaw4 == 0 || whole == 0 || slices.Contains(from[:], 0) || slices.Contains(dsos[:], 0) {
+		t.Errorf("random frames: %d symbols predicted, %d not, %v DSOs predicted, recent, neither, %d whole addresses, %v differences from the symbol's, the DSO's, none; want each",
+			symPred, symRaw4, dsos, whole, from)
 	}
 }
