@@ -256,11 +256,30 @@ func (d *rangeDecoder) bit(p *uint16) int {
 	return b
 }
 
+// symbol and byteSym decode their bits as bit does, with the decoder's
+// state in locals.
 func (d *rangeDecoder) symbol(t *bitTree) int {
+	rng, code := d.rng, d.code
 	m := 1
 	for range symBits {
-		m = m<<1 | d.bit(&t[m])
+		p := &t[m&(treeProbs-1)]
+		bound := (rng >> probBits) * uint32(*p)
+		if code < bound {
+			rng = bound
+			*p += (1<<probBits - *p) >> moveBits
+			m <<= 1
+		} else {
+			code -= bound
+			rng -= bound
+			*p -= *p >> moveBits
+			m = m<<1 | 1
+		}
+		for rng < rangeTop {
+			rng <<= 8
+			code = code<<8 | uint32(d.next())
+		}
 	}
+	d.rng, d.code = rng, code
 	return m - treeProbs
 }
 
@@ -275,10 +294,27 @@ func (d *rangeDecoder) small(m *smallModel) int {
 }
 
 func (d *rangeDecoder) byteSym(t *byteTree) byte {
+	rng, code := d.rng, d.code
 	m := 1
 	for range 8 {
-		m = m<<1 | d.bit(&t[m])
+		p := &t[m&0xff]
+		bound := (rng >> probBits) * uint32(*p)
+		if code < bound {
+			rng = bound
+			*p += (1<<probBits - *p) >> moveBits
+			m <<= 1
+		} else {
+			code -= bound
+			rng -= bound
+			*p -= *p >> moveBits
+			m = m<<1 | 1
+		}
+		for rng < rangeTop {
+			rng <<= 8
+			code = code<<8 | uint32(d.next())
+		}
 	}
+	d.rng, d.code = rng, code
 	return byte(m)
 }
 
