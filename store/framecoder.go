@@ -180,6 +180,14 @@ func (p *frameCoder) seen(f *subsecond.FrameRec, k byte) {
 	p.top = max(p.top, f.Symbol, f.DSO, f.SrcLine)
 }
 
+// kind sets the kind and inline flag of f, whose DSO is set, from its
+// stored kind byte b, and returns its kind byte; false for no kind.
+func (p *frameCoder) kind(f *subsecond.FrameRec, b byte) (byte, bool) {
+	k := b ^ p.dsoKind[f.DSO]
+	f.Kind, f.Inline = subsecond.FrameKind(k&^(inlineBit|rawAddrBit)), k&inlineBit != 0
+	return k, f.Kind <= subsecond.KindInlined
+}
+
 // note moves v to the front of row, which it enters if absent.
 func note(row []int32, v int32) {
 	k := slices.Index(row, v)
@@ -258,9 +266,8 @@ func (p *frameCoder) decode(d *dec, from, to int, ns int) {
 			return
 		}
 		f.SrcLine = uint32(srcd.index(ns))
-		k := kinds[i] ^ p.dsoKind[f.DSO]
-		f.Kind, f.Inline = subsecond.FrameKind(k&^(inlineBit|rawAddrBit)), k&inlineBit != 0
-		if f.Kind > subsecond.KindInlined {
+		k, ok := p.kind(f, kinds[i])
+		if !ok {
 			d.fail("bad frame kind")
 			return
 		}
@@ -548,9 +555,8 @@ func (p *frameCoder) decode4(d *dec, from, to int, ns int) {
 			return
 		}
 		f.SrcLine = uint32(srcd.index(ns))
-		k := kinds[i] ^ p.dsoKind[f.DSO]
-		f.Kind, f.Inline = subsecond.FrameKind(k&^(inlineBit|rawAddrBit)), k&inlineBit != 0
-		if f.Kind > subsecond.KindInlined {
+		k, ok := p.kind(f, kinds[i])
+		if !ok {
 			d.fail("bad frame kind")
 			return
 		}

@@ -111,14 +111,18 @@ func (e *rangeEncoder) normalize() {
 	}
 }
 
-// symbol codes s < 1<<symBits with model t. (It and byteSym code their
-// bits as bit does, with the coder's state in locals.)
-func (e *rangeEncoder) symbol(t *bitTree, s int) {
+// symbol codes s < 1<<symBits with model t.
+func (e *rangeEncoder) symbol(t *bitTree, s int) { e.tree(t[:], s, symBits) }
+
+// tree codes the n low bits of s from the highest, each with the model
+// t[m] where m is 1 and the bits above it: bit's arithmetic, with the
+// coder's state in locals.
+func (e *rangeEncoder) tree(t []uint16, s, n int) {
 	rng, low := e.rng, e.low
 	m := 1
-	for i := symBits - 1; i >= 0; i-- {
+	for i := n - 1; i >= 0; i-- {
 		b := s >> i & 1
-		p := &t[m&(treeProbs-1)]
+		p := &t[m]
 		bound := (rng >> probBits) * uint32(*p)
 		if b == 0 {
 			rng = bound
@@ -154,30 +158,7 @@ func (e *rangeEncoder) small(m *smallModel, s int) {
 }
 
 // byteSym codes byte s with model t.
-func (e *rangeEncoder) byteSym(t *byteTree, s byte) {
-	rng, low := e.rng, e.low
-	m := 1
-	for i := 7; i >= 0; i-- {
-		b := int(s >> i & 1)
-		p := &t[m&0xff]
-		bound := (rng >> probBits) * uint32(*p)
-		if b == 0 {
-			rng = bound
-			*p += (1<<probBits - *p) >> moveBits
-		} else {
-			low += uint64(bound)
-			rng -= bound
-			*p -= *p >> moveBits
-		}
-		if rng < rangeTop {
-			e.rng, e.low = rng, low
-			e.normalize()
-			rng, low = e.rng, e.low
-		}
-		m = m<<1 | b
-	}
-	e.rng, e.low = rng, low
-}
+func (e *rangeEncoder) byteSym(t *byteTree, s byte) { e.tree(t[:], int(s), 8) }
 
 // direct codes the n low bits of v, most significant first, each as
 // likely 0 as 1.
@@ -256,13 +237,15 @@ func (d *rangeDecoder) bit(p *uint16) int {
 	return b
 }
 
-// symbol and byteSym decode their bits as bit does, with the decoder's
-// state in locals.
-func (d *rangeDecoder) symbol(t *bitTree) int {
+func (d *rangeDecoder) symbol(t *bitTree) int { return d.tree(t[:], symBits) - treeProbs }
+
+// tree reads what rangeEncoder.tree wrote: n bits, returned below a
+// leading 1.
+func (d *rangeDecoder) tree(t []uint16, n int) int {
 	rng, code := d.rng, d.code
 	m := 1
-	for range symBits {
-		p := &t[m&(treeProbs-1)]
+	for range n {
+		p := &t[m]
 		bound := (rng >> probBits) * uint32(*p)
 		if code < bound {
 			rng = bound
@@ -280,7 +263,7 @@ func (d *rangeDecoder) symbol(t *bitTree) int {
 		}
 	}
 	d.rng, d.code = rng, code
-	return m - treeProbs
+	return m
 }
 
 func (d *rangeDecoder) small(m *smallModel) int {
@@ -293,30 +276,7 @@ func (d *rangeDecoder) small(m *smallModel) int {
 	return 2 + d.symbol(&m.rest)
 }
 
-func (d *rangeDecoder) byteSym(t *byteTree) byte {
-	rng, code := d.rng, d.code
-	m := 1
-	for range 8 {
-		p := &t[m&0xff]
-		bound := (rng >> probBits) * uint32(*p)
-		if code < bound {
-			rng = bound
-			*p += (1<<probBits - *p) >> moveBits
-			m <<= 1
-		} else {
-			code -= bound
-			rng -= bound
-			*p -= *p >> moveBits
-			m = m<<1 | 1
-		}
-		for rng < rangeTop {
-			rng <<= 8
-			code = code<<8 | uint32(d.next())
-		}
-	}
-	d.rng, d.code = rng, code
-	return byte(m)
-}
+func (d *rangeDecoder) byteSym(t *byteTree) byte { return byte(d.tree(t[:], 8)) }
 
 func (d *rangeDecoder) direct(n int) uint64 {
 	var v uint64
