@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -22,7 +23,7 @@ var errCorrupt = errors.New("corrupt stored data")
 // Format bytes of the blobs besides chunks (see chunkFormat).
 const (
 	summaryFormat = 1
-	segmentFormat = 4 // formats 1 to 3 are still read; format 4 is that of stack nodes, whose strings and frames are format 3
+	segmentFormat = 5 // formats 1 to 4 are still read; format 5 is that of stack nodes, whose frames are format 4 and strings format 3
 	commsFormat   = 1
 )
 
@@ -76,6 +77,35 @@ func zstdColumns(cols ...[]byte) []byte {
 		small = small[:0]
 	}
 	return out
+}
+
+// storedFrame returns the columns given, one after the other, as one zstd
+// frame of raw blocks: what unzstd reads as it does compressed ones, for
+// bytes that zstd would not shrink (a range coder's) at no cost.
+func storedFrame(cols ...[]byte) []byte {
+	const maxBlock = 128 << 10
+	size := 0
+	for _, c := range cols {
+		size += len(c)
+	}
+	// The magic number, a frame header of a single segment whose content
+	// size takes 4 bytes, then the content size.
+	out := make([]byte, 0, size+16+3*(size/maxBlock))
+	out = append(out, 0x28, 0xb5, 0x2f, 0xfd, 0xa0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(size))
+	all := slices.Concat(cols...)
+	for {
+		n := min(len(all), maxBlock)
+		h := uint32(n) << 3 // raw block
+		if n == len(all) {
+			h |= 1 // the last
+		}
+		out = append(out, byte(h), byte(h>>8), byte(h>>16))
+		out, all = append(out, all[:n]...), all[n:]
+		if len(all) == 0 {
+			return out
+		}
+	}
 }
 
 // segmentEncoder compresses table segments, written once per capture, at

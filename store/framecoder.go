@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/subsecond/subsecond"
@@ -19,10 +20,11 @@ type frameCoder struct {
 	row     int     // the current frame's row of callees
 	callees []int32 // per caller symbol + 1 (0: no caller), the symbols of its callees' frames, most recent first; -1 when none
 	recent  [recentSyms]int32
-	symDSO  []uint32 // per symbol, the DSO of its latest frame; 0 before any
-	symAddr []uint64 // per symbol, the address of its latest frame
-	dsoAddr []uint64 // per DSO, the address of its latest frame
-	dsoKind []byte   // per DSO, the kind byte of its latest frame
+	symDSO  []uint32     // per symbol, the DSO of its latest frame; 0 before any
+	symAddr []uint64     // per symbol, the address of its latest frame
+	dsoAddr []uint64     // per DSO, the address of its latest frame
+	dsoKind []byte       // per DSO, the kind byte of its latest frame
+	models  *frameModels // format 4's
 }
 
 // afterLen callee symbols are kept per caller symbol, recentSyms in all.
@@ -178,6 +180,14 @@ func (p *frameCoder) seen(f *subsecond.FrameRec, k byte) {
 	p.top = max(p.top, f.Symbol, f.DSO, f.SrcLine)
 }
 
+// kind sets the kind and inline flag of f, whose DSO is set, from its
+// stored kind byte b, and returns its kind byte; false for no kind.
+func (p *frameCoder) kind(f *subsecond.FrameRec, b byte) (byte, bool) {
+	k := b ^ p.dsoKind[f.DSO]
+	f.Kind, f.Inline = subsecond.FrameKind(k&^(inlineBit|rawAddrBit)), k&inlineBit != 0
+	return k, f.Kind <= subsecond.KindInlined
+}
+
 // note moves v to the front of row, which it enters if absent.
 func note(row []int32, v int32) {
 	k := slices.Index(row, v)
@@ -256,9 +266,8 @@ func (p *frameCoder) decode(d *dec, from, to int, ns int) {
 			return
 		}
 		f.SrcLine = uint32(srcd.index(ns))
-		k := kinds[i] ^ p.dsoKind[f.DSO]
-		f.Kind, f.Inline = subsecond.FrameKind(k&^(inlineBit|rawAddrBit)), k&inlineBit != 0
-		if f.Kind > subsecond.KindInlined {
+		k, ok := p.kind(f, kinds[i])
+		if !ok {
 			d.fail("bad frame kind")
 			return
 		}
@@ -293,4 +302,291 @@ func uvarints(b []byte, n int) (col, rest []byte, ok bool) {
 		at += k
 	}
 	return b[:at], b[at:], true
+}
+
+// Format 4 frames segments hold format 3's source lines and kind bytes
+// (compressed), then the length of a stream of the range coder
+// (rangecoder.go) and the stream, then the bits it leaves out, packed most
+// significant first (bitWriter), both stored as they are. Per frame the
+// stream holds:
+//
+//	symbol   its format 3 code if below symRaw, else symRaw + b − 1 where
+//	         b is the bit length of symbol + 1 (its bits below the
+//	         leading one in the bits); in one of two models, by whether
+//	         the frame has a caller
+//	DSO      see encodeDSO
+//	address  for a whole address, its 8 bytes from the highest, each in
+//	         a model of its place and the classes of the two bytes before
+//	         it (byteClass); else the bit length of the zig-zag difference
+//	         from the predicted address (its bits below the leading one in
+//	         the bits), in a model of where the prediction came from (the
+//	         symbol's latest frame, the DSO's, none) and the frame's kind
+//
+// On the real 27 s capture (31,506 frames, 4,500 whole addresses) the
+// frames segment takes 98.6 KB instead of 108.4 KB: the symbols, DSOs and
+// addresses 98.0 KB instead of 107.8 KB as zstd-compressed varints and
+// whole addresses (the range coder shrinks the bit lengths, the models of
+// whole addresses their bytes of text, zeros and pointers).
+const symRaw = afterLen + recentSyms + 1
+
+// frameModels are the models of format 4 frames' range-coded parts, and
+// 1 + the DSOs of the latest frames, most recent first (0: none).
+type frameModels struct {
+	dsos [recentDSOs]uint32
+	dso  [2]byteTree
+	sym  [2]byteTree
+	addr [3 * 4]byteTree
+	raw  [8 * 4 * 4]byteTree
+}
+
+func newFrameModels() *frameModels {
+	m := &frameModels{}
+	for _, ts := range [][]byteTree{m.dso[:], m.sym[:], m.addr[:], m.raw[:]} {
+		for i := range ts {
+			for j := range ts[i] {
+				ts[i][j] = probInit
+			}
+		}
+	}
+	return m
+}
+
+// recentDSOs are kept by format 4's frame coder, whose DSO codes are
+// dsoRaw + b − 1 from dsoRaw on.
+const (
+	recentDSOs = 64
+	dsoRaw     = 2 + recentDSOs
+)
+
+// encodeDSO codes the DSO of a frame of sym to e and w: its format 3 code
+// when 0 or 1, else 2 + its rank among the DSOs of the latest frames, or
+// dsoRaw + b − 1 where b is the bit length of DSO + 1 (its bits below
+// the leading one to w), in a model of whether the symbol had a frame
+// before.
+func (p *frameCoder) encodeDSO(e *rangeEncoder, w *bitWriter, sym, dso uint32) {
+	m := p.models
+	t := &m.dso[min(p.symDSO[sym], 1)]
+	c := p.dsoCode(sym, dso)
+	if c > 1 {
+		if k := slices.Index(m.dsos[:], dso+1); k >= 0 {
+			c = 2 + uint64(k)
+		} else {
+			b := bits.Len64(uint64(dso) + 1)
+			c = dsoRaw + uint64(b) - 1
+			w.write(uint64(dso)+1, uint(b-1))
+		}
+	}
+	e.byteSym(t, byte(c))
+	p.noteDSO(dso)
+}
+
+// decodeDSO reads what encodeDSO wrote; false when it names no DSO below
+// limit.
+func (p *frameCoder) decodeDSO(d *rangeDecoder, r *bitReader, sym uint32, limit int) (uint32, bool) {
+	m := p.models
+	c := uint64(d.byteSym(&m.dso[min(p.symDSO[sym], 1)]))
+	var dso uint64
+	switch {
+	case c <= 1:
+		v, ok := p.dso(sym, c, limit)
+		if !ok {
+			return 0, false
+		}
+		dso = uint64(v)
+	case c < dsoRaw:
+		if m.dsos[c-2] == 0 { // no DSO of that rank yet
+			return 0, false
+		}
+		dso = uint64(m.dsos[c-2]) - 1
+	case c-dsoRaw < 32:
+		b := c - dsoRaw + 1
+		dso = (1<<(b-1) | r.read(uint(b-1))) - 1
+	default:
+		return 0, false
+	}
+	if dso >= uint64(limit) || r.bad {
+		return 0, false
+	}
+	p.noteDSO(uint32(dso))
+	return uint32(dso), true
+}
+
+// noteDSO moves dso to the front of the DSOs of the latest frames.
+func (p *frameCoder) noteDSO(dso uint32) {
+	if l := &p.models.dsos; l[0] != dso+1 {
+		k := slices.Index(l[:], dso+1)
+		if k < 0 {
+			k = len(l) - 1
+		}
+		copy(l[1:k+1], l[:k])
+		l[0] = dso + 1
+	}
+}
+
+// byteClass is the class of a byte of a whole address that the next is
+// coded in the context of: zero, printable ASCII, 0xff, other (stack
+// garbage is often text, small numbers or pointers).
+func byteClass(b byte) int {
+	switch {
+	case b == 0:
+		return 0
+	case b >= 0x20 && b < 0x7f:
+		return 1
+	case b == 0xff:
+		return 2
+	}
+	return 3
+}
+
+// addrContext returns the model (of frameModels.addr) of the bit length of
+// an address's difference from its prediction, for a frame of sym, dso
+// and kind k: 4 × where the prediction comes from (addrPrediction: the
+// symbol's latest frame, the DSO's, none) + k mod 4.
+func (p *frameCoder) addrContext(sym, dso uint32, k subsecond.FrameKind) int {
+	src := 2
+	switch {
+	case p.symDSO[sym] == dso && dso != 0:
+		src = 0
+	case p.dsoAddr[dso] != 0:
+		src = 1
+	}
+	return src*4 + int(k&3)
+}
+
+// encode4 returns the columns of frames [from, to) in format 4: those to
+// compress, then those to store.
+func (p *frameCoder) encode4(from, to int) (packed, stored [][]byte) {
+	if p.models == nil {
+		p.models = newFrameModels()
+	}
+	m := p.models
+	var src enc
+	var bw bitWriter
+	rc := newRangeEncoder()
+	kind := make([]byte, 0, to-from)
+	for i := from; i < to; i++ {
+		f := &p.frames[i]
+		p.at(i)
+		st := &m.sym[min(p.row, 1)]
+		if c := p.symCode(f.Symbol); c < symRaw {
+			rc.byteSym(st, byte(c))
+		} else {
+			b := bits.Len64(uint64(f.Symbol) + 1)
+			rc.byteSym(st, byte(symRaw+b-1))
+			bw.write(uint64(f.Symbol)+1, uint(b-1))
+		}
+		p.encodeDSO(rc, &bw, f.Symbol, f.DSO)
+		src.uvarint(uint64(f.SrcLine))
+		k := byte(f.Kind)
+		if f.Inline {
+			k |= inlineBit
+		}
+		if d := zigzag(int64(f.Addr - p.addrPrediction(f.Symbol, f.DSO))); d < rawAddrAbove {
+			b := bits.Len64(d)
+			rc.byteSym(&m.addr[p.addrContext(f.Symbol, f.DSO, f.Kind)], byte(b))
+			if b > 1 {
+				bw.write(d, uint(b-1))
+			}
+		} else {
+			k |= rawAddrBit
+			c1, c2 := 0, 0
+			for at := 56; at >= 0; at -= 8 {
+				v := byte(f.Addr >> at)
+				rc.byteSym(&m.raw[(at/8*4+c1)*4+c2], v)
+				c1, c2 = byteClass(v), c1
+			}
+		}
+		kind = append(kind, k^p.dsoKind[f.DSO])
+		p.seen(f, k)
+	}
+	var lens enc
+	r := rc.bytes()
+	lens.uvarint(uint64(len(r)))
+	return [][]byte{src.b, kind, lens.b}, [][]byte{r, bw.bytes()}
+}
+
+// decode4 reads frames [from, to) in format 4 from d; strings are below
+// ns.
+func (p *frameCoder) decode4(d *dec, from, to int, ns int) {
+	if p.models == nil {
+		p.models = newFrameModels()
+	}
+	m := p.models
+	fs := p.frames[from:to]
+	n := len(fs)
+	src, rest, ok := uvarints(d.b, n)
+	if !ok || len(rest) < n {
+		d.fail("truncated frames")
+		return
+	}
+	kinds := rest[:n]
+	d.b = rest[n:]
+	l := d.length()
+	if d.err != nil {
+		return
+	}
+	if l > len(d.b) {
+		d.fail("truncated frames")
+		return
+	}
+	rc, br := newRangeDecoder(d.b[:l]), bitReader{b: d.b[l:]}
+	d.b = nil
+	srcd := dec{b: src}
+	for i := range fs {
+		f := &fs[i]
+		p.at(from + i)
+		c := uint64(rc.byteSym(&m.sym[min(p.row, 1)]))
+		var s uint32
+		if c < symRaw {
+			s, ok = p.sym(c, ns)
+		} else if b := c - symRaw + 1; b <= 32 {
+			v := 1<<(b-1) | br.read(uint(b-1))
+			s, ok = uint32(v-1), v-1 < uint64(ns)
+		} else {
+			ok = false
+		}
+		if !ok || rc.bad || br.bad {
+			d.fail("frame's symbol out of range")
+			return
+		}
+		f.Symbol = s
+		if f.DSO, ok = p.decodeDSO(rc, &br, s, ns); !ok {
+			d.fail("frame's DSO out of range")
+			return
+		}
+		f.SrcLine = uint32(srcd.index(ns))
+		k, ok := p.kind(f, kinds[i])
+		if !ok {
+			d.fail("bad frame kind")
+			return
+		}
+		if k&rawAddrBit != 0 {
+			c1, c2 := 0, 0
+			f.Addr = 0
+			for at := 7; at >= 0; at-- {
+				v := rc.byteSym(&m.raw[(at*4+c1)*4+c2])
+				f.Addr = f.Addr<<8 | uint64(v)
+				c1, c2 = byteClass(v), c1
+			}
+		} else {
+			b := uint(rc.byteSym(&m.addr[p.addrContext(f.Symbol, f.DSO, f.Kind)]))
+			if b > 42 {
+				d.fail("bad frame address")
+				return
+			}
+			z := uint64(b) // 0 or 1
+			if b > 1 {
+				z = 1<<(b-1) | br.read(b-1)
+			}
+			f.Addr = p.addrPrediction(f.Symbol, f.DSO) + uint64(unzigzag(z))
+		}
+		if srcd.err != nil || rc.bad || br.bad {
+			d.fail("bad frame")
+			return
+		}
+		p.seen(f, k)
+	}
+	if !rc.done() || !br.done() || len(srcd.b) != 0 {
+		d.fail("frames' bytes do not match their count")
+	}
 }

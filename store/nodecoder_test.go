@@ -86,14 +86,16 @@ func randomTree(r *rand.Rand, stacks, depth int) *subsecond.Interner {
 	return in
 }
 
-// TestNodes4Codes checks that random trees exercise every kind of format
-// 4 code (so that TestSegmentsRoundTripRandom round-trips each).
-func TestNodes4Codes(t *testing.T) {
-	var far, up, esc, mtf, next int
+// TestNodesCodes checks that random trees exercise every kind of format
+// 4 and 5 code (so that TestSegmentsRoundTripRandom round-trips each):
+// far parents by index and, in format 5, by age.
+func TestNodesCodes(t *testing.T) {
+	var far, again, up, esc, mtf, next int
 	for seed := range uint64(20) {
 		in := randomTree(rand.New(rand.NewPCG(seed, 24)), 400, 300)
 		np := newNodePredictor(len(in.Frames), mtf4Len)
-		encodeNodes4(in.Nodes, 1, len(in.Nodes), np)
+		encodeNodes(in.Nodes, 1, len(in.Nodes), np, 5)
+		wasParent := make([]bool, len(in.Nodes))
 		for i, n := range in.Nodes[1:] {
 			if int(n.Parent) == i { // the node before it
 				continue
@@ -102,11 +104,15 @@ func TestNodes4Codes(t *testing.T) {
 			for ; x > 0 && x != n.Parent && k < farParent; k++ {
 				x = in.Nodes[x].Parent
 			}
-			if x == n.Parent {
+			switch {
+			case x == n.Parent:
 				up++
-			} else {
+			case wasParent[n.Parent]:
+				again++
+			default:
 				far++
 			}
+			wasParent[n.Parent] = true
 		}
 		for _, c := range np.classes[1:] {
 			switch c {
@@ -119,9 +125,81 @@ func TestNodes4Codes(t *testing.T) {
 			}
 		}
 	}
-	if far == 0 || up == 0 || esc == 0 || mtf == 0 || next == 0 {
-		t.Errorf("random tables' codes: %d far parents, %d ancestors, %d frames after the highest, %d recent, %d unpredicted; want each",
-			far, up, next, mtf, esc)
+	if far == 0 || again == 0 || up == 0 || esc == 0 || mtf == 0 || next == 0 {
+		t.Errorf("random tables' codes: %d far parents, %d far parents met before, %d ancestors, %d frames after the highest, %d recent, %d unpredicted; want each",
+			far, again, up, next, mtf, esc)
+	}
+}
+
+// TestNodesFormats encodes random trees in formats 4 and 5: both must
+// decode to the tree, and format 5's parents (by age) must take fewer
+// bytes than format 4's where far parents recur, as a thread's do.
+func TestNodesFormats(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 24))
+	in := randomTree(r, 100, 30)
+	// Threads: each new stack branches from a node a recent stack of its
+	// thread branched from, or from one of that stack's.
+	tips := make([]int32, 8)
+	for range 3000 {
+		th := r.IntN(len(tips))
+		n := tips[th]
+		for range r.IntN(3) {
+			if n > 0 {
+				n = in.Nodes[n].Parent
+			}
+		}
+		for range 1 + r.IntN(4) {
+			n = in.Node(n, int32(r.IntN(len(in.Frames))))
+		}
+		if r.IntN(4) == 0 {
+			tips[th] = n
+		}
+	}
+	size := map[byte]int{}
+	for _, f := range []byte{4, 5} {
+		cols := encodeNodes(in.Nodes, 1, len(in.Nodes), newNodePredictor(len(in.Frames), mtf4Len), f)
+		size[f] = len(cols[1]) + len(cols[2])
+		d := dec{b: slices.Concat(cols...)}
+		got := make([]subsecond.StackNode, len(in.Nodes))
+		got[0] = in.Nodes[0]
+		decodeNodes(&d, got, 1, len(in.Nodes)-1, len(in.Frames), newNodePredictor(len(in.Frames), mtf4Len), f)
+		if d.err != nil {
+			t.Fatalf("format %d: %v", f, d.err)
+		}
+		if !slices.Equal(got, in.Nodes) {
+			t.Fatalf("format %d: nodes differ after a round trip", f)
+		}
+	}
+	if size[5] >= size[4] {
+		t.Errorf("parents take %d bytes in format 5; want fewer than format 4's %d", size[5], size[4])
+	}
+}
+
+// TestStoredFrame stores columns as a zstd frame of raw blocks: it must
+// decompress to their concatenation, whatever their size.
+func TestStoredFrame(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, sizes := range [][]int{{}, {0}, {5}, {5, 0, 7}, {128 << 10}, {128<<10 - 1, 2}, {300 << 10, 1}} {
+		var cols [][]byte
+		for _, n := range sizes {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(r.Uint32())
+			}
+			cols = append(cols, b)
+		}
+		stored := storedFrame(cols...)
+		got, err := unzstd(nil, stored)
+		if err != nil {
+			t.Fatalf("%v: %v", sizes, err)
+		}
+		want := slices.Concat(cols...)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%v: decompressed %d bytes, not the %d of the columns", sizes, len(got), len(want))
+		}
+		if extra := len(stored) - len(want); extra > 9+3*(len(want)/(128<<10)+1) {
+			t.Errorf("%v: stored in %d bytes more than the columns'", sizes, extra)
+		}
 	}
 }
 

@@ -87,6 +87,8 @@ func (e *rangeEncoder) shiftLow() {
 	e.low = uint64(uint32(e.low) << 8)
 }
 
+// bit codes b with model p. It is small enough to be inlined into the
+// loops that code symbols; renormalising, once every few bits, is not.
 func (e *rangeEncoder) bit(p *uint16, b int) {
 	bound := (e.rng >> probBits) * uint32(*p)
 	if b == 0 {
@@ -97,6 +99,12 @@ func (e *rangeEncoder) bit(p *uint16, b int) {
 		e.rng -= bound
 		*p -= *p >> moveBits
 	}
+	if e.rng < rangeTop {
+		e.normalize()
+	}
+}
+
+func (e *rangeEncoder) normalize() {
 	for e.rng < rangeTop {
 		e.rng <<= 8
 		e.shiftLow()
@@ -104,13 +112,34 @@ func (e *rangeEncoder) bit(p *uint16, b int) {
 }
 
 // symbol codes s < 1<<symBits with model t.
-func (e *rangeEncoder) symbol(t *bitTree, s int) {
+func (e *rangeEncoder) symbol(t *bitTree, s int) { e.tree(t[:], s, symBits) }
+
+// tree codes the n low bits of s from the highest, each with the model
+// t[m] where m is 1 and the bits above it: bit's arithmetic, with the
+// coder's state in locals.
+func (e *rangeEncoder) tree(t []uint16, s, n int) {
+	rng, low := e.rng, e.low
 	m := 1
-	for i := symBits - 1; i >= 0; i-- {
+	for i := n - 1; i >= 0; i-- {
 		b := s >> i & 1
-		e.bit(&t[m], b)
+		p := &t[m]
+		bound := (rng >> probBits) * uint32(*p)
+		if b == 0 {
+			rng = bound
+			*p += (1<<probBits - *p) >> moveBits
+		} else {
+			low += uint64(bound)
+			rng -= bound
+			*p -= *p >> moveBits
+		}
+		if rng < rangeTop {
+			e.rng, e.low = rng, low
+			e.normalize()
+			rng, low = e.rng, e.low
+		}
 		m = m<<1 | b
 	}
+	e.rng, e.low = rng, low
 }
 
 // small codes s < 2 + 1<<symBits with model m.
@@ -129,14 +158,7 @@ func (e *rangeEncoder) small(m *smallModel, s int) {
 }
 
 // byteSym codes byte s with model t.
-func (e *rangeEncoder) byteSym(t *byteTree, s byte) {
-	m := 1
-	for i := 7; i >= 0; i-- {
-		b := int(s >> i & 1)
-		e.bit(&t[m], b)
-		m = m<<1 | b
-	}
-}
+func (e *rangeEncoder) byteSym(t *byteTree, s byte) { e.tree(t[:], int(s), 8) }
 
 // direct codes the n low bits of v, most significant first, each as
 // likely 0 as 1.
@@ -215,12 +237,33 @@ func (d *rangeDecoder) bit(p *uint16) int {
 	return b
 }
 
-func (d *rangeDecoder) symbol(t *bitTree) int {
+func (d *rangeDecoder) symbol(t *bitTree) int { return d.tree(t[:], symBits) - treeProbs }
+
+// tree reads what rangeEncoder.tree wrote: n bits, returned below a
+// leading 1.
+func (d *rangeDecoder) tree(t []uint16, n int) int {
+	rng, code := d.rng, d.code
 	m := 1
-	for range symBits {
-		m = m<<1 | d.bit(&t[m])
+	for range n {
+		p := &t[m]
+		bound := (rng >> probBits) * uint32(*p)
+		if code < bound {
+			rng = bound
+			*p += (1<<probBits - *p) >> moveBits
+			m <<= 1
+		} else {
+			code -= bound
+			rng -= bound
+			*p -= *p >> moveBits
+			m = m<<1 | 1
+		}
+		for rng < rangeTop {
+			rng <<= 8
+			code = code<<8 | uint32(d.next())
+		}
 	}
-	return m - treeProbs
+	d.rng, d.code = rng, code
+	return m
 }
 
 func (d *rangeDecoder) small(m *smallModel) int {
@@ -233,13 +276,7 @@ func (d *rangeDecoder) small(m *smallModel) int {
 	return 2 + d.symbol(&m.rest)
 }
 
-func (d *rangeDecoder) byteSym(t *byteTree) byte {
-	m := 1
-	for range 8 {
-		m = m<<1 | d.bit(&t[m])
-	}
-	return byte(m)
-}
+func (d *rangeDecoder) byteSym(t *byteTree) byte { return byte(d.tree(t[:], 8)) }
 
 func (d *rangeDecoder) direct(n int) uint64 {
 	var v uint64

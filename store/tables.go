@@ -14,15 +14,20 @@ import (
 // and their count. Strings start from index 1 ("" is index 0, implied),
 // nodes too (the root is implied).
 //
-// Format 4 is that of stack nodes segments (see nodecoder.go); strings and
-// frames segments are still written in format 3. Every segment's columns
-// are compressed as zstd frames of their own (zstdColumns), at zstd's
-// "better" level. On the real 27 s capture (161,452 nodes) format 4 takes
-// the nodes from 171 KB to 137 KB (range coded; far parents 3 bytes each
-// -> 15 bits, unpredicted frames 3 bytes -> 9 bits, 16 recent frames per
-// parent frame, the frame codes 64 KB -> 49 KB), the columns' frames the
-// frames from 118 KB to 108 KB, the level the strings from 54 KB to 52 KB:
-// the segments from 343 KB to 297 KB.
+// Formats 4 and 5 are those of stack nodes segments (see nodecoder.go),
+// which are written in format 5; format 4 that of frames segments (see
+// framecoder.go), which code their symbols, DSOs and addresses with the
+// range coder; strings segments are still written in format 3. Every
+// segment's columns are compressed as zstd frames of their own
+// (zstdColumns), at zstd's "better" level, except those of the range coder
+// and the raw bits beside them, which are stored (storedFrame). On the
+// real 27 s capture (161,452 nodes) format 4 took the nodes from 171 KB to
+// 137 KB (range coded; far parents 3 bytes each -> 15 bits, unpredicted
+// frames 3 bytes -> 9 bits, 16 recent frames per parent frame, the frame
+// codes 64 KB -> 49 KB), the columns' frames the frames from 118 KB to 108
+// KB, the level the strings from 54 KB to 52 KB: the segments from 343 KB
+// to 297 KB. Nodes in format 5 (126 KB) and frames in format 4 (99 KB)
+// take them to 276 KB.
 //
 // Format 3 stores a segment's entries column by column, each value
 // predicted from the entries before it (in the segment and the segments of
@@ -95,11 +100,14 @@ const (
 	mtfLen = 8
 )
 
-// encodeSegments returns the segments of in's tables: strings and frames
-// in format 3, nodes in format 4.
+// encodeSegments returns the segments of in's tables: strings in format
+// 3, frames in format 4, nodes in format 5.
 func encodeSegments(in *subsecond.Interner) []Segment {
 	var segs []Segment
-	emit := func(kind SegmentKind, format byte, first, n int, cols ...[]byte) {
+	// emit appends a segment of a header and columns, each compressed
+	// with zstd but the last stored of them (and the header, when all are),
+	// which are stored as they are.
+	emit := func(kind SegmentKind, format byte, first, n, stored int, cols ...[]byte) {
 		h := enc{}
 		h.byte(format)
 		h.uvarint(uint64(first))
@@ -108,7 +116,13 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 		if len(segs) > 0 && segs[len(segs)-1].Kind == kind {
 			seq = segs[len(segs)-1].Seq + 1
 		}
-		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: zstdColumns(append([][]byte{h.b}, cols...)...)})
+		all := append([][]byte{h.b}, cols...)
+		k := len(all) - min(stored, len(all))
+		data := zstdColumns(all[:k]...)
+		if k < len(all) {
+			data = append(data, storedFrame(all[k:]...)...)
+		}
+		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: data})
 	}
 
 	// Strings end in a NUL byte, except those holding one, which are
@@ -121,7 +135,7 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 		for _, v := range listed {
 			nuls.uvarint(v)
 		}
-		emit(SegStrings, 3, first, to-first, nuls.b, body.b)
+		emit(SegStrings, 3, first, to-first, 0, nuls.b, body.b)
 		nuls, body, listed, first = enc{}, enc{}, listed[:0], to
 	}
 	last := first // the index after the latest string listed
@@ -143,13 +157,15 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 	fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
 	for from := 0; from < len(in.Frames); from += segmentEntries {
 		to := min(len(in.Frames), from+segmentEntries)
-		emit(SegFrames, 3, from, to-from, fc.encode(from, to)...)
+		packed, stored := fc.encode4(from, to)
+		emit(SegFrames, 4, from, to-from, len(stored), append(packed, stored...)...)
 	}
 
 	np := newNodePredictor(len(in.Frames), mtf4Len)
 	for from := 1; from < len(in.Nodes); from += segmentEntries {
 		to := min(len(in.Nodes), from+segmentEntries)
-		emit(SegNodes, 4, from, to-from, encodeNodes4(in.Nodes, from, to, np)...)
+		cols := encodeNodes(in.Nodes, from, to, np, 5)
+		emit(SegNodes, 5, from, to-from, len(cols)+1, cols...)
 	}
 	return segs
 }
@@ -186,23 +202,32 @@ func (p *framePredictor) seen(sym, dso uint32, addr uint64) {
 // format above).
 type nodePredictor struct {
 	next   int32   // the frame after the highest used so far
-	rowLen int     // recent child frames kept per parent frame: mtfLen, or mtf4Len in format 4
+	rowLen int     // recent child frames kept per parent frame: mtfLen, or mtf4Len in formats 4 and 5
 	mtf    []int32 // per parent frame + 1 (0: the root), its recent child frames, most recent first; -1 when none
 
-	// Format 4's models of frame codes, run lengths and parents, whether
-	// the latest parent was far, and per node the class of its frame's
-	// code (see codeClass).
+	// Formats 4 and 5: models of frame codes, run lengths and parents,
+	// whether the latest parent was near, far by index or (format 5) far
+	// by age, and per node the class of its frame's code (see codeClass).
 	trees       []smallModel
 	runTree     bitTree
-	parentTrees [2]byteTree
+	runTrees    [3]bitTree
+	parentTrees [3]byteTree
 	farBefore   int
 	classes     []byte
+
+	// Format 5's ages of parents: per node, 1 + the number of parents
+	// coded before it was last one (0: never), as the encoder keeps them;
+	// the parents in the order coded, as the decoder keeps them.
+	branches   int32
+	lastParent []int32
+	byAge      []int32
 }
 
 func newNodePredictor(frames, rowLen int) *nodePredictor {
-	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newSmallModels(10), classes: []byte{4}}
+	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newSmallModels(10 + 5*10), classes: []byte{4}}
 	p.runTree = newBitTrees(1)[0]
-	p.parentTrees = [2]byteTree(newByteTrees(2))
+	p.runTrees = [3]bitTree(newBitTrees(3))
+	p.parentTrees = [3]byteTree(newByteTrees(3))
 	for i := range p.mtf {
 		p.mtf[i] = -1
 	}
@@ -254,9 +279,10 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 		s        Segment
 		d        dec
 		from, to int
+		format   byte
 	}
 	var later []pending
-	var np, np4 *nodePredictor
+	var np, np4, np5 *nodePredictor
 	for _, s := range segs {
 		raw, err := unzstd(buf[:0], s.Data)
 		if err != nil {
@@ -360,17 +386,17 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 				f.Inline = inl == 1
 				c.Frames = append(c.Frames, f)
 			}
-		case s.Kind == SegFrames && f == 3:
+		case s.Kind == SegFrames && (f == 3 || f == 4):
 			// The frames are read after the nodes, which give each its
 			// caller.
 			if first != uint64(len(c.Frames)) {
 				d.fail("frames segment out of order")
 			}
-			if n > len(d.b)/4 { // each frame takes at least 4 bytes
+			if per := 7 - int(f); n > len(d.b)/per { // each frame takes at least 4 bytes in format 3, 3 in format 4
 				d.fail("more frames than bytes")
 				break
 			}
-			later = append(later, pending{s, d, len(c.Frames), len(c.Frames) + n})
+			later = append(later, pending{s, d, len(c.Frames), len(c.Frames) + n, f})
 			c.Frames = slices.Grow(c.Frames, n)[:len(c.Frames)+n]
 			buf, d.b = nil, nil // the pending segment keeps raw
 		case s.Kind == SegFrames && f == 2:
@@ -412,20 +438,24 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 					d.fail("bad frame kind")
 				}
 			}
-		case s.Kind == SegNodes && f == 4:
+		case s.Kind == SegNodes && (f == 4 || f == 5):
 			if first != uint64(len(c.Nodes)) {
 				d.fail("nodes segment out of order")
 			}
-			if np4 == nil {
-				np4 = newNodePredictor(len(c.Frames), mtf4Len)
+			p := &np4
+			if f == 5 {
+				p = &np5
 			}
-			if len(np4.classes) != len(c.Nodes) {
-				d.fail("format 4 stack nodes after nodes of an older format")
+			if *p == nil {
+				*p = newNodePredictor(len(c.Frames), mtf4Len)
+			}
+			if len((*p).classes) != len(c.Nodes) {
+				d.fail(fmt.Sprintf("format %d stack nodes after nodes of another format", f))
 				break
 			}
 			base := len(c.Nodes)
 			c.Nodes = slices.Grow(c.Nodes, n)[:base+n]
-			decodeNodes4(&d, c.Nodes, base, n, len(c.Frames), np4)
+			decodeNodes(&d, c.Nodes, base, n, len(c.Frames), *p, f)
 			if d.err != nil {
 				c.Nodes = c.Nodes[:base]
 			}
@@ -517,7 +547,11 @@ func decodeSegments(segs []Segment, c *subsecond.Capture) error {
 	if len(later) > 0 {
 		fc := newFrameCoder(len(c.Strings), c.Frames, c.Nodes)
 		for _, p := range later {
-			fc.decode(&p.d, p.from, p.to, len(c.Strings))
+			if p.format == 4 {
+				fc.decode4(&p.d, p.from, p.to, len(c.Strings))
+			} else {
+				fc.decode(&p.d, p.from, p.to, len(c.Strings))
+			}
 			if err := p.d.end(); err != nil {
 				return fmt.Errorf("table segment %d/%d: %w", p.s.Kind, p.s.Seq, err)
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/subsecond/subsecond"
@@ -115,7 +116,7 @@ func TestSegmentFormats(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := map[SegmentKind]byte{SegStrings: 3, SegFrames: 3, SegNodes: 4}[s.Kind]; raw[0] != want {
+				if want := map[SegmentKind]byte{SegStrings: 3, SegFrames: 4, SegNodes: 5}[s.Kind]; raw[0] != want {
 					t.Errorf("segment kind %d written in format %d; want %d", s.Kind, raw[0], want)
 				}
 			}
@@ -136,7 +137,9 @@ func TestSegmentsRefuseDamage(t *testing.T) {
 	if len(tree.Nodes) > 200 {
 		tree.Nodes = tree.Nodes[:200]
 	}
-	for _, segs := range [][]Segment{encodeSegments(goldenInterner()), encodeSegments(tree)} {
+	// Random frames have whole addresses and unpredicted symbols.
+	frames := randomInterner(rand.New(rand.NewPCG(6, 24)))
+	for _, segs := range [][]Segment{encodeSegments(goldenInterner()), encodeSegments(tree), encodeSegments(frames)} {
 		refuseDamage(t, segs)
 	}
 }
@@ -240,34 +243,81 @@ func TestSegmentsRoundTripRandom(t *testing.T) {
 	}
 }
 
-// TestSegmentsRefuseMixedNodes decodes a format 4 nodes segment after a
-// format 3 one (no encoder writes that): format 4 codes each node in the
-// context of its parent's code, which format 3 nodes lack, so the decoder
-// must refuse it rather than index past what it knows.
+// TestSegmentsRefuseMixedNodes decodes a nodes segment of the current
+// format after nodes of an older one (no encoder writes that): formats 4
+// and 5 code each node in the context of its parent's code, which older
+// nodes lack, and format 5 its parent by the parents coded before it, so
+// the decoder must refuse it rather than index past what it knows.
 func TestSegmentsRefuseMixedNodes(t *testing.T) {
 	in := goldenInterner()
-	old, err := os.ReadFile(filepath.Join("testdata", "segments-format3.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	segs := segmentsOf(t, old)
-	for _, s := range encodeSegments(in) {
-		if s.Kind != SegNodes {
-			continue
-		}
-		raw, err := unzstd(nil, s.Data)
+	for _, f := range []int{3, 4} {
+		old, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("segments-format%d.bin", f)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := dec{b: raw[1:]}
-		d.uvarint() // first
-		var e enc
-		e.byte(raw[0])
-		e.uvarint(uint64(len(in.Nodes)))
-		segs = append(segs, Segment{Kind: SegNodes, Seq: 1, Data: zstdBlob(append(e.b, d.b...))})
+		segs := segmentsOf(t, old)
+		for _, s := range encodeSegments(in) {
+			if s.Kind != SegNodes {
+				continue
+			}
+			raw, err := unzstd(nil, s.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := dec{b: raw[1:]}
+			d.uvarint() // first
+			var e enc
+			e.byte(raw[0])
+			e.uvarint(uint64(len(in.Nodes)))
+			segs = append(segs, Segment{Kind: SegNodes, Seq: 1, Data: zstdBlob(append(e.b, d.b...))})
+		}
+		var c subsecond.Capture
+		if err := decodeSegments(segs, &c); !errors.Is(err, errCorrupt) {
+			t.Fatalf("format %d nodes after format %d ones: %v; want errCorrupt", segmentFormat, f, err)
+		}
 	}
-	var c subsecond.Capture
-	if err := decodeSegments(segs, &c); !errors.Is(err, errCorrupt) {
-		t.Fatalf("format 4 nodes after format 3 ones: %v; want errCorrupt", err)
+}
+
+// TestFrames4Codes checks that random tables exercise every kind of
+// format 4 frame code (so that TestSegmentsRoundTripRandom round-trips
+// each): symbols predicted and not, DSOs predicted, recent and neither,
+// whole addresses, and differences from each source of prediction.
+func TestFrames4Codes(t *testing.T) {
+	var symPred, symRaw4, whole int
+	var from, dsos [3]int
+	for seed := range uint64(50) {
+		in := randomInterner(rand.New(rand.NewPCG(seed, 24)))
+		fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
+		fc.models = newFrameModels()
+		for i := range in.Frames {
+			f := &in.Frames[i]
+			fc.at(i)
+			if fc.symCode(f.Symbol) < symRaw {
+				symPred++
+			} else {
+				symRaw4++
+			}
+			switch {
+			case fc.dsoCode(f.Symbol, f.DSO) <= 1:
+				dsos[0]++
+			case slices.Contains(fc.models.dsos[:], f.DSO+1):
+				dsos[1]++
+			default:
+				dsos[2]++
+			}
+			fc.noteDSO(f.DSO)
+			k := byte(f.Kind)
+			if zigzag(int64(f.Addr-fc.addrPrediction(f.Symbol, f.DSO))) >= rawAddrAbove {
+				whole++
+				k |= rawAddrBit
+			} else {
+				from[fc.addrContext(f.Symbol, f.DSO, f.Kind)/4]++
+			}
+			fc.seen(f, k)
+		}
+	}
+	if symPred == 0 || symRaw4 == 0 || whole == 0 || slices.Contains(from[:], 0) || slices.Contains(dsos[:], 0) {
+		t.Errorf("random frames: %d symbols predicted, %d not, %v DSOs predicted, recent, neither, %d whole addresses, %v differences from the symbol's, the DSO's, none; want each",
+			symPred, symRaw4, dsos, whole, from)
 	}
 }
