@@ -279,10 +279,11 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 	defer tx.Abort()
-	if err := tx.WriteSegments(ctx, res.segments); err != nil {
+	// The chunks first: the segments may still be being encoded.
+	if err := res.chunks.each(func(batch []Chunk) error { return tx.WriteChunks(ctx, batch) }); err != nil {
 		return nil, false, err
 	}
-	if err := res.chunks.each(func(batch []Chunk) error { return tx.WriteChunks(ctx, batch) }); err != nil {
+	if err := tx.WriteSegments(ctx, res.Segments()); err != nil {
 		return nil, false, err
 	}
 	p.Uploaded = time.Unix(0, time.Now().UnixNano()).UTC() // as stored: no monotonic reading
