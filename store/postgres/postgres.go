@@ -138,11 +138,12 @@ func (b *Backend) Begin(ctx context.Context, id string) (store.Import, error) {
 // importTx is one import's transaction. Rows go in through COPY on the
 // transaction's own connection.
 type importTx struct {
-	b    *Backend
-	conn *sql.Conn
-	tx   *sql.Tx
-	pk   int64
-	done bool
+	b     *Backend
+	conn  *sql.Conn
+	tx    *sql.Tx
+	pk    int64
+	names sqldb.NameIDs // the IDs of WriteIndex's new names, to remember once committed
+	done  bool
 }
 
 // copyFrom copies rows into table inside the transaction.
@@ -166,6 +167,15 @@ func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) err
 	if err != nil {
 		return fmt.Errorf("store table segments: %w", err)
 	}
+	return nil
+}
+
+func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) error {
+	names, err := im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
+	if err != nil {
+		return noSpace(err)
+	}
+	im.names = names
 	return nil
 }
 
@@ -223,6 +233,7 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	}
 	im.done = true
 	im.conn.Close()
+	im.b.DB.Remember(im.names)
 	im.b.DB.Remember(names)
 	return nil
 }
