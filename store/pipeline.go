@@ -598,6 +598,11 @@ func (pl *pipeline) split(ctx context.Context, out chan<- *block, pool chan *[]b
 		buf := append((*bp)[:0], carry...)
 		carry = nil
 		size := pl.blockSize
+		if seq == 0 {
+			// The parser starts once the first block is read: a quarter
+			// of a block is read sooner, and holds the header.
+			size = max(size/4, 1)
+		}
 		for {
 			n, err := fill(pl.src, &buf, size, pl.opt.Size)
 			if err != nil && err != io.EOF {
