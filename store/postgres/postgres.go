@@ -170,13 +170,9 @@ func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) err
 	return nil
 }
 
-func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) error {
-	names, err := im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
-	if err != nil {
-		return noSpace(err)
-	}
-	im.names = names
-	return nil
+func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) (err error) {
+	im.names, err = im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
+	return noSpace(err)
 }
 
 func (im *importTx) WriteChunks(ctx context.Context, chunks []store.Chunk) error {

@@ -196,13 +196,9 @@ func (im *importTx) WriteChunks(ctx context.Context, chunks []store.Chunk) error
 	return noSpace(insertChunks(ctx, im.tx, im.pk, chunks))
 }
 
-func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) error {
-	names, err := im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
-	if err != nil {
-		return noSpace(err)
-	}
-	im.names = names
-	return nil
+func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) (err error) {
+	im.names, err = im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
+	return noSpace(err)
 }
 
 // insertSegments stores table segments of profile pk.
