@@ -28,7 +28,7 @@ import (
 //	          content; a compressed stream inside is refused) unless
 //	          inflate does, count the text against MaxText, and cut it into
 //	          blocks that end at a record boundary (a blank line)
-//	hash      one goroutine: SHA-256 of the text, piece by piece as read
+//	hash      one goroutine: the text's digest, piece by piece as read
 //	          into the blocks' buffers, which go back to the reader once
 //	          both it and their parse worker are done with them
 //	parse     one goroutine per core but one (Options.Workers): each
@@ -38,8 +38,11 @@ import (
 //	          worker's new strings, frames, stack nodes and events into the
 //	          profile's tables, counts the samples (MaxSamples), and files
 //	          them into chunks of one second
-//	encode    as many goroutines: sorts, summarises and compresses each
-//	          chunk once it is complete
+//	encode    one goroutine per core: sorts, summarises and compresses
+//	          each chunk once it is complete
+//	tables    one goroutine, once the last part is merged: encodes the
+//	          tables' segments while the last chunks are encoded and
+//	          Import builds and writes the fleet index
 //
 // Merging in input order, each worker's new table entries in the order it
 // met them, gives every string, frame and node exactly the index a serial
