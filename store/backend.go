@@ -165,6 +165,9 @@ type Import interface {
 	WriteSegments(ctx context.Context, segs []Segment) error
 	// WriteChunks stores chunks of the profile.
 	WriteChunks(ctx context.Context, chunks []Chunk) error
+	// WriteIndex stores the profile's fleet index, at most once, and then
+	// the record Commit is given has no Index.
+	WriteIndex(ctx context.Context, ix *Index) error
 	// Commit stores the profile row, the record's fleet index and host
 	// labels, and makes the import visible. When a
 	// profile with the same SHA-256 exists already it stores nothing and
@@ -186,7 +189,8 @@ var ErrDuplicate = errors.New("a profile with the same content exists")
 type Record struct {
 	Profile subsecond.Profile
 	Comms   []byte // encoded comm list (see encodeStrings)
-	// Index is the profile's fleet index, nil when it has no wall clock.
+	// Index is the profile's fleet index, nil when it has no wall clock
+	// or when it was stored by Import.WriteIndex.
 	Index *Index
 	// Rollup is the profile's encoded rollup (see encodeRollup).
 	Rollup []byte

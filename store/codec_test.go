@@ -382,3 +382,15 @@ func chunkGolden(t *testing.T, c *subsecond.Columns, mode, what string, lim limi
 	}
 	return raw
 }
+
+// TestWarmKeepsBytes checks that Warm, which runs the shared compressors
+// on bytes of its own, leaves what they make of a capture's segments and
+// chunks unchanged.
+func TestWarmKeepsBytes(t *testing.T) {
+	in := goldenInterner()
+	before := segmentBytesOf(t, encodeSegments(in))
+	Warm()
+	if after := segmentBytesOf(t, encodeSegments(in)); !bytes.Equal(after, before) {
+		t.Errorf("encodeSegments after Warm differs: %d bytes, before %d", len(after), len(before))
+	}
+}

@@ -734,3 +734,49 @@ func TestNameTotalsCutRange(t *testing.T) {
 		}
 	})
 }
+
+// failSegments is a Backend whose imports fail when they write their
+// segments, which Import does after writing the fleet index.
+type failSegments struct{ store.Backend }
+
+func (b failSegments) Begin(ctx context.Context, id string) (store.Import, error) {
+	im, err := b.Backend.Begin(ctx, id)
+	return failSegmentsImport{im}, err
+}
+
+type failSegmentsImport struct{ store.Import }
+
+func (failSegmentsImport) WriteSegments(context.Context, []store.Segment) error {
+	return errors.New("disk on fire")
+}
+
+// TestFleetIndexRolledBack: an import that fails after writing its fleet
+// index leaves no index rows and no names, and the store that ran it does
+// not take the names it inserted for stored: importing the capture again
+// inserts them again, and its index holds the counts computed sample by
+// sample.
+func TestFleetIndexRolledBack(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		path := filepath.Join("..", "sample-data", "real-mixed-2cpu-5s.perf.txt.gz")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := store.New(failSegments{e.b}, store.Options{})
+		if _, _, err := s.Import(context.Background(), bytes.NewReader(data), store.ImportOptions{}); err == nil {
+			t.Fatal("an import whose segments failed to be written succeeded")
+		}
+		var names int
+		if err := e.db.QueryRow("SELECT count(*) FROM fleet_names").Scan(&names); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.fleetRows(); n != 0 || names != 0 {
+			t.Errorf("after a failed import: %d fleet rows and %d names; want none", n, names)
+		}
+		p, _, err := store.New(e.b, store.Options{}).Import(context.Background(), bytes.NewReader(data), store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkIndex(t, e.fresh(), p)
+	})
+}

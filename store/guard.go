@@ -197,6 +197,10 @@ func (i guardImport) WriteChunks(ctx context.Context, chunks []Chunk) error {
 	return i.g.wrap(i.im.WriteChunks(ctx, chunks))
 }
 
+func (i guardImport) WriteIndex(ctx context.Context, ix *Index) error {
+	return i.g.wrap(i.im.WriteIndex(ctx, ix))
+}
+
 func (i guardImport) Commit(ctx context.Context, rec *Record) error {
 	return i.g.wrap(i.im.Commit(ctx, rec))
 }

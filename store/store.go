@@ -279,14 +279,23 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 	defer tx.Abort()
-	if err := tx.WriteSegments(ctx, res.segments); err != nil {
-		return nil, false, err
-	}
+	// The chunks and the fleet index first: the segments may still be
+	// being encoded meanwhile (on a fresh database, the real 5 s capture's
+	// index is 7,500 new names, which take as long to insert as its
+	// segments to encode).
 	if err := res.chunks.each(func(batch []Chunk) error { return tx.WriteChunks(ctx, batch) }); err != nil {
 		return nil, false, err
 	}
+	if ix != nil {
+		if err := tx.WriteIndex(ctx, ix); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := tx.WriteSegments(ctx, res.Segments()); err != nil {
+		return nil, false, err
+	}
 	p.Uploaded = time.Unix(0, time.Now().UnixNano()).UTC() // as stored: no monotonic reading
-	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms), Index: ix, Rollup: roll,
+	err = tx.Commit(ctx, &Record{Profile: *p, Comms: encodeStrings(res.comms), Rollup: roll,
 		Labels: opt.Labels, MaxLabels: subsecond.MaxLabels})
 	if errors.Is(err, ErrDuplicate) { // the same bytes were stored meanwhile
 		old, err := s.b.ProfileByDigest(ctx, p.Digest)

@@ -121,6 +121,9 @@ func runServe(ctx context.Context, e env) error {
 		return fmt.Errorf("serve: --max-samples %d: want a positive number", *maxSamples)
 	}
 	// A second no view could read is refused at import.
+	// The compressors' tables are faulted in beside opening the database,
+	// not in the first upload.
+	go store.Warm()
 	st, err := openStore(ctx, e, path, store.Options{CacheSize: int64(cacheSize), MaxText: int64(maxText), MaxSamples: *maxSamples, MaxSecondSamples: lim.maxView})
 	if err != nil {
 		return err

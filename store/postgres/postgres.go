@@ -138,11 +138,12 @@ func (b *Backend) Begin(ctx context.Context, id string) (store.Import, error) {
 // importTx is one import's transaction. Rows go in through COPY on the
 // transaction's own connection.
 type importTx struct {
-	b    *Backend
-	conn *sql.Conn
-	tx   *sql.Tx
-	pk   int64
-	done bool
+	b     *Backend
+	conn  *sql.Conn
+	tx    *sql.Tx
+	pk    int64
+	names sqldb.NameIDs // the IDs of WriteIndex's new names, to remember once committed
+	done  bool
 }
 
 // copyFrom copies rows into table inside the transaction.
@@ -167,6 +168,11 @@ func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) err
 		return fmt.Errorf("store table segments: %w", err)
 	}
 	return nil
+}
+
+func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) (err error) {
+	im.names, err = im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
+	return noSpace(err)
 }
 
 func (im *importTx) WriteChunks(ctx context.Context, chunks []store.Chunk) error {
@@ -223,6 +229,7 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	}
 	im.done = true
 	im.conn.Close()
+	im.b.DB.Remember(im.names)
 	im.b.DB.Remember(names)
 	return nil
 }

@@ -181,10 +181,11 @@ func (b *Backend) Begin(ctx context.Context, id string) (store.Import, error) {
 // importTx is one import's transaction; it holds the writer until Commit
 // or Abort.
 type importTx struct {
-	b    *Backend
-	tx   *sql.Tx
-	pk   int64
-	done bool
+	b     *Backend
+	tx    *sql.Tx
+	pk    int64
+	names sqldb.NameIDs // the IDs of WriteIndex's new names, to remember once committed
+	done  bool
 }
 
 func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) error {
@@ -193,6 +194,11 @@ func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) err
 
 func (im *importTx) WriteChunks(ctx context.Context, chunks []store.Chunk) error {
 	return noSpace(insertChunks(ctx, im.tx, im.pk, chunks))
+}
+
+func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) (err error) {
+	im.names, err = im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
+	return noSpace(err)
 }
 
 // insertSegments stores table segments of profile pk.
@@ -249,6 +255,7 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	}
 	im.done = true
 	im.b.unlockWrite()
+	im.b.DB.Remember(im.names)
 	im.b.DB.Remember(names)
 	im.b.checkpoint()
 	return nil
