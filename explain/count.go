@@ -78,6 +78,11 @@ type counts struct {
 	stacks [][]fcount // per window, inclusive counts by trie node
 	series []seriesValues
 
+	// memos maps each capture's (command, stack node) pairs to the trie,
+	// by capture ID: kept across windows, as a capture's stacks recur in
+	// every window of it.
+	memos map[string]*memos
+
 	// scratch, reused across windows
 	acc, sacc     []int64
 	touched, stch []int32
@@ -98,7 +103,7 @@ type trie struct {
 
 func newCounts(n int) *counts {
 	cs := &counts{nameID: map[string]int32{}, feats: map[fkey]int32{}, bigRow: map[int32]int32{},
-		total: make([]int64, n), wins: make([][]fcount, n), stacks: make([][]fcount, n)}
+		total: make([]int64, n), wins: make([][]fcount, n), stacks: make([][]fcount, n), memos: map[string]*memos{}}
 	cs.trie = trie{kids: map[[2]int32]int32{}}
 	cs.trie.add(-1, -1, -1, 0)
 	return cs
@@ -202,8 +207,9 @@ func (cs *counts) nodeFeatures(n int32) []int32 {
 }
 
 // part is a capture's samples [lo, hi) in a window, their times moved by
-// shift onto the wall clock.
+// shift onto the wall clock; id is the capture's ID.
 type part struct {
+	id     string
 	c      *subsecond.Capture
 	lo, hi int
 	shift  int64
@@ -231,7 +237,7 @@ func loadParts(ctx context.Context, src timeline.Source, caps []timeline.Capture
 			return nil, err
 		}
 		lo, hi := k.Window(r)
-		out = append(out, part{c: k, lo: lo, hi: hi, shift: c.Offset})
+		out = append(out, part{id: c.ID, c: k, lo: lo, hi: hi, shift: c.Offset})
 	}
 	return out, nil
 }
@@ -281,7 +287,8 @@ type memo struct {
 
 // memos maps one capture's (command, stack node) pairs to their memo: a
 // small direct-mapped table in front of a map, as a window's samples
-// repeat a few pairs.
+// repeat a few pairs. A capture's windows share its string and stack
+// tables, so one memos serves all of them.
 type memos struct {
 	keys  []uint64
 	vals  []memo
@@ -290,8 +297,18 @@ type memos struct {
 
 const memoSlots = 1 << 12
 
-func newMemos() memos {
-	return memos{keys: make([]uint64, memoSlots), vals: make([]memo, memoSlots), other: map[uint64]memo{}}
+func newMemos() *memos {
+	return &memos{keys: make([]uint64, memoSlots), vals: make([]memo, memoSlots), other: map[uint64]memo{}}
+}
+
+// memosOf returns the memos of the capture of part pt.
+func (cs *counts) memosOf(pt *part) *memos {
+	mm, ok := cs.memos[pt.id]
+	if !ok {
+		mm = newMemos()
+		cs.memos[pt.id] = mm
+	}
+	return mm
 }
 
 // get returns the memo of command comm and stack node n of capture k.
@@ -320,12 +337,11 @@ func (cs *counts) count(w int, win Window, parts []part) {
 	var perCPU [][]cpuSecond // by row, by second
 	var cpuComm [][]int64    // by row, by command index: busy samples
 	var buf []int32
-	var ms []memos
-	for pi, pt := range parts {
+	for pi := range parts {
+		pt := &parts[pi]
 		k, s := pt.c, &pt.c.Samples
 		ev := uint16(k.Profile.DefaultEvent())
-		ms = append(ms, newMemos())
-		mm := &ms[pi]
+		mm := cs.memosOf(pt)
 		for j := pt.lo; j < pt.hi; j++ {
 			if s.Event[j] != ev || s.Time[j] == subsecond.NoTime {
 				continue
@@ -435,12 +451,14 @@ func (cs *counts) count(w int, win Window, parts []part) {
 			run = 0
 		}
 	}
-	for pi, pt := range parts {
+	for pi := range parts {
 		if !some {
 			break
 		}
+		pt := &parts[pi]
 		k, s := pt.c, &pt.c.Samples
 		ev := uint16(k.Profile.DefaultEvent())
+		mm := cs.memosOf(pt)
 		for j := pt.lo; j < pt.hi; j++ {
 			cpu := s.CPU[j]
 			if s.Event[j] != ev || s.Time[j] == subsecond.NoTime || cpu < 0 {
@@ -451,7 +469,7 @@ func (cs *counts) count(w int, win Window, parts []part) {
 				continue
 			}
 			var m memo
-			m, buf = ms[pi].get(cs, k, s.Comm[j], s.Stack[j], buf)
+			m, buf = mm.get(cs, k, s.Comm[j], s.Stack[j], buf)
 			if _, sys := m.cls.Time(m.cls.IdleSample(s.PID[j], m.idleComm)); sys {
 				cs.add(cs.feature(fkey{kKernelCore, cs.trie.comm[m.node], 0}), 1)
 			}
