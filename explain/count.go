@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"cmp"
 	"context"
 	"runtime"
 	"slices"
@@ -286,26 +285,30 @@ type memo struct {
 }
 
 // memos maps one capture's (command, stack node) pairs to their memo: a
-// small direct-mapped table in front of a map, as a window's samples
-// repeat a few pairs. A capture's windows share its string and stack
-// tables, so one memos serves all of them.
+// table by stack node for the first command seen with each node, in front
+// of a map for the others, as a node is mostly one command's. A capture's
+// windows share its string and stack tables, so one memos serves all of
+// them.
 type memos struct {
-	keys  []uint64
-	vals  []memo
-	other map[uint64]memo
+	byNode []memoSlot
+	other  map[uint64]memo
 }
 
-const memoSlots = 1 << 12
+// memoSlot is a node's memo for command comm − 1 (0: none yet).
+type memoSlot struct {
+	comm uint32
+	memo
+}
 
-func newMemos() *memos {
-	return &memos{keys: make([]uint64, memoSlots), vals: make([]memo, memoSlots), other: map[uint64]memo{}}
+func newMemos(k *subsecond.Capture) *memos {
+	return &memos{byNode: make([]memoSlot, len(k.Nodes)), other: map[uint64]memo{}}
 }
 
 // memosOf returns the memos of the capture of part pt.
 func (cs *counts) memosOf(pt *part) *memos {
 	mm, ok := cs.memos[pt.id]
 	if !ok {
-		mm = newMemos()
+		mm = newMemos(pt.c)
 		cs.memos[pt.id] = mm
 	}
 	return mm
@@ -313,17 +316,23 @@ func (cs *counts) memosOf(pt *part) *memos {
 
 // get returns the memo of command comm and stack node n of capture k.
 func (mm *memos) get(cs *counts, k *subsecond.Capture, comm uint32, n int32, buf []int32) (memo, []int32) {
-	key := uint64(comm)<<32 | uint64(uint32(n)) + 1 // never 0, the empty slot
-	slot := (key * 0x9e3779b97f4a7c15) >> (64 - 12)
-	if mm.keys[slot] == key {
-		return mm.vals[slot], buf
+	if int(n) < len(mm.byNode) {
+		sl := &mm.byNode[n]
+		if sl.comm == comm+1 {
+			return sl.memo, buf
+		}
+		if sl.comm == 0 {
+			sl.comm = comm + 1
+			sl.memo, buf = cs.memo(k, comm, n, buf)
+			return sl.memo, buf
+		}
 	}
+	key := uint64(comm)<<32 | uint64(uint32(n))
 	m, ok := mm.other[key]
 	if !ok {
 		m, buf = cs.memo(k, comm, n, buf)
 		mm.other[key] = m
 	}
-	mm.keys[slot], mm.vals[slot] = key, m
 	return m, buf
 }
 
@@ -409,14 +418,8 @@ func (cs *counts) count(w int, win Window, parts []part) {
 			cs.sacc[p] += e.n
 		}
 	}
-	st := make([]fcount, 0, len(cs.stch))
-	for _, n := range cs.stch {
-		st = append(st, fcount{n, cs.sacc[n]})
-		cs.sacc[n] = 0
-	}
+	cs.stacks[w] = drain(cs.sacc, cs.stch)
 	cs.stch = cs.stch[:0]
-	slices.SortFunc(st, func(a, b fcount) int { return cmp.Compare(a.id, b.id) })
-	cs.stacks[w] = st
 	for r, byComm := range cpuComm {
 		for ci, n := range byComm {
 			if n > 0 {
@@ -475,14 +478,30 @@ func (cs *counts) count(w int, win Window, parts []part) {
 			}
 		}
 	}
-	fs := make([]fcount, 0, len(cs.touched))
-	for _, f := range cs.touched {
-		fs = append(fs, fcount{f, cs.acc[f]})
-		cs.acc[f] = 0
-	}
+	cs.wins[w] = drain(cs.acc, cs.touched)
 	cs.touched = cs.touched[:0]
-	slices.SortFunc(fs, func(a, b fcount) int { return cmp.Compare(a.id, b.id) })
-	cs.wins[w] = fs
+}
+
+// drain returns the counts of acc at the ids touched (each once, its
+// count positive) in id order, and zeroes them.
+func drain(acc []int64, touched []int32) []fcount {
+	out := make([]fcount, 0, len(touched))
+	if 8*len(touched) >= len(acc) {
+		// Most ids touched: a scan is cheaper than a sort.
+		for i, n := range acc {
+			if n != 0 {
+				out = append(out, fcount{int32(i), n})
+				acc[i] = 0
+			}
+		}
+		return out
+	}
+	slices.Sort(touched)
+	for _, f := range touched {
+		out = append(out, fcount{f, acc[f]})
+		acc[f] = 0
+	}
+	return out
 }
 
 // add adds n to feature f's count in the window being counted.
