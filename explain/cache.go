@@ -2,8 +2,10 @@ package explain
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -11,27 +13,41 @@ import (
 	"github.com/subsecond/subsecond/timeline"
 )
 
-// Cache keeps reports, the most recently used within a byte budget, so
-// that a page asking again (its table, then its flame graphs) pays for
-// one Explain. A report is keyed by its host, options and what it read:
-// the ids of the host's captures and its markers, so that a capture or a
-// marker added or deleted makes another key, never a stale answer.
-// Concurrent requests for one key share one Explain. Safe for concurrent
-// use.
+// Cache keeps reports and movements, the most recently used within a
+// byte budget, so that a page asking again (its table, then its flame
+// graphs) pays for one Explain or Moves. An answer is keyed by its host,
+// options and what it read, so that a capture, a marker or a series point
+// added or deleted makes another key, never a stale answer: a report by
+// the ids of the host's captures and its markers; a movement by its
+// windows, the captures that overlap them and the series' means in them.
+// What is read before the samples (the captures' list, the markers, the
+// series) is read on every call; the samples are read, and the answer
+// computed, only on a miss, in what enter takes. Concurrent requests for
+// one key share one computation, and those that wait for it take
+// nothing. Safe for concurrent use.
 type Cache struct {
-	c *lru.Cache[cacheKey, *Report]
+	reports *lru.Cache[cacheKey, *Report]
+	moves   *lru.Cache[moveKey, *Movement]
 }
+
+// Enter takes what a computation runs in (a server's slot for a long
+// analysis), waiting while ctx lasts, and returns its release; nil takes
+// nothing.
+type Enter func(ctx context.Context) (release func(), err error)
 
 // DefaultCacheBudget is the byte budget NewCache takes for 0.
 const DefaultCacheBudget = 16 << 20
 
-// NewCache returns a cache of reports within budget bytes (0:
-// DefaultCacheBudget).
+// NewCache returns a cache of reports and movements within budget bytes
+// (0: DefaultCacheBudget), half for each.
 func NewCache(budget int64) *Cache {
 	if budget <= 0 {
 		budget = DefaultCacheBudget
 	}
-	return &Cache{c: lru.New[cacheKey](lru.Options[*Report]{Budget: budget, Size: (*Report).bytes})}
+	return &Cache{
+		reports: lru.New[cacheKey](lru.Options[*Report]{Budget: budget / 2, Size: (*Report).bytes}),
+		moves:   lru.New[moveKey](lru.Options[*Movement]{Budget: budget / 2, Size: (*Movement).bytes}),
+	}
 }
 
 type cacheKey struct {
@@ -43,12 +59,19 @@ type cacheKey struct {
 }
 
 // Explain returns Explain's report for host and opt, from the cache when
-// it holds one for what the host has now; hit reports that it did.
-func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Options) (rep *Report, hit bool, err error) {
+// it holds one for what the host has now; hit reports that it did. The
+// host's captures and markers are read, and the windows chosen (an
+// explanation without windows is answered), before the cache is asked;
+// a miss computes in what enter takes.
+func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Options, enter Enter) (rep *Report, hit bool, err error) {
 	if err := opt.check(); err != nil {
 		return nil, false, err
 	}
 	in, err := gather(ctx, src, host, &opt)
+	if err != nil {
+		return nil, false, err
+	}
+	pl, err := planWindows(in, &opt)
 	if err != nil {
 		return nil, false, err
 	}
@@ -64,7 +87,89 @@ func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Option
 	if opt.Match != nil {
 		key.match = opt.Match.String()
 	}
-	return c.c.Get(ctx, key, func(ctx context.Context) (*Report, error) { return explain(ctx, src, in, &opt) })
+	return c.reports.Get(ctx, key, func(ctx context.Context) (*Report, error) {
+		release, err := enterOf(enter)(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		return explainPlan(ctx, src, in, pl, &opt)
+	})
+}
+
+type moveKey struct {
+	host                    string
+	series                  subsecond.SeriesKey
+	kind, comm, function    string
+	from, to, length        int64
+	session, windows, limit int
+	read                    uint64 // hash of the windows, their captures and the series' means
+}
+
+// Moves returns Moves' movement for host and opt, from the cache when it
+// holds one for what the host has now; hit reports that it did. The
+// host's captures and series are read, and the windows chosen, before the
+// cache is asked; a miss counts the windows' samples in what enter takes.
+func (c *Cache) Moves(ctx context.Context, src Source, host string, opt MoveOptions, enter Enter) (mv *Movement, hit bool, err error) {
+	pl, err := planMoves(ctx, src, host, opt)
+	if err != nil {
+		return nil, false, err
+	}
+	opt = pl.opt
+	key := moveKey{host: host, from: pl.from, to: pl.to, length: int64(opt.Length), session: opt.Session, windows: opt.Windows, limit: opt.Limit, read: pl.hash()}
+	if opt.Series != nil {
+		key.series = *opt.Series
+	} else {
+		key.kind, key.comm, key.function = opt.Feature.Kind, opt.Feature.Comm, opt.Feature.Function
+	}
+	return c.moves.Get(ctx, key, func(ctx context.Context) (*Movement, error) {
+		release, err := enterOf(enter)(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		return pl.moves(ctx, src)
+	})
+}
+
+// hash hashes what the plan read: its windows, the ids and offsets of the
+// captures that overlap them, and the series' means in them.
+func (pl *movePlan) hash() uint64 {
+	h := fnv.New64a()
+	var b []byte
+	for _, w := range pl.wins {
+		b = binary.LittleEndian.AppendUint64(b, uint64(w.From))
+		b = binary.LittleEndian.AppendUint64(b, uint64(w.To))
+	}
+	first, last := pl.wins[0].From, pl.wins[len(pl.wins)-1].To
+	for _, c := range pl.caps {
+		if c.End > first && c.Start < last {
+			b = append(b, c.ID...)
+			b = append(b, 0)
+			b = binary.LittleEndian.AppendUint64(b, uint64(c.Offset))
+		}
+	}
+	means := func(y []float64) {
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(y)))
+		for _, v := range y {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+	}
+	means(pl.y)
+	for i, f := range pl.series {
+		b = fmt.Appendf(b, "%s\x00%d\x00%s\x00", f.Series, f.CPU, f.Label)
+		means(pl.ys[i])
+	}
+	h.Write(b)
+	return h.Sum64()
+}
+
+// enterOf returns enter, or for nil an Enter that takes nothing.
+func enterOf(enter Enter) Enter {
+	if enter != nil {
+		return enter
+	}
+	return func(context.Context) (func(), error) { return func() {}, nil }
 }
 
 // bytes estimates the memory a report holds.
@@ -79,11 +184,26 @@ func (r *Report) bytes() int64 {
 	for _, f := range r.Findings {
 		n += 256 + 8*int64(len(f.Markers))
 		for _, g := range append([]Feature{f.Feature}, f.Also...) {
-			n += 128 + int64(len(g.Comm)+len(g.Function))
-			for _, s := range g.Stack {
-				n += 16 + int64(len(s))
-			}
+			n += g.bytes()
 		}
+	}
+	return n
+}
+
+// bytes estimates the memory a movement holds.
+func (m *Movement) bytes() int64 {
+	n := int64(512) + 96*int64(len(m.Windows)) + m.Of.bytes()
+	for _, f := range m.Moving {
+		n += 32 + f.Feature.bytes()
+	}
+	return n
+}
+
+// bytes estimates the memory a feature holds.
+func (f Feature) bytes() int64 {
+	n := 128 + int64(len(f.Comm)+len(f.Function)+len(f.Series)+len(f.Label))
+	for _, s := range f.Stack {
+		n += 16 + int64(len(s))
 	}
 	return n
 }

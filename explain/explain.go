@@ -259,6 +259,11 @@ func explain(ctx context.Context, src Source, in *input, opt *Options) (*Report,
 	if err != nil {
 		return nil, err
 	}
+	return explainPlan(ctx, src, in, pl, opt)
+}
+
+// explainPlan answers for what gather read, in the windows pl chose.
+func explainPlan(ctx context.Context, src Source, in *input, pl *plan, opt *Options) (*Report, error) {
 	rep := &Report{Host: in.host, Session: opt.Session, Before: int64(opt.Before), Guard: int64(opt.Guard),
 		Permutations: opt.Permutations, Seed: opt.Seed, Percentile: Percentile, Available: pl.available, Dropped: pl.dropped}
 	if opt.Match != nil {

@@ -98,11 +98,11 @@ func TestPlanted(t *testing.T) {
 	// The same request again from a cache: the same report, a hit.
 	cache := NewCache(0)
 	opt := Options{Match: resetMatch, Seed: 1, Limit: 1000}
-	first, hit, err := cache.Explain(ctx, src, "node-1", opt)
+	first, hit, err := cache.Explain(ctx, src, "node-1", opt, nil)
 	if err != nil || hit {
 		t.Fatalf("first request: hit %v, %v", hit, err)
 	}
-	again, hit, err := cache.Explain(ctx, src, "node-1", opt)
+	again, hit, err := cache.Explain(ctx, src, "node-1", opt, nil)
 	if err != nil || !hit || again != first {
 		t.Fatalf("second request: hit %v, %v; want the cached report", hit, err)
 	}
@@ -113,7 +113,7 @@ func TestPlanted(t *testing.T) {
 	if _, err := src.AddMarkers(ctx, "node-1", []subsecond.Marker{{Time: resets[0].Add(time.Hour).UnixNano(), Text: "late"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, hit, err = cache.Explain(ctx, src, "node-1", opt); err != nil || hit {
+	if _, hit, err = cache.Explain(ctx, src, "node-1", opt, nil); err != nil || hit {
 		t.Errorf("after a marker was added: hit %v, %v; want a new report", hit, err)
 	}
 
