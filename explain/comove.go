@@ -185,7 +185,7 @@ func planMoves(ctx context.Context, src Source, host string, opt MoveOptions) (*
 // moves counts the plan's windows and ranks what moves.
 func (pl *movePlan) moves(ctx context.Context, src Source) (*Movement, error) {
 	host, wins, opt := pl.host, pl.wins, pl.opt
-	cs, err := countWindows(ctx, src, &input{host: host, caps: pl.caps}, wins)
+	cs, err := countWindows(ctx, src, &input{host: host, caps: pl.caps}, wins, true)
 	if err != nil {
 		return nil, err
 	}

@@ -210,3 +210,46 @@ func TestMovesCacheSharesOneComputation(t *testing.T) {
 		}
 	}
 }
+
+// TestCommsOnlyCounts: the counts Moves reads (commands and functions
+// alone) are those of a whole count.
+func TestCommsOnlyCounts(t *testing.T) {
+	src, _ := movingNight(t)
+	ctx := context.Background()
+	pl, err := planMoves(ctx, src, "node-1", MoveOptions{Series: &subsecond.SeriesKey{Name: "load1", CPU: subsecond.Unknown}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &input{host: "node-1", caps: pl.caps}
+	all, err := countWindows(ctx, src, in, pl.wins, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	some, err := countWindows(ctx, src, in, pl.wins, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFeature := func(cs *counts, w int) map[string]int64 {
+		out := map[string]int64{}
+		for _, c := range cs.wins[w] {
+			if k := cs.keys[c.id]; k.kind == kComm || k.kind == kFunction {
+				out[cs.describe(k).String()] = c.n
+			}
+		}
+		return out
+	}
+	n := 0
+	for w := range pl.wins {
+		if all.total[w] != some.total[w] {
+			t.Fatalf("window %d: %d samples; want %d", w, some.total[w], all.total[w])
+		}
+		want, got := byFeature(all, w), byFeature(some, w)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("window %d: commands and functions counted alone = %v; want %v", w, got, want)
+		}
+		n += len(got)
+	}
+	if n == 0 {
+		t.Fatal("no command or function counted")
+	}
+}

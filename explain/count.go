@@ -77,6 +77,10 @@ type counts struct {
 	stacks [][]fcount // per window, inclusive counts by trie node
 	series []seriesValues
 
+	// commsOnly counts the commands and functions alone (Moves): no
+	// leaves, stacks, CPUs or pegged cores.
+	commsOnly bool
+
 	// memos maps each capture's (command, stack node) pairs to the trie,
 	// by capture ID: kept across windows, as a capture's stacks recur in
 	// every window of it.
@@ -242,9 +246,10 @@ func loadParts(ctx context.Context, src timeline.Source, caps []timeline.Capture
 }
 
 // countWindows loads and counts wins, loading a few windows ahead of the
-// one counted.
-func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Window) (*counts, error) {
+// one counted; commsOnly counts the commands and functions alone.
+func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Window, commsOnly bool) (*counts, error) {
 	cs := newCounts(len(wins))
+	cs.commsOnly = commsOnly
 	type loaded struct {
 		parts []part
 		err   error
@@ -360,7 +365,7 @@ func (cs *counts) count(w int, win Window, parts []part) {
 			m, buf = mm.get(cs, k, s.Comm[j], s.Stack[j], buf)
 			idle := m.cls.IdleSample(s.PID[j], m.idleComm)
 			busy, sys := m.cls.Time(idle)
-			if cpu := s.CPU[j]; cpu >= 0 {
+			if cpu := s.CPU[j]; cpu >= 0 && !cs.commsOnly {
 				r := cs.row(cpu)
 				for int(r) >= len(perCPU) {
 					perCPU = append(perCPU, nil)
@@ -405,11 +410,14 @@ func (cs *counts) count(w int, win Window, parts []part) {
 	for _, e := range excl {
 		fns := cs.nodeFeatures(e.id)
 		cs.add(t.commF[e.id], e.n)
-		if t.leaf[e.id] >= 0 {
-			cs.add(t.leaf[e.id], e.n)
-		}
 		for _, f := range fns {
 			cs.add(f, e.n)
+		}
+		if cs.commsOnly {
+			continue
+		}
+		if t.leaf[e.id] >= 0 {
+			cs.add(t.leaf[e.id], e.n)
 		}
 		for p := e.id; t.depth[p] >= 1; p = t.parent[p] {
 			if cs.sacc[p] == 0 {

@@ -270,7 +270,7 @@ func explainPlan(ctx context.Context, src Source, in *input, pl *plan, opt *Opti
 		rep.Match = opt.Match.String()
 	}
 	wins := append(append([]Window{}, pl.before...), pl.controls...)
-	cs, err := countWindows(ctx, src, in, wins)
+	cs, err := countWindows(ctx, src, in, wins, false)
 	if err != nil {
 		return nil, fmt.Errorf("explain host %q: %w", in.host, err)
 	}
