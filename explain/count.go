@@ -83,8 +83,10 @@ type counts struct {
 
 	// memos maps each capture's (command, stack node) pairs to the trie,
 	// by capture ID: kept across windows, as a capture's stacks recur in
-	// every window of it.
-	memos map[string]*memos
+	// every window of it, for the keptMemos captures used last (windows
+	// come in time order, a capture's together).
+	memos     map[string]*memos
+	memoOrder []string // the captures of memos, the least recently added first
 
 	// scratch, reused across windows
 	acc, sacc     []int64
@@ -309,12 +311,20 @@ func newMemos(k *subsecond.Capture) *memos {
 	return &memos{byNode: make([]memoSlot, len(k.Nodes)), other: map[uint64]memo{}}
 }
 
+// keptMemos is how many captures' memos a count keeps.
+const keptMemos = 4
+
 // memosOf returns the memos of the capture of part pt.
 func (cs *counts) memosOf(pt *part) *memos {
 	mm, ok := cs.memos[pt.id]
 	if !ok {
+		if len(cs.memoOrder) == keptMemos {
+			delete(cs.memos, cs.memoOrder[0])
+			cs.memoOrder = append(cs.memoOrder[:0], cs.memoOrder[1:]...)
+		}
 		mm = newMemos(pt.c)
 		cs.memos[pt.id] = mm
+		cs.memoOrder = append(cs.memoOrder, pt.id)
 	}
 	return mm
 }
