@@ -18,8 +18,9 @@ import (
 // graphs) pays for one Explain or Moves. An answer is keyed by its host,
 // options and what it read, so that a capture, a marker or a series point
 // added or deleted makes another key, never a stale answer: a report by
-// the ids of the host's captures and its markers; a movement by its
-// windows, the captures that overlap them and the series' means in them.
+// the ids of the host's captures, its markers and the series' means in
+// its windows; a movement by its windows, the captures that overlap them
+// and the series' means in them.
 // What is read before the samples (the captures' list, the markers, the
 // series) is read on every call; the samples are read, and the answer
 // computed, only on a miss, in what enter takes. Concurrent requests for
@@ -55,14 +56,14 @@ type cacheKey struct {
 	before, guard, from, to     int64
 	session, controls, perms, n int
 	seed                        uint64
-	read                        uint64 // hash of the captures' ids and the markers
+	read                        uint64 // hash of the captures' ids, the markers and the series' means
 }
 
 // Explain returns Explain's report for host and opt, from the cache when
 // it holds one for what the host has now; hit reports that it did. The
-// host's captures and markers are read, and the windows chosen (an
-// explanation without windows is answered), before the cache is asked;
-// a miss computes in what enter takes.
+// host's captures and markers are read, the windows chosen (an
+// explanation without windows is answered) and the series' means in them
+// read before the cache is asked; a miss computes in what enter takes.
 func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Options, enter Enter) (rep *Report, hit bool, err error) {
 	if err := opt.check(); err != nil {
 		return nil, false, err
@@ -75,6 +76,9 @@ func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Option
 	if err != nil {
 		return nil, false, err
 	}
+	if pl.series, err = readSeries(ctx, src, host, pl.windows()); err != nil {
+		return nil, false, fmt.Errorf("explain host %q: %w", host, err)
+	}
 	h := fnv.New64a()
 	for _, k := range in.caps {
 		fmt.Fprintf(h, "%s\x00%d\x00", k.ID, k.Offset)
@@ -82,6 +86,12 @@ func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Option
 	for _, m := range in.markers {
 		fmt.Fprintf(h, "%d\x00%s\x00", m.Time, m.Text)
 	}
+	var b []byte
+	for _, sv := range pl.series {
+		b = fmt.Appendf(b, "%s\x00%d\x00%s\x00", sv.f.Series, sv.f.CPU, sv.f.Label)
+		b = appendMeans(b, sv.vals)
+	}
+	h.Write(b)
 	key := cacheKey{host: host, before: int64(opt.Before), guard: int64(opt.Guard), from: opt.From, to: opt.To,
 		session: opt.Session, controls: opt.Controls, perms: opt.Permutations, n: opt.Limit, seed: opt.Seed, read: h.Sum64()}
 	if opt.Match != nil {
@@ -149,19 +159,22 @@ func (pl *movePlan) hash() uint64 {
 			b = binary.LittleEndian.AppendUint64(b, uint64(c.Offset))
 		}
 	}
-	means := func(y []float64) {
-		b = binary.LittleEndian.AppendUint64(b, uint64(len(y)))
-		for _, v := range y {
-			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-		}
-	}
-	means(pl.y)
+	b = appendMeans(b, pl.y)
 	for i, f := range pl.series {
 		b = fmt.Appendf(b, "%s\x00%d\x00%s\x00", f.Series, f.CPU, f.Label)
-		means(pl.ys[i])
+		b = appendMeans(b, pl.ys[i])
 	}
 	h.Write(b)
 	return h.Sum64()
+}
+
+// appendMeans appends a series' means in the windows to b, for a hash.
+func appendMeans(b []byte, y []float64) []byte {
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(y)))
+	for _, v := range y {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return b
 }
 
 // enterOf returns enter, or for nil an Enter that takes nothing.

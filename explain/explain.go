@@ -259,6 +259,9 @@ func explain(ctx context.Context, src Source, in *input, opt *Options) (*Report,
 	if err != nil {
 		return nil, err
 	}
+	if pl.series, err = readSeries(ctx, src, in.host, pl.windows()); err != nil {
+		return nil, fmt.Errorf("explain host %q: %w", in.host, err)
+	}
 	return explainPlan(ctx, src, in, pl, opt)
 }
 
@@ -269,7 +272,7 @@ func explainPlan(ctx context.Context, src Source, in *input, pl *plan, opt *Opti
 	if opt.Match != nil {
 		rep.Match = opt.Match.String()
 	}
-	wins := append(append([]Window{}, pl.before...), pl.controls...)
+	wins := pl.windows()
 	cs, err := countWindows(ctx, src, in, wins, false)
 	if err != nil {
 		return nil, fmt.Errorf("explain host %q: %w", in.host, err)
@@ -300,9 +303,7 @@ func explainPlan(ctx context.Context, src Source, in *input, pl *plan, opt *Opti
 		return nil, fmt.Errorf("host %q: %d control windows of %s hold samples, fewer than %d: %s: %w",
 			in.host, len(rep.Controls), opt.Before, MinControls, fewControls, subsecond.ErrEmptyRange)
 	}
-	if err := addSeries(ctx, src, in.host, cs, wins); err != nil {
-		return nil, fmt.Errorf("explain host %q: %w", in.host, err)
-	}
+	cs.series = pl.series
 	t := cs.table(keep, len(pl.before))
 	t.markersOf(keep, wins)
 	rep.Tested = len(t.features)

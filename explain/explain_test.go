@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -276,5 +277,31 @@ func TestSeries(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("%d series findings; want cgroup.dying and irq", found)
+	}
+
+	// Cached, the report is asked again after a series point was added in
+	// one of its windows: another report, the new point's.
+	cache := NewCache(0)
+	opt := Options{Match: resetMatch, Seed: 2, Limit: 1000}
+	first, _, err := cache.Explain(context.Background(), src, "node-1", opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, rep) {
+		t.Errorf("the cached report differs from Explain's")
+	}
+	w := first.Windows[0]
+	src.series["cgroup.dying"][0].Points = append(dying.Points, subsecond.Point{Time: w.To - 1, Value: 1e9})
+	slices.SortFunc(src.series["cgroup.dying"][0].Points, func(a, b subsecond.Point) int { return cmp.Compare(a.Time, b.Time) })
+	again, hit, err := cache.Explain(context.Background(), src, "node-1", opt, nil)
+	if err != nil || hit {
+		t.Fatalf("after a series point in a window: hit %v, %v; want a new report", hit, err)
+	}
+	fresh, err := Explain(context.Background(), src, "node-1", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, fresh) || reflect.DeepEqual(again, first) {
+		t.Errorf("after a series point in a window: the cached report is not the new one")
 	}
 }
