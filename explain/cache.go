@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -29,6 +31,7 @@ import (
 type Cache struct {
 	reports *lru.Cache[cacheKey, *Report]
 	moves   *lru.Cache[moveKey, *Movement]
+	counts  *lru.Cache[string, *hostCounts] // by host
 }
 
 // Enter takes what a computation runs in (a server's slot for a long
@@ -37,17 +40,21 @@ type Cache struct {
 type Enter func(ctx context.Context) (release func(), err error)
 
 // DefaultCacheBudget is the byte budget NewCache takes for 0.
-const DefaultCacheBudget = 16 << 20
+const DefaultCacheBudget = 64 << 20
 
-// NewCache returns a cache of reports and movements within budget bytes
-// (0: DefaultCacheBudget), half for each.
+// NewCache returns a cache within budget bytes (0: DefaultCacheBudget): an
+// eighth for reports, an eighth for movements, and the rest for the
+// counts of the windows the hosts' explanations read, the hosts asked
+// last.
 func NewCache(budget int64) *Cache {
 	if budget <= 0 {
 		budget = DefaultCacheBudget
 	}
 	return &Cache{
-		reports: lru.New[cacheKey](lru.Options[*Report]{Budget: budget / 2, Size: (*Report).bytes}),
-		moves:   lru.New[moveKey](lru.Options[*Movement]{Budget: budget / 2, Size: (*Movement).bytes}),
+		reports: lru.New[cacheKey](lru.Options[*Report]{Budget: budget / 8, Size: (*Report).bytes}),
+		moves:   lru.New[moveKey](lru.Options[*Movement]{Budget: budget / 8, Size: (*Movement).bytes}),
+		counts: lru.New[string](lru.Options[*hostCounts]{Budget: budget - budget/4,
+			Size: func(*hostCounts) int64 { return 0 }, Growing: func(hc *hostCounts) int64 { return hc.bytes.Load() }}),
 	}
 }
 
@@ -103,8 +110,91 @@ func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Option
 			return nil, err
 		}
 		defer release()
-		return explainPlan(ctx, src, in, pl, &opt)
+		hc, _, err := c.counts.Get(ctx, host, func(context.Context) (*hostCounts, error) { return &hostCounts{}, nil })
+		if err != nil {
+			return nil, err
+		}
+		hc.mu.Lock()
+		defer hc.mu.Unlock()
+		defer hc.done()
+		return explainPlan(ctx, src, in, pl, &opt, func(ctx context.Context, wins []Window) (*counts, error) {
+			return hc.count(ctx, src, in, wins)
+		})
 	})
+}
+
+// hostCounts keeps the counts of the windows a host's explanations read,
+// so that the next explanation (of another seed, or after a capture was
+// added) counts only the windows not counted before. A window's counts
+// are keyed by its range and the ids and offsets of the captures that
+// overlap it. Its user holds mu.
+type hostCounts struct {
+	mu    sync.Mutex
+	cs    *counts
+	rows  map[windowKey]int
+	last  *counts // the view count returned last
+	bytes atomic.Int64
+}
+
+type windowKey struct {
+	from, to int64
+	read     uint64 // hash of the ids and offsets of the captures overlapping it
+}
+
+// maxHostCounts bounds the bytes one host's counts grow to before they are
+// dropped and begun again.
+const maxHostCounts = 32 << 20
+
+// count returns the counts of wins, in their order, counting those not
+// counted before.
+func (hc *hostCounts) count(ctx context.Context, src Source, in *input, wins []Window) (*counts, error) {
+	if hc.cs == nil || hc.bytes.Load() > maxHostCounts {
+		hc.cs, hc.rows = newCounts(0), map[windowKey]int{}
+	}
+	cs := hc.cs
+	rows := make([]int, len(wins))
+	var todo []Window
+	var todoRows []int
+	for i, w := range wins {
+		h := fnv.New64a()
+		var b []byte
+		for _, c := range in.caps {
+			if c.End > w.From && c.Start < w.To {
+				b = append(b, c.ID...)
+				b = append(b, 0)
+				b = binary.LittleEndian.AppendUint64(b, uint64(c.Offset))
+			}
+		}
+		h.Write(b)
+		k := windowKey{w.From, w.To, h.Sum64()}
+		r, ok := hc.rows[k]
+		if !ok {
+			r = len(cs.total)
+			cs.total, cs.wins, cs.stacks = append(cs.total, 0), append(cs.wins, nil), append(cs.stacks, nil)
+			hc.rows[k] = r
+			todo, todoRows = append(todo, w), append(todoRows, r)
+		}
+		rows[i] = r
+	}
+	if err := cs.countInto(ctx, src, in.caps, todo, todoRows); err != nil {
+		hc.cs, hc.rows = nil, nil // some rows half counted
+		return nil, err
+	}
+	hc.last = cs.view(rows)
+	return hc.last, nil
+}
+
+// done takes back what the last view added, and measures the counts.
+func (hc *hostCounts) done() {
+	if hc.cs != nil && hc.last != nil {
+		hc.cs.adopt(hc.last)
+	}
+	hc.last = nil
+	var n int64
+	if hc.cs != nil {
+		n = hc.cs.bytes() + 64*int64(len(hc.rows))
+	}
+	hc.bytes.Store(n)
 }
 
 type moveKey struct {

@@ -252,6 +252,19 @@ func loadParts(ctx context.Context, src timeline.Source, caps []timeline.Capture
 func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Window, commsOnly bool) (*counts, error) {
 	cs := newCounts(len(wins))
 	cs.commsOnly = commsOnly
+	rows := make([]int, len(wins))
+	for i := range rows {
+		rows[i] = i
+	}
+	if err := cs.countInto(ctx, src, in.caps, wins, rows); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// countInto loads and counts wins[i] into cs's row rows[i], loading a few
+// windows ahead of the one counted.
+func (cs *counts) countInto(ctx context.Context, src timeline.Source, caps []timeline.Capture, wins []Window, rows []int) error {
 	type loaded struct {
 		parts []part
 		err   error
@@ -263,7 +276,7 @@ func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Wi
 	start := func(i int) {
 		res[i] = make(chan loaded, 1)
 		go func() {
-			p, err := loadParts(ctx, src, in.caps, wins[i])
+			p, err := loadParts(ctx, src, caps, wins[i])
 			res[i] <- loaded{p, err}
 		}()
 	}
@@ -273,14 +286,48 @@ func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Wi
 	for i := range wins {
 		l := <-res[i]
 		if l.err != nil {
-			return nil, l.err
+			return l.err
 		}
 		if i+ahead < len(wins) {
 			start(i + ahead)
 		}
-		cs.count(i, wins[i], l.parts)
+		cs.count(rows[i], wins[i], l.parts)
 	}
-	return cs, nil
+	return nil
+}
+
+// view returns counts of cs's rows, in that order, sharing cs's names,
+// trie and features; adopt takes back what the view added to them.
+func (cs *counts) view(rows []int) *counts {
+	v := *cs
+	v.total, v.wins, v.stacks, v.series = make([]int64, len(rows)), make([][]fcount, len(rows)), make([][]fcount, len(rows)), nil
+	for i, r := range rows {
+		v.total[i], v.wins[i], v.stacks[i] = cs.total[r], cs.wins[r], cs.stacks[r]
+	}
+	return &v
+}
+
+// adopt takes into cs the names, trie nodes and features that v, a view
+// of it and the last, added.
+func (cs *counts) adopt(v *counts) {
+	total, wins, stacks := cs.total, cs.wins, cs.stacks
+	*cs = *v
+	cs.total, cs.wins, cs.stacks, cs.series = total, wins, stacks, nil
+}
+
+// bytes estimates the memory cs holds.
+func (cs *counts) bytes() int64 {
+	n := int64(len(cs.trie.parent))*56 + int64(len(cs.keys))*40 + int64(len(cs.acc)+len(cs.sacc))*8
+	for _, s := range cs.names {
+		n += 32 + int64(len(s))
+	}
+	for r := range cs.total {
+		n += 56 + 16*int64(len(cs.wins[r])+len(cs.stacks[r]))
+	}
+	for _, mm := range cs.memos {
+		n += 16*int64(len(mm.byNode)) + 40*int64(len(mm.other))
+	}
+	return n
 }
 
 // memo is what a (command, stack node) of one capture maps to: its trie

@@ -87,7 +87,9 @@ func soakHost(b *testing.B, n int) (storeSource, func(k int) int64) {
 // for, on a host of 12 captures as its uploaders make them: Moves with a
 // command and with a series over five captures, and Explain of the
 // NETDEV markers against 200 control windows. Each computes from the
-// captures the store's cache holds, no cache of answers in front.
+// captures the store's cache holds, no cache of answers in front; then
+// explain-counted explains other seeds through a Cache holding the
+// windows' counts.
 //
 //	go test -run '^$' -bench SoakAnalyses -benchtime 10x ./explain
 func BenchmarkSoakAnalyses(b *testing.B) {
@@ -113,6 +115,21 @@ func BenchmarkSoakAnalyses(b *testing.B) {
 		for i := range b.N {
 			if _, err := Explain(ctx, src, host, Options{Match: regexp.MustCompile("NETDEV"), Seed: uint64(1 + i%5)}); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	// Explanations of seeds not asked before through a cache that holds
+	// the windows' counts: the windows counted once.
+	cache := NewCache(0)
+	if _, _, err := cache.Explain(ctx, src, host, Options{Match: regexp.MustCompile("NETDEV")}, nil); err != nil {
+		b.Fatal(err)
+	}
+	seed := uint64(100)
+	b.Run("explain-counted", func(b *testing.B) {
+		for range b.N {
+			seed++
+			if _, hit, err := cache.Explain(ctx, src, host, Options{Match: regexp.MustCompile("NETDEV"), Seed: seed}, nil); err != nil || hit {
+				b.Fatal(hit, err)
 			}
 		}
 	})
