@@ -112,11 +112,11 @@ func BenchmarkExplainNight(b *testing.B) {
 		}
 		cold += time.Since(begin)
 		cache := NewCache(0)
-		if _, _, err := cache.Explain(ctx, src, "node-1", opt); err != nil {
+		if _, _, err := cache.Explain(ctx, src, "node-1", opt, nil); err != nil {
 			b.Fatal(err)
 		}
 		begin = time.Now()
-		if _, hit, err := cache.Explain(ctx, src, "node-1", opt); err != nil || !hit {
+		if _, hit, err := cache.Explain(ctx, src, "node-1", opt, nil); err != nil || !hit {
 			b.Fatalf("cached: hit %v, %v", hit, err)
 		}
 		warm += time.Since(begin)

@@ -102,6 +102,31 @@ type Movement struct {
 // Moves gives Rho and N, not a p-value: it says where to look, explain
 // says what is unusual.
 func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Movement, error) {
+	pl, err := planMoves(ctx, src, host, opt)
+	if err != nil {
+		return nil, err
+	}
+	return pl.moves(ctx, src)
+}
+
+// movePlan is what Moves reads before any sample: the host's captures,
+// the span and its windows, and the means in those windows of the series
+// it ranks (of the series asked for, or of every series of the host).
+type movePlan struct {
+	host     string
+	opt      MoveOptions
+	caps     []timeline.Capture
+	from, to int64
+	wins     []Window
+	of       Feature     // the series asked for
+	y        []float64   // its means, by window
+	series   []Feature   // the host's series, for a feature
+	ys       [][]float64 // their means, by window
+}
+
+// planMoves checks opt, fills its defaults, and reads all that Moves reads
+// but the samples.
+func planMoves(ctx context.Context, src Source, host string, opt MoveOptions) (*movePlan, error) {
 	ss, ok := src.(SeriesSource)
 	if !ok {
 		return nil, fmt.Errorf("this store keeps no host series: %w", subsecond.ErrNotFound)
@@ -131,11 +156,40 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 		return nil, fmt.Errorf("host %q: %d windows of %s recorded in %s – %s, fewer than %d: %w", host, len(wins), opt.Length,
 			query.DisplayWallTime(from), query.DisplayWallTime(to), MinMoveWindows, subsecond.ErrEmptyRange)
 	}
-	cs, err := countWindows(ctx, src, &input{host: host, caps: caps}, wins)
+	pl := &movePlan{host: host, opt: opt, caps: caps, from: from, to: to, wins: wins}
+	if opt.Series != nil {
+		k := *opt.Series
+		kind, ok := subsecond.Kind(k.Name)
+		if !ok {
+			return nil, query.Invalidf("name", "%q is not a kind of host series", k.Name)
+		}
+		if pl.y, err = seriesMeans(ctx, ss, host, k, kind, wins); err != nil {
+			return nil, err
+		}
+		pl.of = Feature{Kind: KindSeries, Series: k.Name, CPU: k.CPU, Label: k.Label, Unit: kind.Unit}
+		return pl, nil
+	}
+	for _, kind := range subsecond.SeriesKinds {
+		list, err := ss.Series(ctx, host, kind.Name, wins[0].From, wins[len(wins)-1].To+1)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range list {
+			pl.series = append(pl.series, Feature{Kind: KindSeries, Series: kind.Name, CPU: s.CPU, Label: s.Label, Unit: kind.Unit})
+			pl.ys = append(pl.ys, windowMeans(s.Points, wins, kind.Unit == "/s"))
+		}
+	}
+	return pl, nil
+}
+
+// moves counts the plan's windows and ranks what moves.
+func (pl *movePlan) moves(ctx context.Context, src Source) (*Movement, error) {
+	host, wins, opt := pl.host, pl.wins, pl.opt
+	cs, err := countWindows(ctx, src, &input{host: host, caps: pl.caps}, wins, true)
 	if err != nil {
 		return nil, err
 	}
-	mv := &Movement{Host: host, From: from, To: to, Length: int64(opt.Length), Windows: wins, Moving: []Moving{}}
+	mv := &Movement{Host: host, From: pl.from, To: pl.to, Length: int64(opt.Length), Windows: wins, Moving: []Moving{}}
 	// shares returns the share of the host's samples of each feature
 	// wanted in each window, NaN in a window too small to judge, in one
 	// pass over the windows' counts.
@@ -165,16 +219,7 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 		return out
 	}
 	if opt.Series != nil {
-		k := *opt.Series
-		kind, ok := subsecond.Kind(k.Name)
-		if !ok {
-			return nil, query.Invalidf("name", "%q is not a kind of host series", k.Name)
-		}
-		y, err := seriesMeans(ctx, ss, host, k, kind, wins)
-		if err != nil {
-			return nil, err
-		}
-		mv.Of = Feature{Kind: KindSeries, Series: k.Name, CPU: k.CPU, Label: k.Label, Unit: kind.Unit}
+		mv.Of = pl.of
 		ftot := make([]int64, len(cs.keys))
 		for w := range wins {
 			for _, c := range cs.wins[w] {
@@ -186,7 +231,7 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 			return (k == kComm || k == kFunction) && ftot[f] >= MinCount
 		})
 		for _, f := range slices.Sorted(maps.Keys(xs)) { // ties keep the features' order
-			if rho, n := stats.Spearman(xs[f], y); n >= MinMoveWindows && !math.IsNaN(rho) {
+			if rho, n := stats.Spearman(xs[f], pl.y); n >= MinMoveWindows && !math.IsNaN(rho) {
 				mv.Moving = append(mv.Moving, Moving{Feature: cs.describe(cs.keys[f]), Rho: rho, N: n})
 			}
 		}
@@ -207,16 +252,9 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 		} else {
 			return nil, fmt.Errorf("host %q: %s is not in the %d windows read: %w", host, f.String(), len(wins), subsecond.ErrEmptyRange)
 		}
-		for _, kind := range subsecond.SeriesKinds {
-			list, err := ss.Series(ctx, host, kind.Name, wins[0].From, wins[len(wins)-1].To+1)
-			if err != nil {
-				return nil, err
-			}
-			for _, s := range list {
-				y := windowMeans(s.Points, wins, kind.Unit == "/s")
-				if rho, n := stats.Spearman(x, y); n >= MinMoveWindows && !math.IsNaN(rho) {
-					mv.Moving = append(mv.Moving, Moving{Feature: Feature{Kind: KindSeries, Series: kind.Name, CPU: s.CPU, Label: s.Label, Unit: kind.Unit}, Rho: rho, N: n})
-				}
+		for i, y := range pl.ys {
+			if rho, n := stats.Spearman(x, y); n >= MinMoveWindows && !math.IsNaN(rho) {
+				mv.Moving = append(mv.Moving, Moving{Feature: pl.series[i], Rho: rho, N: n})
 			}
 		}
 	}

@@ -2,14 +2,19 @@ package explain
 
 import (
 	"context"
+	"io"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/nightgen"
+	"github.com/subsecond/subsecond/store"
 )
 
 // movingNight is 20 one-minute captures of 4 CPUs with the kubelet on
@@ -88,5 +93,163 @@ func TestSeriesMovingWithAFeature(t *testing.T) {
 	}
 	if _, err := Moves(context.Background(), src, "node-1", MoveOptions{Feature: &Feature{Kind: KindComm, Comm: "nobody"}}); err == nil {
 		t.Error("Moves of a command never seen: no error")
+	}
+}
+
+func TestMovesCache(t *testing.T) {
+	src, n := movingNight(t)
+	ctx := context.Background()
+	cache := NewCache(0)
+	from, to := n.Start.Add(2*time.Minute).UnixNano(), n.Start.Add(10*time.Minute).UnixNano()
+	mem := MoveOptions{From: from, To: to, Series: &subsecond.SeriesKey{Name: "cgroups", CPU: subsecond.Unknown, Label: "memory"}}
+	kubelet := MoveOptions{From: from, To: to, Feature: &Feature{Kind: KindComm, Comm: "kubelet", CPU: subsecond.Unknown}}
+	ask := func(what string, opt MoveOptions, wantHit bool) *Movement {
+		t.Helper()
+		mv, hit, err := cache.Moves(ctx, src, "node-1", opt, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if hit != wantHit {
+			t.Errorf("%s: hit %v; want %v", what, hit, wantHit)
+		}
+		fresh, err := Moves(ctx, src, "node-1", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(mv, fresh) {
+			t.Errorf("%s: the cached movement differs from Moves':\n%+v\n%+v", what, mv, fresh)
+		}
+		return mv
+	}
+	first := ask("first", mem, false)
+	if again := ask("again", mem, true); again != first {
+		t.Errorf("again: another movement than the one cached")
+	}
+	ask("a command, first", kubelet, false)
+	ask("a command, again", kubelet, true)
+
+	// A capture after the span changes neither.
+	n.Captures++
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(n.Write(pw, n.Captures-1, nil)) }()
+	if _, _, err := src.Import(ctx, pr, store.ImportOptions{FileName: "late", Host: n.Host}); err != nil {
+		t.Fatal(err)
+	}
+	ask("after a capture outside the span", mem, true)
+	ask("a command, after a capture outside the span", kubelet, true)
+
+	// A series point in a window changes the series' movement, not the
+	// command's, which the new point's series does not move with.
+	at := n.Start.Add(5*time.Minute + 30*time.Second + 500*time.Millisecond).UnixNano()
+	if _, err := src.AddSeries(ctx, n.Host, []subsecond.Series{{Name: "cgroups", CPU: subsecond.Unknown, Label: "memory", Points: []subsecond.Point{{Time: at, Value: 1e6}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if mv := ask("after a point of the series", mem, false); reflect.DeepEqual(mv, first) {
+		t.Errorf("after a point of the series: the same movement as before it")
+	}
+	ask("a command, after a point of a series", kubelet, false)
+	// A new series: the command's movement lists it.
+	if _, err := src.AddSeries(ctx, n.Host, []subsecond.Series{{Name: "mem.available", CPU: subsecond.Unknown, Points: []subsecond.Point{{Time: at, Value: 1}, {Time: at + int64(time.Minute), Value: 2}}}}); err != nil {
+		t.Fatal(err)
+	}
+	ask("a command, after a new series", kubelet, false)
+	ask("after another series", mem, true)
+
+	// A span that the new capture extends: another key.
+	wide := mem
+	wide.To = n.Start.Add(time.Duration(n.Captures+1) * time.Minute).UnixNano()
+	wide.From = n.Start.Add(12 * time.Minute).UnixNano()
+	ask("wide, first", wide, false)
+	n.Captures++
+	pr, pw = io.Pipe()
+	go func() { pw.CloseWithError(n.Write(pw, n.Captures-1, nil)) }()
+	if _, _, err := src.Import(ctx, pr, store.ImportOptions{FileName: "later", Host: n.Host}); err != nil {
+		t.Fatal(err)
+	}
+	ask("wide, after a capture in its span", wide, false)
+}
+
+// TestMovesCacheSharesOneComputation: concurrent requests for one
+// movement compute it once, and only that computation enters.
+func TestMovesCacheSharesOneComputation(t *testing.T) {
+	src, _ := movingNight(t)
+	cache := NewCache(0)
+	var entered atomic.Int32
+	open := make(chan struct{})
+	enter := func(ctx context.Context) (func(), error) {
+		entered.Add(1)
+		<-open
+		return func() {}, nil
+	}
+	opt := MoveOptions{Series: &subsecond.SeriesKey{Name: "load1", CPU: subsecond.Unknown}}
+	var wg sync.WaitGroup
+	got := make([]*Movement, 6)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mv, _, err := cache.Moves(context.Background(), src, "node-1", opt, enter)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = mv
+		}()
+	}
+	for entered.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(open)
+	wg.Wait()
+	if n := entered.Load(); n != 1 {
+		t.Errorf("%d computations entered; want 1", n)
+	}
+	for _, mv := range got {
+		if mv != got[0] {
+			t.Errorf("the requests got different movements")
+		}
+	}
+}
+
+// TestCommsOnlyCounts: the counts Moves reads (commands and functions
+// alone) are those of a whole count.
+func TestCommsOnlyCounts(t *testing.T) {
+	src, _ := movingNight(t)
+	ctx := context.Background()
+	pl, err := planMoves(ctx, src, "node-1", MoveOptions{Series: &subsecond.SeriesKey{Name: "load1", CPU: subsecond.Unknown}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &input{host: "node-1", caps: pl.caps}
+	all, err := countWindows(ctx, src, in, pl.wins, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	some, err := countWindows(ctx, src, in, pl.wins, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byFeature := func(cs *counts, w int) map[string]int64 {
+		out := map[string]int64{}
+		for _, c := range cs.wins[w] {
+			if k := cs.keys[c.id]; k.kind == kComm || k.kind == kFunction {
+				out[cs.describe(k).String()] = c.n
+			}
+		}
+		return out
+	}
+	n := 0
+	for w := range pl.wins {
+		if all.total[w] != some.total[w] {
+			t.Fatalf("window %d: %d samples; want %d", w, some.total[w], all.total[w])
+		}
+		want, got := byFeature(all, w), byFeature(some, w)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("window %d: commands and functions counted alone = %v; want %v", w, got, want)
+		}
+		n += len(got)
+	}
+	if n == 0 {
+		t.Fatal("no command or function counted")
 	}
 }

@@ -102,6 +102,17 @@ func contrast(t *table, opt statOptions) (out []Finding, exact bool) {
 		for i := range idx {
 			idx[i] = i
 		}
+		// T(s) = s/K − (sum − s)/M rises with the relabeled before-sum
+		// s, so T(s) ≥ obs − tol(obs) holds for every s above a bound,
+		// and for none below it: s is compared with the bound, and T
+		// computed only within a margin of it, far wider than T's
+		// rounding.
+		lo, hi := make([]float64, F), make([]float64, F)
+		for f := range F {
+			b := (obs[f] - tol(obs[f]) + sum[f]/float64(M)) / (1/float64(K) + 1/float64(M))
+			m := 1e-9 * max(1, math.Abs(b))
+			lo[f], hi[f] = b-m, b+m
+		}
 		acc := make([]float64, F)
 		for range opt.perms {
 			clear(acc)
@@ -114,7 +125,7 @@ func contrast(t *table, opt statOptions) (out []Finding, exact bool) {
 				}
 			}
 			for f, s := range acc {
-				if s/float64(K)-(sum[f]-s)/float64(M) >= obs[f]-tol(obs[f]) {
+				if s >= hi[f] || s > lo[f] && s/float64(K)-(sum[f]-s)/float64(M) >= obs[f]-tol(obs[f]) {
 					ge[f]++
 				}
 			}

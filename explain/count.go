@@ -1,7 +1,6 @@
 package explain
 
 import (
-	"cmp"
 	"context"
 	"runtime"
 	"slices"
@@ -78,6 +77,17 @@ type counts struct {
 	stacks [][]fcount // per window, inclusive counts by trie node
 	series []seriesValues
 
+	// commsOnly counts the commands and functions alone (Moves): no
+	// leaves, stacks, CPUs or pegged cores.
+	commsOnly bool
+
+	// memos maps each capture's (command, stack node) pairs to the trie,
+	// by capture ID: kept across windows, as a capture's stacks recur in
+	// every window of it, for the keptMemos captures used last (windows
+	// come in time order, a capture's together).
+	memos     map[string]*memos
+	memoOrder []string // the captures of memos, the least recently added first
+
 	// scratch, reused across windows
 	acc, sacc     []int64
 	touched, stch []int32
@@ -98,7 +108,7 @@ type trie struct {
 
 func newCounts(n int) *counts {
 	cs := &counts{nameID: map[string]int32{}, feats: map[fkey]int32{}, bigRow: map[int32]int32{},
-		total: make([]int64, n), wins: make([][]fcount, n), stacks: make([][]fcount, n)}
+		total: make([]int64, n), wins: make([][]fcount, n), stacks: make([][]fcount, n), memos: map[string]*memos{}}
 	cs.trie = trie{kids: map[[2]int32]int32{}}
 	cs.trie.add(-1, -1, -1, 0)
 	return cs
@@ -202,8 +212,9 @@ func (cs *counts) nodeFeatures(n int32) []int32 {
 }
 
 // part is a capture's samples [lo, hi) in a window, their times moved by
-// shift onto the wall clock.
+// shift onto the wall clock; id is the capture's ID.
 type part struct {
+	id     string
 	c      *subsecond.Capture
 	lo, hi int
 	shift  int64
@@ -231,15 +242,29 @@ func loadParts(ctx context.Context, src timeline.Source, caps []timeline.Capture
 			return nil, err
 		}
 		lo, hi := k.Window(r)
-		out = append(out, part{c: k, lo: lo, hi: hi, shift: c.Offset})
+		out = append(out, part{id: c.ID, c: k, lo: lo, hi: hi, shift: c.Offset})
 	}
 	return out, nil
 }
 
 // countWindows loads and counts wins, loading a few windows ahead of the
-// one counted.
-func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Window) (*counts, error) {
+// one counted; commsOnly counts the commands and functions alone.
+func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Window, commsOnly bool) (*counts, error) {
 	cs := newCounts(len(wins))
+	cs.commsOnly = commsOnly
+	rows := make([]int, len(wins))
+	for i := range rows {
+		rows[i] = i
+	}
+	if err := cs.countInto(ctx, src, in.caps, wins, rows); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// countInto loads and counts wins[i] into cs's row rows[i], loading a few
+// windows ahead of the one counted.
+func (cs *counts) countInto(ctx context.Context, src timeline.Source, caps []timeline.Capture, wins []Window, rows []int) error {
 	type loaded struct {
 		parts []part
 		err   error
@@ -251,7 +276,7 @@ func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Wi
 	start := func(i int) {
 		res[i] = make(chan loaded, 1)
 		go func() {
-			p, err := loadParts(ctx, src, in.caps, wins[i])
+			p, err := loadParts(ctx, src, caps, wins[i])
 			res[i] <- loaded{p, err}
 		}()
 	}
@@ -261,14 +286,48 @@ func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Wi
 	for i := range wins {
 		l := <-res[i]
 		if l.err != nil {
-			return nil, l.err
+			return l.err
 		}
 		if i+ahead < len(wins) {
 			start(i + ahead)
 		}
-		cs.count(i, wins[i], l.parts)
+		cs.count(rows[i], wins[i], l.parts)
 	}
-	return cs, nil
+	return nil
+}
+
+// view returns counts of cs's rows, in that order, sharing cs's names,
+// trie and features; adopt takes back what the view added to them.
+func (cs *counts) view(rows []int) *counts {
+	v := *cs
+	v.total, v.wins, v.stacks, v.series = make([]int64, len(rows)), make([][]fcount, len(rows)), make([][]fcount, len(rows)), nil
+	for i, r := range rows {
+		v.total[i], v.wins[i], v.stacks[i] = cs.total[r], cs.wins[r], cs.stacks[r]
+	}
+	return &v
+}
+
+// adopt takes into cs the names, trie nodes and features that v, a view
+// of it and the last, added.
+func (cs *counts) adopt(v *counts) {
+	total, wins, stacks := cs.total, cs.wins, cs.stacks
+	*cs = *v
+	cs.total, cs.wins, cs.stacks, cs.series = total, wins, stacks, nil
+}
+
+// bytes estimates the memory cs holds.
+func (cs *counts) bytes() int64 {
+	n := int64(len(cs.trie.parent))*56 + int64(len(cs.keys))*40 + int64(len(cs.acc)+len(cs.sacc))*8
+	for _, s := range cs.names {
+		n += 32 + int64(len(s))
+	}
+	for r := range cs.total {
+		n += 56 + 16*int64(len(cs.wins[r])+len(cs.stacks[r]))
+	}
+	for _, mm := range cs.memos {
+		n += 16*int64(len(mm.byNode)) + 40*int64(len(mm.other))
+	}
+	return n
 }
 
 // memo is what a (command, stack node) of one capture maps to: its trie
@@ -280,33 +339,62 @@ type memo struct {
 }
 
 // memos maps one capture's (command, stack node) pairs to their memo: a
-// small direct-mapped table in front of a map, as a window's samples
-// repeat a few pairs.
+// table by stack node for the first command seen with each node, in front
+// of a map for the others, as a node is mostly one command's. A capture's
+// windows share its string and stack tables, so one memos serves all of
+// them.
 type memos struct {
-	keys  []uint64
-	vals  []memo
-	other map[uint64]memo
+	byNode []memoSlot
+	other  map[uint64]memo
 }
 
-const memoSlots = 1 << 12
+// memoSlot is a node's memo for command comm − 1 (0: none yet).
+type memoSlot struct {
+	comm uint32
+	memo
+}
 
-func newMemos() memos {
-	return memos{keys: make([]uint64, memoSlots), vals: make([]memo, memoSlots), other: map[uint64]memo{}}
+func newMemos(k *subsecond.Capture) *memos {
+	return &memos{byNode: make([]memoSlot, len(k.Nodes)), other: map[uint64]memo{}}
+}
+
+// keptMemos is how many captures' memos a count keeps.
+const keptMemos = 4
+
+// memosOf returns the memos of the capture of part pt.
+func (cs *counts) memosOf(pt *part) *memos {
+	mm, ok := cs.memos[pt.id]
+	if !ok {
+		if len(cs.memoOrder) == keptMemos {
+			delete(cs.memos, cs.memoOrder[0])
+			cs.memoOrder = append(cs.memoOrder[:0], cs.memoOrder[1:]...)
+		}
+		mm = newMemos(pt.c)
+		cs.memos[pt.id] = mm
+		cs.memoOrder = append(cs.memoOrder, pt.id)
+	}
+	return mm
 }
 
 // get returns the memo of command comm and stack node n of capture k.
 func (mm *memos) get(cs *counts, k *subsecond.Capture, comm uint32, n int32, buf []int32) (memo, []int32) {
-	key := uint64(comm)<<32 | uint64(uint32(n)) + 1 // never 0, the empty slot
-	slot := (key * 0x9e3779b97f4a7c15) >> (64 - 12)
-	if mm.keys[slot] == key {
-		return mm.vals[slot], buf
+	if int(n) < len(mm.byNode) {
+		sl := &mm.byNode[n]
+		if sl.comm == comm+1 {
+			return sl.memo, buf
+		}
+		if sl.comm == 0 {
+			sl.comm = comm + 1
+			sl.memo, buf = cs.memo(k, comm, n, buf)
+			return sl.memo, buf
+		}
 	}
+	key := uint64(comm)<<32 | uint64(uint32(n))
 	m, ok := mm.other[key]
 	if !ok {
 		m, buf = cs.memo(k, comm, n, buf)
 		mm.other[key] = m
 	}
-	mm.keys[slot], mm.vals[slot] = key, m
 	return m, buf
 }
 
@@ -320,12 +408,11 @@ func (cs *counts) count(w int, win Window, parts []part) {
 	var perCPU [][]cpuSecond // by row, by second
 	var cpuComm [][]int64    // by row, by command index: busy samples
 	var buf []int32
-	var ms []memos
-	for pi, pt := range parts {
+	for pi := range parts {
+		pt := &parts[pi]
 		k, s := pt.c, &pt.c.Samples
 		ev := uint16(k.Profile.DefaultEvent())
-		ms = append(ms, newMemos())
-		mm := &ms[pi]
+		mm := cs.memosOf(pt)
 		for j := pt.lo; j < pt.hi; j++ {
 			if s.Event[j] != ev || s.Time[j] == subsecond.NoTime {
 				continue
@@ -335,7 +422,7 @@ func (cs *counts) count(w int, win Window, parts []part) {
 			m, buf = mm.get(cs, k, s.Comm[j], s.Stack[j], buf)
 			idle := m.cls.IdleSample(s.PID[j], m.idleComm)
 			busy, sys := m.cls.Time(idle)
-			if cpu := s.CPU[j]; cpu >= 0 {
+			if cpu := s.CPU[j]; cpu >= 0 && !cs.commsOnly {
 				r := cs.row(cpu)
 				for int(r) >= len(perCPU) {
 					perCPU = append(perCPU, nil)
@@ -380,11 +467,14 @@ func (cs *counts) count(w int, win Window, parts []part) {
 	for _, e := range excl {
 		fns := cs.nodeFeatures(e.id)
 		cs.add(t.commF[e.id], e.n)
-		if t.leaf[e.id] >= 0 {
-			cs.add(t.leaf[e.id], e.n)
-		}
 		for _, f := range fns {
 			cs.add(f, e.n)
+		}
+		if cs.commsOnly {
+			continue
+		}
+		if t.leaf[e.id] >= 0 {
+			cs.add(t.leaf[e.id], e.n)
 		}
 		for p := e.id; t.depth[p] >= 1; p = t.parent[p] {
 			if cs.sacc[p] == 0 {
@@ -393,14 +483,8 @@ func (cs *counts) count(w int, win Window, parts []part) {
 			cs.sacc[p] += e.n
 		}
 	}
-	st := make([]fcount, 0, len(cs.stch))
-	for _, n := range cs.stch {
-		st = append(st, fcount{n, cs.sacc[n]})
-		cs.sacc[n] = 0
-	}
+	cs.stacks[w] = drain(cs.sacc, cs.stch)
 	cs.stch = cs.stch[:0]
-	slices.SortFunc(st, func(a, b fcount) int { return cmp.Compare(a.id, b.id) })
-	cs.stacks[w] = st
 	for r, byComm := range cpuComm {
 		for ci, n := range byComm {
 			if n > 0 {
@@ -435,12 +519,14 @@ func (cs *counts) count(w int, win Window, parts []part) {
 			run = 0
 		}
 	}
-	for pi, pt := range parts {
+	for pi := range parts {
 		if !some {
 			break
 		}
+		pt := &parts[pi]
 		k, s := pt.c, &pt.c.Samples
 		ev := uint16(k.Profile.DefaultEvent())
+		mm := cs.memosOf(pt)
 		for j := pt.lo; j < pt.hi; j++ {
 			cpu := s.CPU[j]
 			if s.Event[j] != ev || s.Time[j] == subsecond.NoTime || cpu < 0 {
@@ -451,20 +537,36 @@ func (cs *counts) count(w int, win Window, parts []part) {
 				continue
 			}
 			var m memo
-			m, buf = ms[pi].get(cs, k, s.Comm[j], s.Stack[j], buf)
+			m, buf = mm.get(cs, k, s.Comm[j], s.Stack[j], buf)
 			if _, sys := m.cls.Time(m.cls.IdleSample(s.PID[j], m.idleComm)); sys {
 				cs.add(cs.feature(fkey{kKernelCore, cs.trie.comm[m.node], 0}), 1)
 			}
 		}
 	}
-	fs := make([]fcount, 0, len(cs.touched))
-	for _, f := range cs.touched {
-		fs = append(fs, fcount{f, cs.acc[f]})
-		cs.acc[f] = 0
-	}
+	cs.wins[w] = drain(cs.acc, cs.touched)
 	cs.touched = cs.touched[:0]
-	slices.SortFunc(fs, func(a, b fcount) int { return cmp.Compare(a.id, b.id) })
-	cs.wins[w] = fs
+}
+
+// drain returns the counts of acc at the ids touched (each once, its
+// count positive) in id order, and zeroes them.
+func drain(acc []int64, touched []int32) []fcount {
+	out := make([]fcount, 0, len(touched))
+	if 8*len(touched) >= len(acc) {
+		// Most ids touched: a scan is cheaper than a sort.
+		for i, n := range acc {
+			if n != 0 {
+				out = append(out, fcount{int32(i), n})
+				acc[i] = 0
+			}
+		}
+		return out
+	}
+	slices.Sort(touched)
+	for _, f := range touched {
+		out = append(out, fcount{f, acc[f]})
+		acc[f] = 0
+	}
+	return out
 }
 
 // add adds n to feature f's count in the window being counted.

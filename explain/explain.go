@@ -259,13 +259,24 @@ func explain(ctx context.Context, src Source, in *input, opt *Options) (*Report,
 	if err != nil {
 		return nil, err
 	}
+	if pl.series, err = readSeries(ctx, src, in.host, pl.windows()); err != nil {
+		return nil, fmt.Errorf("explain host %q: %w", in.host, err)
+	}
+	return explainPlan(ctx, src, in, pl, opt, func(ctx context.Context, wins []Window) (*counts, error) {
+		return countWindows(ctx, src, in, wins, false)
+	})
+}
+
+// explainPlan answers for what gather read, in the windows pl chose,
+// their samples counted by count.
+func explainPlan(ctx context.Context, src Source, in *input, pl *plan, opt *Options, count func(context.Context, []Window) (*counts, error)) (*Report, error) {
 	rep := &Report{Host: in.host, Session: opt.Session, Before: int64(opt.Before), Guard: int64(opt.Guard),
 		Permutations: opt.Permutations, Seed: opt.Seed, Percentile: Percentile, Available: pl.available, Dropped: pl.dropped}
 	if opt.Match != nil {
 		rep.Match = opt.Match.String()
 	}
-	wins := append(append([]Window{}, pl.before...), pl.controls...)
-	cs, err := countWindows(ctx, src, in, wins)
+	wins := pl.windows()
+	cs, err := count(ctx, wins)
 	if err != nil {
 		return nil, fmt.Errorf("explain host %q: %w", in.host, err)
 	}
@@ -295,9 +306,7 @@ func explain(ctx context.Context, src Source, in *input, opt *Options) (*Report,
 		return nil, fmt.Errorf("host %q: %d control windows of %s hold samples, fewer than %d: %s: %w",
 			in.host, len(rep.Controls), opt.Before, MinControls, fewControls, subsecond.ErrEmptyRange)
 	}
-	if err := addSeries(ctx, src, in.host, cs, wins); err != nil {
-		return nil, fmt.Errorf("explain host %q: %w", in.host, err)
-	}
+	cs.series = pl.series
 	t := cs.table(keep, len(pl.before))
 	t.markersOf(keep, wins)
 	rep.Tested = len(t.features)

@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -98,11 +99,11 @@ func TestPlanted(t *testing.T) {
 	// The same request again from a cache: the same report, a hit.
 	cache := NewCache(0)
 	opt := Options{Match: resetMatch, Seed: 1, Limit: 1000}
-	first, hit, err := cache.Explain(ctx, src, "node-1", opt)
+	first, hit, err := cache.Explain(ctx, src, "node-1", opt, nil)
 	if err != nil || hit {
 		t.Fatalf("first request: hit %v, %v", hit, err)
 	}
-	again, hit, err := cache.Explain(ctx, src, "node-1", opt)
+	again, hit, err := cache.Explain(ctx, src, "node-1", opt, nil)
 	if err != nil || !hit || again != first {
 		t.Fatalf("second request: hit %v, %v; want the cached report", hit, err)
 	}
@@ -113,7 +114,7 @@ func TestPlanted(t *testing.T) {
 	if _, err := src.AddMarkers(ctx, "node-1", []subsecond.Marker{{Time: resets[0].Add(time.Hour).UnixNano(), Text: "late"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, hit, err = cache.Explain(ctx, src, "node-1", opt); err != nil || hit {
+	if _, hit, err = cache.Explain(ctx, src, "node-1", opt, nil); err != nil || hit {
 		t.Errorf("after a marker was added: hit %v, %v; want a new report", hit, err)
 	}
 
@@ -276,5 +277,88 @@ func TestSeries(t *testing.T) {
 	}
 	if found != 2 {
 		t.Errorf("%d series findings; want cgroup.dying and irq", found)
+	}
+
+	// Cached, the report is asked again after a series point was added in
+	// one of its windows: another report, the new point's.
+	cache := NewCache(0)
+	opt := Options{Match: resetMatch, Seed: 2, Limit: 1000}
+	first, _, err := cache.Explain(context.Background(), src, "node-1", opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, rep) {
+		t.Errorf("the cached report differs from Explain's")
+	}
+	w := first.Windows[0]
+	src.series["cgroup.dying"][0].Points = append(dying.Points, subsecond.Point{Time: w.To - 1, Value: 1e9})
+	slices.SortFunc(src.series["cgroup.dying"][0].Points, func(a, b subsecond.Point) int { return cmp.Compare(a.Time, b.Time) })
+	again, hit, err := cache.Explain(context.Background(), src, "node-1", opt, nil)
+	if err != nil || hit {
+		t.Fatalf("after a series point in a window: hit %v, %v; want a new report", hit, err)
+	}
+	fresh, err := Explain(context.Background(), src, "node-1", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, fresh) || reflect.DeepEqual(again, first) {
+		t.Errorf("after a series point in a window: the cached report is not the new one")
+	}
+}
+
+// TestCacheReusesWindowCounts: explanations through a cache count each
+// window once, across seeds and after a capture is added, and report
+// what Explain does.
+func TestCacheReusesWindowCounts(t *testing.T) {
+	ctx := context.Background()
+	n, ms, _ := plantedNight()
+	src := memNight(t, n, ms)
+	cache := NewCache(0)
+	rows := func() int {
+		hc, ok := cache.counts.Peek("node-1")
+		if !ok {
+			t.Fatal("no counts kept for the host")
+		}
+		return len(hc.cs.total)
+	}
+	ask := func(what string, seed uint64) *Report {
+		t.Helper()
+		opt := Options{Match: resetMatch, Seed: seed, Controls: 40, Limit: 1000}
+		rep, hit, err := cache.Explain(ctx, src, "node-1", opt, nil)
+		if err != nil || hit {
+			t.Fatalf("%s: hit %v, %v", what, hit, err)
+		}
+		want, err := Explain(ctx, src, "node-1", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rep, want) {
+			t.Errorf("%s: the report differs from Explain's", what)
+		}
+		return rep
+	}
+	rep := ask("seed 1", 1)
+	first := rows()
+	if want := len(rep.Windows) + len(rep.Controls) + rep.Dropped; first < want {
+		t.Errorf("seed 1: %d windows counted; want at least %d", first, want)
+	}
+	ask("seed 2", 2)
+	second := rows()
+	if second >= 2*first {
+		t.Errorf("seed 2: %d windows counted in all, %d for seed 1; want the windows they share counted once", second, first)
+	}
+	cache.reports = NewCache(0).reports // forget the reports, not the counts
+	ask("seed 1 again", 1)
+	if rows() != second {
+		t.Errorf("seed 1 again: %d windows counted; want %d, as before", rows(), second)
+	}
+	// A capture added: its windows counted, the others kept.
+	n.Captures++
+	ss, meta := samplesOf(t, n, n.Captures-1)
+	src.add(n.Host, meta, ss)
+	cache.reports = NewCache(0).reports
+	ask("after a capture", 1)
+	if r := rows(); r <= second || r > second+int(2*time.Minute/DefaultBefore)+1 {
+		t.Errorf("after a capture: %d windows counted; want %d and at most its windows more", r, second)
 	}
 }

@@ -19,16 +19,17 @@ type seriesValues struct {
 // seriesKinds are the host series tested, when the source keeps them.
 var seriesKinds = []string{"cpu.sys", "cgroups", "cgroup.dying", "irq"}
 
-// addSeries adds the host series' means in each window to cs, when src
+// readSeries returns the host series' means in each window, when src
 // keeps series: cpu.sys per CPU, cgroups per controller, cgroup.dying, and
 // irq per line summed over the CPUs. A point counts in the window holding
 // the end of its interval, (From, To]; a rate without a point in a window
 // is 0 there.
-func addSeries(ctx context.Context, src Source, host string, cs *counts, wins []Window) error {
+func readSeries(ctx context.Context, src Source, host string, wins []Window) ([]seriesValues, error) {
 	ss, ok := src.(SeriesSource)
 	if !ok || len(wins) == 0 {
-		return nil
+		return nil, nil
 	}
+	var out []seriesValues
 	lo, hi := wins[0].From, wins[0].To
 	for _, w := range wins {
 		lo, hi = min(lo, w.From), max(hi, w.To)
@@ -37,7 +38,7 @@ func addSeries(ctx context.Context, src Source, host string, cs *counts, wins []
 		kind, _ := subsecond.Kind(name)
 		list, err := ss.Series(ctx, host, name, lo, hi+1)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rate := kind.Unit == "/s"
 		idx := map[subsecond.SeriesKey]int{}
@@ -50,7 +51,7 @@ func addSeries(ctx context.Context, src Source, host string, cs *counts, wins []
 			}
 			i, ok := idx[key]
 			if !ok {
-				i = len(cs.series)
+				i = len(out)
 				idx[key] = i
 				vals := make([]float64, len(wins))
 				if name == "irq" {
@@ -60,9 +61,9 @@ func addSeries(ctx context.Context, src Source, host string, cs *counts, wins []
 						vals[w] = math.NaN()
 					}
 				}
-				cs.series = append(cs.series, seriesValues{f: Feature{Kind: KindSeries, Series: name, Label: key.Label, CPU: key.CPU, Unit: kind.Unit}, vals: vals})
+				out = append(out, seriesValues{f: Feature{Kind: KindSeries, Series: name, Label: key.Label, CPU: key.CPU, Unit: kind.Unit}, vals: vals})
 			}
-			sv := &cs.series[i]
+			sv := &out[i]
 			for w, mean := range windowMeans(s.Points, wins, rate) {
 				switch {
 				case name == "irq":
@@ -75,7 +76,7 @@ func addSeries(ctx context.Context, src Source, host string, cs *counts, wins []
 			}
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // windowMeans returns the mean of pts (in time order) in each window, a

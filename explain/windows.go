@@ -47,6 +47,14 @@ type plan struct {
 	controls  []Window
 	available int
 	dropped   int
+	// series are the host series' means in windows(), when the source
+	// keeps series (readSeries).
+	series []seriesValues
+}
+
+// windows returns the plan's windows, the before-windows first.
+func (pl *plan) windows() []Window {
+	return append(append([]Window{}, pl.before...), pl.controls...)
 }
 
 // planWindows chooses the windows (see docs/explain.md, "Windows").

@@ -39,7 +39,9 @@ func (s *Server) explainSource() explain.Source {
 }
 
 // report returns the explanation a request asks for, from the cache when
-// it holds it, computed in a heavy slot otherwise.
+// it holds it, computed in a heavy slot for long analyses otherwise: the
+// host's captures and markers are read, and the cache asked, before any
+// slot is taken, and requests waiting for the same explanation take none.
 func (s *Server) report(r *http.Request) (string, *Query, *explain.Report, error) {
 	host, q, err := hostQuery(r)
 	if err != nil {
@@ -49,12 +51,7 @@ func (s *Server) report(r *http.Request) (string, *Query, *explain.Report, error
 	if err != nil {
 		return host, q, nil, err
 	}
-	release, err := s.heavy.enterLong(r.Context())
-	if err != nil {
-		return host, q, nil, err
-	}
-	defer release()
-	rep, _, err := s.explains.Explain(r.Context(), s.explainSource(), host, opt)
+	rep, _, err := s.explains.Explain(r.Context(), s.explainSource(), host, opt, s.heavy.enterLong)
 	return host, q, rep, err
 }
 

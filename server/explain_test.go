@@ -106,3 +106,56 @@ func TestExplainAPIAndPages(t *testing.T) {
 		}
 	}
 }
+
+// TestCachedAnalysesTakeNoSlot: an explanation or a host's moves asked
+// again are answered from the cache while every heavy slot is held; one
+// not asked before waits for a slot, and is refused when none comes.
+func TestCachedAnalysesTakeNoSlot(t *testing.T) {
+	e := newEnv(t, Config{MaxHeavy: 2, HeavyWait: 300 * time.Millisecond})
+	explainNight(t, e)
+	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	load := subsecond.Series{Name: "load1", CPU: subsecond.Unknown}
+	for s := 1; s <= 8*60; s++ {
+		load.Points = append(load.Points, subsecond.Point{Time: start.Add(time.Duration(s) * time.Second).UnixNano(), Value: float64(s % 7)})
+	}
+	if _, err := e.st.AddSeries(context.Background(), "node-1", []subsecond.Series{load}); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"/api/hosts/node-1/explain?match=reset&before=10", "/api/hosts/node-1/moves?name=load1", "/api/hosts/node-1/moves?comm=kubelet"}
+	var first []string
+	for _, p := range paths {
+		res, b := e.do("GET", p, nil)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s = %d %s", p, res.StatusCode, b)
+		}
+		first = append(first, string(b))
+	}
+
+	g := e.s.heavy
+	for range cap(g.long) {
+		g.long <- struct{}{}
+	}
+	for range cap(g.slots) {
+		g.slots <- struct{}{}
+	}
+	defer func() {
+		for range cap(g.slots) {
+			<-g.slots
+		}
+		for range cap(g.long) {
+			<-g.long
+		}
+	}()
+	for i, p := range paths {
+		begin := time.Now()
+		res, b := e.do("GET", p, nil)
+		if res.StatusCode != http.StatusOK || string(b) != first[i] || time.Since(begin) >= 300*time.Millisecond {
+			t.Errorf("GET %s again with every slot held = %d after %s; want the first answer at once:\n%.300s", p, res.StatusCode, time.Since(begin), b)
+		}
+	}
+	for _, p := range []string{"/api/hosts/node-1/explain?match=reset&before=10&seed=2", "/api/hosts/node-1/moves?name=load1&to=2026-11-30T03:06:00Z"} {
+		if res, b := e.do("GET", p, nil); res.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("GET %s, not asked before, with every slot held = %d; want 503:\n%.300s", p, res.StatusCode, b)
+		}
+	}
+}

@@ -91,7 +91,9 @@ func (s *Server) addSeries(w http.ResponseWriter, r *http.Request) {
 // or ?comm=&frame=: the commands and functions whose share of the host
 // rises and falls with a series, or the series that move with a command's
 // (or its function's) share, by rank correlation over windows spread
-// over the span (explain.Movement).
+// over the span (explain.Movement). The host's captures and series are
+// read, and the cache of analyses asked, before a heavy slot for long
+// analyses is taken to count the windows' samples.
 func (s *Server) hostMoves(w http.ResponseWriter, r *http.Request) {
 	if s.state == nil {
 		s.error(w, r, errNoState)
@@ -102,7 +104,10 @@ func (s *Server) hostMoves(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	s.longJSON(w, r, func(ctx context.Context) (any, error) {
-		return explain.Moves(ctx, s.explainSource(), host, explain.MoveOptionsOf(q))
-	})
+	mv, _, err := s.explains.Moves(r.Context(), s.explainSource(), host, explain.MoveOptionsOf(q), s.heavy.enterLong)
+	if err != nil {
+		s.error(w, r, err)
+		return
+	}
+	s.json(w, http.StatusOK, mv)
 }
