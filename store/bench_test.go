@@ -356,3 +356,25 @@ func BenchmarkWindow(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkEncodeReal encodes each real capture of realCaptures as an
+// import's last stage does (store.Encode: table segments, chunks and
+// comms), from a capture built once. Run with -cpu 1,2: the tables'
+// three kinds are encoded at once when a second core is free.
+func BenchmarkEncodeReal(b *testing.B) {
+	for _, path := range realCaptures() {
+		name := filepath.Base(path)
+		for _, ext := range []string{".gz", ".txt", ".perf"} {
+			name = strings.TrimSuffix(name, ext)
+		}
+		b.Run(name, func(b *testing.B) {
+			c := buildCapture(b, readText(b, path))
+			for b.Loop() {
+				segs, _, _ := store.Encode(c)
+				if len(segs) < 3 {
+					b.Fatalf("%d segments; want strings, frames and nodes", len(segs))
+				}
+			}
+		})
+	}
+}

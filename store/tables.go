@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/subsecond/subsecond"
 )
@@ -101,30 +102,44 @@ const (
 )
 
 // encodeSegments returns the segments of in's tables: strings in format
-// 3, frames in format 4, nodes in format 5.
+// 3, frames in format 4, nodes in format 5. The three tables are encoded
+// at once, each in a goroutine of its own (frames and nodes are most of
+// a deep capture's cost), and their segments listed in that order.
 func encodeSegments(in *subsecond.Interner) []Segment {
-	var segs []Segment
-	// emit appends a segment of a header and columns, each compressed
-	// with zstd but the last stored of them (and the header, when all are),
-	// which are stored as they are.
-	emit := func(kind SegmentKind, format byte, first, n, stored int, cols ...[]byte) {
-		h := enc{}
-		h.byte(format)
-		h.uvarint(uint64(first))
-		h.uvarint(uint64(n))
-		seq := int32(0)
-		if len(segs) > 0 && segs[len(segs)-1].Kind == kind {
-			seq = segs[len(segs)-1].Seq + 1
-		}
-		all := append([][]byte{h.b}, cols...)
-		k := len(all) - min(stored, len(all))
-		data := zstdColumns(all[:k]...)
-		if k < len(all) {
-			data = append(data, storedFrame(all[k:]...)...)
-		}
-		segs = append(segs, Segment{Kind: kind, Seq: seq, Data: data})
-	}
+	var frames, nodes []Segment
+	var wg sync.WaitGroup
+	wg.Go(func() { frames = encodeFrames(in) })
+	wg.Go(func() { nodes = encodeNodeSegments(in) })
+	segs := encodeStringSegments(in)
+	wg.Wait()
+	return append(append(segs, frames...), nodes...)
+}
 
+// emitSegment appends to segs a segment of kind: a header (format, first
+// entry, count) and columns, each compressed with zstd but the last
+// stored of them (and the header, when all are), which are stored as
+// they are. Segments of one kind are numbered from 0 in segs.
+func emitSegment(segs []Segment, kind SegmentKind, format byte, first, n, stored int, cols ...[]byte) []Segment {
+	h := enc{}
+	h.byte(format)
+	h.uvarint(uint64(first))
+	h.uvarint(uint64(n))
+	seq := int32(0)
+	if len(segs) > 0 && segs[len(segs)-1].Kind == kind {
+		seq = segs[len(segs)-1].Seq + 1
+	}
+	all := append([][]byte{h.b}, cols...)
+	k := len(all) - min(stored, len(all))
+	data := zstdColumns(all[:k]...)
+	if k < len(all) {
+		data = append(data, storedFrame(all[k:]...)...)
+	}
+	return append(segs, Segment{Kind: kind, Seq: seq, Data: data})
+}
+
+// encodeStringSegments returns the strings' segments, in format 3.
+func encodeStringSegments(in *subsecond.Interner) []Segment {
+	var segs []Segment
 	// Strings end in a NUL byte, except those holding one, which are
 	// listed first with their lengths.
 	var nuls, body enc
@@ -135,7 +150,7 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 		for _, v := range listed {
 			nuls.uvarint(v)
 		}
-		emit(SegStrings, 3, first, to-first, 0, nuls.b, body.b)
+		segs = emitSegment(segs, SegStrings, 3, first, to-first, 0, nuls.b, body.b)
 		nuls, body, listed, first = enc{}, enc{}, listed[:0], to
 	}
 	last := first // the index after the latest string listed
@@ -153,19 +168,29 @@ func encodeSegments(in *subsecond.Interner) []Segment {
 	if first < len(in.Strings) {
 		flush(len(in.Strings))
 	}
+	return segs
+}
 
+// encodeFrames returns the frames' segments, in format 4.
+func encodeFrames(in *subsecond.Interner) []Segment {
+	var segs []Segment
 	fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
 	for from := 0; from < len(in.Frames); from += segmentEntries {
 		to := min(len(in.Frames), from+segmentEntries)
 		packed, stored := fc.encode4(from, to)
-		emit(SegFrames, 4, from, to-from, len(stored), append(packed, stored...)...)
+		segs = emitSegment(segs, SegFrames, 4, from, to-from, len(stored), append(packed, stored...)...)
 	}
+	return segs
+}
 
+// encodeNodeSegments returns the stack nodes' segments, in format 5.
+func encodeNodeSegments(in *subsecond.Interner) []Segment {
+	var segs []Segment
 	np := newNodePredictor(len(in.Frames), mtf4Len)
 	for from := 1; from < len(in.Nodes); from += segmentEntries {
 		to := min(len(in.Nodes), from+segmentEntries)
 		cols := encodeNodes(in.Nodes, from, to, np, 5)
-		emit(SegNodes, 5, from, to-from, len(cols)+1, cols...)
+		segs = emitSegment(segs, SegNodes, 5, from, to-from, len(cols)+1, cols...)
 	}
 	return segs
 }
