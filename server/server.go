@@ -226,7 +226,8 @@ type Server struct {
 	// ranges joined.
 	maxRangeSamples int64
 	ranges          *timeline.RangeCache
-	// explains keeps the explanations of markers computed.
+	// explains keeps the host analyses computed: explanations of markers,
+	// what moves with a series, and the window counts they read.
 	explains *explain.Cache
 	// pageHotSamples is the largest capture, in samples, whose profile
 	// page waits for its hot spots (pageHotspotSamples).
