@@ -202,6 +202,16 @@ func realCaptures() []string {
 	return append(paths, strings.Fields(os.Getenv("SUBSECOND_BENCH_REAL"))...)
 }
 
+// captureName returns the name a real capture's benchmarks run under:
+// its file's base name without .gz, .txt and .perf.
+func captureName(path string) string {
+	name := filepath.Base(path)
+	for _, ext := range []string{".gz", ".txt", ".perf"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	return name
+}
+
 // readText returns the text of the capture at path, gunzipped when its
 // name ends in .gz.
 func readText(b testing.TB, path string) []byte {
@@ -234,11 +244,7 @@ func readText(b testing.TB, path string) []byte {
 // issue 24's ≤ 8 bytes per sample is capture_bytes/sample).
 func BenchmarkIngestReal(b *testing.B) {
 	for _, path := range realCaptures() {
-		name := filepath.Base(path)
-		for _, ext := range []string{".gz", ".txt", ".perf"} {
-			name = strings.TrimSuffix(name, ext)
-		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(captureName(path), func(b *testing.B) {
 			text := readText(b, path)
 			benchEach(b, func(b *testing.B, bk backend) {
 				b.SetBytes(int64(len(text)))
@@ -251,7 +257,7 @@ func BenchmarkIngestReal(b *testing.B) {
 					empty = dbSize(b, bk.name, be, db)
 					b.StartTimer()
 					c0 := cpuTime(b)
-					p, _, err := s.Import(context.Background(), bytes.NewReader(text), store.ImportOptions{FileName: name})
+					p, _, err := s.Import(context.Background(), bytes.NewReader(text), store.ImportOptions{FileName: captureName(path)})
 					cpu += cpuTime(b) - c0
 					if err != nil {
 						b.Fatal(err)
@@ -278,11 +284,7 @@ func BenchmarkIngestReal(b *testing.B) {
 // line of its own, so that it is a new capture to the store.
 func BenchmarkIngestRealAgain(b *testing.B) {
 	for _, path := range realCaptures() {
-		name := filepath.Base(path)
-		for _, ext := range []string{".gz", ".txt", ".perf"} {
-			name = strings.TrimSuffix(name, ext)
-		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(captureName(path), func(b *testing.B) {
 			text := readText(b, path)
 			benchEach(b, func(b *testing.B, bk backend) {
 				be, _, _ := bk.open(b)
@@ -292,7 +294,7 @@ func BenchmarkIngestRealAgain(b *testing.B) {
 				imp := func() {
 					n++
 					again := append([]byte(fmt.Sprintf("# again %d\n", n)), text...)
-					if _, _, err := s.Import(context.Background(), bytes.NewReader(again), store.ImportOptions{FileName: name}); err != nil {
+					if _, _, err := s.Import(context.Background(), bytes.NewReader(again), store.ImportOptions{FileName: captureName(path)}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -363,11 +365,7 @@ func BenchmarkWindow(b *testing.B) {
 // three kinds are encoded at once when a second core is free.
 func BenchmarkEncodeReal(b *testing.B) {
 	for _, path := range realCaptures() {
-		name := filepath.Base(path)
-		for _, ext := range []string{".gz", ".txt", ".perf"} {
-			name = strings.TrimSuffix(name, ext)
-		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(captureName(path), func(b *testing.B) {
 			c := buildCapture(b, readText(b, path))
 			for b.Loop() {
 				segs, _, _ := store.Encode(c)
