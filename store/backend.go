@@ -165,13 +165,13 @@ type Import interface {
 	WriteSegments(ctx context.Context, segs []Segment) error
 	// WriteChunks stores chunks of the profile.
 	WriteChunks(ctx context.Context, chunks []Chunk) error
-	// WriteIndex stores the profile's fleet index, at most once, and then
-	// the record Commit is given has no Index.
+	// WriteIndex stores the profile's fleet index (a profile without a
+	// wall clock has none); the index's new names are remembered by the
+	// backend only once Commit succeeds.
 	WriteIndex(ctx context.Context, ix *Index) error
-	// Commit stores the profile row, the record's fleet index and host
-	// labels, and makes the import visible. When a
-	// profile with the same SHA-256 exists already it stores nothing and
-	// returns an error wrapping ErrDuplicate.
+	// Commit stores the profile row and its host's labels, and makes the
+	// import visible. When a profile with the same digest exists already
+	// it stores nothing and returns an error wrapping ErrDuplicate.
 	Commit(ctx context.Context, rec *Record) error
 	// Abort discards the import; after Commit it does nothing.
 	Abort() error
@@ -184,14 +184,11 @@ var ErrDuplicate = errors.New("a profile with the same content exists")
 // Record is what Import.Commit stores in the profile row, besides the
 // segments and chunks: the profile itself (with ID, Digest, Uploaded,
 // Events and WarningList set) and the list of command names that chunk
-// summaries refer to; and, in the same transaction, the profile's rollup,
-// fleet index and labels of its host.
+// summaries refer to; and, in the same transaction, the profile's rollup
+// and labels of its host.
 type Record struct {
 	Profile subsecond.Profile
 	Comms   []byte // encoded comm list (see encodeStrings)
-	// Index is the profile's fleet index, nil when it has no wall clock
-	// or when it was stored by Import.WriteIndex.
-	Index *Index
 	// Rollup is the profile's encoded rollup (see encodeRollup).
 	Rollup []byte
 	// Labels are set on the profile's host, which ends with at most

@@ -212,8 +212,7 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	if err != nil {
 		return fmt.Errorf("store warnings: %w", err)
 	}
-	names, err := im.writeIndexAndLabels(ctx, rec)
-	if err != nil {
+	if err := im.writeLabels(ctx, rec); err != nil {
 		return err
 	}
 	if rec.Rollup != nil {
@@ -230,7 +229,6 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	im.done = true
 	im.conn.Close()
 	im.b.DB.Remember(im.names)
-	im.b.DB.Remember(names)
 	return nil
 }
 
@@ -542,21 +540,14 @@ func (b *Backend) dropDay(ctx context.Context, day, before int64) (bool, error) 
 	return true, tx.Commit()
 }
 
-// writeIndexAndLabels stores the fleet index and host labels of an
-// import's record inside its transaction, and returns the index's name
-// IDs to remember once it has committed.
-func (im *importTx) writeIndexAndLabels(ctx context.Context, rec *store.Record) (sqldb.NameIDs, error) {
-	var names sqldb.NameIDs
-	if rec.Index != nil {
-		var err error
-		if names, err = im.b.DB.WriteIndex(ctx, im.tx, im.pk, rec.Index); err != nil {
-			return names, noSpace(err)
-		}
+// writeLabels sets an import's record's host labels inside its
+// transaction.
+func (im *importTx) writeLabels(ctx context.Context, rec *store.Record) error {
+	if len(rec.Labels) == 0 {
+		return nil
 	}
-	if len(rec.Labels) > 0 {
-		if err := im.b.DB.SetHostLabels(ctx, im.tx, rec.Profile.Host, rec.Labels, nil, rec.MaxLabels); err != nil {
-			return names, fmt.Errorf("label host %s: %w", rec.Profile.Host, noSpace(err))
-		}
+	if err := im.b.DB.SetHostLabels(ctx, im.tx, rec.Profile.Host, rec.Labels, nil, rec.MaxLabels); err != nil {
+		return fmt.Errorf("label host %s: %w", rec.Profile.Host, noSpace(err))
 	}
-	return names, nil
+	return nil
 }

@@ -241,8 +241,7 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	if err := insertEventsAndWarnings(ctx, im.tx, im.pk, &rec.Profile); err != nil {
 		return noSpace(err)
 	}
-	names, err := im.b.writeIndexAndLabels(ctx, im.tx, im.pk, rec)
-	if err != nil {
+	if err := im.b.writeLabels(ctx, im.tx, rec); err != nil {
 		return noSpace(err)
 	}
 	if rec.Rollup != nil {
@@ -256,7 +255,6 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	im.done = true
 	im.b.unlockWrite()
 	im.b.DB.Remember(im.names)
-	im.b.DB.Remember(names)
 	im.b.checkpoint()
 	return nil
 }
@@ -407,23 +405,16 @@ func OpenStore(ctx context.Context, path string, opt store.Options) (*store.Stor
 	return store.New(b, opt), nil
 }
 
-// writeIndexAndLabels stores the fleet index and host labels of an
-// import's record inside its transaction, and returns the index's name
-// IDs to remember once it has committed.
-func (b *Backend) writeIndexAndLabels(ctx context.Context, tx *sql.Tx, pk int64, rec *store.Record) (sqldb.NameIDs, error) {
-	var names sqldb.NameIDs
-	if rec.Index != nil {
-		var err error
-		if names, err = b.DB.WriteIndex(ctx, tx, pk, rec.Index); err != nil {
-			return names, err
-		}
+// writeLabels sets an import's record's host labels inside its
+// transaction.
+func (b *Backend) writeLabels(ctx context.Context, tx *sql.Tx, rec *store.Record) error {
+	if len(rec.Labels) == 0 {
+		return nil
 	}
-	if len(rec.Labels) > 0 {
-		if err := b.DB.SetHostLabels(ctx, tx, rec.Profile.Host, rec.Labels, nil, rec.MaxLabels); err != nil {
-			return names, fmt.Errorf("label host %s: %w", rec.Profile.Host, err)
-		}
+	if err := b.DB.SetHostLabels(ctx, tx, rec.Profile.Host, rec.Labels, nil, rec.MaxLabels); err != nil {
+		return fmt.Errorf("label host %s: %w", rec.Profile.Host, err)
 	}
-	return names, nil
+	return nil
 }
 
 func (b *Backend) SetHostLabels(ctx context.Context, host string, set []subsecond.Label, remove []string, max int) error {
