@@ -79,12 +79,9 @@ func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Option
 	if err != nil {
 		return nil, false, err
 	}
-	pl, err := planWindows(in, &opt)
+	pl, err := planSeries(ctx, src, in, &opt)
 	if err != nil {
 		return nil, false, err
-	}
-	if pl.series, err = readSeries(ctx, src, host, pl.windows()); err != nil {
-		return nil, false, fmt.Errorf("explain host %q: %w", host, err)
 	}
 	h := fnv.New64a()
 	for _, k := range in.caps {
@@ -95,8 +92,7 @@ func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Option
 	}
 	var b []byte
 	for _, sv := range pl.series {
-		b = fmt.Appendf(b, "%s\x00%d\x00%s\x00", sv.f.Series, sv.f.CPU, sv.f.Label)
-		b = appendMeans(b, sv.vals)
+		b = appendSeries(b, sv.f, sv.vals)
 	}
 	h.Write(b)
 	key := cacheKey{host: host, before: int64(opt.Before), guard: int64(opt.Guard), from: opt.From, to: opt.To,
@@ -157,15 +153,7 @@ func (hc *hostCounts) count(ctx context.Context, src Source, in *input, wins []W
 	var todoRows []int
 	for i, w := range wins {
 		h := fnv.New64a()
-		var b []byte
-		for _, c := range in.caps {
-			if c.End > w.From && c.Start < w.To {
-				b = append(b, c.ID...)
-				b = append(b, 0)
-				b = binary.LittleEndian.AppendUint64(b, uint64(c.Offset))
-			}
-		}
-		h.Write(b)
+		h.Write(appendOverlapping(nil, in.caps, w.From, w.To))
 		k := windowKey{w.From, w.To, h.Sum64()}
 		r, ok := hc.rows[k]
 		if !ok {
@@ -241,21 +229,33 @@ func (pl *movePlan) hash() uint64 {
 		b = binary.LittleEndian.AppendUint64(b, uint64(w.From))
 		b = binary.LittleEndian.AppendUint64(b, uint64(w.To))
 	}
-	first, last := pl.wins[0].From, pl.wins[len(pl.wins)-1].To
-	for _, c := range pl.caps {
-		if c.End > first && c.Start < last {
+	b = appendOverlapping(b, pl.caps, pl.wins[0].From, pl.wins[len(pl.wins)-1].To)
+	b = appendMeans(b, pl.y)
+	for i, f := range pl.series {
+		b = appendSeries(b, f, pl.ys[i])
+	}
+	h.Write(b)
+	return h.Sum64()
+}
+
+// appendOverlapping appends to b, for a hash, the ids and offsets of the
+// captures of caps that overlap [from, to).
+func appendOverlapping(b []byte, caps []timeline.Capture, from, to int64) []byte {
+	for _, c := range caps {
+		if c.End > from && c.Start < to {
 			b = append(b, c.ID...)
 			b = append(b, 0)
 			b = binary.LittleEndian.AppendUint64(b, uint64(c.Offset))
 		}
 	}
-	b = appendMeans(b, pl.y)
-	for i, f := range pl.series {
-		b = fmt.Appendf(b, "%s\x00%d\x00%s\x00", f.Series, f.CPU, f.Label)
-		b = appendMeans(b, pl.ys[i])
-	}
-	h.Write(b)
-	return h.Sum64()
+	return b
+}
+
+// appendSeries appends to b, for a hash, series f and its means in the
+// windows.
+func appendSeries(b []byte, f Feature, means []float64) []byte {
+	b = fmt.Appendf(b, "%s\x00%d\x00%s\x00", f.Series, f.CPU, f.Label)
+	return appendMeans(b, means)
 }
 
 // appendMeans appends a series' means in the windows to b, for a hash.

@@ -255,6 +255,18 @@ func Explain(ctx context.Context, src Source, host string, opt Options) (*Report
 
 // explain answers for what gather read.
 func explain(ctx context.Context, src Source, in *input, opt *Options) (*Report, error) {
+	pl, err := planSeries(ctx, src, in, opt)
+	if err != nil {
+		return nil, err
+	}
+	return explainPlan(ctx, src, in, pl, opt, func(ctx context.Context, wins []Window) (*counts, error) {
+		return countWindows(ctx, src, in, wins, false)
+	})
+}
+
+// planSeries chooses the windows (planWindows) and reads the host series'
+// means in them: all an explanation reads but the samples.
+func planSeries(ctx context.Context, src Source, in *input, opt *Options) (*plan, error) {
 	pl, err := planWindows(in, opt)
 	if err != nil {
 		return nil, err
@@ -262,9 +274,7 @@ func explain(ctx context.Context, src Source, in *input, opt *Options) (*Report,
 	if pl.series, err = readSeries(ctx, src, in.host, pl.windows()); err != nil {
 		return nil, fmt.Errorf("explain host %q: %w", in.host, err)
 	}
-	return explainPlan(ctx, src, in, pl, opt, func(ctx context.Context, wins []Window) (*counts, error) {
-		return countWindows(ctx, src, in, wins, false)
-	})
+	return pl, nil
 }
 
 // explainPlan answers for what gather read, in the windows pl chose,
