@@ -219,7 +219,7 @@ const (
 	ViewExplain      // what precedes a host's markers, against the rest of its recording
 	ViewSeries       // a host's series (per-CPU time, cgroups, interrupts) over time
 	ViewFleet        // the fleet's hosts × time, search and contrasts
-	ViewList         // the profile list, newest first, and the host list, by name, a page at a time
+	ViewList         // the profile list, newest first, the host list, by name, and a host's captures, in time order, a page at a time
 
 	ViewData = ViewHeatmap | ViewCores | ViewHotspots | ViewFlame | ViewDiff | ViewStacks
 	ViewHost = ViewTimeline | ViewHostHotspots | ViewComms | ViewMarkers | ViewExplain | ViewSeries
@@ -410,9 +410,9 @@ var params = []Param{
 		field: func(q *Query) any { return &q.Buckets }},
 	{Name: "permutations", Type: TypeInt, Min: MinPermutations, Max: MaxPermutations, Default: strconv.Itoa(DefaultPermutations), Help: "the fleet's contrasts: the shuffles of each permutation test (more: finer p-values, slower)", Group: GroupFleet, Views: ViewFleet,
 		field: func(q *Query) any { return &q.Permutations }},
-	{Name: "per_page", Type: TypeInt, Min: 1, Max: MaxPerPage, Default: strconv.Itoa(DefaultPerPage), Help: "how many entries a page of a list holds: of the profile list (newest first) or of the host list (by name)", Group: GroupList, Views: ViewList,
+	{Name: "per_page", Type: TypeInt, Min: 1, Max: MaxPerPage, Default: strconv.Itoa(DefaultPerPage), Help: "how many entries a page of a list holds: of the profile list (newest first), the host list (by name) or a host's captures (in time order)", Group: GroupList, Views: ViewList,
 		field: func(q *Query) any { return &q.PerPage }},
-	{Name: "cursor", Type: TypeString, Help: "the list's page after this entry, the next_cursor of the page before: a profile ID in the profile list, a host name in the host list; absent for the first page", Group: GroupList, Views: ViewList,
+	{Name: "cursor", Type: TypeString, Help: "the list's page after this entry, the next_cursor of the page before: a profile ID in the profile list or a host's captures, a host name in the host list; absent for the first page", Group: GroupList, Views: ViewList,
 		field: func(q *Query) any { return &q.Cursor }},
 	{Name: "scale", Type: TypeChoice, Choices: []string{"linear", "log"}, Default: "linear", Help: "the heatmaps' colour scale: linear or log (enhanced)", Group: GroupPage, Views: ViewPage,
 		field: func(q *Query) any { return &q.Page.Scale }},

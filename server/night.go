@@ -112,20 +112,22 @@ func (s *Server) hostList(r *http.Request) ([]timeline.Host, string, error) {
 	return hosts, next, nil
 }
 
-// hostCaptures handles GET /api/hosts/{host}/captures: the host's
-// captures placed on its night, in time order (timeline.CaptureList), from
-// the profiles' metadata alone.
+// hostCaptures handles GET /api/hosts/{host}/captures?per_page=&cursor=: a
+// page of the host's captures placed on its night, in time order
+// (timeline.CaptureList), from the profiles' metadata alone, with the next
+// page's cursor and URL while there is one.
 func (s *Server) hostCaptures(w http.ResponseWriter, r *http.Request) {
-	host, err := hostParam(r)
+	host, q, err := hostQuery(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	list, err := timeline.Captures(r.Context(), s.source(), host)
+	list, err := timeline.Captures(r.Context(), s.source(), host, q.PerPage, q.Cursor)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
+	list.Next = nextPage(r, list.NextCursor)
 	s.json(w, http.StatusOK, list)
 }
 

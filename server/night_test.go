@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -384,4 +385,55 @@ func TestHostNamesRoundTrip(t *testing.T) {
 			t.Errorf("GET %s names host %q; want %q", link.CapturesAPI.Path(host), caps.Host, host)
 		}
 	}
+}
+
+// TestHostCapturesPaged: a host's capture list comes a page at a time, in
+// time order; the pages' next links, followed, list every capture once, as
+// the whole list does; a cursor that names no capture of the host is 400.
+func TestHostCapturesPaged(t *testing.T) {
+	e := newEnv(t, Config{})
+	n := &nightgen.Night{Host: "node-p", CPUs: 2, Hz: 49, Start: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC),
+		Captures: 5, Length: 10 * time.Second, Unanchored: -1, Seed: 7}
+	for i := range n.Captures {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(n.Write(pw, i, nil)) }()
+		if _, _, err := e.st.Import(context.Background(), pr, store.ImportOptions{FileName: "c"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var whole timeline.CaptureList
+	e.getJSON(link.CapturesAPI.Path("node-p"), &whole)
+	if len(whole.Captures) != 5 || whole.Next != "" || whole.NextCursor != "" {
+		t.Fatalf("the whole list holds %d captures, next %q; want 5 and no next page", len(whole.Captures), whole.Next)
+	}
+	var ids []string
+	var pages int
+	for next := link.CapturesAPI.Path("node-p") + "?per_page=2"; next != ""; pages++ {
+		var page timeline.CaptureList
+		e.getJSON(next, &page)
+		if len(page.Captures) > 2 || page.Host != "node-p" {
+			t.Fatalf("GET %s: %d captures of host %q; want at most 2 of node-p", next, len(page.Captures), page.Host)
+		}
+		if page.Next != "" && page.NextCursor != page.Captures[len(page.Captures)-1].ID {
+			t.Errorf("GET %s: next cursor %q; want the page's last capture %q", next, page.NextCursor, page.Captures[len(page.Captures)-1].ID)
+		}
+		for _, c := range page.Captures {
+			ids = append(ids, c.ID)
+		}
+		next = page.Next
+	}
+	var want []string
+	for i, c := range whole.Captures {
+		want = append(want, c.ID)
+		if i > 0 && c.Start < whole.Captures[i-1].Start {
+			t.Errorf("capture %d starts at %d, before capture %d's %d", i, c.Start, i-1, whole.Captures[i-1].Start)
+		}
+	}
+	if pages != 3 || !slices.Equal(ids, want) {
+		t.Errorf("%d pages listed %v; want 3 pages listing %v", pages, ids, want)
+	}
+	res, b := e.do("GET", link.CapturesAPI.Path("node-p")+"?per_page=2&cursor=nosuch", nil)
+	wantError(t, res, b, 400, `cursor: host "node-p" has no capture "nosuch" on its night to list after`)
+	res, b = e.do("GET", link.CapturesAPI.Path("node-p")+"?per_page=1001", nil)
+	wantError(t, res, b, 400, "per_page")
 }

@@ -132,26 +132,46 @@ func HostCaptures(ctx context.Context, src Source, host string) ([]Capture, int,
 	return caps, un, nil
 }
 
-// CaptureList is a host's captures placed on its night, in time order, as
-// the API's /api/hosts/{host}/captures and `subsecond hosts HOST --format
-// json` write it; Unanchored counts those without a wall clock, which are
-// not listed.
+// CaptureList is a page of a host's captures placed on its night, in time
+// order, as the API's /api/hosts/{host}/captures and `subsecond hosts HOST
+// --format json` write it; Unanchored counts those without a wall clock,
+// which are not listed.
 type CaptureList struct {
 	Host       string    `json:"host"`
 	Captures   []Capture `json:"captures"`
 	Unanchored int       `json:"unanchored"`
+	// NextCursor is the cursor of the next page, the ID of this page's
+	// last capture, and Next that page's URL; both absent on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+	Next       string `json:"next,omitempty"`
 }
 
-// Captures returns host's CaptureList (see HostCaptures).
-func Captures(ctx context.Context, src Source, host string) (*CaptureList, error) {
+// Captures returns a page of host's CaptureList (see HostCaptures): at most
+// limit captures (all when limit is 0) after the capture whose ID is after
+// ("" for the first page), with the cursor of the next page while there is
+// one. An after that is not one of the host's placed captures is a
+// query.Invalid for "cursor".
+func Captures(ctx context.Context, src Source, host string, limit int, after string) (*CaptureList, error) {
 	caps, un, err := HostCaptures(ctx, src, host)
 	if err != nil {
 		return nil, err
 	}
-	if caps == nil {
-		caps = []Capture{}
+	if after != "" {
+		i := slices.IndexFunc(caps, func(c Capture) bool { return c.ID == after })
+		if i < 0 {
+			return nil, query.Invalidf("cursor", "host %q has no capture %q on its night to list after (deleted meanwhile?); start again from the first page", host, after)
+		}
+		caps = caps[i+1:]
 	}
-	return &CaptureList{Host: host, Captures: caps, Unanchored: un}, nil
+	list := &CaptureList{Host: host, Captures: caps, Unanchored: un}
+	if limit > 0 && len(caps) > limit {
+		list.Captures = caps[:limit:limit]
+		list.NextCursor = caps[limit-1].ID
+	}
+	if list.Captures == nil {
+		list.Captures = []Capture{}
+	}
+	return list, nil
 }
 
 // Grid is a host's cores × time map over [From, To) in wall-clock Unix

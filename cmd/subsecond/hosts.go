@@ -125,7 +125,7 @@ func allHosts(ctx context.Context, s *store.Store) ([]timeline.Host, error) {
 // hostCaptures prints host's captures placed on its night
 // (timeline.Captures), as a table or as the API's JSON.
 func hostCaptures(ctx context.Context, e env, s *store.Store, host, format string) error {
-	list, err := timeline.Captures(ctx, newNight(s), host)
+	list, err := timeline.Captures(ctx, newNight(s), host, 0, "") // every capture: the CLI reads its own database
 	if err != nil {
 		return fmt.Errorf("hosts: %w", err)
 	}

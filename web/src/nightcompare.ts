@@ -11,11 +11,12 @@
 // brings them back.
 
 import { getJSON } from "./api";
-import { path, withQuery } from "./links";
+import { withQuery } from "./links";
 import { $, h } from "./dom";
 import { currentParams, rememberBack, updateURL } from "./state";
 import { cpuList, displayRange, fmtOffset, parseDuration } from "./format";
 import type { CaptureList, NightCapture } from "./wire";
+import { PARAMS } from "./params";
 import { fmtWallParam, fmtWallRange, parseWallParam, TZ_EVENT, withTZ } from "./wallclock";
 
 // Side is one side of a comparison: [from, to) in wall-clock Unix
@@ -50,6 +51,23 @@ export function onHost(caps: NightCapture[], from: number, to: number): Side | n
     }
   }
   return side;
+}
+
+// MAX_PER_PAGE is the largest page of a list the server sends (query.MaxPerPage).
+const MAX_PER_PAGE = PARAMS.find((p) => p.name === "per_page")!.max;
+
+// allCaptures returns every capture of host, in time order: the pages of
+// its capture list, each as large as the server allows, followed by their
+// next links.
+export async function allCaptures(host: string): Promise<NightCapture[]> {
+  const out: NightCapture[] = [];
+  let url: string | undefined = withQuery("capturesAPI", new URLSearchParams({ per_page: String(MAX_PER_PAGE) }), host);
+  while (url) {
+    const page: CaptureList = await getJSON<CaptureList>(url);
+    out.push(...(page.captures || []));
+    url = page.next;
+  }
+  return out;
 }
 
 // BUCKET is the cores map's resolution, to which the distance between two
@@ -220,7 +238,7 @@ export class NightCompare {
 
   // captures returns the host's captures, fetched once.
   private captures(): Promise<NightCapture[]> {
-    this.caps ??= getJSON<CaptureList>(path("capturesAPI", this.host)).then((l) => l.captures || []);
+    this.caps ??= allCaptures(this.host);
     return this.caps;
   }
 

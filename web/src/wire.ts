@@ -304,6 +304,8 @@ export interface CaptureList {
   host: string;
   captures: NightCapture[];
   unanchored: number;
+  next_cursor?: string;
+  next?: string;
 }
 
 // SessionList is timeline.SessionList: a host's recording sessions, in time
