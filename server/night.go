@@ -27,7 +27,7 @@ import (
 type Night interface {
 	Rollup(ctx context.Context, id string) (*subsecond.Rollup, error)
 	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)
-	AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error)
+	AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (subsecond.MarkersAdded, error)
 }
 
 // nightSource joins the Store and Night into the timeline's Source.
@@ -291,7 +291,7 @@ func (s *Server) addMarkers(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	s.json(w, http.StatusOK, map[string]int{"added": added, "markers": len(ms)})
+	s.json(w, http.StatusOK, map[string]int{"added": added.Added, "dropped": added.Dropped, "markers": len(ms)})
 }
 
 // heavyJSON answers with compute's value as JSON, computed in a heavy slot

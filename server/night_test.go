@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -436,4 +437,42 @@ func TestHostCapturesPaged(t *testing.T) {
 	wantError(t, res, b, 400, `cursor: host "node-p" has no capture "nosuch" on its night to list after`)
 	res, b = e.do("GET", link.CapturesAPI.Path("node-p")+"?per_page=1001", nil)
 	wantError(t, res, b, 400, "per_page")
+}
+
+// TestHostMarkersBounded: a host keeps its newest subsecond.MaxHostMarkers
+// markers; a post past them says how many of the oldest it dropped, and
+// the host's marker list holds no more than the limit.
+func TestHostMarkersBounded(t *testing.T) {
+	e := newEnv(t, Config{})
+	t0 := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC).UnixNano()
+	post := func(from, n int) map[string]int {
+		t.Helper()
+		var b strings.Builder
+		b.WriteString(`{"markers": [`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"time_ns": %d, "text": "eth0: link up %d"}`, t0+int64(from+i)*int64(time.Millisecond), from+i)
+		}
+		b.WriteString(`]}`)
+		res, body := e.do("POST", link.MarkersAPI.Path("node-m"), strings.NewReader(b.String()), "Content-Type", "application/json")
+		var got map[string]int
+		if res.StatusCode != http.StatusOK || json.Unmarshal(body, &got) != nil {
+			t.Fatalf("POST %d markers = %d %.300s", n, res.StatusCode, body)
+		}
+		return got
+	}
+	if got := post(0, subsecond.MaxHostMarkers); got["added"] != subsecond.MaxHostMarkers || got["dropped"] != 0 {
+		t.Errorf("the first %d markers: %v; want all added, none dropped", subsecond.MaxHostMarkers, got)
+	}
+	if got := post(subsecond.MaxHostMarkers, 10); got["added"] != 10 || got["dropped"] != 10 || got["markers"] != 10 {
+		t.Errorf("10 markers past the limit: %v; want 10 added and the 10 oldest dropped", got)
+	}
+	var list timeline.MarkerList
+	e.getJSON(link.MarkersAPI.Path("node-m"), &list)
+	if n := len(list.Markers); n != subsecond.MaxHostMarkers || list.Markers[0].Time != t0+10*int64(time.Millisecond) ||
+		list.Markers[n-1].Time != t0+int64(subsecond.MaxHostMarkers+9)*int64(time.Millisecond) {
+		t.Errorf("the host's markers: %d from %d; want the newest %d, from the 11th posted", n, list.Markers[0].Time-t0, subsecond.MaxHostMarkers)
+	}
 }

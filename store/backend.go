@@ -69,9 +69,11 @@ type Backend interface {
 	// Delete removes profile id and everything stored with it.
 	Delete(ctx context.Context, id string) error
 	// AddMarkers stores markers of host, in one transaction, skipping
-	// those with the time and text of a stored one, and returns how many
-	// it stored. The caller has checked them.
-	AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error)
+	// those with the time and text of a stored one, then drops the host's
+	// oldest markers (by time, then text in byte order) beyond the newest
+	// keep, in the same transaction; it returns how many it stored and how
+	// many it dropped. The caller has checked them.
+	AddMarkers(ctx context.Context, host string, ms []subsecond.Marker, keep int) (added, dropped int, err error)
 	// Markers returns host's markers in [from, to) (Unix ns), ordered by
 	// time and text; an empty, non-nil slice when there are none.
 	Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error)

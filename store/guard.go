@@ -85,9 +85,9 @@ func (g guard) Rename(ctx context.Context, id, name string) error {
 
 func (g guard) Delete(ctx context.Context, id string) error { return g.wrap(g.b.Delete(ctx, id)) }
 
-func (g guard) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error) {
-	n, err := g.b.AddMarkers(ctx, host, ms)
-	return n, g.wrap(err)
+func (g guard) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker, keep int) (int, int, error) {
+	added, dropped, err := g.b.AddMarkers(ctx, host, ms, keep)
+	return added, dropped, g.wrap(err)
 }
 
 func (g guard) Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error) {

@@ -9,25 +9,32 @@ import (
 	"github.com/subsecond/subsecond/query"
 )
 
-// AddMarkers stores markers of host and returns how many were new: a
-// marker with the same time and text as a stored one is not stored again.
-// A host CheckHost refuses, or a marker text that is empty, longer than
+// AddMarkers stores markers of host and says how many were new: a marker
+// with the same time and text as a stored one is not stored again. The
+// host keeps its newest subsecond.MaxHostMarkers markers: the oldest
+// beyond them are dropped, in the same transaction. A host CheckHost
+// refuses, or a marker text that is empty, longer than
 // subsecond.MaxMarkerText or not UTF-8, is refused with an error wrapping
 // subsecond.ErrInvalid, and nothing is stored.
-func (s *Store) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error) {
+func (s *Store) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (subsecond.MarkersAdded, error) {
+	return s.addMarkers(ctx, host, ms, subsecond.MaxHostMarkers)
+}
+
+// addMarkers is AddMarkers keeping the host's newest keep markers.
+func (s *Store) addMarkers(ctx context.Context, host string, ms []subsecond.Marker, keep int) (subsecond.MarkersAdded, error) {
 	if err := query.CheckHost(host); err != nil {
-		return 0, fmt.Errorf("add markers: %w", err)
+		return subsecond.MarkersAdded{}, fmt.Errorf("add markers: %w", err)
 	}
 	for i, m := range ms {
 		if m.Text == "" || len(m.Text) > subsecond.MaxMarkerText || !utf8.ValidString(m.Text) {
-			return 0, fmt.Errorf("add markers: marker %d: text must be 1 to %d bytes of UTF-8: %w", i+1, subsecond.MaxMarkerText, subsecond.ErrInvalid)
+			return subsecond.MarkersAdded{}, fmt.Errorf("add markers: marker %d: text must be 1 to %d bytes of UTF-8: %w", i+1, subsecond.MaxMarkerText, subsecond.ErrInvalid)
 		}
 	}
-	n, err := s.b.AddMarkers(ctx, host, ms)
+	added, dropped, err := s.b.AddMarkers(ctx, host, ms, keep)
 	if err != nil {
-		return 0, fmt.Errorf("add markers: %w", err)
+		return subsecond.MarkersAdded{}, fmt.Errorf("add markers: %w", err)
 	}
-	return n, nil
+	return subsecond.MarkersAdded{Added: added, Dropped: dropped}, nil
 }
 
 // Markers returns host's markers in [from, to) (Unix ns), in time order.

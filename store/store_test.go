@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -637,11 +638,11 @@ func TestMarkers(t *testing.T) {
 	forEach(t, store.Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		ms := []subsecond.Marker{{Time: 3e18, Text: "NETDEV WATCHDOG: eth0 (mlx5_core): transmit queue 3 timed out"}, {Time: 1e18, Text: "mlx5_core: reset"}}
-		if n, err := e.s.AddMarkers(ctx, "node-1", ms); err != nil || n != 2 {
-			t.Fatalf("AddMarkers = %d, %v; want 2 new", n, err)
+		if n, err := e.s.AddMarkers(ctx, "node-1", ms); err != nil || n != (subsecond.MarkersAdded{Added: 2}) {
+			t.Fatalf("AddMarkers = %+v, %v; want 2 new", n, err)
 		}
-		if n, err := e.s.AddMarkers(ctx, "node-1", ms[:1]); err != nil || n != 0 {
-			t.Errorf("AddMarkers of a stored marker = %d, %v; want 0 new", n, err)
+		if n, err := e.s.AddMarkers(ctx, "node-1", ms[:1]); err != nil || n != (subsecond.MarkersAdded{}) {
+			t.Errorf("AddMarkers of a stored marker = %+v, %v; want 0 new", n, err)
 		}
 		if _, err := e.s.AddMarkers(ctx, "node-1", []subsecond.Marker{{Time: 5, Text: "ok"}, {Time: 6, Text: ""}}); err == nil {
 			t.Error("AddMarkers with an empty text: no error")
@@ -658,6 +659,46 @@ func TestMarkers(t *testing.T) {
 		}
 		if got, err := e.s.Markers(ctx, "node-2", 0, 4e18); err != nil || got == nil || len(got) != 0 {
 			t.Errorf("another host's markers = %+v, %v; want none", got, err)
+		}
+	})
+}
+
+// TestMarkersKeepNewest: a host keeps its newest markers, by time and then
+// text in byte order on both backends ("B" before "a", which a locale's
+// collation, such as en_US, orders the other way); the oldest beyond them are dropped in
+// the same transaction as the new ones are added, other hosts' untouched.
+func TestMarkersKeepNewest(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		add := func(host string, want subsecond.MarkersAdded, ms ...subsecond.Marker) {
+			t.Helper()
+			if got, err := store.AddMarkersKeeping(e.s, ctx, host, ms, 4); err != nil || got != want {
+				t.Fatalf("AddMarkers(%s, %+v) = %+v, %v; want %+v", host, ms, got, err, want)
+			}
+		}
+		add("other", subsecond.MarkersAdded{Added: 1}, subsecond.Marker{Time: 1, Text: "kept"})
+		add("node-1", subsecond.MarkersAdded{Added: 3}, subsecond.Marker{Time: 10, Text: "x"}, subsecond.Marker{Time: 20, Text: "y"}, subsecond.Marker{Time: 30, Text: "z"})
+		// Three more: the two oldest of the six go, one of them new.
+		add("node-1", subsecond.MarkersAdded{Added: 3, Dropped: 2}, subsecond.Marker{Time: 5, Text: "older than all"},
+			subsecond.Marker{Time: 20, Text: "a"}, subsecond.Marker{Time: 20, Text: "B"})
+		want := []subsecond.Marker{{Time: 20, Text: "a"}, {Time: 20, Text: "y"}, {Time: 30, Text: "z"}}
+		want = append([]subsecond.Marker{{Time: 20, Text: "B"}}, want...)
+		got, err := e.s.Markers(ctx, "node-1", 0, 100)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("node-1's markers = %+v, %v; want the newest four %+v", got, err, want)
+		}
+		// At the limit, an older marker is added and dropped at once; a
+		// stored one adds and drops nothing.
+		add("node-1", subsecond.MarkersAdded{Added: 1, Dropped: 1}, subsecond.Marker{Time: 1, Text: "too old"})
+		add("node-1", subsecond.MarkersAdded{}, subsecond.Marker{Time: 30, Text: "z"})
+		// The tie at time 20: "B" is the oldest kept in byte order and
+		// goes before "a" when a newer marker comes.
+		add("node-1", subsecond.MarkersAdded{Added: 1, Dropped: 1}, subsecond.Marker{Time: 40, Text: "new"})
+		if got, _ := e.s.Markers(ctx, "node-1", 0, 100); len(got) != 4 || got[0] != (subsecond.Marker{Time: 20, Text: "a"}) {
+			t.Errorf("node-1's markers = %+v; want (20, a) the oldest of four", got)
+		}
+		if got, _ := e.s.Markers(ctx, "other", 0, 100); len(got) != 1 {
+			t.Errorf("another host's markers = %+v; want its one", got)
 		}
 	})
 }

@@ -68,7 +68,7 @@ func runGenerateFleet(ctx context.Context, e env) error {
 		if err != nil {
 			return fmt.Errorf("generate fleet: %w", err)
 		}
-		markers += n
+		markers += n.Added
 	}
 	first, last := caps[0].Start, caps[0].Start
 	for _, c := range caps {

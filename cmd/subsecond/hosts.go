@@ -401,7 +401,10 @@ func importMarkers(ctx context.Context, e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%s: %d markers of %s, %d new\n", name, len(ms), *host, added)
+		fmt.Fprintf(e.stdout, "%s: %d markers of %s, %d new\n", name, len(ms), *host, added.Added)
+		if added.Dropped > 0 {
+			fmt.Fprintf(e.stdout, "%s: %d oldest markers of %s dropped: a host keeps its newest %d\n", name, added.Dropped, *host, subsecond.MaxHostMarkers)
+		}
 		return nil
 	})
 }

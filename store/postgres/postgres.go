@@ -318,9 +318,10 @@ func (b *Backend) Delete(ctx context.Context, id string) error {
 	return tx.Commit()
 }
 
-func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error) {
-	added := 0
+func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker, keep int) (int, int, error) {
+	added, dropped := 0, 0
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		added, dropped = 0, 0
 		batch := &pgx.Batch{}
 		for _, m := range ms {
 			batch.Queue(`INSERT INTO markers (host, t_ns, text) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, host, m.Time, m.Text)
@@ -334,12 +335,27 @@ func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Ma
 			}
 			added += int(tag.RowsAffected())
 		}
-		return res.Close()
+		if err := res.Close(); err != nil || added == 0 {
+			return err
+		}
+		oldest, drop := b.DB.MarkerTrim()
+		var t int64
+		var text string
+		err := tx.QueryRow(ctx, oldest, host, keep-1).Scan(&t, &text)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, drop, host, t, t, text)
+		dropped = int(tag.RowsAffected())
+		return err
 	})
 	if err != nil {
-		return 0, noSpace(err)
+		return 0, 0, noSpace(err)
 	}
-	return added, nil
+	return added, dropped, nil
 }
 
 func (b *Backend) AddSeries(ctx context.Context, host string, blocks []store.SeriesBlock) (int, error) {

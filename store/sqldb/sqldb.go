@@ -358,13 +358,9 @@ func (d *DB) read(ctx context.Context, id string, all bool, from, to int64, data
 // Markers returns host's markers in [from, to) (Unix ns), ordered by time
 // and then text, byte by byte.
 func (d *DB) Markers(ctx context.Context, host string, from, to int64) ([]subsecond.Marker, error) {
-	order := `t_ns, text`
-	if d.Dialect == Postgres {
-		order = `t_ns, text COLLATE "C"`
-	}
 	out := []subsecond.Marker{}
 	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
-		return d.Each(ctx, tx, `SELECT t_ns, text FROM markers WHERE host = ? AND t_ns >= ? AND t_ns < ? ORDER BY `+order,
+		return d.Each(ctx, tx, `SELECT t_ns, text FROM markers WHERE host = ? AND t_ns >= ? AND t_ns < ? ORDER BY t_ns, `+d.markerText(),
 			[]any{host, from, to}, func(scan func(...any) error) error {
 				var m subsecond.Marker
 				err := scan(&m.Time, &m.Text)
@@ -376,6 +372,46 @@ func (d *DB) Markers(ctx context.Context, host string, from, to int64) ([]subsec
 		return nil, err
 	}
 	return out, nil
+}
+
+// markerText is the markers' text column compared in byte order, as both
+// dialects order markers.
+func (d *DB) markerText() string {
+	if d.Dialect == Postgres {
+		return `text COLLATE "C"`
+	}
+	return `text`
+}
+
+// MarkerTrim returns the statements that keep a host's newest markers:
+// oldest selects the oldest marker kept (t_ns and text; arguments the host
+// and how many newer ones are kept), drop deletes those before it
+// (arguments the host, its t_ns twice and its text), by time, then text in
+// byte order, as Markers orders them.
+func (d *DB) MarkerTrim() (oldest, drop string) {
+	return d.Q(`SELECT t_ns, text FROM markers WHERE host = ? ORDER BY t_ns DESC, ` + d.markerText() + ` DESC LIMIT 1 OFFSET ?`),
+		d.Q(`DELETE FROM markers WHERE host = ? AND (t_ns < ? OR t_ns = ? AND ` + d.markerText() + ` < ?)`)
+}
+
+// TrimMarkers drops host's markers older than its newest keep in tx (see
+// MarkerTrim) and returns how many it dropped.
+func (d *DB) TrimMarkers(ctx context.Context, tx *sql.Tx, host string, keep int) (int, error) {
+	oldest, drop := d.MarkerTrim()
+	var t int64
+	var text string
+	err := tx.QueryRowContext(ctx, oldest, host, keep-1).Scan(&t, &text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, drop, host, t, t, text)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }
 
 // UpdateProfile fills the placeholder row pk of an import with rec's

@@ -331,9 +331,10 @@ func (b *Backend) Delete(ctx context.Context, id string) error {
 	return err
 }
 
-func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker) (int, error) {
-	added := 0
+func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Marker, keep int) (int, int, error) {
+	added, dropped := 0, 0
 	err := b.writeTx(ctx, func(tx *sql.Tx) error {
+		added, dropped = 0, 0
 		st, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO markers (host, t_ns, text) VALUES (?, ?, ?)`)
 		if err != nil {
 			return err
@@ -348,12 +349,16 @@ func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Ma
 				added++
 			}
 		}
-		return nil
+		if added == 0 {
+			return nil
+		}
+		dropped, err = b.DB.TrimMarkers(ctx, tx, host, keep)
+		return err
 	})
 	if err != nil {
-		return 0, err
+		return 0, 0, noSpace(err)
 	}
-	return added, nil
+	return added, dropped, nil
 }
 
 func (b *Backend) AddSeries(ctx context.Context, host string, blocks []store.SeriesBlock) (int, error) {
