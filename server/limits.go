@@ -146,9 +146,9 @@ type gate struct {
 	// (enterLong), moves one per host's moves (enterMoves): each all slots
 	// but one, at least one.
 	long, moves chan struct{}
-	queue   int64
-	wait    time.Duration
-	waiting atomic.Int64
+	queue       int64
+	wait        time.Duration
+	waiting     atomic.Int64
 	// entered counts the slots taken; waited and held sum, in
 	// nanoseconds, the time their requests waited for them and held them
 	// (the metrics' heavy-slot counters).
