@@ -231,7 +231,8 @@ func TestCommsOnlyCounts(t *testing.T) {
 	}
 	byFeature := func(cs *counts, w int) map[string]int64 {
 		out := map[string]int64{}
-		for _, c := range cs.wins[w] {
+		feats, _ := cs.expand(w)
+		for _, c := range feats {
 			if k := cs.keys[c.id]; k.kind == kComm || k.kind == kFunction {
 				out[cs.describe(k).String()] = c.n
 			}
