@@ -275,7 +275,7 @@ func countWindows(ctx context.Context, src timeline.Source, in *input, wins []Wi
 }
 
 // countInto loads and counts wins[i] into cs's row rows[i], loading a few
-// windows ahead of the one counted.
+// batches of windows (see batches) ahead of the one counted.
 func (cs *counts) countInto(ctx context.Context, src timeline.Source, caps []timeline.Capture, wins []Window, rows []int) error {
 	type loaded struct {
 		parts []part
@@ -283,29 +283,78 @@ func (cs *counts) countInto(ctx context.Context, src timeline.Source, caps []tim
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	bs := batches(caps, wins)
 	ahead := max(2, runtime.GOMAXPROCS(0))
-	res := make([]chan loaded, len(wins))
-	start := func(i int) {
-		res[i] = make(chan loaded, 1)
+	res := make([]chan loaded, len(bs))
+	start := func(b int) {
+		res[b] = make(chan loaded, 1)
 		go func() {
-			p, err := loadParts(ctx, src, caps, wins[i])
-			res[i] <- loaded{p, err}
+			i, j := bs[b][0], bs[b][1]
+			p, err := loadParts(ctx, src, caps, Window{From: wins[i].From, To: wins[j-1].To})
+			res[b] <- loaded{p, err}
 		}()
 	}
-	for i := range min(ahead, len(wins)) {
-		start(i)
+	for b := range min(ahead, len(bs)) {
+		start(b)
 	}
-	for i := range wins {
-		l := <-res[i]
+	for b := range bs {
+		l := <-res[b]
 		if l.err != nil {
 			return l.err
 		}
-		if i+ahead < len(wins) {
-			start(i + ahead)
+		if b+ahead < len(bs) {
+			start(b + ahead)
 		}
-		cs.count(rows[i], wins[i], l.parts)
+		for i := bs[b][0]; i < bs[b][1]; i++ {
+			parts := slices.Clone(l.parts)
+			for k := range parts {
+				pt := &parts[k]
+				pt.lo, pt.hi = pt.c.Window(subsecond.Range{Start: wins[i].From - pt.shift, End: wins[i].To - pt.shift})
+			}
+			cs.count(rows[i], wins[i], parts)
+		}
 	}
 	return nil
+}
+
+// batchSpan bounds the time one load of a count reads for a batch of
+// windows.
+const batchSpan = 30 * int64(time.Second)
+
+// batches cuts wins into runs [i, j) read by one load: consecutive windows
+// in time order that the same captures of caps overlap, none further from
+// the last than twice its length, within batchSpan from the first's start
+// to the last's end. A host's moves read windows back to back or nearly,
+// and a window read alone decodes its captures' tables (and asks the
+// store) again; a batch reads the gaps between its windows too.
+func batches(caps []timeline.Capture, wins []Window) [][2]int {
+	overlapping := func(w Window) (lo, hi int) {
+		lo, hi = -1, -1
+		for i := range caps {
+			if caps[i].End > w.From && caps[i].Start < w.To {
+				if lo < 0 {
+					lo = i
+				}
+				hi = i
+			}
+		}
+		return lo, hi
+	}
+	var out [][2]int
+	var lo, hi int
+	for i, w := range wins {
+		l, h := overlapping(w)
+		if n := len(out); n > 0 {
+			first, prev := wins[out[n-1][0]], wins[i-1]
+			if l == lo && h == hi && w.From >= prev.To && w.From-prev.To <= 2*(prev.To-prev.From) && w.To-first.From <= batchSpan {
+				out[n-1][1] = i + 1
+				continue
+			}
+		}
+		out = append(out, [2]int{i, i + 1})
+		lo, hi = l, h
+	}
+	return out
 }
 
 // view returns counts of cs's rows, in that order, sharing cs's names,
