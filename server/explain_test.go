@@ -65,6 +65,9 @@ func TestExplainAPIAndPages(t *testing.T) {
 	if !strings.Contains(page, "/hosts/node-1/explain/diff?") {
 		t.Errorf("explain page has no link to its differential flame graph")
 	}
+	if !strings.Contains(page, "relabelings stop at the 20th as extreme as observed") {
+		t.Errorf("explain page does not say how its relabelings stop")
+	}
 	if n := strings.Count(page, ">on the night</a>"); n != len(ms) || !strings.Contains(page, `href="/hosts/node-1?from=`) {
 		t.Errorf("explain page: %d windows linked to the night; want %d", n, len(ms))
 	}
