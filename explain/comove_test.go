@@ -212,16 +212,23 @@ func TestMovesCacheSharesOneComputation(t *testing.T) {
 	}
 }
 
-// TestCommsOnlyCounts: the counts Moves reads (commands and functions
-// alone) are those of a whole count.
-func TestCommsOnlyCounts(t *testing.T) {
+// movesPlan returns movingNight's store and the input and plan of its
+// moves with load1.
+func movesPlan(t *testing.T) (storeSource, *input, *movePlan) {
+	t.Helper()
 	src, _ := movingNight(t)
-	ctx := context.Background()
-	pl, err := planMoves(ctx, src, "node-1", MoveOptions{Series: &subsecond.SeriesKey{Name: "load1", CPU: subsecond.Unknown}})
+	pl, err := planMoves(context.Background(), src, "node-1", MoveOptions{Series: &subsecond.SeriesKey{Name: "load1", CPU: subsecond.Unknown}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &input{host: "node-1", caps: pl.caps}
+	return src, &input{host: "node-1", caps: pl.caps}, pl
+}
+
+// TestCommsOnlyCounts: the counts Moves reads (commands and functions
+// alone) are those of a whole count.
+func TestCommsOnlyCounts(t *testing.T) {
+	src, in, pl := movesPlan(t)
+	ctx := context.Background()
 	all, err := countWindows(ctx, src, in, pl.wins, false)
 	if err != nil {
 		t.Fatal(err)
@@ -273,13 +280,8 @@ func (c *loadCounter) CaptureWindow(ctx context.Context, id string, r subsecond.
 // 10 s apart in one-minute captures), each decoding its captures' tables
 // and asking the store again.
 func TestBatchedCounts(t *testing.T) {
-	src, _ := movingNight(t)
+	src, in, pl := movesPlan(t)
 	ctx := context.Background()
-	pl, err := planMoves(ctx, src, "node-1", MoveOptions{Series: &subsecond.SeriesKey{Name: "load1", CPU: subsecond.Unknown}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &input{host: "node-1", caps: pl.caps}
 	counter := &loadCounter{storeSource: src}
 	got, err := countWindows(ctx, counter, in, pl.wins, false)
 	if err != nil {
