@@ -158,7 +158,7 @@ func (hc *hostCounts) count(ctx context.Context, src Source, in *input, wins []W
 		r, ok := hc.rows[k]
 		if !ok {
 			r = len(cs.total)
-			cs.total, cs.wins, cs.stacks = append(cs.total, 0), append(cs.wins, nil), append(cs.stacks, nil)
+			cs.total, cs.rows = append(cs.total, 0), append(cs.rows, nil)
 			hc.rows[k] = r
 			todo, todoRows = append(todo, w), append(todoRows, r)
 		}

@@ -59,11 +59,17 @@ func binomial(rng *rand.Rand, n, p float64) float64 {
 // nights of per-window counts drawn alike in every window: the share of
 // nights whose first finding has q < 0.05 is at most 5%, and one null
 // feature's p-values pass a Kolmogorov–Smirnov test of uniformity at the
-// 1% level.
+// 1% level; and over all features, the share of p-values at most α is at
+// most α (within three standard errors of the six independent groups of a
+// night's features, nested within a group), as the sequential
+// p-values (Exceedances) must keep it.
 func TestCalibration(t *testing.T) {
 	const nights, W, K = 1000, 60, 5
 	false05 := 0
 	var ps []float64
+	alphas := []float64{0.01, 0.05, 0.1, 0.25, 0.5}
+	below := make([]int, len(alphas))
+	all := 0
 	for night := range nights {
 		rng := rand.New(rand.NewPCG(uint64(night), 42))
 		tb := nullTable(rng, W, K)
@@ -72,6 +78,12 @@ func TestCalibration(t *testing.T) {
 			false05++
 		}
 		for _, f := range fs {
+			for i, a := range alphas {
+				if f.P <= a {
+					below[i] += 1 + len(f.Also)
+				}
+			}
+			all += 1 + len(f.Also)
 			if f.Comm == "e" { // the second command
 				ps = append(ps, f.P)
 			}
@@ -89,6 +101,13 @@ func TestCalibration(t *testing.T) {
 	}
 	if len(ps) != nights {
 		t.Fatalf("%d p-values of the null feature; want one a night", len(ps))
+	}
+	for i, a := range alphas {
+		got, slack := float64(below[i])/float64(all), 3*math.Sqrt(a*(1-a)/(6*nights))
+		t.Logf("p ≤ %g: %.4f of %d null p-values", a, got, all)
+		if got > a+slack {
+			t.Errorf("%.4f of the null features' p-values are at most %g; want at most %g (+%.4f)", got, a, a, slack)
+		}
 	}
 	// KS against the uniform: permutation p-values are discrete and a
 	// little conservative (the +1), which the one-sided statistic

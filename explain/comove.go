@@ -190,6 +190,11 @@ func (pl *movePlan) moves(ctx context.Context, src Source) (*Movement, error) {
 		return nil, err
 	}
 	mv := &Movement{Host: host, From: pl.from, To: pl.to, Length: int64(opt.Length), Windows: wins, Moving: []Moving{}}
+	feats := make([][]fcount, len(wins)) // the commands' and functions' counts, by window
+	for w := range wins {
+		f, _ := cs.expand(w)
+		feats[w] = slices.Clone(f)
+	}
 	// shares returns the share of the host's samples of each feature
 	// wanted in each window, NaN in a window too small to judge, in one
 	// pass over the windows' counts.
@@ -199,7 +204,7 @@ func (pl *movePlan) moves(ctx context.Context, src Source) (*Movement, error) {
 			if cs.total[w] < MinSamples {
 				continue
 			}
-			for _, c := range cs.wins[w] {
+			for _, c := range feats[w] {
 				if !want(c.id) {
 					continue
 				}
@@ -222,7 +227,7 @@ func (pl *movePlan) moves(ctx context.Context, src Source) (*Movement, error) {
 		mv.Of = pl.of
 		ftot := make([]int64, len(cs.keys))
 		for w := range wins {
-			for _, c := range cs.wins[w] {
+			for _, c := range feats[w] {
 				ftot[c.id] += c.n
 			}
 		}

@@ -32,7 +32,18 @@ type table struct {
 type statOptions struct {
 	perms int    // random relabelings when not exact
 	seed  uint64 // their generator's seed
+	// exceed is h of the sequential p-values (see sequential); 0 for
+	// Exceedances, negative for none: every feature relabeled perms times.
+	exceed int
 }
+
+// Exceedances is h of the permutation test's sequential p-values (see
+// sequential): a feature's relabelings stop at its h-th at least as
+// extreme as observed.
+const Exceedances = 20
+
+// permBlock is how many relabelings sequential draws at a time.
+const permBlock = 128
 
 // Percentile is the per-window threshold: a before-window's value stands
 // out when it is above this percentile of the control windows' values
@@ -47,7 +58,8 @@ const Percentile = 95
 // q is Benjamini–Hochberg's over all of t's features. Findings come back
 // ranked (see rank), features with identical values in every window
 // grouped under the most specific of them (Also). exact reports whether
-// the p-values were enumerated.
+// the p-values were enumerated. Random relabelings stop early for a
+// feature clearly not significant: see sequential.
 func contrast(t *table, opt statOptions) (out []Finding, exact bool) {
 	F, W := len(t.features), len(t.before)
 	if F == 0 || W == 0 {
@@ -79,61 +91,29 @@ func contrast(t *table, opt statOptions) (out []Finding, exact bool) {
 	for f := range F {
 		obs[f] = bsum[f]/float64(K) - (sum[f]-bsum[f])/float64(M)
 	}
-	ge := make([]int, F) // relabelings at least as extreme, the observed included
-	n := 0               // relabelings counted
+	p := make([]float64, F)
 	if K == 1 {
-		exact, n = true, W
+		exact = true
 		b := bi[0]
 		for f := range F {
 			x := t.values[b*F+f]
+			ge := 0 // windows at least as extreme, the observed included
 			for w := range W {
 				if t.values[w*F+f] >= x-tol(x) {
-					ge[f]++
+					ge++
 				}
 			}
+			p[f] = float64(ge) / float64(W)
 		}
 	} else {
-		n = opt.perms + 1
+		stop := sequential(t, obs, sum, K, M, opt)
 		for f := range F {
-			ge[f] = 1
-		}
-		rng := rand.New(rand.NewPCG(opt.seed, 0x9e3779b97f4a7c15))
-		idx := make([]int, W)
-		for i := range idx {
-			idx[i] = i
-		}
-		// T(s) = s/K − (sum − s)/M rises with the relabeled before-sum
-		// s, so T(s) ≥ obs − tol(obs) holds for every s above a bound,
-		// and for none below it: s is compared with the bound, and T
-		// computed only within a margin of it, far wider than T's
-		// rounding.
-		lo, hi := make([]float64, F), make([]float64, F)
-		for f := range F {
-			b := (obs[f] - tol(obs[f]) + sum[f]/float64(M)) / (1/float64(K) + 1/float64(M))
-			m := 1e-9 * max(1, math.Abs(b))
-			lo[f], hi[f] = b-m, b+m
-		}
-		acc := make([]float64, F)
-		for range opt.perms {
-			clear(acc)
-			for i := range K {
-				j := i + rng.IntN(W-i)
-				idx[i], idx[j] = idx[j], idx[i]
-				row := t.values[idx[i]*F : (idx[i]+1)*F]
-				for f, v := range row {
-					acc[f] += v
-				}
-			}
-			for f, s := range acc {
-				if s >= hi[f] || s > lo[f] && s/float64(K)-(sum[f]-s)/float64(M) >= obs[f]-tol(obs[f]) {
-					ge[f]++
-				}
+			if stop.at[f] > 0 {
+				p[f] = float64(stop.h) / float64(stop.at[f])
+			} else {
+				p[f] = float64(stop.ge[f]) / float64(opt.perms+1)
 			}
 		}
-	}
-	p := make([]float64, F)
-	for f := range F {
-		p[f] = float64(ge[f]) / float64(n)
 	}
 	q := stats.BH(p)
 
@@ -162,6 +142,100 @@ func contrast(t *table, opt statOptions) (out []Finding, exact bool) {
 	out = group(t, out)
 	slices.SortFunc(out, rank)
 	return out, exact
+}
+
+// stops are a sequential permutation test's outcome per feature: at is
+// the relabelings drawn when the h-th at least as extreme as observed
+// came (0: it never came), ge the relabelings at least as extreme, the
+// observed included, when it did not.
+type stops struct {
+	h      int
+	at, ge []int
+}
+
+// sequential relabels the windows of t opt.perms times at most, K of them
+// before-windows (the observed statistics obs, the features' sums over
+// all windows sum), and counts each feature's relabelings at least as
+// extreme as observed, stopping a feature's at the h-th such one
+// (h = opt.exceed): Besag and Clifford's sequential Monte Carlo p-value
+// (Biometrika 78, 1991), p = h/l when the h-th came at relabeling l, else
+// p = (1 + g)/(1 + P) for the g of all P relabelings, as the full test
+// gives. It is exactly valid, P(p ≤ α) ≤ α, as the full test's is;
+// a feature far from significant (p near 0.5) stops after about 2h
+// relabelings instead of P, and a feature whose full test counts fewer
+// than h gets the full test's p, bit for bit: the relabelings are the
+// same for every feature, drawn in blocks of permBlock from one
+// generator seeded with opt.seed.
+func sequential(t *table, obs, sum []float64, K, M int, opt statOptions) stops {
+	F, W := len(t.features), len(t.before)
+	h := opt.exceed
+	if h == 0 {
+		h = Exceedances
+	}
+	if h < 0 {
+		h = opt.perms + 1
+	}
+	st := stops{h: h, at: make([]int, F), ge: make([]int, F)}
+	// T(s) = s/K − (sum − s)/M rises with the relabeled before-sum s, so
+	// T(s) ≥ obs − tol(obs) holds for every s above a bound, and for none
+	// below it: s is compared with the bound, and T computed only within
+	// a margin of it, far wider than T's rounding.
+	lo, hi := make([]float64, F), make([]float64, F)
+	for f := range F {
+		st.ge[f] = 1
+		b := (obs[f] - tol(obs[f]) + sum[f]/float64(M)) / (1/float64(K) + 1/float64(M))
+		m := 1e-9 * max(1, math.Abs(b))
+		lo[f], hi[f] = b-m, b+m
+	}
+	// The values by feature, each feature's windows together.
+	byF := make([]float64, F*W)
+	for w := range W {
+		for f, v := range t.values[w*F : (w+1)*F] {
+			byF[f*W+w] = v
+		}
+	}
+	active := make([]int, F)
+	for f := range active {
+		active[f] = f
+	}
+	rng := rand.New(rand.NewPCG(opt.seed, 0x9e3779b97f4a7c15))
+	idx := make([]int32, W)
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	block := make([]int32, permBlock*K)
+	for done := 0; done < opt.perms && len(active) > 0; {
+		nb := min(permBlock, opt.perms-done)
+		for r := range nb {
+			for i := range K {
+				j := i + rng.IntN(W-i)
+				idx[i], idx[j] = idx[j], idx[i]
+				block[r*K+i] = idx[i]
+			}
+		}
+		kept := active[:0]
+		for _, f := range active {
+			row := byF[f*W : (f+1)*W]
+			for r := range nb {
+				s := 0.0
+				for _, w := range block[r*K : (r+1)*K] {
+					s += row[w]
+				}
+				if s >= hi[f] || s > lo[f] && s/float64(K)-(sum[f]-s)/float64(M) >= obs[f]-tol(obs[f]) {
+					if st.ge[f]++; st.ge[f] > h {
+						st.at[f] = done + r + 1
+						break
+					}
+				}
+			}
+			if st.at[f] == 0 {
+				kept = append(kept, f)
+			}
+		}
+		active = kept
+		done += nb
+	}
+	return st
 }
 
 // tol is the slack within which two values computed in different orders

@@ -7,7 +7,9 @@ import (
 
 // TestContrastCounts: the relabelings counted as extreme are those whose
 // difference of means, computed in full, reaches the observed one, on
-// tables with ties (features equal in every window, or in all but one).
+// tables with ties (features equal in every window, or in all but one);
+// the sequential p-values stop at the Exceedances-th of them (p = h/l),
+// and are the full test's where it counts fewer.
 func TestContrastCounts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, k := range []int{2, 3, 6} {
@@ -26,12 +28,17 @@ func TestContrastCounts(t *testing.T) {
 				case 2:
 					v = float64(rng.IntN(3)) / 10 // few values: many ties
 				}
+				if f == 0 && w < k {
+					v = 2 // above every other window's: never stops
+				}
 				tb.values[w*F+f] = v
 			}
 		}
-		got, _ := contrast(tb, statOptions{perms: perms, seed: 3})
+		full, _ := contrast(tb, statOptions{perms: perms, seed: 3, exceed: -1})
+		seq, _ := contrast(tb, statOptions{perms: perms, seed: 3})
 		// The same relabelings, counted by the difference of means.
-		want := map[string]float64{}
+		want, wantSeq := map[string]float64{}, map[string]float64{}
+		at := make([]int, F) // the relabeling of the Exceedances-th
 		sum, bsum := make([]float64, F), make([]float64, F)
 		for w := range W {
 			for f := range F {
@@ -48,7 +55,7 @@ func TestContrastCounts(t *testing.T) {
 		for i := range idx {
 			idx[i] = i
 		}
-		for range perms {
+		for l := range perms {
 			acc := make([]float64, F)
 			for i := range k {
 				j := i + r.IntN(W-i)
@@ -60,17 +67,35 @@ func TestContrastCounts(t *testing.T) {
 			for f, s := range acc {
 				obs := bsum[f]/float64(k) - (sum[f]-bsum[f])/float64(M)
 				if s/float64(k)-(sum[f]-s)/float64(M) >= obs-tol(obs) {
-					ge[f]++
+					if ge[f]++; ge[f] == Exceedances {
+						at[f] = l + 1
+					}
 				}
 			}
 		}
+		stopped := 0
 		for f := range F {
-			want[tb.features[f].Comm] = float64(1+ge[f]) / float64(perms+1)
+			c := tb.features[f].Comm
+			want[c] = float64(1+ge[f]) / float64(perms+1)
+			wantSeq[c] = want[c]
+			if at[f] > 0 {
+				wantSeq[c] = float64(Exceedances) / float64(at[f])
+				stopped++
+			}
 		}
-		for _, fd := range got {
-			for _, g := range append([]Feature{fd.Feature}, fd.Also...) {
-				if fd.P != want[g.Comm] {
-					t.Errorf("K=%d, feature %s: p = %g; want %g", k, g.Comm, fd.P, want[g.Comm])
+		if stopped == 0 || stopped == F {
+			t.Errorf("K=%d: %d of %d features stopped early; want some and not all", k, stopped, F)
+		}
+		for _, c := range []struct {
+			name string
+			got  []Finding
+			want map[string]float64
+		}{{"full", full, want}, {"sequential", seq, wantSeq}} {
+			for _, fd := range c.got {
+				for _, g := range append([]Feature{fd.Feature}, fd.Also...) {
+					if fd.P != c.want[g.Comm] {
+						t.Errorf("K=%d, feature %s, %s: p = %g; want %g", k, g.Comm, c.name, fd.P, c.want[g.Comm])
+					}
 				}
 			}
 		}

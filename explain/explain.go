@@ -58,9 +58,9 @@ type Options struct {
 	// Controls is the most control windows kept, a seeded sample of all
 	// there are; default DefaultControls, at most MaxControls.
 	Controls int
-	// Permutations is the number of random relabelings of the windows,
-	// from MinPermutations to MaxPermutations; default
-	// DefaultPermutations.
+	// Permutations is the most random relabelings of the windows, from
+	// MinPermutations to MaxPermutations; default DefaultPermutations. A
+	// feature's stop at the Exceedances-th as extreme as observed.
 	Permutations int
 	// Seed seeds the control sample and the relabelings: the same seed
 	// gives the same report.
@@ -168,9 +168,10 @@ type Window struct {
 // than MinSamples samples. Tested counts the candidate features tested,
 // the m of the q-values; Findings are the first Limit of them, ranked by
 // q. Exact is set when the p-values were enumerated over every
-// relabeling (one before-window: p ≥ MinP = 1/(controls + 1)); else
-// Permutations random relabelings were drawn, and MinP = 1/(Permutations
-// + 1).
+// relabeling (one before-window: p ≥ MinP = 1/(controls + 1)); else up
+// to Permutations random relabelings were drawn for each feature (fewer
+// for a feature far from significant: see docs/explain.md), and MinP =
+// 1/(Permutations + 1).
 type Report struct {
 	Host         string    `json:"host"`
 	Match        string    `json:"match"`

@@ -362,3 +362,77 @@ func TestCacheReusesWindowCounts(t *testing.T) {
 		t.Errorf("after a capture: %d windows counted; want %d and at most its windows more", r, second)
 	}
 }
+
+// TestCacheKeepsManyHostsCounts: a cache of bench/soak's shape (eight
+// hosts, each explained, then sent a capture and explained again) keeps
+// every host's window counts within a small budget (150 KB for the
+// counts), so that the new capture costs only its own windows' counting
+// on every host; the reports are Explain's. Before, the eight hosts'
+// counts took 211 KB here, not 93 KB (and a window of the soak's 96-CPU
+// captures 101 KB, not 5.5 KB), and hosts' counts were evicted and
+// counted again.
+func TestCacheKeepsManyHostsCounts(t *testing.T) {
+	ctx := context.Background()
+	n, ms, _ := plantedNight()
+	hosts := []string{"node-1", "node-2", "node-3", "node-4", "node-5", "node-6", "node-7", "node-8"}
+	src := &memSource{markers: ms}
+	addCapture := func(i int) {
+		ss, meta := samplesOf(t, n, i)
+		for _, h := range hosts {
+			src.add(h, meta, ss)
+		}
+	}
+	for i := range n.Captures {
+		addCapture(i)
+	}
+	cache := NewCache(200 << 10)
+	opt := Options{Match: resetMatch, Seed: 1, Controls: 40, Limit: 1000}
+	ask := func(host string) {
+		t.Helper()
+		rep, hit, err := cache.Explain(ctx, src, host, opt, nil)
+		if err != nil || hit {
+			t.Fatalf("%s: hit %v, %v", host, hit, err)
+		}
+		want, err := Explain(ctx, src, host, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rep, want) {
+			t.Errorf("%s: the report differs from Explain's", host)
+		}
+	}
+	type kept struct {
+		hc   *hostCounts
+		cs   *counts
+		rows int
+	}
+	before := map[string]kept{}
+	for _, h := range hosts {
+		ask(h)
+	}
+	var bytes int64
+	for _, h := range hosts {
+		hc, ok := cache.counts.Peek(h)
+		if !ok {
+			t.Fatalf("%s: no counts kept after all eight hosts were explained", h)
+		}
+		before[h] = kept{hc, hc.cs, len(hc.cs.total)}
+		bytes += hc.bytes.Load()
+	}
+	t.Logf("eight hosts' counts: %d bytes, %d windows each", bytes, before[hosts[0]].rows)
+	n.Captures++
+	addCapture(n.Captures - 1)
+	cache.reports = NewCache(0).reports // forget the reports, not the counts
+	perCapture := int(2*time.Minute/DefaultBefore) + 1
+	for _, h := range hosts {
+		ask(h)
+		hc, ok := cache.counts.Peek(h)
+		if !ok || hc != before[h].hc || hc.cs != before[h].cs {
+			t.Errorf("%s: after a capture, its counts were dropped and counted again", h)
+			continue
+		}
+		if r := len(hc.cs.total); r > before[h].rows+perCapture {
+			t.Errorf("%s: after a capture, %d windows counted; want at most %d, the capture's windows more", h, r, before[h].rows+perCapture)
+		}
+	}
+}

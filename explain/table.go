@@ -113,10 +113,11 @@ func (cs *counts) table(keep []int, nBefore int) *table {
 	ftot := make([]int64, len(cs.keys))
 	ntot := make([]int64, len(cs.trie.parent))
 	for _, w := range keep {
-		for _, c := range cs.wins[w] {
+		feats, nodes := cs.expand(w)
+		for _, c := range feats {
 			ftot[c.id] += c.n
 		}
-		for _, c := range cs.stacks[w] {
+		for _, c := range nodes {
 			ntot[c.id] += c.n
 		}
 	}
@@ -145,9 +146,20 @@ func (cs *counts) table(keep []int, nBefore int) *table {
 		return cmp.Or(cmp.Compare(b.total, a.total), cmp.Compare(a.key.kind, b.key.kind), cmp.Compare(a.key.a, b.key.a), cmp.Compare(a.key.b, b.key.b))
 	})
 	cands = cands[:min(len(cands), MaxCandidates)]
-	col := map[fkey]int{}
+	// The candidates' columns by feature id and by trie node; -1 for none.
+	fcol, ncol := make([]int32, len(cs.keys)), make([]int32, len(cs.trie.parent))
+	for i := range fcol {
+		fcol[i] = -1
+	}
+	for i := range ncol {
+		ncol[i] = -1
+	}
 	for _, c := range cands {
-		col[c.key] = len(t.features)
+		if c.key.kind == kStack {
+			ncol[c.key.a] = int32(len(t.features))
+		} else {
+			fcol[cs.feats[c.key]] = int32(len(t.features))
+		}
 		t.features = append(t.features, cs.describe(c.key))
 	}
 	var series []int
@@ -170,13 +182,14 @@ func (cs *counts) table(keep []int, nBefore int) *table {
 	for i, w := range keep {
 		row := t.values[i*F : (i+1)*F]
 		tot := float64(cs.total[w])
-		for _, c := range cs.wins[w] {
-			if j, ok := col[cs.keys[c.id]]; ok {
+		feats, nodes := cs.expand(w)
+		for _, c := range feats {
+			if j := fcol[c.id]; j >= 0 {
 				row[j] = float64(c.n) / tot
 			}
 		}
-		for _, c := range cs.stacks[w] {
-			if j, ok := col[fkey{kStack, c.id, 0}]; ok {
+		for _, c := range nodes {
+			if j := ncol[c.id]; j >= 0 {
 				row[j] = float64(c.n) / tot
 			}
 		}

@@ -97,6 +97,10 @@ func (s *Server) explainPage(w http.ResponseWriter, r *http.Request) {
 	p.Summary = explainSummary(rep)
 	p.Method = fmt.Sprintf("Windows are the unit: each feature's share of the host's samples in each window; p from %s of the windows' labels (one-sided: more before the markers), q by Benjamini–Hochberg across the %d features tested, so q < 0.05 means at most 5%% of such findings are expected to be chance. \"Stood out\" counts the windows before markers whose share is above the %dth percentile of the control windows' shares. Smallest possible p: %s.",
 		permutationsText(rep), rep.Tested, rep.Percentile, web.FormatQ(rep.MinP))
+	if !rep.Exact {
+		p.Method += fmt.Sprintf(" A feature's relabelings stop at the %dth as extreme as observed, its p then %d over the relabelings drawn (a sequential p-value, as valid as the full test's).",
+			explain.Exceedances, explain.Exceedances)
+	}
 	for i, f := range rep.Findings {
 		row := web.ExplainRow{Rank: i + 1, What: f.Feature.String(), Kind: f.Feature.KindName(),
 			Before: web.FormatValue(f.BeforeShare, f.Unit), Control: web.FormatValue(f.ControlShare, f.Unit), Ratio: web.FormatRatio(f.Ratio),
@@ -167,7 +171,7 @@ func permutationsText(rep *explain.Report) string {
 	if rep.Exact {
 		return "every relabeling"
 	}
-	return fmt.Sprintf("%d random relabelings", rep.Permutations)
+	return fmt.Sprintf("up to %d random relabelings", rep.Permutations)
 }
 
 func shareOf(unit string) string {

@@ -143,11 +143,12 @@ func (s *Server) enterImport(ctx context.Context) (release func(), err error) {
 type gate struct {
 	slots chan struct{}
 	// long holds a token per long analysis running or waiting for a slot
-	// (enterLong): all slots but one, at least one.
-	long    chan struct{}
-	queue   int64
-	wait    time.Duration
-	waiting atomic.Int64
+	// (enterLong), moves one per host's moves (enterMoves): each all slots
+	// but one, at least one.
+	long, moves chan struct{}
+	queue       int64
+	wait        time.Duration
+	waiting     atomic.Int64
 	// entered counts the slots taken; waited and held sum, in
 	// nanoseconds, the time their requests waited for them and held them
 	// (the metrics' heavy-slot counters).
@@ -164,19 +165,34 @@ func newGate(slots, queue int, wait time.Duration) *gate {
 	if wait <= 0 {
 		wait = DefaultHeavyWait
 	}
-	return &gate{slots: make(chan struct{}, slots), long: make(chan struct{}, max(1, slots-1)), queue: int64(queue), wait: wait}
+	return &gate{slots: make(chan struct{}, slots), long: make(chan struct{}, max(1, slots-1)), moves: make(chan struct{}, max(1, slots-1)),
+		queue: int64(queue), wait: wait}
 }
 
-// enterLong takes a slot for a long analysis (a host's explanation, its
-// moves, a host range joined across captures: each up to seconds of
-// work), as enter does; but such analyses hold at most all the slots but
-// one at once, so that they never keep the short views (a profile's maps,
-// a flame graph of a few seconds) waiting behind them all.
+// enterLong takes a slot for a long analysis (a host's explanation, a
+// host range joined across captures: each up to seconds of work), as
+// enter does; but such analyses hold at most all the slots but one at
+// once, so that they never keep the short views (a profile's maps, a
+// flame graph of a few seconds) waiting behind them all.
 func (g *gate) enterLong(ctx context.Context) (release func(), err error) {
+	return g.enterClass(ctx, g.long)
+}
+
+// enterMoves takes a slot for a host's moves (tens of milliseconds of
+// counting), as enterLong does but in a class of its own: moves never
+// queue behind explanations that miss the cache (seconds each), nor
+// explanations behind moves. The two classes together may hold every slot,
+// for as long as a moves takes.
+func (g *gate) enterMoves(ctx context.Context) (release func(), err error) {
+	return g.enterClass(ctx, g.moves)
+}
+
+// enterClass takes a token of class, then a slot, as enterLong describes.
+func (g *gate) enterClass(ctx context.Context, class chan struct{}) (release func(), err error) {
 	start := time.Now()
 	deadline := start.Add(g.wait)
 	select {
-	case g.long <- struct{}{}:
+	case class <- struct{}{}:
 	default:
 		if g.waiting.Add(1) > g.queue {
 			g.waiting.Add(-1)
@@ -184,7 +200,7 @@ func (g *gate) enterLong(ctx context.Context) (release func(), err error) {
 		}
 		t := time.NewTimer(g.wait)
 		select {
-		case g.long <- struct{}{}:
+		case class <- struct{}{}:
 		case <-t.C:
 			err = errorf(errBusy, "the server has been busy with other analyses for %s; try again shortly", g.wait)
 		case <-ctx.Done():
@@ -198,11 +214,11 @@ func (g *gate) enterLong(ctx context.Context) (release func(), err error) {
 	}
 	slot, err := g.enterBy(ctx, start, deadline)
 	if err != nil {
-		<-g.long
+		<-class
 		return nil, err
 	}
 	var once sync.Once
-	return func() { once.Do(func() { slot(); <-g.long }) }, nil
+	return func() { once.Do(func() { slot(); <-class }) }, nil
 }
 
 // enter takes a slot, waiting while ctx lasts; the caller calls the

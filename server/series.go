@@ -92,8 +92,8 @@ func (s *Server) addSeries(w http.ResponseWriter, r *http.Request) {
 // rises and falls with a series, or the series that move with a command's
 // (or its function's) share, by rank correlation over windows spread
 // over the span (explain.Movement). The host's captures and series are
-// read, and the cache of analyses asked, before a heavy slot for long
-// analyses is taken to count the windows' samples.
+// read, and the cache of analyses asked, before a heavy slot for moves
+// (gate.enterMoves) is taken to count the windows' samples.
 func (s *Server) hostMoves(w http.ResponseWriter, r *http.Request) {
 	if s.state == nil {
 		s.error(w, r, errNoState)
@@ -104,7 +104,7 @@ func (s *Server) hostMoves(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	mv, _, err := s.explains.Moves(r.Context(), s.explainSource(), host, explain.MoveOptionsOf(q), s.heavy.enterLong)
+	mv, _, err := s.explains.Moves(r.Context(), s.explainSource(), host, explain.MoveOptionsOf(q), s.heavy.enterMoves)
 	if err != nil {
 		s.error(w, r, err)
 		return
