@@ -83,7 +83,7 @@ Flags:`)
 	}
 	fmt.Fprintf(w, "%s: %s of %s before %s, against %s (of %d), seed %d\n",
 		rep.Host, plural(len(rep.Windows), "window"), query.DisplayDuration(rep.Before), which, plural(len(rep.Controls), "control window"), rep.Available, rep.Seed)
-	perms := fmt.Sprintf("%d random relabelings", rep.Permutations)
+	perms := fmt.Sprintf("up to %d random relabelings (each feature's stop at its %dth as extreme as observed)", rep.Permutations, explain.Exceedances)
 	if rep.Exact {
 		perms = "every relabeling"
 	}
