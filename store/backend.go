@@ -89,6 +89,9 @@ type Backend interface {
 	// series of kind name that hold a point in [from, to) (Unix ns), with
 	// their data; an empty, non-nil slice when there are none.
 	SeriesBlocks(ctx context.Context, host, name string, from, to int64) ([]SeriesBlock, error)
+	// SeriesPoints returns the points that the blocks SeriesBlocks returns
+	// hold, from their summaries, reading none of their data.
+	SeriesPoints(ctx context.Context, host, name string, from, to int64) (int64, error)
 	// SeriesNames returns, in no particular order, every series stored
 	// for host with the times of its first and last points.
 	SeriesNames(ctx context.Context, host string) ([]subsecond.SeriesExtent, error)

@@ -105,6 +105,11 @@ func (g guard) SeriesBlocks(ctx context.Context, host, name string, from, to int
 	return bs, g.wrap(err)
 }
 
+func (g guard) SeriesPoints(ctx context.Context, host, name string, from, to int64) (int64, error) {
+	n, err := g.b.SeriesPoints(ctx, host, name, from, to)
+	return n, g.wrap(err)
+}
+
 func (g guard) SeriesNames(ctx context.Context, host string) ([]subsecond.SeriesExtent, error) {
 	es, err := g.b.SeriesNames(ctx, host)
 	return es, g.wrap(err)

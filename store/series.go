@@ -193,10 +193,20 @@ func seriesName(k subsecond.SeriesKey) string {
 // kind name, one Series per CPU and label that has any, ordered by CPU
 // (Unknown first) and label, each one's points in time order; an empty,
 // non-nil slice when there are none. An unknown kind is refused with an
-// error wrapping subsecond.ErrInvalid.
+// error wrapping subsecond.ErrInvalid; a range whose blocks hold more than
+// Options.MaxSeriesRead points, counted before any is read, with one
+// wrapping subsecond.ErrTooLarge.
 func (s *Store) Series(ctx context.Context, host, name string, from, to int64) ([]subsecond.Series, error) {
 	if _, ok := subsecond.Kind(name); !ok {
 		return nil, fmt.Errorf("series: no kind of series is named %q: %w", name, subsecond.ErrInvalid)
+	}
+	n, err := s.b.SeriesPoints(ctx, host, name, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("series %s of %s: %w", name, host, err)
+	}
+	if n > s.opt.MaxSeriesRead {
+		return nil, fmt.Errorf("host %q's %s series hold %d points from %s to %s, more than the %d one request may read: narrow the range (from, to; for explain, match fewer markers): %w",
+			host, name, n, query.FormatWallTime(from), query.FormatWallTime(to), s.opt.MaxSeriesRead, subsecond.ErrTooLarge)
 	}
 	blocks, err := s.b.SeriesBlocks(ctx, host, name, from, to)
 	if err != nil {

@@ -375,3 +375,51 @@ func TestSeriesConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// TestSeriesReadBounded: Series counts the points of the range's blocks
+// from their summaries before it reads any, and refuses a range holding
+// more than Options.MaxSeriesRead (ErrTooLarge, naming the limit and how
+// to narrow it) while a narrower range of the same series is read.
+func TestSeriesReadBounded(t *testing.T) {
+	ctx := context.Background()
+	forEach(t, store.Options{MaxSeriesRead: 1000}, func(t *testing.T, e *env) {
+		// Two CPUs × 20 minutes at a point a second: 2,400 points in two
+		// blocks each.
+		in := []subsecond.Series{
+			{Name: "cpu.sys", CPU: 0, Points: regular(t0, 1e9, 1200, func(i int) float64 { return 1 })},
+			{Name: "cpu.sys", CPU: 1, Points: regular(t0, 1e9, 1200, func(i int) float64 { return 2 })},
+		}
+		if _, err := e.s.AddSeries(ctx, "node-1", in); err != nil {
+			t.Fatal(err)
+		}
+		_, err := e.s.Series(ctx, "node-1", "cpu.sys", t0, t0+1200e9)
+		if !errors.Is(err, subsecond.ErrTooLarge) || !strings.Contains(err.Error(), "2400 points") || !strings.Contains(err.Error(), "more than the 1000 one request may read: narrow the range") {
+			t.Errorf("Series of 2,400 points with a limit of 1,000: %v; want ErrTooLarge naming both and how to narrow", err)
+		}
+		// The first block alone (ten minutes, 1,200 points) is over the
+		// limit too: the count is of whole blocks, the data read.
+		if _, err := e.s.Series(ctx, "node-1", "cpu.sys", t0, t0+60e9); !errors.Is(err, subsecond.ErrTooLarge) {
+			t.Errorf("Series of one block's minute: %v; want ErrTooLarge (its blocks hold 1,200 points)", err)
+		}
+		got, err := e.s.Series(ctx, "node-1", "cpu.sys", t0+1200e9, t0+1300e9)
+		if err != nil || len(got) != 0 {
+			t.Errorf("Series after the points = %+v, %v; want none", got, err)
+		}
+	})
+}
+
+// TestSeriesReadDefault: under the default Options.MaxSeriesRead the range
+// TestSeriesReadBounded refuses is read whole.
+func TestSeriesReadDefault(t *testing.T) {
+	ctx := context.Background()
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		in := []subsecond.Series{{Name: "cpu.sys", CPU: 0, Points: regular(t0, 1e9, 1200, func(i int) float64 { return 1 })}}
+		if _, err := e.s.AddSeries(ctx, "node-1", in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.s.Series(ctx, "node-1", "cpu.sys", t0, t0+1200e9)
+		if err != nil || len(got) != 1 || len(got[0].Points) != 1200 {
+			t.Errorf("Series under the default limit: %d series, %v; want one of 1,200 points", len(got), err)
+		}
+	})
+}

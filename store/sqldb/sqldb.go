@@ -563,25 +563,45 @@ func (d *DB) SeriesBlocks(ctx context.Context, host, name string, from, to int64
 	if from >= to {
 		return out, nil
 	}
-	// A block holding a point at or after from starts after from − span.
-	lo := from - store.SeriesBlockSpan
-	if lo > from {
-		lo = from
-	}
+	where, args := seriesSpan(host, name, from, to)
 	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
 		return d.Each(ctx, tx, `SELECT cpu, label, block_ns, first_ns, last_ns, points, min_value, max_value, sum_value, data
-			FROM host_series WHERE host = ? AND name = ? AND block_ns > ? AND block_ns < ? AND last_ns >= ? AND first_ns < ?`,
-			[]any{host, name, lo, to, from, to}, func(scan func(...any) error) error {
-				b := store.SeriesBlock{Name: name}
-				err := scan(&b.CPU, &b.Label, &b.Start, &b.First, &b.Last, &b.Points, &b.Min, &b.Max, &b.Sum, &b.Data)
-				out = append(out, b)
-				return err
-			})
+			FROM host_series WHERE `+where, args, func(scan func(...any) error) error {
+			b := store.SeriesBlock{Name: name}
+			err := scan(&b.CPU, &b.Label, &b.Start, &b.First, &b.Last, &b.Points, &b.Min, &b.Max, &b.Sum, &b.Data)
+			out = append(out, b)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// SeriesPoints returns the points of the blocks SeriesBlocks returns,
+// summed from their rows' counts.
+func (d *DB) SeriesPoints(ctx context.Context, host, name string, from, to int64) (int64, error) {
+	if from >= to {
+		return 0, nil
+	}
+	where, args := seriesSpan(host, name, from, to)
+	var n int64
+	err := d.ReadTx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, d.Q(`SELECT COALESCE(SUM(points), 0) FROM host_series WHERE `+where), args...).Scan(&n)
+	})
+	return n, err
+}
+
+// seriesSpan returns the condition (with its arguments) of host's blocks
+// of kind name holding a point in [from, to).
+func seriesSpan(host, name string, from, to int64) (string, []any) {
+	// A block holding a point at or after from starts after from − span.
+	lo := from - store.SeriesBlockSpan
+	if lo > from {
+		lo = from
+	}
+	return `host = ? AND name = ? AND block_ns > ? AND block_ns < ? AND last_ns >= ? AND first_ns < ?`, []any{host, name, lo, to, from, to}
 }
 
 // SeriesNames returns every series stored for host with the times of its
