@@ -338,17 +338,7 @@ func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Ma
 		if err := res.Close(); err != nil || added == 0 {
 			return err
 		}
-		oldest, drop := b.DB.MarkerTrim()
-		var t int64
-		var text string
-		err := tx.QueryRow(ctx, oldest, host, keep-1).Scan(&t, &text)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, drop, host, t, t, text)
+		tag, err := tx.Exec(ctx, b.DB.MarkerTrim(), host, host, keep-1)
 		dropped = int(tag.RowsAffected())
 		return err
 	})

@@ -383,35 +383,14 @@ func (d *DB) markerText() string {
 	return `text`
 }
 
-// MarkerTrim returns the statements that keep a host's newest markers:
-// oldest selects the oldest marker kept (t_ns and text; arguments the host
-// and how many newer ones are kept), drop deletes those before it
-// (arguments the host, its t_ns twice and its text), by time, then text in
-// byte order, as Markers orders them.
-func (d *DB) MarkerTrim() (oldest, drop string) {
-	return d.Q(`SELECT t_ns, text FROM markers WHERE host = ? ORDER BY t_ns DESC, ` + d.markerText() + ` DESC LIMIT 1 OFFSET ?`),
-		d.Q(`DELETE FROM markers WHERE host = ? AND (t_ns < ? OR t_ns = ? AND ` + d.markerText() + ` < ?)`)
-}
-
-// TrimMarkers drops host's markers older than its newest keep in tx (see
-// MarkerTrim) and returns how many it dropped.
-func (d *DB) TrimMarkers(ctx context.Context, tx *sql.Tx, host string, keep int) (int, error) {
-	oldest, drop := d.MarkerTrim()
-	var t int64
-	var text string
-	err := tx.QueryRowContext(ctx, oldest, host, keep-1).Scan(&t, &text)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	res, err := tx.ExecContext(ctx, drop, host, t, t, text)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+// MarkerTrim returns the statement that keeps a host's newest markers: it
+// deletes those before the oldest one kept, by time, then text in byte
+// order, as Markers orders them (arguments: the host, twice, and how many
+// newer markers are kept); none when the host holds no more.
+func (d *DB) MarkerTrim() string {
+	text := d.markerText()
+	return d.Q(`DELETE FROM markers WHERE host = ? AND (t_ns, ` + text + `) <
+		(SELECT t_ns, ` + text + ` FROM markers WHERE host = ? ORDER BY t_ns DESC, ` + text + ` DESC LIMIT 1 OFFSET ?)`)
 }
 
 // UpdateProfile fills the placeholder row pk of an import with rec's

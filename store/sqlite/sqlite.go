@@ -352,7 +352,12 @@ func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Ma
 		if added == 0 {
 			return nil
 		}
-		dropped, err = b.DB.TrimMarkers(ctx, tx, host, keep)
+		res, err := tx.ExecContext(ctx, b.DB.MarkerTrim(), host, host, keep-1)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		dropped = int(n)
 		return err
 	})
 	if err != nil {
