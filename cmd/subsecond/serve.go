@@ -120,10 +120,10 @@ func runServe(ctx context.Context, e env) error {
 	if *maxSamples <= 0 {
 		return fmt.Errorf("serve: --max-samples %d: want a positive number", *maxSamples)
 	}
-	// A second no view could read is refused at import.
 	// The compressors' tables are faulted in beside opening the database,
 	// not in the first upload.
 	go store.Warm()
+	// A second no view could read is refused at import.
 	st, err := openStore(ctx, e, path, store.Options{CacheSize: int64(cacheSize), MaxText: int64(maxText), MaxSamples: *maxSamples, MaxSecondSamples: lim.maxView})
 	if err != nil {
 		return err
