@@ -1,5 +1,7 @@
 package subsecond
 
+import "strconv"
+
 // Series is one measurement of a host over time, recorded beside perf's
 // samples on the same wall clock (subsecond record's state sampler) or
 // imported from what people already recorded (sysstat's mpstat and sar):
@@ -31,9 +33,22 @@ type Point struct {
 
 // SeriesKey names a series of a host: its kind, CPU and label.
 type SeriesKey struct {
-	Name  string
-	CPU   int32
-	Label string
+	Name  string `json:"name"`
+	CPU   int32  `json:"cpu"`
+	Label string `json:"label,omitempty"`
+}
+
+// String names the series: "cpu.sys cpu 3", "irq cpu 0 "45:mlx5_comp3"",
+// "load1".
+func (k SeriesKey) String() string {
+	s := k.Name
+	if k.CPU != Unknown {
+		s += " cpu " + strconv.Itoa(int(k.CPU))
+	}
+	if k.Label != "" {
+		s += " " + strconv.Quote(k.Label)
+	}
+	return s
 }
 
 // Key returns s's key.
@@ -89,3 +104,43 @@ func Kind(name string) (SeriesKind, bool) {
 
 // MaxSeriesLabel bounds a series label, in bytes.
 const MaxSeriesLabel = 128
+
+// MaxHostSeries bounds the distinct series (name, CPU, label) one host
+// keeps. A 96-CPU host records about 1,000 for mpstat's columns and
+// softirqs and one per interrupt line and CPU that serves it: a few
+// thousand where queues are many. A post that would take the host past it
+// stores its points of the series the host has and refuses the new ones
+// beyond it, the last in SeriesKinds' order first.
+const MaxHostSeries = 50_000
+
+// SeriesAdded is what adding series to a host did: Added points were new,
+// and Refused new series were not stored because the host had
+// MaxHostSeries (RefusedSeries names the first few of them).
+type SeriesAdded struct {
+	Added         int         `json:"added"`
+	Refused       int         `json:"refused,omitempty"`
+	RefusedSeries []SeriesKey `json:"refused_series,omitempty"`
+}
+
+// MaxRefusedNamed bounds SeriesAdded.RefusedSeries.
+const MaxRefusedNamed = 10
+
+// Refusal says which series new to host were not stored, and why; "" when
+// none were refused.
+func (a SeriesAdded) Refusal(host string) string {
+	if a.Refused == 0 {
+		return ""
+	}
+	s := strconv.Itoa(a.Refused) + " series new to " + host + " not stored: a host keeps at most " +
+		strconv.Itoa(MaxHostSeries) + " series, and pruning its older recording frees those only it held ("
+	for i, k := range a.RefusedSeries {
+		if i > 0 {
+			s += ", "
+		}
+		s += k.String()
+	}
+	if len(a.RefusedSeries) < a.Refused {
+		s += ", …"
+	}
+	return s + ")"
+}

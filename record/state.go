@@ -21,8 +21,9 @@ type StateOptions struct {
 	// worth a marker to emit (hoststate.FollowKmsg); nil for none.
 	Follow func(ctx context.Context, emit func(subsecond.Marker) error) error
 	// SendSeries and SendMarkers hand what was gathered to the local
-	// store or the server (required).
-	SendSeries  func(ctx context.Context, ss []subsecond.Series) error
+	// store or the server (required). Series the host may not add
+	// (subsecond.SeriesAdded.Refused) are said in the log, not sent again.
+	SendSeries  func(ctx context.Context, ss []subsecond.Series) (subsecond.SeriesAdded, error)
 	SendMarkers func(ctx context.Context, ms []subsecond.Marker) error
 	// Flush is how often the series gathered are sent [10 s]; a marker
 	// is sent at once.
@@ -136,6 +137,7 @@ type stateBuffer struct {
 	filled  time.Time
 	flood   int
 	failing bool // the last send failed: said once until one succeeds
+	refused int  // the most series one send had refused, said in the log
 	denied  bool // the sink refused the credentials: nothing more is sent
 	sending sync.Mutex
 }
@@ -222,7 +224,12 @@ func (b *stateBuffer) send(ctx context.Context, series bool) {
 		}
 	}
 	if len(ss) > 0 {
-		if e := b.o.SendSeries(ctx, ss); e != nil {
+		a, e := b.o.SendSeries(ctx, ss)
+		if a.Refused > b.refused {
+			b.refused = a.Refused
+			fmt.Fprintf(b.o.Log, "host state: %s\n", a.Refusal("this host"))
+		}
+		if e != nil {
 			err = e
 			b.mu.Lock()
 			newer := b.series

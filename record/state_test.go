@@ -21,17 +21,19 @@ type stateSink struct {
 	sent   chan struct{}
 }
 
-func (s *stateSink) sendSeries(_ context.Context, ss []subsecond.Series) error {
+func (s *stateSink) sendSeries(_ context.Context, ss []subsecond.Series) (subsecond.SeriesAdded, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail > 0 {
 		s.fail--
-		return errors.New("server busy")
+		return subsecond.SeriesAdded{}, errors.New("server busy")
 	}
+	var a subsecond.SeriesAdded
 	for _, x := range ss {
 		s.series[x.Key()] = append(s.series[x.Key()], x.Points...)
+		a.Added += len(x.Points)
 	}
-	return nil
+	return a, nil
 }
 
 func (s *stateSink) sendMarkers(_ context.Context, ms []subsecond.Marker) error {
@@ -221,5 +223,33 @@ func TestRunStateRateLimitsAKernelLogFlood(t *testing.T) {
 	}
 	if pts < 10 {
 		t.Errorf("%d points sampled meanwhile; want the sampler unhindered", pts)
+	}
+}
+
+// TestRunStateSaysRefusedSeries: series the server refuses (the host
+// keeps subsecond.MaxHostSeries) are said in the log with the server's
+// reason once, and again only when more are refused; they are not kept
+// to be sent again.
+func TestRunStateSaysRefusedSeries(t *testing.T) {
+	var log strings.Builder
+	refused := []int{2, 2, 2, 3}
+	sends := 0
+	b := &stateBuffer{index: map[subsecond.SeriesKey]int{}, o: StateOptions{Log: &log, MaxPoints: 100,
+		SendSeries: func(_ context.Context, ss []subsecond.Series) (subsecond.SeriesAdded, error) {
+			n := refused[sends]
+			sends++
+			return subsecond.SeriesAdded{Added: 1, Refused: n, RefusedSeries: []subsecond.SeriesKey{{Name: "irq", CPU: 7, Label: "99:x"}}}, nil
+		}}}
+	for i := range refused {
+		b.add([]subsecond.Series{{Name: "irq", CPU: 7, Label: "99:x", Points: []subsecond.Point{{Time: int64(i + 1), Value: 1}}}})
+		b.send(context.Background(), true)
+		if b.points != 0 {
+			t.Fatalf("after send %d the buffer keeps %d points; want none", i+1, b.points)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	want := `host state: 2 series new to this host not stored: a host keeps at most 50000 series, and pruning its older recording frees those only it held (irq cpu 7 "99:x", …)`
+	if len(lines) != 2 || lines[0] != want || !strings.HasPrefix(lines[1], "host state: 3 series new") {
+		t.Errorf("log:\n%s\nwant two lines, the first\n%s", log.String(), want)
 	}
 }

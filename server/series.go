@@ -19,7 +19,7 @@ import (
 type State interface {
 	timeline.LaneSource
 	Series(ctx context.Context, host, name string, from, to int64) ([]subsecond.Series, error)
-	AddSeries(ctx context.Context, host string, ss []subsecond.Series) (int, error)
+	AddSeries(ctx context.Context, host string, ss []subsecond.Series) (subsecond.SeriesAdded, error)
 }
 
 // maxSeriesBody bounds a POST of series, in bytes: a minute of a 96-CPU
@@ -45,9 +45,11 @@ func (s *Server) hostSeries(w http.ResponseWriter, r *http.Request) {
 // addSeries handles POST /api/hosts/{host}/series with the JSON
 // {"series": [{"name", "cpu", "label", "points": [{"t", "v"}]}]}: series of
 // the host, as the recorder sends them every few seconds. It answers
-// {"added": points stored, "points": points sent}; a point at the time of
-// a stored one of its series is not stored again, so that a batch sent
-// twice (its answer lost) stores nothing twice.
+// {"added": points stored, "points": points sent}, with "refused" (how
+// many) and "refused_series" (the first few) when series new to the host
+// were not stored because it has subsecond.MaxHostSeries; a point at the
+// time of a stored one of its series is not stored again, so that a batch
+// sent twice (its answer lost) stores nothing twice.
 func (s *Server) addSeries(w http.ResponseWriter, r *http.Request) {
 	if err := s.authorize(r, ""); err != nil {
 		s.error(w, r, err)
@@ -84,7 +86,10 @@ func (s *Server) addSeries(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, err)
 		return
 	}
-	s.json(w, http.StatusOK, map[string]int{"added": added, "points": n})
+	s.json(w, http.StatusOK, struct {
+		subsecond.SeriesAdded
+		Points int `json:"points"`
+	}{added, n})
 }
 
 // hostMoves handles GET /api/hosts/{host}/moves?name=&series_label=&series_cpu=&from=&to=&session=,

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/timeline"
 )
 
@@ -85,5 +86,40 @@ func TestSeriesAPI(t *testing.T) {
 		if res.StatusCode != c.want {
 			t.Errorf("%s %s %.60s = %d %s; want %d", c.method, c.path, c.body, res.StatusCode, b, c.want)
 		}
+	}
+}
+
+// TestHostSeriesBounded: a host keeps subsecond.MaxHostSeries distinct
+// series; a post past them stores its points of the others and names what
+// it refused (a probe stored a million IRQ labels on one host before).
+func TestHostSeriesBounded(t *testing.T) {
+	e := newEnv(t, Config{})
+	t0 := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC).UnixNano()
+	post := func(from, n int) string {
+		t.Helper()
+		var b strings.Builder
+		b.WriteString(`{"series": [`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name": "irq", "cpu": 1, "label": "%d:probe", "points": [{"t": %d, "v": 1}]}`, from+i, t0)
+		}
+		b.WriteString(`]}`)
+		res, body := e.do("POST", "/api/hosts/node-s/series", strings.NewReader(b.String()), "Content-Type", "application/json")
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("POST %d series = %d %.300s", n, res.StatusCode, body)
+		}
+		return strings.TrimSpace(string(body))
+	}
+	if got, want := post(0, subsecond.MaxHostSeries-1), fmt.Sprintf(`{"added":%d,"points":%d}`, subsecond.MaxHostSeries-1, subsecond.MaxHostSeries-1); got != want {
+		t.Errorf("the first %d series: %s; want %s", subsecond.MaxHostSeries-1, got, want)
+	}
+	// Sorted by label, "49999:probe" is kept and "50000:probe" and
+	// "50001:probe" refused.
+	got := post(subsecond.MaxHostSeries-1, 3)
+	want := `{"added":1,"refused":2,"refused_series":[{"name":"irq","cpu":1,"label":"50000:probe"},{"name":"irq","cpu":1,"label":"50001:probe"}],"points":3}`
+	if got != want {
+		t.Errorf("3 series past the bound: %s; want %s", got, want)
 	}
 }

@@ -83,8 +83,11 @@ type Backend interface {
 	// MergeSeriesBlocks (the stored value wins at an equal time). The
 	// caller has checked the blocks, which have distinct keys and come in
 	// the order of (Name, CPU, Label, Start), so that concurrent calls
-	// lock stored blocks in one order.
-	AddSeries(ctx context.Context, host string, blocks []SeriesBlock) (int, error)
+	// lock stored blocks in one order. When the host would then hold more
+	// than keep distinct series, the series new to it are not stored
+	// beyond keep, the last in SortSeriesKeys' order first; the answer
+	// says how many (subsecond.SeriesAdded).
+	AddSeries(ctx context.Context, host string, blocks []SeriesBlock, keep int) (subsecond.SeriesAdded, error)
 	// SeriesBlocks returns, in no particular order, the blocks of host's
 	// series of kind name that hold a point in [from, to) (Unix ns), with
 	// their data; an empty, non-nil slice when there are none.

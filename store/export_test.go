@@ -12,3 +12,10 @@ import (
 func AddMarkersKeeping(s *Store, ctx context.Context, host string, ms []subsecond.Marker, keep int) (subsecond.MarkersAdded, error) {
 	return s.addMarkers(ctx, host, ms, keep)
 }
+
+// AddSeriesKeeping is AddSeries keeping keep distinct series of the host
+// instead of subsecond.MaxHostSeries, for tests of the bound at a small
+// size.
+func AddSeriesKeeping(s *Store, ctx context.Context, host string, ss []subsecond.Series, keep int) (subsecond.SeriesAdded, error) {
+	return s.addSeries(ctx, host, ss, keep)
+}

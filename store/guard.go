@@ -95,8 +95,8 @@ func (g guard) Markers(ctx context.Context, host string, from, to int64) ([]subs
 	return ms, g.wrap(err)
 }
 
-func (g guard) AddSeries(ctx context.Context, host string, blocks []SeriesBlock) (int, error) {
-	n, err := g.b.AddSeries(ctx, host, blocks)
+func (g guard) AddSeries(ctx context.Context, host string, blocks []SeriesBlock, keep int) (subsecond.SeriesAdded, error) {
+	n, err := g.b.AddSeries(ctx, host, blocks, keep)
 	return n, g.wrap(err)
 }
 

@@ -40,17 +40,26 @@ const MaxLaneBuckets = 100_000
 // MaxSeriesPoints points in one call are refused with an error wrapping
 // subsecond.ErrTooLarge. Nothing is stored unless AddSeries returns a nil
 // error: it is one transaction.
-func (s *Store) AddSeries(ctx context.Context, host string, ss []subsecond.Series) (int, error) {
+//
+// A host keeps at most subsecond.MaxHostSeries distinct series: of a call
+// that would take it past them, the points of the series it has are
+// stored and the new series beyond the bound are not (see
+// subsecond.SeriesAdded).
+func (s *Store) AddSeries(ctx context.Context, host string, ss []subsecond.Series) (subsecond.SeriesAdded, error) {
+	return s.addSeries(ctx, host, ss, subsecond.MaxHostSeries)
+}
+
+func (s *Store) addSeries(ctx context.Context, host string, ss []subsecond.Series, keep int) (subsecond.SeriesAdded, error) {
 	blocks, err := seriesBlocks(host, ss)
 	if err != nil {
-		return 0, fmt.Errorf("add series: %w", err)
+		return subsecond.SeriesAdded{}, fmt.Errorf("add series: %w", err)
 	}
 	if len(blocks) == 0 {
-		return 0, nil
+		return subsecond.SeriesAdded{}, nil
 	}
-	n, err := s.b.AddSeries(ctx, host, blocks)
+	n, err := s.b.AddSeries(ctx, host, blocks, keep)
 	if err != nil {
-		return 0, fmt.Errorf("add series: %w", err)
+		return subsecond.SeriesAdded{}, fmt.Errorf("add series: %w", err)
 	}
 	return n, nil
 }
@@ -82,7 +91,7 @@ func seriesBlocks(host string, ss []subsecond.Series) ([]SeriesBlock, error) {
 	for i := range ss {
 		sr := &ss[i]
 		if err := checkSeries(sr); err != nil {
-			return nil, fmt.Errorf("series %d (%s): %w", i+1, seriesName(sr.Key()), err)
+			return nil, fmt.Errorf("series %d (%s): %w", i+1, sr.Key(), err)
 		}
 		kind, _ := subsecond.Kind(sr.Name)
 		dec := seriesDecimals(kind)
@@ -94,12 +103,12 @@ func seriesBlocks(host string, ss []subsecond.Series) ([]SeriesBlock, error) {
 				if j > 0 {
 					what = "not after the previous point's"
 				}
-				return nil, fmt.Errorf("series %d (%s): point %d: time %d is %s: %w", i+1, seriesName(sr.Key()), j+1, pt.Time, what, subsecond.ErrInvalid)
+				return nil, fmt.Errorf("series %d (%s): point %d: time %d is %s: %w", i+1, sr.Key(), j+1, pt.Time, what, subsecond.ErrInvalid)
 			}
 			prev = pt.Time
 			q, ok := quantize(pt.Value, dec)
 			if !ok {
-				return nil, fmt.Errorf("series %d (%s): point %d: value %v is not a finite number within ±%.0f: %w", i+1, seriesName(sr.Key()), j+1, pt.Value, maxQuantized/pow10[dec], subsecond.ErrInvalid)
+				return nil, fmt.Errorf("series %d (%s): point %d: value %v is not a finite number within ±%.0f: %w", i+1, sr.Key(), j+1, pt.Value, maxQuantized/pow10[dec], subsecond.ErrInvalid)
 			}
 			bk := blockKey{sr.Key(), seriesBlockStart(pt.Time)}
 			if p == nil || seriesBlockStart(pt.Time) != seriesBlockStart(sr.Points[j-1].Time) {
@@ -128,7 +137,7 @@ func seriesBlocks(host string, ss []subsecond.Series) ([]SeriesBlock, error) {
 			p.ts, p.qs = sortPoints(p.ts, p.qs)
 		}
 		if len(p.ts) > maxBlockPoints {
-			return nil, fmt.Errorf("series %s: more than %d points in the %d s from %d: %w", seriesName(k.key), maxBlockPoints, SeriesBlockSpan/1e9, k.start, subsecond.ErrTooLarge)
+			return nil, fmt.Errorf("series %s: more than %d points in the %d s from %d: %w", k.key, maxBlockPoints, SeriesBlockSpan/1e9, k.start, subsecond.ErrTooLarge)
 		}
 		blocks = append(blocks, seriesBlock(k.key, k.start, p.ts, p.qs, p.dec))
 	}
@@ -176,19 +185,6 @@ func checkSeries(s *subsecond.Series) error {
 	return nil
 }
 
-// seriesName names series k in errors: "cpu.sys cpu 3", "irq cpu 0
-// "45:mlx5_comp3"", "load1".
-func seriesName(k subsecond.SeriesKey) string {
-	s := k.Name
-	if k.CPU != subsecond.Unknown {
-		s += fmt.Sprintf(" cpu %d", k.CPU)
-	}
-	if k.Label != "" {
-		s += fmt.Sprintf(" %q", k.Label)
-	}
-	return s
-}
-
 // Series returns the points in [from, to) (Unix ns) of host's series of
 // kind name, one Series per CPU and label that has any, ordered by CPU
 // (Unknown first) and label, each one's points in time order; an empty,
@@ -219,7 +215,7 @@ func (s *Store) Series(ctx context.Context, host, name string, from, to int64) (
 	for i := range blocks {
 		b := &blocks[i]
 		if buf, err = decodeSeries(b.Data, &p, buf); err != nil {
-			return nil, fmt.Errorf("series %s of %s: block %d: %w", seriesName(subsecond.SeriesKey{Name: name, CPU: b.CPU, Label: b.Label}), host, b.Start, err)
+			return nil, fmt.Errorf("series %s of %s: block %d: %w", subsecond.SeriesKey{Name: name, CPU: b.CPU, Label: b.Label}, host, b.Start, err)
 		}
 		if n := len(out); n == 0 || out[n-1].CPU != b.CPU || out[n-1].Label != b.Label {
 			out = append(out, subsecond.Series{Name: name, CPU: b.CPU, Label: b.Label})
@@ -319,7 +315,7 @@ func (s *Store) Lane(ctx context.Context, host, name string, from, to, bucket in
 	}
 	for k, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("lane %s of %s: %s block: %w", name, host, seriesName(subsecond.SeriesKey{Name: name, CPU: runs[k][0].CPU, Label: runs[k][0].Label}), err)
+			return nil, fmt.Errorf("lane %s of %s: %s block: %w", name, host, subsecond.SeriesKey{Name: name, CPU: runs[k][0].CPU, Label: runs[k][0].Label}, err)
 		}
 	}
 	return lane, nil
@@ -388,14 +384,21 @@ func (s *Store) SeriesNames(ctx context.Context, host string) ([]subsecond.Serie
 	if err != nil {
 		return nil, fmt.Errorf("series of %s: %w", host, err)
 	}
+	SortSeriesKeys(es, func(e subsecond.SeriesExtent) subsecond.SeriesKey { return e.Key() })
+	return es, nil
+}
+
+// SortSeriesKeys sorts xs by their series' keys: in the order of
+// subsecond.SeriesKinds, then by CPU (Unknown first) and label.
+func SortSeriesKeys[T any](xs []T, key func(T) subsecond.SeriesKey) {
 	order := func(name string) int {
 		return slices.IndexFunc(subsecond.SeriesKinds, func(k subsecond.SeriesKind) bool { return k.Name == name })
 	}
-	slices.SortFunc(es, func(a, b subsecond.SeriesExtent) int {
+	slices.SortFunc(xs, func(x, y T) int {
+		a, b := key(x), key(y)
 		return cmp.Or(cmp.Compare(order(a.Name), order(b.Name)), cmp.Compare(a.Name, b.Name),
 			cmp.Compare(a.CPU, b.CPU), cmp.Compare(a.Label, b.Label))
 	})
-	return es, nil
 }
 
 // PruneSeries deletes the series of host, or of every host when host is

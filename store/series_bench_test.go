@@ -184,7 +184,7 @@ func buildNight(s *store.Store) (points int64, err error) {
 		if err != nil {
 			return 0, err
 		}
-		points += int64(n)
+		points += int64(n.Added)
 	}
 	return points, nil
 }
@@ -308,7 +308,7 @@ func BenchmarkAddSeries(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			points += int64(n)
+			points += int64(n.Added)
 		}
 		b.ReportMetric(float64(points)/b.Elapsed().Seconds(), "points/s")
 		b.ReportMetric(float64(points)/float64(b.N), "points/op")

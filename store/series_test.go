@@ -7,6 +7,7 @@ import (
 	"math"
 	mrand "math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,8 +42,8 @@ func TestSeriesRoundTrip(t *testing.T) {
 			{Name: "load1", CPU: subsecond.Unknown, Points: regular(start, 1e9, 3, func(i int) float64 { return 0.527 })},
 		}
 		n, err := e.s.AddSeries(ctx, "node-1", in)
-		if err != nil || n != 1500+1500+10+100+20+3 {
-			t.Fatalf("AddSeries = %d, %v; want 3133 new points", n, err)
+		if err != nil || n.Added != 1500+1500+10+100+20+3 || n.Refused != 0 {
+			t.Fatalf("AddSeries = %d, %v; want 3133 new points", n.Added, err)
 		}
 		got, err := e.s.Series(ctx, "node-1", "cpu.sys", 0, math.MaxInt64)
 		if err != nil {
@@ -128,21 +129,21 @@ func TestSeriesMerge(t *testing.T) {
 		}
 		// The second and third batches first, the first spanning two blocks.
 		for _, b := range []struct{ lo, hi, want int }{{10, 20, 10}, {20, 30, 10}, {0, 10, 10}, {0, 30, 0}, {5, 25, 0}} {
-			if n, err := e.s.AddSeries(ctx, "node-1", batch(b.lo, b.hi)); err != nil || n != b.want {
-				t.Errorf("AddSeries of points [%d, %d) = %d, %v; want %d new", b.lo, b.hi, n, err, b.want)
+			if n, err := e.s.AddSeries(ctx, "node-1", batch(b.lo, b.hi)); err != nil || n.Added != b.want {
+				t.Errorf("AddSeries of points [%d, %d) = %d, %v; want %d new", b.lo, b.hi, n.Added, err, b.want)
 			}
 		}
 		before := e.blobs()
-		if n, err := e.s.AddSeries(ctx, "node-1", batch(0, 30)); err != nil || n != 0 {
-			t.Errorf("AddSeries of every point again = %d, %v; want 0", n, err)
+		if n, err := e.s.AddSeries(ctx, "node-1", batch(0, 30)); err != nil || n.Added != 0 {
+			t.Errorf("AddSeries of every point again = %d, %v; want 0", n.Added, err)
 		}
 		if after := e.blobs(); !reflect.DeepEqual(after, before) || len(after) != 2 {
 			t.Errorf("sending the points again changed the stored blocks (%d, then %d)", len(before), len(after))
 		}
 		// Another value at a stored time stays out; new times go in.
 		changed := []subsecond.Point{{Time: all[3].Time, Value: 42}, {Time: all[29].Time + 5e8, Value: 7}}
-		if n, err := e.s.AddSeries(ctx, "node-1", []subsecond.Series{{Name: "cpu.usr", CPU: 2, Points: changed}}); err != nil || n != 1 {
-			t.Errorf("AddSeries of a changed and a new point = %d, %v; want 1 new", n, err)
+		if n, err := e.s.AddSeries(ctx, "node-1", []subsecond.Series{{Name: "cpu.usr", CPU: 2, Points: changed}}); err != nil || n.Added != 1 {
+			t.Errorf("AddSeries of a changed and a new point = %d, %v; want 1 new", n.Added, err)
 		}
 		// Two series of the same key in one call are merged, the first
 		// value kept.
@@ -150,8 +151,8 @@ func TestSeriesMerge(t *testing.T) {
 			{Name: "cpu.usr", CPU: 2, Points: []subsecond.Point{{Time: t0 + 700e9, Value: 1}}},
 			{Name: "cpu.usr", CPU: 2, Points: []subsecond.Point{{Time: t0 + 699e9, Value: 3}, {Time: t0 + 700e9, Value: 2}}},
 		}
-		if n, err := e.s.AddSeries(ctx, "node-1", twice); err != nil || n != 2 {
-			t.Errorf("AddSeries of two series of one key = %d, %v; want 2 new", n, err)
+		if n, err := e.s.AddSeries(ctx, "node-1", twice); err != nil || n.Added != 2 {
+			t.Errorf("AddSeries of two series of one key = %d, %v; want 2 new", n.Added, err)
 		}
 		got, err := e.s.Series(ctx, "node-1", "cpu.usr", 0, math.MaxInt64)
 		if err != nil || len(got) != 1 {
@@ -197,8 +198,8 @@ func TestAddSeriesInvalid(t *testing.T) {
 		for _, tt := range tests {
 			ss := []subsecond.Series{{Name: "cpu.idle", CPU: 0, Points: ok}, tt.bad}
 			n, err := e.s.AddSeries(ctx, tt.host, ss)
-			if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.want) || n != 0 {
-				t.Errorf("%s: AddSeries = %d, %v; want an error wrapping %v that says %q", tt.name, n, err, tt.err, tt.want)
+			if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.want) || n.Added != 0 {
+				t.Errorf("%s: AddSeries = %d, %v; want an error wrapping %v that says %q", tt.name, n.Added, err, tt.err, tt.want)
 			}
 		}
 		// Too many points in all: 11 series of a million.
@@ -207,14 +208,14 @@ func TestAddSeriesInvalid(t *testing.T) {
 		for i := range many {
 			many[i] = subsecond.Series{Name: "cpu.sys", CPU: int32(i), Points: mil}
 		}
-		if n, err := e.s.AddSeries(ctx, "h", many); !errors.Is(err, subsecond.ErrTooLarge) || n != 0 {
-			t.Errorf("AddSeries of 11 M points = %d, %v; want ErrTooLarge", n, err)
+		if n, err := e.s.AddSeries(ctx, "h", many); !errors.Is(err, subsecond.ErrTooLarge) || n.Added != 0 {
+			t.Errorf("AddSeries of 11 M points = %d, %v; want ErrTooLarge", n.Added, err)
 		}
 		if n := e.rows()["host_series"]; n != 0 {
 			t.Errorf("after refused calls host_series holds %d rows; want 0", n)
 		}
-		if n, err := e.s.AddSeries(ctx, "h", nil); n != 0 || err != nil {
-			t.Errorf("AddSeries of nothing = %d, %v", n, err)
+		if n, err := e.s.AddSeries(ctx, "h", nil); n.Added != 0 || err != nil {
+			t.Errorf("AddSeries of nothing = %d, %v", n.Added, err)
 		}
 	})
 }
@@ -420,6 +421,75 @@ func TestSeriesReadDefault(t *testing.T) {
 		got, err := e.s.Series(ctx, "node-1", "cpu.sys", t0, t0+1200e9)
 		if err != nil || len(got) != 1 || len(got[0].Points) != 1200 {
 			t.Errorf("Series under the default limit: %d series, %v; want one of 1,200 points", len(got), err)
+		}
+	})
+}
+
+// TestSeriesPerHostBounded: a host keeps at most keep distinct series. A
+// post that would pass it stores the points of the series the host has
+// and of new ones up to the bound, in the kinds' order, and says which it
+// refused; series that go on after a gap are not new; other hosts, and
+// the host after its old series are pruned, add again.
+func TestSeriesPerHostBounded(t *testing.T) {
+	ctx := context.Background()
+	one := func(name string, cpu int32, label string, at int64) subsecond.Series {
+		return subsecond.Series{Name: name, CPU: cpu, Label: label, Points: []subsecond.Point{{Time: at, Value: 1}}}
+	}
+	const keep = 5
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		add := func(host string, want subsecond.SeriesAdded, ss ...subsecond.Series) {
+			t.Helper()
+			got, err := store.AddSeriesKeeping(e.s, ctx, host, ss, keep)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("AddSeries(%s) = %+v, %v; want %+v", host, got, err, want)
+			}
+		}
+		names := func(host string) []string {
+			t.Helper()
+			es, err := e.s.SeriesNames(ctx, host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, x := range es {
+				out = append(out, x.Key().String())
+			}
+			return out
+		}
+		add("node-1", subsecond.SeriesAdded{Added: 3},
+			one("cpu.sys", 0, "", t0+1e9), one("cpu.sys", 1, "", t0+1e9), one("load1", -1, "", t0+1e9))
+		// Four new series and a point of a stored one: two of the new go,
+		// the last in the kinds' order (irq before mem.available, cpu.usr
+		// first of all), whatever the order they came in.
+		add("node-1", subsecond.SeriesAdded{Added: 3, Refused: 2, RefusedSeries: []subsecond.SeriesKey{
+			{Name: "irq", CPU: 0, Label: "b"}, {Name: "mem.available", CPU: -1}}},
+			one("mem.available", -1, "", t0+2e9), one("irq", 0, "b", t0+2e9), one("irq", 0, "a", t0+2e9),
+			one("cpu.sys", 0, "", t0+2e9), one("cpu.usr", 0, "", t0+2e9))
+		want := []string{"cpu.usr cpu 0", "cpu.sys cpu 0", "cpu.sys cpu 1", `irq cpu 0 "a"`, "load1"}
+		if got := names("node-1"); !slices.Equal(got, want) {
+			t.Errorf("node-1's series = %q; want %q", got, want)
+		}
+		if got := e.rows()["host_series"]; got != 5 {
+			t.Errorf("host_series holds %d rows; want 5 (a refused series leaves no block)", got)
+		}
+		// At the bound: stored series go on, in the next block and after
+		// a gap of blocks, and a new one is refused alone.
+		add("node-1", subsecond.SeriesAdded{Added: 2, Refused: 1, RefusedSeries: []subsecond.SeriesKey{{Name: "cgroups", CPU: -1, Label: "memory"}}},
+			one("cpu.sys", 0, "", t0+store.SeriesBlockSpan+1e9), one("cpu.sys", 1, "", t0+5*store.SeriesBlockSpan+1e9),
+			one("cgroups", -1, "memory", t0+5*store.SeriesBlockSpan+1e9))
+		// Another host has its own bound.
+		add("node-2", subsecond.SeriesAdded{Added: 5, Refused: 1, RefusedSeries: []subsecond.SeriesKey{{Name: "irq", CPU: 3, Label: "x"}}},
+			one("cpu.sys", 0, "", t0), one("cpu.sys", 1, "", t0), one("cpu.sys", 2, "", t0), one("cpu.sys", 3, "", t0),
+			one("cpu.sys", 4, "", t0), one("irq", 3, "x", t0))
+		// Pruning the first block frees the series only it held.
+		if err := e.s.PruneSeries(ctx, "node-1", t0+store.SeriesBlockSpan); err != nil {
+			t.Fatal(err)
+		}
+		add("node-1", subsecond.SeriesAdded{Added: 3},
+			one("mem.available", -1, "", t0+6*store.SeriesBlockSpan), one("irq", 0, "b", t0+6*store.SeriesBlockSpan),
+			one("cgroups", -1, "memory", t0+6*store.SeriesBlockSpan))
+		if got := len(names("node-1")); got != keep {
+			t.Errorf("node-1 has %d series; want %d", got, keep)
 		}
 	})
 }

@@ -174,9 +174,8 @@ Flags:`)
 		opt.Sink = func(ctx context.Context, name string, r io.Reader) error {
 			return storeSink(s, meta, e.stdout)(ctx, name, r)
 		}
-		state.SendSeries = func(ctx context.Context, ss []subsecond.Series) error {
-			_, err := s.AddSeries(ctx, stateHost, ss)
-			return err
+		state.SendSeries = func(ctx context.Context, ss []subsecond.Series) (subsecond.SeriesAdded, error) {
+			return s.AddSeries(ctx, stateHost, ss)
 		}
 		state.SendMarkers = func(ctx context.Context, ms []subsecond.Marker) error {
 			_, err := s.AddMarkers(ctx, stateHost, ms)
@@ -215,20 +214,22 @@ Flags:`)
 
 // uploadState returns the senders of the host's series and markers to the
 // server at base, each request within timeout (see post).
-func uploadState(base *url.URL, token, host string, timeout time.Duration) (func(context.Context, []subsecond.Series) error, func(context.Context, []subsecond.Marker) error) {
+func uploadState(base *url.URL, token, host string, timeout time.Duration) (func(context.Context, []subsecond.Series) (subsecond.SeriesAdded, error), func(context.Context, []subsecond.Marker) error) {
 	client := &http.Client{}
-	send := func(ctx context.Context, route link.Route, body any) error {
+	send := func(ctx context.Context, route link.Route, body, answer any) error {
 		b, err := json.Marshal(body)
 		if err != nil {
 			return err
 		}
-		return post(ctx, client, base, base.JoinPath(route.Path(host)), token, "application/json", bytes.NewReader(b), timeout)
+		return post(ctx, client, base, base.JoinPath(route.Path(host)), token, "application/json", bytes.NewReader(b), timeout, answer)
 	}
-	series := func(ctx context.Context, ss []subsecond.Series) error {
-		return send(ctx, link.SeriesAPI, map[string]any{"series": ss})
+	series := func(ctx context.Context, ss []subsecond.Series) (subsecond.SeriesAdded, error) {
+		var a subsecond.SeriesAdded
+		err := send(ctx, link.SeriesAPI, map[string]any{"series": ss}, &a)
+		return a, err
 	}
 	marks := func(ctx context.Context, ms []subsecond.Marker) error {
-		return send(ctx, link.MarkersAPI, map[string]any{"markers": ms})
+		return send(ctx, link.MarkersAPI, map[string]any{"markers": ms}, nil)
 	}
 	return series, marks
 }
@@ -279,17 +280,18 @@ func uploadSink(base *url.URL, token string, m captureMeta, timeout time.Duratio
 			q.Set("boot", query.FormatWallTime(m.boot))
 		}
 		u.RawQuery = q.Encode()
-		return post(ctx, client, base, u, token, "application/octet-stream", r, timeout)
+		return post(ctx, client, base, u, token, "application/octet-stream", r, timeout, nil)
 	}
 }
 
 // post sends body to u, on the server at base, within timeout, and reads
-// the answer as the recorder's senders need it: 200 or 201 is nil; 400,
-// 413 or 415 (the server will refuse these bytes however often they come)
-// wraps record.ErrRejected; 401 or 403 wraps record.ErrDenied; 429 or 503
-// with Retry-After is a *record.RetryAfterError; every error carries the
+// the answer as the recorder's senders need it: 200 or 201 is nil, its
+// JSON read into answer unless that is nil; 400, 413 or 415 (the server
+// will refuse these bytes however often they come) wraps
+// record.ErrRejected; 401 or 403 wraps record.ErrDenied; 429 or 503 with
+// Retry-After is a *record.RetryAfterError; every error carries the
 // server's own message.
-func post(ctx context.Context, client *http.Client, base, u *url.URL, token, contentType string, body io.Reader, timeout time.Duration) error {
+func post(ctx context.Context, client *http.Client, base, u *url.URL, token, contentType string, body io.Reader, timeout time.Duration, answer any) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), body)
@@ -311,6 +313,11 @@ func post(ctx context.Context, client *http.Client, base, u *url.URL, token, con
 	defer res.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	if res.StatusCode == http.StatusOK || res.StatusCode == http.StatusCreated {
+		if answer != nil {
+			// What the answer says is told, not needed: one the
+			// server wrote otherwise leaves answer as it was.
+			_ = json.Unmarshal(msg, answer)
+		}
 		return nil
 	}
 	err = fmt.Errorf("upload: %s", res.Status)

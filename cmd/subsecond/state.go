@@ -231,7 +231,10 @@ Flags:`)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%s: %s, %d series, %d points of %s, %d new\n", name, format, len(ss), points, *host, added)
+		fmt.Fprintf(e.stdout, "%s: %s, %d series, %d points of %s, %d new\n", name, format, len(ss), points, *host, added.Added)
+		if added.Refused > 0 {
+			fmt.Fprintf(e.stdout, "%s: %s\n", name, added.Refusal(*host))
+		}
 		return nil
 	})
 }

@@ -348,18 +348,18 @@ func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Ma
 	return added, dropped, nil
 }
 
-func (b *Backend) AddSeries(ctx context.Context, host string, blocks []store.SeriesBlock) (int, error) {
+func (b *Backend) AddSeries(ctx context.Context, host string, blocks []store.SeriesBlock, keep int) (subsecond.SeriesAdded, error) {
 	tx, err := b.DB.DB.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, err
+		return subsecond.SeriesAdded{}, err
 	}
 	defer tx.Rollback()
-	added, err := b.DB.AddSeries(ctx, tx, host, blocks)
+	added, err := b.DB.AddSeries(ctx, tx, host, blocks, keep)
 	if err != nil {
-		return 0, noSpace(err)
+		return subsecond.SeriesAdded{}, noSpace(err)
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, noSpace(err)
+		return subsecond.SeriesAdded{}, noSpace(err)
 	}
 	return added, nil
 }

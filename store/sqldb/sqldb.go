@@ -471,11 +471,82 @@ func seriesArgs(host string, b *store.SeriesBlock) []any {
 }
 
 // AddSeries stores blocks of host's series inside tx, merging each with
-// the stored block of the same key (see store.Backend.AddSeries), and
-// returns how many points were new. On PostgreSQL a stored block is locked
+// the stored block of the same key, keeping the host's series to keep
+// (see store.Backend.AddSeries). On PostgreSQL a stored block is locked
 // until tx ends; a block another transaction inserts meanwhile is merged
-// once that one commits.
-func (d *DB) AddSeries(ctx context.Context, tx *sql.Tx, host string, blocks []store.SeriesBlock) (int, error) {
+// once that one commits, and two transactions adding new series at once
+// each count the host's series without the other's, so that the host may
+// pass keep by what the one adds.
+func (d *DB) AddSeries(ctx context.Context, tx *sql.Tx, host string, blocks []store.SeriesBlock, keep int) (subsecond.SeriesAdded, error) {
+	added, fresh, err := d.addSeriesBlocks(ctx, tx, host, blocks)
+	if err != nil || len(fresh) == 0 {
+		return subsecond.SeriesAdded{Added: added}, err
+	}
+	// Which of the series whose blocks were all inserted are new to the
+	// host: those with no other stored block (by the index
+	// host_series_key, reading at most one more block than were
+	// inserted).
+	other, err := tx.PrepareContext(ctx, d.Q(`SELECT COUNT(*) FROM (SELECT 1 FROM host_series
+		WHERE host = ? AND name = ? AND cpu = ? AND label = ? LIMIT ?) s`))
+	if err != nil {
+		return subsecond.SeriesAdded{}, err
+	}
+	defer other.Close()
+	var news []freshSeries
+	for _, f := range fresh {
+		var n int
+		if err := other.QueryRowContext(ctx, host, f.key.Name, f.key.CPU, f.key.Label, f.blocks+1).Scan(&n); err != nil {
+			return subsecond.SeriesAdded{}, err
+		}
+		if n <= f.blocks {
+			news = append(news, f)
+		}
+	}
+	if len(news) == 0 {
+		return subsecond.SeriesAdded{Added: added}, nil
+	}
+	var count int
+	err = tx.QueryRowContext(ctx, d.Q(`SELECT COUNT(*) FROM (SELECT DISTINCT name, cpu, label FROM host_series WHERE host = ?) s`), host).Scan(&count)
+	if err != nil {
+		return subsecond.SeriesAdded{}, err
+	}
+	over := min(count-keep, len(news))
+	if over <= 0 {
+		return subsecond.SeriesAdded{Added: added}, nil
+	}
+	// The last new series in the order of the kinds go: a host keeps its
+	// CPUs' time before its hundredth interrupt line.
+	store.SortSeriesKeys(news, func(f freshSeries) subsecond.SeriesKey { return f.key })
+	out := subsecond.SeriesAdded{Added: added, Refused: over}
+	del, err := tx.PrepareContext(ctx, d.Q(`DELETE FROM host_series WHERE host = ? AND name = ? AND cpu = ? AND label = ?`))
+	if err != nil {
+		return subsecond.SeriesAdded{}, err
+	}
+	defer del.Close()
+	for _, f := range news[len(news)-over:] {
+		if _, err := del.ExecContext(ctx, host, f.key.Name, f.key.CPU, f.key.Label); err != nil {
+			return subsecond.SeriesAdded{}, err
+		}
+		out.Added -= f.points
+		if len(out.RefusedSeries) < subsecond.MaxRefusedNamed {
+			out.RefusedSeries = append(out.RefusedSeries, f.key)
+		}
+	}
+	return out, nil
+}
+
+// freshSeries is a series of which a post inserted every block: blocks
+// of them, holding points.
+type freshSeries struct {
+	key    subsecond.SeriesKey
+	blocks int
+	points int
+}
+
+// addSeriesBlocks stores blocks (sorted by key, then start) inside tx as
+// AddSeries does, and returns how many points were new and the series of
+// which every block was inserted, not merged.
+func (d *DB) addSeriesBlocks(ctx context.Context, tx *sql.Tx, host string, blocks []store.SeriesBlock) (int, []freshSeries, error) {
 	lock := ""
 	if d.Dialect == Postgres {
 		lock = ` FOR UPDATE`
@@ -483,25 +554,34 @@ func (d *DB) AddSeries(ctx context.Context, tx *sql.Tx, host string, blocks []st
 	sel, err := tx.PrepareContext(ctx, d.Q(`SELECT first_ns, last_ns, points, min_value, max_value, sum_value, data
 		FROM host_series WHERE `+seriesKey+lock))
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer sel.Close()
 	ins, err := tx.PrepareContext(ctx, d.Q(`INSERT INTO host_series (host, name, block_ns, cpu, label, first_ns, last_ns,
 		points, min_value, max_value, sum_value, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`))
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer ins.Close()
 	upd, err := tx.PrepareContext(ctx, d.Q(`UPDATE host_series SET first_ns = ?, last_ns = ?, points = ?, min_value = ?,
 		max_value = ?, sum_value = ?, data = ? WHERE `+seriesKey))
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer upd.Close()
 	added := 0
+	var fresh []freshSeries
+	merged := false // a block of the last of fresh was merged
 	for i := range blocks {
 		b := &blocks[i]
 		key := seriesArgs(host, b)
+		k := subsecond.SeriesKey{Name: b.Name, CPU: b.CPU, Label: b.Label}
+		if len(fresh) == 0 || fresh[len(fresh)-1].key != k {
+			if merged {
+				fresh = fresh[:len(fresh)-1]
+			}
+			fresh, merged = append(fresh, freshSeries{key: k}), false
+		}
 		// A block is inserted or, when one is stored already, merged with
 		// it. The insert comes first so that the transaction writes
 		// before it reads: SQLite takes its writer lock (waiting out a
@@ -509,30 +589,37 @@ func (d *DB) AddSeries(ctx context.Context, tx *sql.Tx, host string, blocks []st
 		// read, which fails at once when another connection writes.
 		res, err := ins.ExecContext(ctx, append(key, b.First, b.Last, b.Points, b.Min, b.Max, b.Sum, b.Data)...)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if n, err := res.RowsAffected(); err != nil {
-			return 0, err
+			return 0, nil, err
 		} else if n == 1 {
 			added += int(b.Points)
+			f := &fresh[len(fresh)-1]
+			f.blocks++
+			f.points += int(b.Points)
 			continue
 		}
+		merged = true
 		old := store.SeriesBlock{Name: b.Name, CPU: b.CPU, Label: b.Label, Start: b.Start}
 		if err := sel.QueryRowContext(ctx, key...).Scan(&old.First, &old.Last, &old.Points, &old.Min, &old.Max, &old.Sum, &old.Data); err != nil {
-			return 0, fmt.Errorf("series block %s/%d/%q at %d: %w", b.Name, b.CPU, b.Label, b.Start, err)
+			return 0, nil, fmt.Errorf("series block %s/%d/%q at %d: %w", b.Name, b.CPU, b.Label, b.Start, err)
 		}
 		m, n, err := store.MergeSeriesBlocks(&old, b)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		if n > 0 {
 			if _, err := upd.ExecContext(ctx, append([]any{m.First, m.Last, m.Points, m.Min, m.Max, m.Sum, m.Data}, key...)...); err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 		}
 		added += n
 	}
-	return added, nil
+	if merged {
+		fresh = fresh[:len(fresh)-1]
+	}
+	return added, fresh, nil
 }
 
 // SeriesBlocks returns the blocks of host's series of kind name that hold

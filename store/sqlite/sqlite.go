@@ -366,15 +366,15 @@ func (b *Backend) AddMarkers(ctx context.Context, host string, ms []subsecond.Ma
 	return added, dropped, nil
 }
 
-func (b *Backend) AddSeries(ctx context.Context, host string, blocks []store.SeriesBlock) (int, error) {
-	added := 0
+func (b *Backend) AddSeries(ctx context.Context, host string, blocks []store.SeriesBlock, keep int) (subsecond.SeriesAdded, error) {
+	var added subsecond.SeriesAdded
 	err := b.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		added, err = b.DB.AddSeries(ctx, tx, host, blocks)
+		added, err = b.DB.AddSeries(ctx, tx, host, blocks, keep)
 		return err
 	})
 	if err != nil {
-		return 0, noSpace(err)
+		return subsecond.SeriesAdded{}, noSpace(err)
 	}
 	return added, nil
 }
