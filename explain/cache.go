@@ -31,7 +31,7 @@ import (
 type Cache struct {
 	reports *lru.Cache[cacheKey, *Report]
 	moves   *lru.Cache[moveKey, *Movement]
-	counts  *lru.Cache[string, *hostCounts] // by host
+	counts  *lru.Cache[string, *hostCounts] // by host, and by movesCounts + host
 }
 
 // Enter takes what a computation runs in (a server's slot for a long
@@ -125,17 +125,22 @@ func (c *Cache) Explain(ctx context.Context, src Source, host string, opt Option
 // are keyed by its range and the ids and offsets of the captures that
 // overlap it. Its user holds mu.
 type hostCounts struct {
-	mu    sync.Mutex
-	cs    *counts
-	rows  map[windowKey]int
-	last  *counts // the view count returned last
-	bytes atomic.Int64
+	mu        sync.Mutex
+	commsOnly bool // counts the commands and functions alone (Moves)
+	cs        *counts
+	rows      map[windowKey]int
+	last      *counts // the view count returned last
+	bytes     atomic.Int64
 }
 
 type windowKey struct {
 	from, to int64
 	read     uint64 // hash of the ids and offsets of the captures overlapping it
 }
+
+// movesCounts begins the key of a host's counts for Moves in Cache.counts,
+// which a host name (query.CheckHost) never begins with.
+const movesCounts = "\x00moves "
 
 // maxHostCounts bounds the bytes one host's counts grow to before they are
 // dropped and begun again.
@@ -146,6 +151,7 @@ const maxHostCounts = 32 << 20
 func (hc *hostCounts) count(ctx context.Context, src Source, in *input, wins []Window) (*counts, error) {
 	if hc.cs == nil || hc.bytes.Load() > maxHostCounts {
 		hc.cs, hc.rows = newCounts(0), map[windowKey]int{}
+		hc.cs.commsOnly = hc.commsOnly
 	}
 	cs := hc.cs
 	rows := make([]int, len(wins))
@@ -216,7 +222,23 @@ func (c *Cache) Moves(ctx context.Context, src Source, host string, opt MoveOpti
 			return nil, err
 		}
 		defer release()
-		return pl.moves(ctx, src)
+		// The commands' counts of the windows, kept per host apart from
+		// the explanations' (counted in full, and held while they
+		// relabel): moves asked again after a capture was added count
+		// only the windows new to them (see spread).
+		hc, _, err := c.counts.Get(ctx, movesCounts+host, func(context.Context) (*hostCounts, error) {
+			return &hostCounts{commsOnly: true}, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		hc.mu.Lock()
+		defer hc.mu.Unlock()
+		defer hc.done()
+		in := &input{host: host, caps: pl.caps}
+		return pl.moves(ctx, func(ctx context.Context, wins []Window) (*counts, error) {
+			return hc.count(ctx, src, in, wins)
+		})
 	})
 }
 

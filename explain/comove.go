@@ -30,9 +30,10 @@ type MoveOptions struct {
 	// session (Session, else the latest).
 	From, To int64
 	Session  int
-	// Windows is how many windows of Length are read, spread evenly over
-	// the recorded time of the span; default DefaultMoveWindows, at most
-	// MaxControls.
+	// Windows is the most windows of Length read, spread over the
+	// recorded time of the span on a grid of the wall clock (see spread):
+	// half to all of them when the time holds that many; default
+	// DefaultMoveWindows, at most MaxControls.
 	Windows int
 	Length  time.Duration
 	// Limit is how many of the moving features are listed; default
@@ -95,7 +96,7 @@ type Movement struct {
 // recording (the commands and command + function pairs whose share of the
 // host's samples rises and falls with it), or, for a command or function,
 // the host's series that move with its share. Both are read in the same
-// windows, spread evenly over the recorded time, the series' points
+// windows, spread over the recorded time (see spread), the series' points
 // counted in the window holding the end of their interval, so that a
 // series and the samples of the same seconds are compared. Windows of one
 // recording are not independent (a trend in both gives a correlation), so
@@ -106,7 +107,9 @@ func Moves(ctx context.Context, src Source, host string, opt MoveOptions) (*Move
 	if err != nil {
 		return nil, err
 	}
-	return pl.moves(ctx, src)
+	return pl.moves(ctx, func(ctx context.Context, wins []Window) (*counts, error) {
+		return countWindows(ctx, src, &input{host: host, caps: pl.caps}, wins, true)
+	})
 }
 
 // movePlan is what Moves reads before any sample: the host's captures,
@@ -182,10 +185,10 @@ func planMoves(ctx context.Context, src Source, host string, opt MoveOptions) (*
 	return pl, nil
 }
 
-// moves counts the plan's windows and ranks what moves.
-func (pl *movePlan) moves(ctx context.Context, src Source) (*Movement, error) {
+// moves counts the plan's windows with count and ranks what moves.
+func (pl *movePlan) moves(ctx context.Context, count func(context.Context, []Window) (*counts, error)) (*Movement, error) {
 	host, wins, opt := pl.host, pl.wins, pl.opt
-	cs, err := countWindows(ctx, src, &input{host: host, caps: pl.caps}, wins, true)
+	cs, err := count(ctx, wins)
 	if err != nil {
 		return nil, err
 	}
@@ -311,36 +314,50 @@ func seriesMeans(ctx context.Context, ss SeriesSource, host string, k subsecond.
 	return sum, nil
 }
 
-// spread returns n windows of length ns spread evenly over the time recs
-// recorded in [from, to): the k-th starts (k + ½)/n of the way along the
-// recorded time, moved back into its recording when it would cross the
-// recording's end.
+// spread returns at most n windows of length ns over the time recs
+// recorded in [from, to): those starting at a multiple of a step of the
+// wall clock (Unix ns) and lying whole in a recording, the step the
+// smallest length × 2^k giving at most n. Windows that stay where they
+// are as the recording grows are counted once: a host recording live
+// gets a capture every few minutes, and windows spread evenly over its
+// time moved with each one, so that every count was read again. Until
+// the windows would pass n they only gain new ones at the end; then the
+// step doubles and every other one stays. So there are n/2 to n of
+// them when the time holds that many.
 func spread(recs []timeline.Recording, from, to int64, n int, length int64) []Window {
 	type seg struct{ a, b int64 }
 	var segs []seg
-	var total int64
 	for _, r := range recs {
 		a, b := max(r.Start, from), min(r.End, to)
 		if b-a >= length {
 			segs = append(segs, seg{a, b})
-			total += b - a
 		}
 	}
-	var out []Window
-	if total == 0 {
-		return out
+	// first returns the first multiple of step at or after a.
+	first := func(a, step int64) int64 {
+		f := a / step * step
+		if f < a {
+			f += step
+		}
+		return f
 	}
-	for k := range n {
-		at := int64((float64(k) + 0.5) / float64(n) * float64(total))
+	count := func(step int64) int {
+		c := 0
 		for _, s := range segs {
-			if at < s.b-s.a {
-				a := min(s.a+at, s.b-length)
-				if len(out) == 0 || a >= out[len(out)-1].To {
-					out = append(out, Window{From: a, To: a + length})
-				}
-				break
+			if f := first(s.a, step); f <= s.b-length {
+				c += int((s.b-length-f)/step) + 1
 			}
-			at -= s.b - s.a
+		}
+		return c
+	}
+	step := length
+	for count(step) > n && step <= math.MaxInt64/4 {
+		step *= 2
+	}
+	var out []Window
+	for _, s := range segs {
+		for a := first(s.a, step); a <= s.b-length && len(out) < n; a += step {
+			out = append(out, Window{From: a, To: a + length})
 		}
 	}
 	return out

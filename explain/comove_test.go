@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"math"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -308,6 +310,90 @@ func TestBatchedCounts(t *testing.T) {
 	for w := range pl.wins {
 		if got.total[w] != want.total[w] || !reflect.DeepEqual(byFeature(got, w), byFeature(want, w)) {
 			t.Fatalf("window %d: %d samples and counts %v;\nwant %d and %v", w, got.total[w], byFeature(got, w), want.total[w], byFeature(want, w))
+		}
+	}
+}
+
+// TestSpreadKeepsWindows: as a recording grows two minutes at a time,
+// from 10 minutes to 6 hours, the windows stay on one grid: a span's
+// windows are the last span's and new ones after it, or (the step
+// doubled) every other one of the last span's and new ones; there are n/2
+// to n of them, each whole in a recording, none overlapping.
+func TestSpreadKeepsWindows(t *testing.T) {
+	const n, length = 120, int64(5 * time.Second)
+	start := time.Date(2026, 11, 30, 3, 0, 7, 0, time.UTC).UnixNano()
+	var last []Window
+	for end := start + int64(10*time.Minute); end <= start+int64(6*time.Hour); end += int64(2 * time.Minute) {
+		// Two recordings, 90 s apart.
+		gap := start + int64(7*time.Minute)
+		recs := []timeline.Recording{{Start: start, End: gap}, {Start: gap + int64(90*time.Second), End: end}}
+		wins := spread(recs, 0, timeline.EndOfTime, n, length)
+		if len(wins) > n || len(wins) < n/2 {
+			t.Fatalf("to %v: %d windows; want %d to %d", time.Duration(end-start), len(wins), n/2, n)
+		}
+		for i, w := range wins {
+			in := w.From >= recs[0].Start && w.To <= recs[0].End || w.From >= recs[1].Start && w.To <= recs[1].End
+			if w.To-w.From != length || !in || i > 0 && w.From < wins[i-1].To {
+				t.Fatalf("to %v: window %d [%d, %d) is not a whole window in a recording after the one before", time.Duration(end-start), i, w.From, w.To)
+			}
+		}
+		kept := 0
+		for _, w := range last {
+			if slices.ContainsFunc(wins, func(x Window) bool { return x.From == w.From }) {
+				kept++
+			}
+		}
+		if last != nil && kept != len(last) && kept < len(last)/2 {
+			t.Errorf("to %v: %d of the last span's %d windows kept; want all or every other one", time.Duration(end-start), kept, len(last))
+		}
+		last = wins
+	}
+}
+
+// TestMovesCountOnlyNewWindows: moves asked again after a capture was
+// added count only the windows they had not counted (the windows stay on
+// their grid, and the cache keeps the host's counts), and answer what
+// Moves does.
+func TestMovesCountOnlyNewWindows(t *testing.T) {
+	src, n := movingNight(t)
+	ctx := context.Background()
+	cache := NewCache(0)
+	opt := MoveOptions{Series: &subsecond.SeriesKey{Name: "cgroups", CPU: subsecond.Unknown, Label: "memory"}}
+	ask := func() {
+		t.Helper()
+		mv, hit, err := cache.Moves(ctx, src, "node-1", opt, nil)
+		if err != nil || hit {
+			t.Fatalf("hit %v, %v", hit, err)
+		}
+		fresh, err := Moves(ctx, src, "node-1", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(mv, fresh) {
+			t.Errorf("the cached counts' movement differs from Moves'")
+		}
+	}
+	rows := func() int {
+		t.Helper()
+		hc, ok := cache.counts.Peek(movesCounts + "node-1")
+		if !ok {
+			t.Fatal("no counts kept for the host's moves")
+		}
+		return len(hc.cs.total)
+	}
+	ask()
+	for range 4 {
+		before := rows()
+		n.Captures++
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(n.Write(pw, n.Captures-1, nil)) }()
+		if _, _, err := src.Import(ctx, pr, store.ImportOptions{FileName: fmt.Sprint("late-", n.Captures), Host: n.Host}); err != nil {
+			t.Fatal(err)
+		}
+		ask()
+		// A one-minute capture holds at most 12 windows of 5 s.
+		if got := rows(); got > before+12 {
+			t.Errorf("after capture %d: %d windows counted, %d before; want at most the new capture's 12 more", n.Captures, got, before)
 		}
 	}
 }

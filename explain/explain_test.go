@@ -436,3 +436,76 @@ func TestCacheKeepsManyHostsCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestControlSampleKeptAsHostRecords: the seeded sample of control
+// windows changes, when a capture is added, by no more than the new
+// capture's windows (a shuffle drew most of it anew, and every
+// explanation of a host recording live counted its controls again);
+// each window is about as likely to be chosen, over seeds.
+func TestControlSampleKeptAsHostRecords(t *testing.T) {
+	ctx := context.Background()
+	n, ms, _ := plantedNight()
+	n.Captures = 30
+	src := memNight(t, n, ms)
+	const controls = 100
+	opt := Options{Match: resetMatch, Seed: 1, Controls: controls, Limit: 10}
+	first, err := Explain(ctx, src, "node-1", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Available < 2*controls {
+		t.Fatalf("%d control windows available; the test wants more than %d", first.Available, 2*controls)
+	}
+	ss, meta := samplesOf(t, n, n.Captures)
+	src.add("node-1", meta, ss)
+	n.Captures++
+	next, err := Explain(ctx, src, "node-1", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perCapture := int(2*time.Minute/DefaultBefore) + 1
+	kept := 0
+	for _, w := range first.Controls {
+		if slices.ContainsFunc(next.Controls, func(x Window) bool { return x.From == w.From }) {
+			kept++
+		}
+	}
+	if next.Available <= first.Available || kept < controls-perCapture {
+		t.Errorf("after a capture (%d → %d available), %d of the %d controls kept; want at least %d", first.Available, next.Available, kept, controls, controls-perCapture)
+	}
+	// Over 400 seeds, each available window is chosen about
+	// controls/available of the time: none is never or always chosen,
+	// and the counts spread as a binomial's do.
+	chosen := map[int64]int{}
+	const seeds = 400
+	o := opt
+	if err := o.check(); err != nil {
+		t.Fatal(err)
+	}
+	in, err := gather(ctx, src, "node-1", &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(seeds) {
+		o.Seed = seed + 1000
+		pl, err := planWindows(in, &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range pl.controls {
+			chosen[w.From]++
+		}
+	}
+	p := float64(controls) / float64(next.Available)
+	mean, sd := seeds*p, math.Sqrt(seeds*p*(1-p))
+	if len(chosen) != next.Available {
+		t.Errorf("%d of %d windows ever chosen", len(chosen), next.Available)
+	}
+	var ss2 float64
+	for _, c := range chosen {
+		ss2 += (float64(c) - mean) * (float64(c) - mean)
+	}
+	if got := math.Sqrt(ss2 / float64(len(chosen))); got > 1.3*sd || got < 0.7*sd {
+		t.Errorf("choices per window spread with sd %.1f; a binomial's is %.1f (mean %.1f)", got, sd, mean)
+	}
+}

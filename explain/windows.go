@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/subsecond/subsecond"
@@ -146,11 +145,15 @@ func planWindows(in *input, opt *Options) (*plan, error) {
 	}
 	pl.available = len(all)
 	if len(all) > opt.Controls {
-		rng := rand.New(rand.NewPCG(opt.Seed, 1))
-		for i := range opt.Controls {
-			j := i + rng.IntN(len(all)-i)
-			all[i], all[j] = all[j], all[i]
-		}
+		// A seeded sample: the windows whose keys, a hash of the seed
+		// and the window's start, are the smallest. Each window is as
+		// likely to be kept, and keeps its key as the host records on,
+		// so that a host recording live, asked again after each
+		// capture, keeps most of its sample (whose counts the cache
+		// keeps) where a shuffle drew it anew.
+		seed := mix(opt.Seed)
+		key := func(w Window) uint64 { return mix(seed ^ uint64(w.From)) }
+		slices.SortFunc(all, func(a, b Window) int { return cmp.Compare(key(a), key(b)) })
 		all = all[:opt.Controls]
 		slices.SortFunc(all, func(a, b Window) int { return cmp.Compare(a.From, b.From) })
 	}
@@ -160,6 +163,16 @@ func planWindows(in *input, opt *Options) (*plan, error) {
 			in.host, len(all), opt.Before, opt.Guard, MinControls, fewControls, subsecond.ErrEmptyRange)
 	}
 	return pl, nil
+}
+
+// mix is SplitMix64's output function (Steele, Lea and Flood, OOPSLA
+// 2014): a bijection of 64 bits whose outputs for nearby inputs look
+// independent.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // near reports whether some marker of ms (in time order) lies in [a, b).
