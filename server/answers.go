@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -188,4 +190,94 @@ func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, id, key stri
 	}
 	s.answers.put(id, key, gz.Bytes())
 	s.writeAnswer(w, r, gz.Bytes())
+}
+
+// fleetAnswers keeps the fleet's answers (its map, searches and
+// contrasts) in the answer cache, by request path and query, while what
+// they read is unchanged: until the store changes it (Changes: a capture
+// imported or deleted, labels set, markers added) and for at most
+// fleetAnswerAge, which bounds how long a change made by another process
+// (a second server on the same database, `subsecond import` beside
+// `serve`) goes unseen. The fleet's questions are asked again and again
+// of the same data (the fleet page reloaded, a dashboard polling) and
+// each reads the index of every capture in its range. A nil
+// *fleetAnswers keeps nothing.
+type fleetAnswers struct {
+	ac      *answerCache
+	changes func() uint64
+	mu      sync.Mutex
+	id      string // the current epoch's id in ac
+}
+
+// fleetAnswerAge is the most time a fleet answer is kept.
+var fleetAnswerAge = 5 * time.Second
+
+// newFleetAnswers returns the fleet's answers in ac, unless ac keeps
+// nothing or src does not count its changes.
+func newFleetAnswers(ac *answerCache, src any) *fleetAnswers {
+	c, ok := src.(interface{ Changes() uint64 })
+	if ac == nil || !ok {
+		return nil
+	}
+	return &fleetAnswers{ac: ac, changes: c.Changes}
+}
+
+// epoch returns the id, in the answer cache, of the answers computed now,
+// dropping those of the epoch before.
+func (f *fleetAnswers) epoch() string {
+	id := fmt.Sprintf("\x00fleet %d %d", f.changes(), time.Now().UnixNano()/int64(fleetAnswerAge))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.id != id {
+		if f.id != "" {
+			f.ac.drop(f.id)
+		}
+		f.id = id
+	}
+	return id
+}
+
+// fleetKey is the key of r's answer: its path and its query, sorted.
+func fleetKey(r *http.Request) string { return r.URL.Path + "?" + r.URL.Query().Encode() }
+
+// cachedFleet writes the kept answer to r and reports whether there was
+// one.
+func (s *Server) cachedFleet(w http.ResponseWriter, r *http.Request) bool {
+	if s.fleetAnswers == nil {
+		return false
+	}
+	gz, ok := s.answers.get(s.fleetAnswers.epoch(), fleetKey(r))
+	if ok {
+		s.writeAnswer(w, r, gz)
+	}
+	return ok
+}
+
+// fleetJSON is heavyJSON for a fleet answer, which it keeps when nothing
+// changed while it was computed.
+func (s *Server) fleetJSON(w http.ResponseWriter, r *http.Request, compute func(ctx context.Context) (any, error)) {
+	if s.fleetAnswers == nil {
+		s.heavyJSON(w, r, compute)
+		return
+	}
+	id := s.fleetAnswers.epoch()
+	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
+		v, err := compute(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var plain, gz bytes.Buffer
+		if err := json.NewEncoder(&plain).Encode(v); err != nil {
+			return nil, err
+		}
+		zw, _ := gzip.NewWriterLevel(&gz, 5)
+		zw.Write(plain.Bytes())
+		if err := zw.Close(); err != nil {
+			return nil, err
+		}
+		if s.fleetAnswers.epoch() == id {
+			s.answers.put(id, fleetKey(r), gz.Bytes())
+		}
+		return json.RawMessage(plain.Bytes()), nil
+	})
 }

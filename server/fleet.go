@@ -167,12 +167,15 @@ func tooLarge(err error) error {
 // the hosts × time grid (web.FleetMap): each cell the busiest core's
 // system share, or with a search the matched samples' share.
 func (s *Server) fleetMap(w http.ResponseWriter, r *http.Request) {
+	if s.cachedFleet(w, r) {
+		return
+	}
 	sc, err := s.fleetScope(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
+	s.fleetJSON(w, r, func(ctx context.Context) (any, error) {
 		g, err := fleet.Map(ctx, s.fleet, sc.opt)
 		if err != nil {
 			return nil, tooLarge(err)
@@ -185,6 +188,9 @@ func (s *Server) fleetMap(w http.ResponseWriter, r *http.Request) {
 // the hosts ranked by the share of the names searched, each with its
 // sparkline (web.FleetSearch). A search is required (400 naming function).
 func (s *Server) fleetSearch(w http.ResponseWriter, r *http.Request) {
+	if s.cachedFleet(w, r) {
+		return
+	}
 	sc, err := s.fleetScope(r)
 	if err != nil {
 		s.error(w, r, err)
@@ -194,7 +200,7 @@ func (s *Server) fleetSearch(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, query.Invalidf("function", "the search needs one of function, comm, comm_regex and stack"))
 		return
 	}
-	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
+	s.fleetJSON(w, r, func(ctx context.Context) (any, error) {
 		res, err := fleet.Search(ctx, s.fleet, sc.opt)
 		if err != nil {
 			return nil, tooLarge(err)
@@ -207,6 +213,9 @@ func (s *Server) fleetSearch(w http.ResponseWriter, r *http.Request) {
 // the names whose share differs between the groups of label key group
 // (web.FleetGroups). The group is required (400 naming it).
 func (s *Server) fleetGroups(w http.ResponseWriter, r *http.Request) {
+	if s.cachedFleet(w, r) {
+		return
+	}
 	sc, err := s.fleetScope(r)
 	if err != nil {
 		s.error(w, r, err)
@@ -216,7 +225,7 @@ func (s *Server) fleetGroups(w http.ResponseWriter, r *http.Request) {
 		s.error(w, r, query.Invalidf("group", "the group contrast needs a label key to compare the values of"))
 		return
 	}
-	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
+	s.fleetJSON(w, r, func(ctx context.Context) (any, error) {
 		rep, err := fleet.Groups(ctx, s.fleet, sc.opt)
 		if err != nil {
 			return nil, tooLarge(err)
@@ -229,12 +238,15 @@ func (s *Server) fleetGroups(w http.ResponseWriter, r *http.Request) {
 // the names whose share rises or falls with the hosts' uptime
 // (web.FleetUptime).
 func (s *Server) fleetUptime(w http.ResponseWriter, r *http.Request) {
+	if s.cachedFleet(w, r) {
+		return
+	}
 	sc, err := s.fleetScope(r)
 	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	s.heavyJSON(w, r, func(ctx context.Context) (any, error) {
+	s.fleetJSON(w, r, func(ctx context.Context) (any, error) {
 		rep, err := fleet.Uptime(ctx, s.fleet, sc.opt)
 		if err != nil {
 			return nil, tooLarge(err)

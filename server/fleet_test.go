@@ -2,10 +2,12 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
-
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,8 @@ import (
 	"github.com/subsecond/subsecond/fleet"
 	"github.com/subsecond/subsecond/internal/nightgen"
 	"github.com/subsecond/subsecond/query"
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 	"github.com/subsecond/subsecond/timeline"
 	"github.com/subsecond/subsecond/web"
 )
@@ -179,4 +183,70 @@ func fleetHas(ls []subsecond.Label, k, v string) bool {
 		}
 	}
 	return false
+}
+
+// TestFleetAnswersKept: a fleet answer asked again, its parameters in
+// another order, is written from memory and is the answer computed; a
+// change made through the server's store (an upload, labels set) is seen
+// at once, one made by another process (a second store on the same
+// database) within fleetAnswerAge.
+func TestFleetAnswersKept(t *testing.T) {
+	defer func(a time.Duration) { fleetAnswerAge = a }(fleetAnswerAge)
+	fleetAnswerAge = 500 * time.Millisecond
+	path := filepath.Join(t.TempDir(), "fleet.db")
+	st, err := sqlite.OpenStore(context.Background(), path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := newEnvOn(t, st, Config{Token: "s3cret", Fleet: st})
+	uploadNight(t, e, "node-1", true, url.Values{"label": {"zone=a"}})
+	rows := func(path string) (int, []byte) {
+		t.Helper()
+		res, body := e.do("GET", path, nil)
+		var m web.FleetMap
+		if res.StatusCode != http.StatusOK || json.Unmarshal(body, &m) != nil {
+			t.Fatalf("GET %s = %d %.200s", path, res.StatusCode, body)
+		}
+		return len(m.Rows), body
+	}
+	n, first := rows("/api/fleet?group=zone&buckets=60")
+	hits := e.s.answers.hits.Load()
+	if n2, again := rows("/api/fleet?buckets=60&group=zone"); n2 != 1 || n != 1 || !bytes.Equal(again, first) || e.s.answers.hits.Load() != hits+1 {
+		t.Errorf("asked again: %d rows (first %d), same answer %v, %d hits more; want the kept answer", n2, n, bytes.Equal(again, first), e.s.answers.hits.Load()-hits)
+	}
+	uploadNight(t, e, "node-2", false, url.Values{"label": {"zone=b"}})
+	if n, _ := rows("/api/fleet?group=zone&buckets=60"); n != 2 {
+		t.Errorf("after node-2's upload: %d rows; want 2", n)
+	}
+	e.do("POST", "/api/hosts/node-2/labels", strings.NewReader(`{"set": ["zone=c"]}`), "Authorization", "Bearer s3cret")
+	if _, body := rows("/api/fleet?group=zone&buckets=60"); !strings.Contains(string(body), `"c"`) {
+		t.Errorf("after node-2's label: %s; want zone c", body)
+	}
+	// Another process imports node-3.
+	other, err := sqlite.OpenStore(context.Background(), path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	n3 := &nightgen.Night{Host: "node-3", CPUs: 2, Hz: 49, Start: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC),
+		Captures: 1, Length: time.Minute, Unanchored: -1, Seed: 6}
+	var b bytes.Buffer
+	if err := n3.Write(&b, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.Import(context.Background(), &b, store.ImportOptions{Host: "node-3"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(fleetAnswerAge + time.Second)
+	for {
+		n, _ := rows("/api/fleet?group=zone&buckets=60")
+		if n == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%v after another process imported node-3: %d rows; want 3 within %v", time.Since(deadline.Add(-fleetAnswerAge-time.Second)), n, fleetAnswerAge)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -221,7 +221,9 @@ type Server struct {
 	maxViewSamples int64
 	hot            hotCache
 	// answers keeps the answers of whole-profile views; nil keeps none.
-	answers *answerCache
+	// fleetAnswers keeps the fleet's in it.
+	answers      *answerCache
+	fleetAnswers *fleetAnswers
 	// maxRangeSamples bounds a host range's samples; ranges keeps the
 	// ranges joined.
 	maxRangeSamples int64
@@ -278,6 +280,7 @@ func New(cfg Config) *Server {
 
 		pageHotSamples: pageHotspotSamples,
 	}
+	s.fleetAnswers = newFleetAnswers(s.answers, s.fleet)
 	if s.maxCells <= 0 {
 		s.maxCells = DefaultMaxCells
 	}

@@ -57,7 +57,9 @@ func (s *Store) SetHostLabels(ctx context.Context, host string, set []subsecond.
 			return fmt.Errorf("label host %s: remove %.20q…: the key is longer than %d bytes: %w", host, k, subsecond.MaxLabelKey, subsecond.ErrInvalid)
 		}
 	}
-	if err := s.b.SetHostLabels(ctx, host, set, remove, subsecond.MaxLabels); err != nil {
+	err := s.b.SetHostLabels(ctx, host, set, remove, subsecond.MaxLabels)
+	s.changes.Add(1)
+	if err != nil {
 		return fmt.Errorf("label host %s: %w", host, err)
 	}
 	return nil
@@ -288,6 +290,7 @@ func (s *Store) NameTotals(ctx context.Context, q subsecond.TotalsQuery) ([]subs
 // the expired profiles, so that those deletes find their index gone.
 func (s *Store) PruneIndex(ctx context.Context, before int64) (int, error) {
 	n, err := s.b.DropIndexDays(ctx, before)
+	s.changes.Add(1)
 	if err != nil {
 		return 0, fmt.Errorf("prune fleet index: %w", err)
 	}
@@ -350,6 +353,7 @@ func (s *Store) Reindex(ctx context.Context) (int, error) {
 		}
 		if ok {
 			n++
+			s.changes.Add(1)
 		}
 	}
 	return n, nil

@@ -31,6 +31,7 @@ func (s *Store) addMarkers(ctx context.Context, host string, ms []subsecond.Mark
 		}
 	}
 	added, dropped, err := s.b.AddMarkers(ctx, host, ms, keep)
+	s.changes.Add(1)
 	if err != nil {
 		return subsecond.MarkersAdded{}, fmt.Errorf("add markers: %w", err)
 	}

@@ -118,7 +118,17 @@ type Store struct {
 	// hits and misses count Capture's lookups in cache (CacheStats).
 	hits, misses atomic.Int64
 	legacy       legacyDigests // whether imports must hash with SHA-256 too
+	// changes counts what this Store changed of what the fleet's views
+	// read (Changes).
+	changes atomic.Uint64
 }
+
+// Changes returns how many times this Store has changed what the fleet's
+// views read: a profile imported, renamed or deleted, a host's labels
+// set, markers added, the fleet index pruned or rebuilt. A cache of their
+// answers that saw the same number saw what this Store wrote since, but
+// not what another process wrote to the same database.
+func (s *Store) Changes() uint64 { return s.changes.Load() }
 
 // New returns a Store over b, which it owns: Close closes b.
 func New(b Backend, opt Options) *Store {
@@ -214,6 +224,9 @@ func (s *Store) Import(ctx context.Context, r io.Reader, opt ImportOptions) (p *
 	p, existed, err = s.importText(ctx, r, opt)
 	if err != nil {
 		return nil, false, fmt.Errorf("import %s: %w", name, err)
+	}
+	if !existed {
+		s.changes.Add(1)
 	}
 	return p, existed, nil
 }
@@ -385,7 +398,9 @@ func (s *Store) Rename(ctx context.Context, id, name string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
-	if err := s.b.Rename(ctx, id, name); err != nil {
+	err := s.b.Rename(ctx, id, name)
+	s.changes.Add(1)
+	if err != nil {
 		return fmt.Errorf("rename profile %q: %w", id, err)
 	}
 	// A cached capture carries the old name: read it anew when asked.
@@ -412,7 +427,9 @@ func checkName(name string) error {
 // Delete removes profile id and everything stored with it. An unknown id
 // yields an error wrapping subsecond.ErrNotFound.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := s.b.Delete(ctx, id); err != nil {
+	err := s.b.Delete(ctx, id)
+	s.changes.Add(1)
+	if err != nil {
 		return fmt.Errorf("delete profile %q: %w", id, err)
 	}
 	s.cache.Remove(id)
