@@ -2,9 +2,9 @@ package explain
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"math"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
