@@ -250,3 +250,62 @@ func TestFleetAnswersKept(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestLabelBounds checks a label's byte bounds where labels come in: a
+// key of subsecond.MaxLabelKey bytes and a value of MaxLabelValue bytes
+// are stored; a byte more is refused with 400 naming the bound, by the
+// labels' POST (the host's labels unchanged) and by an upload (no
+// capture stored).
+func TestLabelBounds(t *testing.T) {
+	e := newEnv(t, Config{Token: "s3cret"})
+	e.s.fleet = e.st
+	uploadNight(t, e, "node-1", false, url.Values{"label": {"zone=a"}})
+	key := "k" + strings.Repeat("x", subsecond.MaxLabelKey-1)
+	val := strings.Repeat("é", subsecond.MaxLabelValue/2) // 256 bytes in 128 characters
+	labels := func() []subsecond.Label {
+		var hosts struct{ Hosts []timeline.Host }
+		e.getJSON("/api/hosts", &hosts)
+		if len(hosts.Hosts) != 1 {
+			t.Fatalf("GET /api/hosts = %+v; want node-1 alone", hosts)
+		}
+		return hosts.Hosts[0].Labels
+	}
+	post := func(set string) (*http.Response, []byte) {
+		b, _ := json.Marshal(map[string][]string{"set": {set}})
+		return e.do("POST", "/api/hosts/node-1/labels", bytes.NewReader(b), "Authorization", "Bearer s3cret")
+	}
+	if res, body := post(key + "=" + val); res.StatusCode != http.StatusOK {
+		t.Fatalf("POST a label of %d-byte key and %d-byte value = %d %s; want 200", len(key), len(val), res.StatusCode, body)
+	}
+	if !fleetHas(labels(), key, val) {
+		t.Fatalf("labels = %+v; want the longest key and value stored", labels())
+	}
+	before := labels()
+	for _, tc := range []struct{ set, msg string }{
+		{key + "x=v", "the key is longer than 64 bytes"},
+		{"zone=" + val + "é", "the value of zone is longer than 256 bytes"},
+	} {
+		res, body := post(tc.set)
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), tc.msg) {
+			t.Errorf("POST label %.30q… = %d %s; want 400 %q", tc.set, res.StatusCode, body, tc.msg)
+		}
+		if after := labels(); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("labels after a refused POST = %+v; want %+v", after, before)
+		}
+
+		var b bytes.Buffer
+		n := &nightgen.Night{Host: "node-2", CPUs: 1, Hz: 49, Start: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC),
+			Captures: 1, Length: 10 * time.Second, Unanchored: -1, Seed: 1}
+		if err := n.Write(&b, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		v := url.Values{"host": {"node-2"}, "label": {tc.set}}
+		res, body = e.do("POST", "/api/profiles?"+v.Encode(), &b, "Authorization", "Bearer s3cret")
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), tc.msg) {
+			t.Errorf("upload with label %.30q… = %d %s; want 400 %q", tc.set, res.StatusCode, body, tc.msg)
+		}
+		if ps, err := e.st.List(context.Background()); err != nil || len(ps) != 2 {
+			t.Errorf("captures after a refused upload: %d (%v); want node-1's 2", len(ps), err)
+		}
+	}
+}
