@@ -154,3 +154,48 @@ test('with --token, the upload form sends the token it is given', async () => {
     await guarded.stop();
   }
 });
+
+test('an upload answered 503 (the database restarting) is retried after its Retry-After, saying so, and lands', async () => {
+  const fresh = join(dir, 'retried.perf.txt');
+  await writeCapture(fresh, { cpus: 2, seconds: 3, seed: 7 });
+  const page = await browser.ctx.newPage();
+  await page.goto(server.url + '/');
+  // The server's answer while its database is down, twice; then the
+  // request goes through to the real server.
+  const refused = [];
+  await page.route('**/api/profiles?*', async (route) => {
+    if (route.request().method() !== 'POST' || refused.length === 2) return route.continue();
+    refused.push(Date.now());
+    await route.fulfill({
+      status: 503,
+      headers: { 'Retry-After': '1', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ error: 'the database is unavailable (unreachable or restarting), so nothing was changed: retry in a few seconds' }),
+    });
+  });
+  await page.evaluate(() => {
+    const s = document.getElementById('upload-status');
+    window.statusLog = [];
+    new MutationObserver(() => window.statusLog.push(s.textContent)).observe(s, { childList: true, characterData: true, subtree: true });
+  });
+  const status = [];
+  const poll = setInterval(async () => {
+    try { status.push(...(await page.evaluate(() => window.statusLog.splice(0)))); } catch { /* navigating */ }
+  }, 50);
+  const landed = page.waitForURL(/\/p\/[^/?]+$/, { timeout: 30_000 });
+  const sent = Date.now();
+  await page.setInputFiles('#upload-file', fresh);
+  await landed;
+  clearInterval(poll);
+  const done = Date.now();
+  assert.equal(refused.length, 2, 'the upload was sent three times');
+  // Waits of at least Retry-After (1 s), then 2 s: the second attempt's
+  // floor doubles.
+  assert.ok(refused[1] - refused[0] >= 950, `second attempt ${refused[1] - refused[0]} ms after the first`);
+  assert.ok(done - refused[1] >= 1950, `third attempt ${done - refused[1]} ms after the second`);
+  assert.ok(status.some((t) => /database is unavailable.*retrying in 1 s \(1 of 4\)/.test(t)), `status texts: ${JSON.stringify(status)}`);
+  assert.ok(status.some((t) => /retrying in 2 s \(2 of 4\)/.test(t)), `status texts: ${JSON.stringify(status)}`);
+  await page.waitForSelector('body[data-rendered="1"]');
+  assert.equal(await page.textContent('main h1'), 'retried.perf.txt');
+  assert.ok(done - sent < 15_000);
+  await page.close();
+});
