@@ -4,15 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"reflect"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -231,31 +228,13 @@ func TestKillMidImport(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := e.rows()
-		name, where := e.name, e.where
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperImport$")
-		cmd.Env = append(os.Environ(), "SUBSECOND_HELPER_BACKEND="+name, "SUBSECOND_HELPER_DB="+where)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd, out := startHelper(t, e, "TestHelperImport")
 		sc := bufio.NewScanner(out)
 		if !sc.Scan() || sc.Text() != "inside the transaction" {
 			cmd.Process.Kill()
 			t.Fatalf("child said %q; want it inside the transaction", sc.Text())
 		}
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, out)
-		err = cmd.Wait()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("child exit = %v; want killed by SIGKILL", err)
-		}
+		killHelper(t, cmd, out)
 		// A PostgreSQL server notices the lost connection and rolls back
 		// on its own time; wait for that, briefly.
 		for i := 0; i < 50 && !reflect.DeepEqual(e.rows(), before); i++ {

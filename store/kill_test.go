@@ -100,18 +100,8 @@ func TestKillMidHostWrite(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			forEach(t, store.Options{}, func(t *testing.T, e *env) {
 				ctx := context.Background()
-				cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHostWrites$")
-				cmd.Env = append(os.Environ(), "SUBSECOND_HELPER_WRITES="+kind,
-					"SUBSECOND_HELPER_BACKEND="+e.name, "SUBSECOND_HELPER_DB="+e.where)
-				out, err := cmd.StdoutPipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				cmd.Stderr = os.Stderr
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				// Three posts finish; the fourth is killed half-way.
+				cmd, out := startHelper(t, e, "TestHelperHostWrites", "SUBSECOND_HELPER_WRITES="+kind)
+				// Three posts finish; the fourth is killed a quarter in.
 				const killed = 4
 				sc := bufio.NewScanner(out)
 				took := time.Hour // the shortest post
@@ -130,15 +120,7 @@ func TestKillMidHostWrite(t *testing.T) {
 					}
 				}
 				time.Sleep(took / 4)
-				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-					t.Fatal(err)
-				}
-				rest, _ := io.ReadAll(out)
-				err = cmd.Wait()
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-					t.Fatalf("child exit = %v; want killed by SIGKILL", err)
-				}
+				rest := killHelper(t, cmd, out)
 				// A post of labels takes a fraction of a millisecond: the
 				// kill may come after it, which only leaves it stored.
 				if kind != "labels" && strings.Contains(string(rest), "done") {
@@ -150,6 +132,7 @@ func TestKillMidHostWrite(t *testing.T) {
 				// transaction back on its own time: posts 1 to 3 are
 				// there at once, the fourth whole or gone.
 				var posts []int
+				var err error
 				for try := 0; try < 50; try++ {
 					if posts, err = storedPosts(ctx, e.fresh(), kind, killed); err == nil {
 						break
@@ -246,4 +229,38 @@ func storedPosts(ctx context.Context, s *store.Store, kind string, n int) ([]int
 		}
 	}
 	return posts, nil
+}
+
+// startHelper runs the test binary again as the helper test named, on e's
+// database (SUBSECOND_HELPER_BACKEND and _DB, and env), and returns it
+// with its standard output.
+func startHelper(t *testing.T, e *env, helper string, env ...string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$")
+	cmd.Env = append(os.Environ(), append([]string{"SUBSECOND_HELPER_BACKEND=" + e.name, "SUBSECOND_HELPER_DB=" + e.where}, env...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, out
+}
+
+// killHelper kills cmd with SIGKILL and returns what it wrote after what
+// was read of out, failing unless the kill is what ended it.
+func killHelper(t *testing.T, cmd *exec.Cmd, out io.Reader) []byte {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(out)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("child exit = %v; want killed by SIGKILL", err)
+	}
+	return rest
 }
