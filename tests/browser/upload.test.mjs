@@ -172,21 +172,21 @@ test('an upload answered 503 (the database restarting) is retried after its Retr
       body: JSON.stringify({ error: 'the database is unavailable (unreachable or restarting), so nothing was changed: retry in a few seconds' }),
     });
   });
+  // The status line's texts, kept in sessionStorage past the navigation.
   await page.evaluate(() => {
     const s = document.getElementById('upload-status');
-    window.statusLog = [];
-    new MutationObserver(() => window.statusLog.push(s.textContent)).observe(s, { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => {
+      const a = JSON.parse(sessionStorage.getItem('t.retry') || '[]');
+      a.push(s.textContent);
+      sessionStorage.setItem('t.retry', JSON.stringify(a));
+    }).observe(s, { childList: true, characterData: true, subtree: true });
   });
-  const status = [];
-  const poll = setInterval(async () => {
-    try { status.push(...(await page.evaluate(() => window.statusLog.splice(0)))); } catch { /* navigating */ }
-  }, 50);
   const landed = page.waitForURL(/\/p\/[^/?]+$/, { timeout: 30_000 });
   const sent = Date.now();
   await page.setInputFiles('#upload-file', fresh);
   await landed;
-  clearInterval(poll);
   const done = Date.now();
+  const status = await page.evaluate(() => JSON.parse(sessionStorage.getItem('t.retry') || '[]'));
   assert.equal(refused.length, 2, 'the upload was sent three times');
   // Waits of at least Retry-After (1 s), then 2 s: the second attempt's
   // floor doubles.
