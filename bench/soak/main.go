@@ -57,6 +57,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -184,7 +185,7 @@ func run() error {
 	fmt.Printf("soak: each minute also %d identical samples (%.0f KB of zstd, %.2f GB of text; refused) and a capture of %d event names (%.0f KB; stored)\n",
 		bombSamples, float64(len(bomb))/1e3, float64(bombSamples*int64(len(bombSample)))/1e9, eventNames, float64(len(events))/1e3)
 
-	s := &soak{cfg: cfg, base: srv.Base, debug: debug, bomb: bomb, capture: capture, t0: truth.T0, span: truth.Last - truth.T0, stats: map[string]*kind{}, uploaded: make([]int, cfg.hosts)}
+	s := &soak{cfg: cfg, base: srv.Base, debug: debug, log: filepath.Join(dir, "serve.log"), bomb: bomb, capture: capture, t0: truth.T0, span: truth.Last - truth.T0, stats: map[string]*kind{}, uploaded: make([]int, cfg.hosts)}
 	// One upload first, so that readers have something to read.
 	if err := s.upload(context.Background(), s.client("127.0.0.2"), -1); err != nil {
 		return fmt.Errorf("first upload: %w", err)
@@ -397,6 +398,7 @@ type soak struct {
 	cfg     config
 	base    string
 	debug   string // the server's profiler address, "" for none
+	log     string // the server's log (JSON lines)
 	bomb    []byte // the upload of bombSamples identical samples
 	capture []byte
 	t0      int64 // the capture's first whole second, perf's clock, ns
@@ -1012,6 +1014,9 @@ func (s *soak) reportFailures(fiveXX int) bool {
 	first, last := map[group]time.Time{}, map[group]time.Time{}
 	missed := false
 	restarted := !s.outage[0].IsZero()
+	inside := func(at time.Time) bool {
+		return restarted && !at.Before(s.outage[0]) && !at.After(s.outage[1].Add(5*time.Second))
+	}
 	for _, f := range s.fails {
 		g := group{f.kind, f.code, f.retryAfter, f.msg}
 		if count[g] == 0 {
@@ -1019,8 +1024,7 @@ func (s *soak) reportFailures(fiveXX int) bool {
 		}
 		count[g]++
 		last[g] = f.at
-		inside := restarted && !f.at.Before(s.outage[0]) && !f.at.After(s.outage[1].Add(5*time.Second))
-		if f.code != http.StatusServiceUnavailable || !f.retryAfter || strings.Contains(f.msg, "database") && !inside {
+		if f.code != http.StatusServiceUnavailable || !f.retryAfter || strings.Contains(f.msg, "database") && !inside(f.at) {
 			missed = true
 		}
 	}
@@ -1035,7 +1039,62 @@ func (s *soak) reportFailures(fiveXX int) bool {
 		fmt.Printf("  %-11s %d×%d Retry-After %-5v %s to %s after the start: %q\n", g.kind, g.code, count[g], g.retryAfter,
 			round(first[g].Sub(s.start)), round(last[g].Sub(s.start)), g.msg)
 	}
+	if missed {
+		s.serverErrors(inside)
+	}
 	return missed
+}
+
+// serverErrors prints what the server's log says caused its 5xx answers
+// outside the database's restart (the client sees only "internal error"
+// or the outage sentence): each distinct error, profile IDs blanked, with
+// its count and when it came first and last.
+func (s *soak) serverErrors(inside func(time.Time) bool) {
+	f, err := os.Open(s.log)
+	if err != nil {
+		fmt.Println("  the server's log:", err)
+		return
+	}
+	defer f.Close()
+	type seen struct {
+		n           int
+		first, last time.Time
+	}
+	errs := map[string]*seen{}
+	id := regexp.MustCompile(`"[a-z2-7]{26}"`)
+	dec := json.NewDecoder(f)
+	for {
+		var line struct {
+			Time   time.Time `json:"time"`
+			Status int       `json:"status"`
+			Err    string    `json:"err"`
+		}
+		if err := dec.Decode(&line); err == io.EOF {
+			break
+		} else if err != nil {
+			fmt.Println("  the server's log:", err)
+			return
+		}
+		// A cancelled request's answer reached no one (the abandoned
+		// heavy requests, the readers at the end).
+		if line.Status < 500 || inside(line.Time) || line.Time.Before(s.start) || strings.HasSuffix(line.Err, context.Canceled.Error()) {
+			continue
+		}
+		e := id.ReplaceAllString(line.Err, `"…"`)
+		if errs[e] == nil {
+			errs[e] = &seen{first: line.Time}
+		}
+		errs[e].n++
+		errs[e].last = line.Time
+	}
+	keys := slices.SortedFunc(maps.Keys(errs), func(a, b string) int { return errs[b].n - errs[a].n })
+	fmt.Printf("  the server's log gives for its 5xx outside the restart %d distinct errors:\n", len(keys))
+	for i, e := range keys {
+		if i == 10 {
+			break
+		}
+		fmt.Printf("    ×%d %s to %s after the start: %s\n", errs[e].n, round(errs[e].first.Sub(s.start)), round(errs[e].last.Sub(s.start)), e)
+	}
 }
 
 func round(d time.Duration) time.Duration {
