@@ -128,16 +128,27 @@ func TestCachedAnalysesTakeNoSlot(t *testing.T) {
 	}
 
 	g := e.s.heavy
-	for _, c := range []chan struct{}{g.long, g.moves, g.slots} {
+	for _, c := range []chan struct{}{g.long, g.moves} {
 		for range cap(c) {
 			c <- struct{}{}
 		}
 	}
+	var slots []func()
+	for range g.size {
+		release, err := g.enter(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots = append(slots, release)
+	}
 	defer func() {
-		for _, c := range []chan struct{}{g.long, g.moves, g.slots} {
+		for _, c := range []chan struct{}{g.long, g.moves} {
 			for range cap(c) {
 				<-c
 			}
+		}
+		for _, release := range slots {
+			release()
 		}
 	}()
 	for i, p := range paths {

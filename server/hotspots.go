@@ -159,7 +159,7 @@ func (s *Server) hotspotList(r *http.Request, q *Query, wait time.Duration) (*su
 	all := *q
 	all.Limit = 0 // the cache keeps every episode; requests cut the list
 	e := s.hot.join(hotKey(id, q), func(ctx context.Context) (*subsecond.HotspotReport, error) {
-		release, err := s.heavy.enter(ctx)
+		release, err := s.heavy.enter(withFairKey(ctx, "profile "+id)) // computed apart from its requests
 		if err != nil {
 			return nil, err
 		}

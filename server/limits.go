@@ -5,9 +5,12 @@ import (
 	"context"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/query"
@@ -140,8 +143,15 @@ func (s *Server) enterImport(ctx context.Context) (release func(), err error) {
 // only while its client does; when queue requests already wait, or the wait
 // runs out, it is refused with errBusy (503 and Retry-After), so that load
 // costs latency, never memory.
+//
+// Waiting requests are admitted fairly: each has a key (the capture or the
+// host it views, see fairKey), and a freed slot goes to the oldest waiter
+// of the next key in turn, round robin, not to the oldest waiter of all.
+// Many views of one capture (a hostile or merely huge one, opened in many
+// tabs) thus take turns with the views of every other capture instead of
+// keeping them behind the whole queue.
 type gate struct {
-	slots chan struct{}
+	size int // slots
 	// long holds a token per long analysis running or waiting for a slot
 	// (enterLong), moves one per host's moves (enterMoves): each all slots
 	// but one, at least one.
@@ -149,10 +159,23 @@ type gate struct {
 	queue       int64
 	wait        time.Duration
 	waiting     atomic.Int64
+
+	mu      sync.Mutex
+	running int                  // slots taken
+	queues  map[string][]*waiter // waiters by key, oldest first
+	turns   []string             // the keys with waiters, whose turn comes first first
+
 	// entered counts the slots taken; waited and held sum, in
 	// nanoseconds, the time their requests waited for them and held them
 	// (the metrics' heavy-slot counters).
 	entered, waited, held atomic.Int64
+}
+
+// waiter is a request waiting for a slot; granted is closed when a slot is
+// handed to it.
+type waiter struct {
+	key     string
+	granted chan struct{}
 }
 
 func newGate(slots, queue int, wait time.Duration) *gate {
@@ -165,8 +188,42 @@ func newGate(slots, queue int, wait time.Duration) *gate {
 	if wait <= 0 {
 		wait = DefaultHeavyWait
 	}
-	return &gate{slots: make(chan struct{}, slots), long: make(chan struct{}, max(1, slots-1)), moves: make(chan struct{}, max(1, slots-1)),
-		queue: int64(queue), wait: wait}
+	return &gate{size: slots, long: make(chan struct{}, max(1, slots-1)), moves: make(chan struct{}, max(1, slots-1)),
+		queue: int64(queue), wait: wait, queues: map[string][]*waiter{}}
+}
+
+// fairKeyType keys the context value withFairKey sets.
+type fairKeyType struct{}
+
+// withFairKey returns ctx with the key its heavy request is admitted under
+// (see gate), for work computed apart from its request's context.
+func withFairKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, fairKeyType{}, key)
+}
+
+// fairKey returns the key a heavy request with ctx is admitted under: the
+// one withFairKey set, else the capture (route parameter id) or the host
+// (host) its route names; requests naming neither share one key.
+func fairKey(ctx context.Context) string {
+	if k, ok := ctx.Value(fairKeyType{}).(string); ok {
+		return k
+	}
+	if rc := chi.RouteContext(ctx); rc != nil {
+		if id := rc.URLParam("id"); id != "" {
+			return "profile " + id
+		}
+		if h := rc.URLParam("host"); h != "" {
+			return "host " + h
+		}
+	}
+	return ""
+}
+
+// runningNow returns how many slots are taken.
+func (g *gate) runningNow() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.running
 }
 
 // enterLong takes a slot for a long analysis (a host's explanation, a
@@ -196,7 +253,7 @@ func (g *gate) enterClass(ctx context.Context, class chan struct{}) (release fun
 	default:
 		if g.waiting.Add(1) > g.queue {
 			g.waiting.Add(-1)
-			return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", cap(g.slots), g.queue)
+			return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", g.size, g.queue)
 		}
 		t := time.NewTimer(g.wait)
 		select {
@@ -231,26 +288,79 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 // enterBy is enter for a request that began waiting at start, waiting
 // until deadline at most.
 func (g *gate) enterBy(ctx context.Context, start, deadline time.Time) (release func(), err error) {
-	select {
-	case g.slots <- struct{}{}:
+	g.mu.Lock()
+	if g.running < g.size {
+		g.running++
+		g.mu.Unlock()
 		return g.taken(start, time.Now()), nil
-	default:
 	}
 	if g.waiting.Add(1) > g.queue {
 		g.waiting.Add(-1)
-		return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", cap(g.slots), g.queue)
+		g.mu.Unlock()
+		return nil, errorf(errBusy, "the server is busy with %d views and %d waiting; try again shortly", g.size, g.queue)
 	}
 	defer g.waiting.Add(-1)
+	w := &waiter{key: fairKey(ctx), granted: make(chan struct{})}
+	if len(g.queues[w.key]) == 0 {
+		g.turns = append(g.turns, w.key)
+	}
+	g.queues[w.key] = append(g.queues[w.key], w)
+	g.mu.Unlock()
+
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
-	case g.slots <- struct{}{}:
+	case <-w.granted:
 		return g.taken(start, time.Now()), nil
 	case <-t.C:
-		return nil, errorf(errBusy, "the server has been busy with other views for %s; try again shortly", g.wait)
+		err = errorf(errBusy, "the server has been busy with other views for %s; try again shortly", g.wait)
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		err = ctx.Err()
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.leave(w) { // a slot was handed to w meanwhile: hand it on
+		g.handOn()
+	}
+	return nil, err
+}
+
+// leave takes w out of the queue, reporting whether it was there (not yet
+// granted a slot). g.mu is held.
+func (g *gate) leave(w *waiter) bool {
+	q := g.queues[w.key]
+	i := slices.Index(q, w)
+	if i < 0 {
+		return false
+	}
+	if q = slices.Delete(q, i, i+1); len(q) > 0 {
+		g.queues[w.key] = q
+		return true
+	}
+	delete(g.queues, w.key)
+	g.turns = slices.DeleteFunc(g.turns, func(k string) bool { return k == w.key })
+	return true
+}
+
+// handOn gives a freed slot to the oldest waiter of the key whose turn it
+// is, which goes to the back of the turns if it has more waiters, or frees
+// the slot when none waits. g.mu is held.
+func (g *gate) handOn() {
+	if len(g.turns) == 0 {
+		g.running--
+		return
+	}
+	key := g.turns[0]
+	q := g.queues[key]
+	w := q[0]
+	g.turns = g.turns[1:]
+	if q = q[1:]; len(q) > 0 {
+		g.queues[key] = q
+		g.turns = append(g.turns, key)
+	} else {
+		delete(g.queues, key)
+	}
+	close(w.granted)
 }
 
 // taken counts a slot asked for at start and taken at now, and returns
@@ -262,7 +372,9 @@ func (g *gate) taken(start, now time.Time) func() {
 	return func() {
 		once.Do(func() {
 			g.held.Add(int64(time.Since(now)))
-			<-g.slots
+			g.mu.Lock()
+			g.handOn()
+			g.mu.Unlock()
 		})
 	}
 }

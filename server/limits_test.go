@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -165,6 +166,110 @@ func TestHeavyLimit(t *testing.T) {
 	}
 }
 
+// TestHeavyFair: a freed heavy slot goes to the next capture in turn, not
+// to the oldest waiter of all, so a view of one capture queued behind many
+// views of another runs after the one that came first, not after all.
+// Before, the queue was first come first served: the small capture's view
+// ran last.
+func TestHeavyFair(t *testing.T) {
+	eng := &blockingEngine{started: make(chan struct{}, 8), release: make(chan struct{})}
+	e := newEnv(t, Config{Engine: eng, MaxHeavy: 1, HeavyQueue: 16, HeavyWait: time.Hour})
+	hostile := e.upload(perfText(2, 20, 1), "hostile")
+	small := e.upload(perfText(2, 20, 2), "small")
+	srv := e.server()
+
+	done := make(chan string, 8)
+	view := func(p subsecond.Profile, name string, bucket int) {
+		go func() {
+			res, b := e.do("GET", fmt.Sprintf("/api/profiles/%s/cpus?bucket=0.%d", p.ID, bucket), nil)
+			if res.StatusCode != http.StatusOK {
+				done <- fmt.Sprintf("%s: %d %s", name, res.StatusCode, b)
+				return
+			}
+			done <- name
+		}()
+	}
+	view(hostile, "hostile 1", 1)
+	<-eng.started // it holds the one slot
+	for i := 2; i <= 5; i++ {
+		view(hostile, fmt.Sprintf("hostile %d", i), i)
+		waitFor(t, "the hostile views to queue", func() bool { return srv.heavy.waiting.Load() == int64(i-1) })
+	}
+	view(small, "small", 1)
+	waitFor(t, "the small view to queue", func() bool { return srv.heavy.waiting.Load() == 5 })
+
+	var order []string
+	for range 6 {
+		eng.release <- struct{}{}
+		order = append(order, <-done)
+		if len(order) < 6 {
+			<-eng.started
+		}
+	}
+	want := []string{"hostile 1", "hostile 2", "small", "hostile 3", "hostile 4", "hostile 5"}
+	if !slices.Equal(order, want) {
+		t.Errorf("views answered in the order %q; want %q (the small capture's view after the hostile capture's first in the queue)", order, want)
+	}
+	if n := srv.heavy.runningNow(); n != 0 {
+		t.Errorf("%d slots held after all were answered", n)
+	}
+}
+
+// TestHeavyFairLeaving: waiters that leave the queue, before or just as a
+// slot is handed to them, leave no slot taken and no turn behind; the
+// others are admitted round robin by key, oldest first within a key.
+func TestHeavyFairLeaving(t *testing.T) {
+	g := newGate(1, 16, time.Minute)
+	hold, err := g.enter(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 8)
+	cancels := map[string]context.CancelFunc{}
+	wait := func(key, name string) {
+		ctx, cancel := context.WithCancel(withFairKey(context.Background(), key))
+		cancels[name] = cancel
+		n := g.waiting.Load()
+		go func() {
+			release, err := g.enter(ctx)
+			if err != nil {
+				got <- name + " left"
+				return
+			}
+			got <- name
+			release()
+		}()
+		waitFor(t, name+" to queue", func() bool { return g.waiting.Load() == n+1 })
+	}
+	wait("a", "a1")
+	wait("a", "a2")
+	wait("a", "a3")
+	wait("b", "b1")
+	wait("c", "c1")
+	cancels["a2"]()
+	if s := <-got; s != "a2 left" {
+		t.Fatalf("after a2 was cancelled: %q", s)
+	}
+	cancels["c1"]() // c's only waiter leaves: c's turn goes too
+	if s := <-got; s != "c1 left" {
+		t.Fatalf("after c1 was cancelled: %q", s)
+	}
+	hold()
+	var order []string
+	for range 3 {
+		order = append(order, <-got)
+	}
+	if want := []string{"a1", "b1", "a3"}; !slices.Equal(order, want) {
+		t.Errorf("admitted %q; want %q", order, want)
+	}
+	waitFor(t, "the slot to be free", func() bool { return g.runningNow() == 0 && g.waiting.Load() == 0 })
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.queues) != 0 || len(g.turns) != 0 {
+		t.Errorf("queues %v and turns %q left after every waiter went", g.queues, g.turns)
+	}
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -273,7 +378,7 @@ func TestAbandonedHeavyRequests(t *testing.T) {
 	abandon()
 	wg.Wait()
 	// The computations that had a slot finish; the others leave the queue.
-	waitFor(t, "the heavy slots to empty", func() bool { return len(srv.heavy.slots) == 0 && srv.heavy.waiting.Load() == 0 })
+	waitFor(t, "the heavy slots to empty", func() bool { return srv.heavy.runningNow() == 0 && srv.heavy.waiting.Load() == 0 })
 	peak := h.Peak() - base
 	bound := (slots + 1) * one
 	t.Logf("ten abandoned heavy requests: peak %d MB of heap above the start; bound %d MB", peak>>20, bound>>20)
@@ -529,7 +634,7 @@ func TestLongAnalysesLeaveASlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(g.slots); n != 2 {
+	if n := g.runningNow(); n != 2 {
 		t.Errorf("%d slots held; want the first analysis's and the short view's", n)
 	}
 	select {
@@ -543,7 +648,7 @@ func TestLongAnalysesLeaveASlot(t *testing.T) {
 		t.Errorf("the second analysis, once the first ended: %v; want it run", err)
 	}
 	cancel()
-	if n, l := len(g.slots), len(g.long); n != 0 || l != 0 {
+	if n, l := g.runningNow(), len(g.long); n != 0 || l != 0 {
 		t.Errorf("after all ended, %d slots and %d long tokens held; want none", n, l)
 	}
 	// A server of one slot runs a long analysis in it.
@@ -554,7 +659,7 @@ func TestLongAnalysesLeaveASlot(t *testing.T) {
 	}
 	release()
 	release() // a second release does nothing
-	if len(one.slots) != 0 || len(one.long) != 0 {
-		t.Errorf("a gate of one slot holds %d slots and %d tokens after the release", len(one.slots), len(one.long))
+	if one.runningNow() != 0 || len(one.long) != 0 {
+		t.Errorf("a gate of one slot holds %d slots and %d tokens after the release", one.runningNow(), len(one.long))
 	}
 }

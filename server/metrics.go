@@ -101,11 +101,11 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "subsecond_heavy_requests_running",
 			Help: "Heavy views being computed.",
-		}, func() float64 { return float64(len(g.slots)) }),
+		}, func() float64 { return float64(g.runningNow()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "subsecond_heavy_request_slots",
 			Help: "Heavy views that may be computed at once (--max-heavy).",
-		}, func() float64 { return float64(cap(g.slots)) }),
+		}, func() float64 { return float64(g.size) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "subsecond_heavy_requests_total",
 			Help: "Heavy views that took a slot.",
