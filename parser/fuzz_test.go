@@ -3,6 +3,7 @@ package parser
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,32 +22,13 @@ import (
 // Scanner Reset after reading other text yields the same samples, its
 // frame IDs still standing each for one text.
 func FuzzScanner(f *testing.F) {
-	// Seeds: the conformance corpus's inputs (folded/testdata/corpus) and
-	// one real capture per perf script form (testdata/perf).
-	inputs, _ := filepath.Glob(filepath.Join("..", "folded", "testdata", "corpus", "inputs", "*", "*"))
-	if len(inputs) == 0 {
-		f.Fatal("no seed inputs in ../folded/testdata/corpus/inputs")
+	seeds, err := scannerSeeds()
+	if err != nil {
+		f.Fatal(err)
 	}
-	forms, _ := filepath.Glob(filepath.Join(formsDir, "*.perf.txt.*"))
-	if len(forms) == 0 {
-		f.Fatal("no seed inputs in " + formsDir)
+	for _, b := range seeds {
+		f.Add(b)
 	}
-	inputs = append(inputs, forms...)
-	for _, p := range inputs {
-		fh, err := os.Open(p)
-		if err != nil {
-			continue
-		}
-		r, err := decompress.NewReader(fh)
-		if err == nil {
-			b, _ := io.ReadAll(r)
-			f.Add(seedExcerpt(b))
-		}
-		fh.Close()
-	}
-	f.Add([]byte("a 1 [000] 1.0: cycles:\n\t1 f (x)\n\n"))
-	f.Add([]byte("       c 3 [001] 1.000004: 7 cycles:      4 h+0x2 (/bin/c)\r\n"))
-	f.Add([]byte(fuzzPrelude))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, strict := range []bool{false, true} {
 			sc := NewScanner(bytes.NewReader(data), Options{Strict: strict, MaxWarnings: 5})
@@ -99,6 +81,74 @@ func FuzzScanner(f *testing.F) {
 			checkIDs(t, "Reset", got, seen)
 		}
 	})
+}
+
+// scannerSeeds returns FuzzScanner's seeds: the start (seedExcerpt) of
+// each of the conformance corpus's inputs (folded/testdata/corpus) and of
+// one real capture per perf script form (testdata/perf), and three short
+// texts of edge cases.
+func scannerSeeds() ([][]byte, error) {
+	inputs, _ := filepath.Glob(filepath.Join("..", "folded", "testdata", "corpus", "inputs", "*", "*"))
+	if len(inputs) == 0 {
+		return nil, errors.New("no seed inputs in ../folded/testdata/corpus/inputs")
+	}
+	forms, _ := filepath.Glob(filepath.Join(formsDir, "*.perf.txt.*"))
+	if len(forms) == 0 {
+		return nil, errors.New("no seed inputs in " + formsDir)
+	}
+	var seeds [][]byte
+	for _, p := range append(inputs, forms...) {
+		fh, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		r, err := decompress.NewReader(fh)
+		if err == nil {
+			var b []byte
+			if b, err = io.ReadAll(r); err == nil {
+				seeds = append(seeds, seedExcerpt(b))
+			}
+		}
+		fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return append(seeds,
+		[]byte("a 1 [000] 1.0: cycles:\n\t1 f (x)\n\n"),
+		[]byte("       c 3 [001] 1.000004: 7 cycles:      4 h+0x2 (/bin/c)\r\n"),
+		[]byte(fuzzPrelude)), nil
+}
+
+// TestScannerSeedsSmall: FuzzScanner's seeds are at most seedMax bytes and
+// end at a line end (a sample's start, not half a line), so that the
+// fuzzer keeps executing instead of stalling on minimizing big inputs (it
+// ran at 0 execs/s most of the time with whole captures as seeds), and
+// the corpus and every perf script form are among them.
+func TestScannerSeedsSmall(t *testing.T) {
+	seeds, err := scannerSeeds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forms, _ := filepath.Glob(filepath.Join(formsDir, "*.perf.txt.*"))
+	if len(seeds) < len(forms)+10 {
+		t.Errorf("%d seeds; want the corpus's inputs and the %d forms", len(seeds), len(forms))
+	}
+	cut := 0
+	for i, b := range seeds {
+		if len(b) > seedMax {
+			t.Errorf("seed %d is %d bytes; want at most %d", i, len(b), seedMax)
+		}
+		if len(b) > seedMax/2 {
+			cut++
+			if b[len(b)-1] != '\n' {
+				t.Errorf("seed %d (%d bytes) ends inside a line: %q", i, len(b), b[max(0, len(b)-40):])
+			}
+		}
+	}
+	if cut == 0 {
+		t.Errorf("no seed was cut near seedMax; the real captures should be")
+	}
 }
 
 // seedMax is the largest seed FuzzScanner adds. Each execution scans its
