@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -146,5 +147,82 @@ func TestPostgresOutage(t *testing.T) {
 	var rows int
 	if err := db.QueryRow("SELECT count(*) FROM profiles").Scan(&rows); err != nil || rows != 2 {
 		t.Errorf("profile rows = %d (%v); want 2, none left by the failed upload", rows, err)
+	}
+}
+
+// TestPostgresOutageMidUpload stops PostgreSQL while an upload's body is
+// half sent and read (the import parses it as it comes, and writes to the
+// database once it has ended): the upload gets 503 with Retry-After once
+// its body ends, and after the restart nothing of it is stored (no
+// profile, no placeholder row), the profile stored before is whole and
+// the same capture uploads again.
+func TestPostgresOutageMidUpload(t *testing.T) {
+	c := startCluster(t)
+	ctx := context.Background()
+	st, err := postgres.OpenStore(ctx, c.url(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e := newEnvOn(t, st, Config{})
+	before := e.upload(perfText(2, 100, 2), "before")
+	db, err := sql.Open("pgx", c.url())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+
+	text := perfText(2, 1000, 20) // 40,000 samples, 3.5 MB
+	half := strings.LastIndex(text[:len(text)/2], "\n\n") + 2
+	pr, pw := io.Pipe()
+	type answer struct {
+		res  *http.Response
+		body []byte
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		res, body := e.do("POST", "/api/profiles?name=inflight", pr)
+		answered <- answer{res, body}
+	}()
+	if _, err := io.WriteString(pw, text[:half]); err != nil {
+		t.Fatal(err)
+	}
+	// The server has read the first half: a pipe's write returns once
+	// read.
+	db.Close()
+	c.pgctl("-m", "immediate", "-w", "stop")
+	go func() {
+		io.WriteString(pw, text[half:])
+		pw.Close()
+	}()
+	a := <-answered
+	if a.res.StatusCode != http.StatusServiceUnavailable || a.res.Header.Get("Retry-After") == "" {
+		t.Errorf("upload whose body was half sent when PostgreSQL stopped = %d, Retry-After %q; want 503 with Retry-After (body %.300s)",
+			a.res.StatusCode, a.res.Header.Get("Retry-After"), a.body)
+	}
+
+	c.start()
+	if db, err = sql.Open("pgx", c.url()); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	waitFor(t, "PostgreSQL back", func() bool { return db.Ping() == nil })
+	var rows, pending int
+	if err := db.QueryRow("SELECT count(*), count(*) FILTER (WHERE sha256 LIKE 'pending:%') FROM profiles").Scan(&rows, &pending); err != nil || rows != 1 || pending != 0 {
+		t.Errorf("after the restart: %d profile rows, %d placeholders (%v); want only the one stored before", rows, pending, err)
+	}
+	waitFor(t, "the server serving again", func() bool {
+		res, _ := e.do("GET", "/api/profiles", nil)
+		return res.StatusCode == http.StatusOK
+	})
+	if res, body := e.do("GET", "/api/profiles/"+before.ID+"/heatmap", nil); res.StatusCode != http.StatusOK {
+		t.Errorf("heatmap of the profile stored before = %d (%s)", res.StatusCode, body)
+	}
+	again := e.upload(text, "again")
+	if again.Samples != 40000 {
+		t.Errorf("the capture uploaded again has %d samples; want 40000", again.Samples)
 	}
 }
