@@ -217,7 +217,9 @@ func TestHeavyFair(t *testing.T) {
 
 // TestHeavyFairLeaving: waiters that leave the queue, before or just as a
 // slot is handed to them, leave no slot taken and no turn behind; the
-// others are admitted round robin by key, oldest first within a key.
+// others are admitted round robin by key, oldest first within a key, and
+// requests of no key (a host's or the fleet's views) each take a turn of
+// their own rather than one turn between them all.
 func TestHeavyFairLeaving(t *testing.T) {
 	g := newGate(1, 16, time.Minute)
 	hold, err := g.enter(context.Background())
@@ -246,6 +248,8 @@ func TestHeavyFairLeaving(t *testing.T) {
 	wait("a", "a3")
 	wait("b", "b1")
 	wait("c", "c1")
+	wait("", "u1")
+	wait("", "u2")
 	cancels["a2"]()
 	if s := <-got; s != "a2 left" {
 		t.Fatalf("after a2 was cancelled: %q", s)
@@ -256,10 +260,10 @@ func TestHeavyFairLeaving(t *testing.T) {
 	}
 	hold()
 	var order []string
-	for range 3 {
+	for range 5 {
 		order = append(order, <-got)
 	}
-	if want := []string{"a1", "b1", "a3"}; !slices.Equal(order, want) {
+	if want := []string{"a1", "b1", "u1", "u2", "a3"}; !slices.Equal(order, want) {
 		t.Errorf("admitted %q; want %q", order, want)
 	}
 	waitFor(t, "the slot to be free", func() bool { return g.runningNow() == 0 && g.waiting.Load() == 0 })
