@@ -166,14 +166,14 @@ func TestHeavyLimit(t *testing.T) {
 	}
 }
 
-// TestHeavyFair: a freed heavy slot goes to the next capture in turn, not
-// to the oldest waiter of all, so a view of one capture queued behind many
-// views of another runs after the one that came first, not after all.
-// Before, the queue was first come first served: the small capture's view
-// ran last.
+// TestHeavyFair: the views of one capture hold at most half the heavy
+// slots, so a view of another capture, queued behind many of them, runs
+// at once in the slot they leave. Before, the queue was first come first
+// served and the hostile capture's views took every slot: the small
+// capture's view ran last.
 func TestHeavyFair(t *testing.T) {
 	eng := &blockingEngine{started: make(chan struct{}, 8), release: make(chan struct{})}
-	e := newEnv(t, Config{Engine: eng, MaxHeavy: 1, HeavyQueue: 16, HeavyWait: time.Hour})
+	e := newEnv(t, Config{Engine: eng, MaxHeavy: 2, HeavyQueue: 16, HeavyWait: time.Hour})
 	hostile := e.upload(perfText(2, 20, 1), "hostile")
 	small := e.upload(perfText(2, 20, 2), "small")
 	srv := e.server()
@@ -190,47 +190,60 @@ func TestHeavyFair(t *testing.T) {
 		}()
 	}
 	view(hostile, "hostile 1", 1)
-	<-eng.started // it holds the one slot
+	<-eng.started // it holds one slot of two
 	for i := 2; i <= 5; i++ {
 		view(hostile, fmt.Sprintf("hostile %d", i), i)
 		waitFor(t, "the hostile views to queue", func() bool { return srv.heavy.waiting.Load() == int64(i-1) })
 	}
-	view(small, "small", 1)
-	waitFor(t, "the small view to queue", func() bool { return srv.heavy.waiting.Load() == 5 })
-
-	var order []string
-	for range 6 {
-		eng.release <- struct{}{}
-		order = append(order, <-done)
-		if len(order) < 6 {
-			<-eng.started
-		}
+	if n := eng.running.Load(); n != 1 {
+		t.Errorf("%d of the hostile capture's views computed at once; want 1 (half the slots)", n)
 	}
-	want := []string{"hostile 1", "hostile 2", "small", "hostile 3", "hostile 4", "hostile 5"}
-	if !slices.Equal(order, want) {
-		t.Errorf("views answered in the order %q; want %q (the small capture's view after the hostile capture's first in the queue)", order, want)
+	view(small, "small", 1)
+	select {
+	case <-eng.started:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the small capture's view did not start while the hostile capture's five held one slot of two and waited (waiting %d)", srv.heavy.waiting.Load())
+	}
+	eng.release <- struct{}{}
+	eng.release <- struct{}{}
+	first := []string{<-done, <-done}
+	slices.Sort(first)
+	if want := []string{"hostile 1", "small"}; !slices.Equal(first, want) {
+		t.Errorf("answered first %q; want %q", first, want)
+	}
+	for i := 2; i <= 5; i++ {
+		<-eng.started
+		eng.release <- struct{}{}
+		if got, want := <-done, fmt.Sprintf("hostile %d", i); got != want {
+			t.Errorf("answered %q; want %q (the hostile capture's views in their order)", got, want)
+		}
 	}
 	if n := srv.heavy.runningNow(); n != 0 {
 		t.Errorf("%d slots held after all were answered", n)
 	}
 }
 
-// TestHeavyFairLeaving: waiters that leave the queue, before or just as a
-// slot is handed to them, leave no slot taken and no turn behind; the
-// others are admitted round robin by key, oldest first within a key, and
-// requests of no key (a host's or the fleet's views) each take a turn of
-// their own rather than one turn between them all.
+// TestHeavyFairLeaving: a freed slot goes to the oldest waiter whose key
+// holds less than its share, past those whose key holds it; requests of no
+// key (a host's or the fleet's views) are each a key of their own; and
+// waiters that leave the queue leave no slot taken and no count behind.
 func TestHeavyFairLeaving(t *testing.T) {
-	g := newGate(1, 16, time.Minute)
-	hold, err := g.enter(context.Background())
+	g := newGate(2, 16, time.Minute)
+	holdB, err := g.enter(withFairKey(context.Background(), "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	holdA, err := g.enter(withFairKey(context.Background(), "a"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan string, 8)
 	cancels := map[string]context.CancelFunc{}
+	releases := map[string]chan struct{}{}
 	wait := func(key, name string) {
 		ctx, cancel := context.WithCancel(withFairKey(context.Background(), key))
 		cancels[name] = cancel
+		releases[name] = make(chan struct{})
 		n := g.waiting.Load()
 		go func() {
 			release, err := g.enter(ctx)
@@ -239,14 +252,14 @@ func TestHeavyFairLeaving(t *testing.T) {
 				return
 			}
 			got <- name
+			<-releases[name]
 			release()
 		}()
 		waitFor(t, name+" to queue", func() bool { return g.waiting.Load() == n+1 })
 	}
-	wait("a", "a1")
 	wait("a", "a2")
 	wait("a", "a3")
-	wait("b", "b1")
+	wait("b", "b2")
 	wait("c", "c1")
 	wait("", "u1")
 	wait("", "u2")
@@ -254,23 +267,36 @@ func TestHeavyFairLeaving(t *testing.T) {
 	if s := <-got; s != "a2 left" {
 		t.Fatalf("after a2 was cancelled: %q", s)
 	}
-	cancels["c1"]() // c's only waiter leaves: c's turn goes too
+	cancels["c1"]()
 	if s := <-got; s != "c1 left" {
 		t.Fatalf("after c1 was cancelled: %q", s)
 	}
-	hold()
-	var order []string
-	for range 5 {
-		order = append(order, <-got)
+	holdA()
+	if s := <-got; s != "a3" {
+		t.Fatalf("a's slot freed: %q took it; want a3, the oldest", s)
 	}
-	if want := []string{"a1", "b1", "u1", "u2", "a3"}; !slices.Equal(order, want) {
-		t.Errorf("admitted %q; want %q", order, want)
+	close(releases["a3"])
+	// b holds its share (holdB): b2 waits, and the requests of no key
+	// pass it.
+	if s := <-got; s != "u1" {
+		t.Fatalf("a3's slot freed: %q took it; want u1 (b2's key holds its share)", s)
 	}
-	waitFor(t, "the slot to be free", func() bool { return g.runningNow() == 0 && g.waiting.Load() == 0 })
+	close(releases["u1"])
+	if s := <-got; s != "u2" {
+		t.Fatalf("u1's slot freed: %q took it; want u2, a key of its own", s)
+	}
+	close(releases["u2"])
+	waitFor(t, "a slot free", func() bool { return g.runningNow() == 1 })
+	holdB()
+	if s := <-got; s != "b2" {
+		t.Fatalf("b's slot freed: %q took it; want b2", s)
+	}
+	close(releases["b2"])
+	waitFor(t, "every slot free", func() bool { return g.runningNow() == 0 && g.waiting.Load() == 0 })
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.queues) != 0 || len(g.turns) != 0 {
-		t.Errorf("queues %v and turns %q left after every waiter went", g.queues, g.turns)
+	if len(g.line) != 0 || len(g.held) != 0 {
+		t.Errorf("waiters %v and counts %v left after every request went", g.line, g.held)
 	}
 }
 

@@ -117,7 +117,7 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "subsecond_heavy_held_seconds_total",
 			Help: "Time heavy views held their slots (loading captures and computing); divided by subsecond_heavy_requests_total, the mean work.",
-		}, func() float64 { return time.Duration(g.held.Load()).Seconds() }),
+		}, func() float64 { return time.Duration(g.heldFor.Load()).Seconds() }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "subsecond_imports_waiting",
 			Help: "Uploads waiting for an import slot (--max-imports), their bodies unread.",
