@@ -6,7 +6,6 @@ import (
 	"io"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,10 +144,10 @@ func (s *Server) enterImport(ctx context.Context) (release func(), err error) {
 // runs out, it is refused with errBusy (503 and Retry-After), so that load
 // costs latency, never memory.
 //
-// Waiting requests are admitted first come first served, but fairly: each
-// has a key (the capture it views, see fairKey; a request that views no
-// one capture is a key of its own), and one key holds at most share slots
-// at once (half, at least one). A freed slot goes to the oldest waiter
+// Waiting requests are admitted first come first served, but fairly: a
+// request has the key of the capture it views (see fairKey; "" when it
+// views no one capture, which no share bounds), and one key holds at most
+// share slots at once (half, at least one). A freed slot goes to the oldest waiter
 // whose key holds fewer. Many views of one capture (a hostile or merely
 // huge one, opened in many tabs) thus keep at least half the slots free
 // for the other requests, which pass them in the queue. (Round robin by
@@ -168,11 +167,10 @@ type gate struct {
 
 	share int // the most slots one key holds at once
 
-	mu       sync.Mutex
-	running  int            // slots taken
-	held     map[string]int // slots taken by key
-	line     []*waiter      // the waiters, oldest first
-	requests uint64         // the keys made for requests of no capture
+	mu      sync.Mutex
+	running int            // slots taken
+	held    map[string]int // slots taken by key, but ""
+	line    []*waiter      // the waiters, oldest first
 
 	// entered counts the slots taken; waited and heldFor sum, in
 	// nanoseconds, the time their requests waited for them and held them
@@ -212,7 +210,7 @@ func withFairKey(ctx context.Context, key string) context.Context {
 
 // fairKey returns the key a heavy request with ctx is admitted under: the
 // one withFairKey set, else the capture its route names (parameter id),
-// else "", which enterBy makes a key of the request's own.
+// else "".
 func fairKey(ctx context.Context) string {
 	if k, ok := ctx.Value(fairKeyType{}).(string); ok {
 		return k
@@ -296,11 +294,7 @@ func (g *gate) enter(ctx context.Context) (release func(), err error) {
 func (g *gate) enterBy(ctx context.Context, start, deadline time.Time) (release func(), err error) {
 	key := fairKey(ctx)
 	g.mu.Lock()
-	if key == "" {
-		g.requests++
-		key = "request " + strconv.FormatUint(g.requests, 10)
-	}
-	if g.running < g.size && g.held[key] < g.share {
+	if g.mayTake(key) {
 		g.take(key)
 		g.mu.Unlock()
 		return g.taken(key, start, time.Now()), nil
@@ -335,22 +329,32 @@ func (g *gate) enterBy(ctx context.Context, start, deadline time.Time) (release 
 	return nil, err
 }
 
+// mayTake reports whether a request of key may take a slot now: one is
+// free and key holds less than its share. g.mu is held.
+func (g *gate) mayTake(key string) bool {
+	return g.running < g.size && (key == "" || g.held[key] < g.share)
+}
+
 // take counts a slot taken by key. g.mu is held.
 func (g *gate) take(key string) {
 	g.running++
-	g.held[key]++
+	if key != "" {
+		g.held[key]++
+	}
 }
 
 // free gives back a slot key held and grants the freed slots to the
 // oldest waiters whose keys hold fewer than their share. g.mu is held.
 func (g *gate) free(key string) {
 	g.running--
-	if g.held[key]--; g.held[key] == 0 {
-		delete(g.held, key)
+	if key != "" {
+		if g.held[key]--; g.held[key] == 0 {
+			delete(g.held, key)
+		}
 	}
 	for i := 0; i < len(g.line) && g.running < g.size; {
 		w := g.line[i]
-		if g.held[w.key] >= g.share {
+		if !g.mayTake(w.key) {
 			i++
 			continue
 		}

@@ -225,7 +225,7 @@ func TestHeavyFair(t *testing.T) {
 
 // TestHeavyFairLeaving: a freed slot goes to the oldest waiter whose key
 // holds less than its share, past those whose key holds it; requests of no
-// key (a host's or the fleet's views) are each a key of their own; and
+// key (a host's or the fleet's views) are bounded by no share; and
 // waiters that leave the queue leave no slot taken and no count behind.
 func TestHeavyFairLeaving(t *testing.T) {
 	g := newGate(2, 16, time.Minute)
