@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/postgres"
 )
@@ -72,30 +73,37 @@ func (c *pgCluster) pgctl(args ...string) {
 	}
 }
 
+// outageEnv starts a cluster of its own and a server storing into it,
+// uploads a profile and makes it durable (the cluster runs without
+// synchronous commit, as tests do) before a test stops the cluster; db is
+// a connection of the test's, closed when it ends.
+func outageEnv(t *testing.T) (c *pgCluster, st *store.Store, e *testEnv, before subsecond.Profile, db *sql.DB) {
+	t.Helper()
+	c = startCluster(t)
+	st, err := postgres.OpenStore(context.Background(), c.url(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e = newEnvOn(t, st, Config{})
+	before = e.upload(perfText(2, 100, 2), "before")
+	if db, err = sql.Open("pgx", c.url()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec("CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+	return c, st, e, before, db
+}
+
 // TestPostgresOutage stops PostgreSQL under a serving server: reads,
 // uploads and /readyz answer 503 with Retry-After (never 500) and /healthz
 // 200; when PostgreSQL is back the server serves again with every
 // profile stored before and nothing half-stored by the failed upload.
 func TestPostgresOutage(t *testing.T) {
-	c := startCluster(t)
+	c, st, e, before, db := outageEnv(t)
 	ctx := context.Background()
-	st, err := postgres.OpenStore(ctx, c.url(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e := newEnvOn(t, st, Config{})
-	before := e.upload(perfText(2, 100, 2), "before")
-	// The cluster runs without synchronous commit, as tests do: make the
-	// upload durable before the crash-like stop.
-	db, err := sql.Open("pgx", c.url())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec("CHECKPOINT"); err != nil {
-		t.Fatal(err)
-	}
 
 	c.pgctl("-m", "immediate", "-w", "stop")
 	for _, req := range []struct{ method, path, body string }{
@@ -157,23 +165,7 @@ func TestPostgresOutage(t *testing.T) {
 // profile, no placeholder row), the profile stored before is whole and
 // the same capture uploads again.
 func TestPostgresOutageMidUpload(t *testing.T) {
-	c := startCluster(t)
-	ctx := context.Background()
-	st, err := postgres.OpenStore(ctx, c.url(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e := newEnvOn(t, st, Config{})
-	before := e.upload(perfText(2, 100, 2), "before")
-	db, err := sql.Open("pgx", c.url())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec("CHECKPOINT"); err != nil {
-		t.Fatal(err)
-	}
+	c, _, e, before, db := outageEnv(t)
 
 	text := perfText(2, 1000, 20) // 40,000 samples, 3.5 MB
 	half := strings.LastIndex(text[:len(text)/2], "\n\n") + 2
@@ -205,7 +197,8 @@ func TestPostgresOutageMidUpload(t *testing.T) {
 	}
 
 	c.start()
-	if db, err = sql.Open("pgx", c.url()); err != nil {
+	db, err := sql.Open("pgx", c.url())
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
