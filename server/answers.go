@@ -182,7 +182,7 @@ func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, id, key stri
 		s.error(w, r, err)
 		return
 	}
-	zw, _ := gzip.NewWriterLevel(&gz, 5)
+	zw, _ := gzip.NewWriterLevel(&gz, gzipLevel)
 	zw.Write(plain.Bytes())
 	if err := zw.Close(); err != nil {
 		s.error(w, r, err)
@@ -270,7 +270,7 @@ func (s *Server) fleetJSON(w http.ResponseWriter, r *http.Request, compute func(
 		if err := json.NewEncoder(&plain).Encode(v); err != nil {
 			return nil, err
 		}
-		zw, _ := gzip.NewWriterLevel(&gz, 5)
+		zw, _ := gzip.NewWriterLevel(&gz, gzipLevel)
 		zw.Write(plain.Bytes())
 		if err := zw.Close(); err != nil {
 			return nil, err
