@@ -2,11 +2,13 @@ package flame
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"hash/fnv"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/subsecond/subsecond"
@@ -94,6 +96,10 @@ text { font-family: Verdana, sans-serif; font-size: %dpx; fill: rgb(0,0,0); }
 		opt.Width/2, esc(opt.Title), opt.Width/2, esc(g.subtitle()),
 		svgPad, opt.Width-svgPad, svgPad, height-10, opt.Width-svgPad, height-10)
 
+	// Each frame is appended to line and written at once: fmt's
+	// formatting of the frame's nine numbers was most of the export.
+	var line, info []byte
+	var scratch bytes.Buffer
 	for i := 0; i < n; i++ {
 		if width[i] == 0 || g.Depth[i] > maxDepth {
 			continue
@@ -105,21 +111,57 @@ text { font-family: Verdana, sans-serif; font-size: %dpx; fill: rgb(0,0,0); }
 		xpx := svgPad + x[i]/total*plot
 		y := height - svgBottom - int(g.Depth[i]+1)*svgFrameH
 		name := g.NameOf(i)
-		info := fmt.Sprintf("%s (%d samples, %.2f%%)", name, g.TotalN[i], 100*share(g.TotalN[i], g.Total))
+		info = append(info[:0], name...)
+		info = append(info, " ("...)
+		info = strconv.AppendInt(info, g.TotalN[i], 10)
+		info = append(info, " samples, "...)
+		info = strconv.AppendFloat(info, 100*share(g.TotalN[i], g.Total), 'f', 2, 64)
+		info = append(info, "%)"...)
 		if g.BaseN != nil {
-			info += fmt.Sprintf("; base %d samples, %.2f%%", g.BaseN[i], 100*g.baseShare(i))
+			info = append(info, "; base "...)
+			info = strconv.AppendInt(info, g.BaseN[i], 10)
+			info = append(info, " samples, "...)
+			info = strconv.AppendFloat(info, 100*g.baseShare(i), 'f', 2, 64)
+			info = append(info, '%')
 			if z := Z(g.TotalN[i], g.Total, g.BaseN[i], g.BaseTotal); math.Abs(z) >= SignificantZ {
-				info += fmt.Sprintf("; significant change, z %.1f", z)
+				info = append(info, "; significant change, z "...)
+				info = strconv.AppendFloat(info, z, 'f', 1, 64)
 			} else {
-				info += "; no significant change"
+				info = append(info, "; no significant change"...)
 			}
 		}
 		if dso := g.Strings[g.DSO[i]]; dso != "" {
-			info += " in " + dso
+			info = append(info, " in "...)
+			info = append(info, dso...)
 		}
-		fmt.Fprintf(bw, `<g data-x="%.6f" data-w="%.6f" data-d="%d" data-name="%s"><title>%s</title><rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" rx="2" ry="2"/><text x="%.1f" y="%d">%s</text></g>
-`, x[i]/total, width[i]/total, g.Depth[i], esc(name), esc(info),
-			xpx, y, wpx, svgFrameH-1, g.color(i), xpx+3, y+svgFrameH-4, esc(fit(name, wpx)))
+		line = append(line[:0], `<g data-x="`...)
+		line = strconv.AppendFloat(line, x[i]/total, 'f', 6, 64)
+		line = append(line, `" data-w="`...)
+		line = strconv.AppendFloat(line, width[i]/total, 'f', 6, 64)
+		line = append(line, `" data-d="`...)
+		line = strconv.AppendInt(line, int64(g.Depth[i]), 10)
+		line = append(line, `" data-name="`...)
+		line = appendEsc(line, name, &scratch)
+		line = append(line, `"><title>`...)
+		line = appendEsc(line, info, &scratch)
+		line = append(line, `</title><rect x="`...)
+		line = strconv.AppendFloat(line, xpx, 'f', 1, 64)
+		line = append(line, `" y="`...)
+		line = strconv.AppendInt(line, int64(y), 10)
+		line = append(line, `" width="`...)
+		line = strconv.AppendFloat(line, wpx, 'f', 1, 64)
+		line = append(line, `" height="`...)
+		line = strconv.AppendInt(line, svgFrameH-1, 10)
+		line = append(line, `" fill="`...)
+		line = g.appendColor(line, i)
+		line = append(line, `" rx="2" ry="2"/><text x="`...)
+		line = strconv.AppendFloat(line, xpx+3, 'f', 1, 64)
+		line = append(line, `" y="`...)
+		line = strconv.AppendInt(line, int64(y+svgFrameH-4), 10)
+		line = append(line, `">`...)
+		line = appendEsc(line, fit(name, wpx), &scratch)
+		line = append(line, "</text></g>\n"...)
+		bw.Write(line)
 	}
 	bw.WriteString("</g>\n</svg>\n")
 	return bw.Flush()
@@ -199,35 +241,45 @@ func (g *Graph) widths() []float64 {
 	return w
 }
 
-// color returns flamegraph.pl's "hot" palette by name, orange-tinted for
-// kernel frames, green for JIT, grey for commands; in a differential graph
-// red for growth and blue for shrinkage, deeper the more significant the
-// change (see Intensity), near-white where it is not significant.
-func (g *Graph) color(i int) string {
+// appendColor appends frame i's fill: flamegraph.pl's "hot" palette by
+// name, orange-tinted for kernel frames, green for JIT, grey for commands;
+// in a differential graph red for growth and blue for shrinkage, deeper the
+// more significant the change (see Intensity), near-white where it is not
+// significant.
+func (g *Graph) appendColor(b []byte, i int) []byte {
+	rgb := func(r, gr, bl int) []byte {
+		b = append(b, "rgb("...)
+		b = strconv.AppendInt(b, int64(r), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(gr), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(bl), 10)
+		return append(b, ')')
+	}
 	if g.BaseN != nil {
 		z := Z(g.TotalN[i], g.Total, g.BaseN[i], g.BaseTotal)
 		v := int(250 - 195*Intensity(z))
 		switch {
 		case i > 0 && v < 250 && z > 0:
-			return fmt.Sprintf("rgb(255,%d,%d)", v, v)
+			return rgb(255, v, v)
 		case i > 0 && v < 250 && z < 0:
-			return fmt.Sprintf("rgb(%d,%d,255)", v, v)
+			return rgb(v, v, 255)
 		}
-		return "rgb(245,245,245)"
+		return rgb(245, 245, 245)
 	}
 	h := fnv.New32a()
-	h.Write([]byte(g.NameOf(i)))
+	io.WriteString(h, g.NameOf(i))
 	v := h.Sum32()
 	v1, v2, v3 := float64(v&0xff)/255, float64(v>>8&0xff)/255, float64(v>>16&0xff)/255
 	switch g.Kind[i] {
 	case KindRoot, KindComm:
-		return fmt.Sprintf("rgb(%d,%d,%d)", 180+int(40*v1), 180+int(40*v1), 190+int(40*v1))
+		return rgb(180+int(40*v1), 180+int(40*v1), 190+int(40*v1))
 	case int32(subsecond.KindKernel):
-		return fmt.Sprintf("rgb(%d,%d,%d)", 220+int(35*v1), 120+int(60*v2), int(40*v3))
+		return rgb(220+int(35*v1), 120+int(60*v2), int(40*v3))
 	case int32(subsecond.KindJIT):
-		return fmt.Sprintf("rgb(%d,%d,%d)", 50+int(60*v1), 190+int(60*v2), 50+int(60*v3))
+		return rgb(50+int(60*v1), 190+int(60*v2), 50+int(60*v3))
 	}
-	return fmt.Sprintf("rgb(%d,%d,%d)", 205+int(50*v1), int(230*v2), int(55*v3))
+	return rgb(205+int(50*v1), int(230*v2), int(55*v3))
 }
 
 // fit truncates name to what fits in wpx pixels, with "..", or "" when
@@ -250,6 +302,23 @@ func esc(s string) string {
 	var b strings.Builder
 	xml.EscapeText(&b, []byte(s))
 	return b.String()
+}
+
+// appendEsc appends s escaped as esc does: as it is when it is printable
+// ASCII with nothing to escape, as almost every name is, else through
+// xml.EscapeText in scratch.
+func appendEsc[T string | []byte](b []byte, s T, scratch *bytes.Buffer) []byte {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\'' && c != '&' && c != '<' && c != '>'
+	}
+	if plain {
+		return append(b, s...)
+	}
+	scratch.Reset()
+	xml.EscapeText(scratch, []byte(s))
+	return append(b, scratch.Bytes()...)
 }
 
 // svgScript is the SVG's behaviour: hover details, click-zoom, search.
