@@ -359,6 +359,38 @@ func BenchmarkWindow(b *testing.B) {
 	})
 }
 
+// BenchmarkCaptureWindow reads a window of 3 s of the benchmark capture,
+// as a range flame graph, an explanation or a host's moves of a capture
+// not in the capture cache does: "first" from a new Store each time (the
+// capture's tables decoded with the window), "again" from one Store that
+// read a window of the profile before (its tables kept and shared).
+//
+//	go test -run '^$' -bench CaptureWindow -benchtime 50x ./store
+func BenchmarkCaptureWindow(b *testing.B) {
+	benchEach(b, func(b *testing.B, bk backend) {
+		be, _, _ := bk.open(b)
+		p := importBench(b, store.New(be, store.Options{}))
+		r := subsecond.Range{Start: p.T0() + 50e9, End: p.T0() + 53e9}
+		again := store.New(be, store.Options{})
+		for _, tc := range []struct {
+			name  string
+			store func() *store.Store
+		}{{"first", func() *store.Store { return store.New(be, store.Options{}) }}, {"again", func() *store.Store { return again }}} {
+			b.Run(tc.name, func(b *testing.B) {
+				n := 0
+				for b.Loop() {
+					c, err := tc.store().CaptureWindow(context.Background(), p.ID, r)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n = c.Samples.Len()
+				}
+				b.ReportMetric(float64(n), "samples")
+			})
+		}
+	})
+}
+
 // BenchmarkEncodeReal encodes each real capture of realCaptures as an
 // import's last stage does (store.Encode: table segments, chunks and
 // comms), from a capture built once. Run with -cpu 1,2: the tables'

@@ -26,6 +26,17 @@ func newCaptureCache(budget int64) *lru.Cache[string, *subsecond.Capture] {
 	return lru.New[string](lru.Options[*subsecond.Capture]{Budget: budget, Size: tablesSize, Growing: derivedSize})
 }
 
+// tablesShare is the part of Options.CacheSize kept for the tables of the
+// profiles read by window (CaptureWindow): a sixteenth, the rest for whole
+// captures.
+const tablesShare = 16
+
+// newTablesCache returns a cache of profiles' tables (captures without
+// samples) by ID within budget bytes, least recently used out first.
+func newTablesCache(budget int64) *lru.Cache[string, *subsecond.Capture] {
+	return lru.New[string](lru.Options[*subsecond.Capture]{Budget: budget, Size: tablesSize})
+}
+
 // captureSize estimates the memory c holds: its columns, tables and
 // strings, and the indexes derived from it.
 func captureSize(c *subsecond.Capture) int64 {
@@ -61,7 +72,7 @@ func derivedAllowance(c *subsecond.Capture) int64 {
 // lookups are not counted.
 func (s *Store) CacheStats() subsecond.CacheStats {
 	return subsecond.CacheStats{
-		Bytes:  s.cache.Bytes(),
+		Bytes:  s.cache.Bytes() + s.tables.Bytes(),
 		Budget: s.opt.CacheSize,
 		Hits:   s.hits.Load(),
 		Misses: s.misses.Load(),

@@ -115,6 +115,7 @@ type Store struct {
 	opt           Options
 	importWorkers int // an import's parse and encode goroutines (see Options.Workers)
 	cache         *lru.Cache[string, *subsecond.Capture]
+	tables        *lru.Cache[string, *subsecond.Capture] // CaptureWindow's: the tables alone, no samples
 	// hits and misses count Capture's lookups in cache (CacheStats).
 	hits, misses atomic.Int64
 	legacy       legacyDigests // whether imports must hash with SHA-256 too
@@ -158,7 +159,8 @@ func New(b Backend, opt Options) *Store {
 	if opt.MaxSeriesRead <= 0 {
 		opt.MaxSeriesRead = DefaultMaxSeriesRead
 	}
-	return &Store{b: guard{b}, opt: opt, importWorkers: importWorkers, cache: newCaptureCache(opt.CacheSize)}
+	return &Store{b: guard{b}, opt: opt, importWorkers: importWorkers,
+		cache: newCaptureCache(opt.CacheSize - opt.CacheSize/tablesShare), tables: newTablesCache(opt.CacheSize / tablesShare)}
 }
 
 // Close closes the backend.
@@ -433,6 +435,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete profile %q: %w", id, err)
 	}
 	s.cache.Remove(id)
+	s.tables.Remove(id)
 	return nil
 }
 
@@ -506,28 +509,45 @@ func (s *Store) load(ctx context.Context, id string) (*subsecond.Capture, error)
 // CaptureWindow returns profile id's capture holding at least the samples
 // of the whole seconds that r (half-open, in the capture's own clock)
 // overlaps, which its caller finds with Capture.Window: the capture cache's
-// copy when it holds one (sliced, it costs nothing, where a window read
-// decodes the capture's tables again: an explanation or a host's moves
-// read tens of windows of each capture), else the tables whole and the
-// samples decoded from those seconds' chunks alone. It loads nothing into
-// the cache: the night's hot spots look at a few seconds of one CPU in
-// each of many captures, where loading each whole capture (and evicting
-// others for it) costs a hundred times more.
+// copy when it holds one (sliced, it costs nothing), else the capture's
+// tables and the samples decoded from those seconds' chunks alone. It
+// loads nothing into the capture cache: the night's hot spots look at a
+// few seconds of one CPU in each of many captures, where loading each
+// whole capture (and evicting others for it) costs a hundred times more.
+// The tables, which an explanation or a host's moves would otherwise
+// decode again for each of the tens of windows they read of a capture,
+// are kept in a cache of their own (a sixteenth of Options.CacheSize), and
+// windows of one profile share them.
 func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range) (*subsecond.Capture, error) {
 	if c, ok, err := s.CachedCapture(ctx, id); err != nil || ok {
 		return c, err
 	}
 	from, to := chunkSeconds(r)
-	st, err := s.b.LoadWindow(ctx, id, from, to)
-	if err != nil {
-		return nil, fmt.Errorf("profile %q: %w", id, err)
-	}
-	c := &subsecond.Capture{Profile: st.Profile}
-	if err := decodeSegments(st.Segments, c); err != nil {
-		return nil, fmt.Errorf("profile %q: %w", id, err)
+	var c *subsecond.Capture
+	var chunks []Chunk
+	if t, ok := s.tables.Peek(id); ok {
+		st, err := s.b.Chunks(ctx, id, from, to, true)
+		if err != nil {
+			return nil, fmt.Errorf("profile %q: %w", id, err)
+		}
+		c = &subsecond.Capture{Profile: st.Profile, Strings: t.Strings, Frames: t.Frames, Nodes: t.Nodes}
+		c.Profile.WarningList = t.Profile.WarningList // which Chunks leaves out
+		chunks = st.Chunks
+	} else {
+		st, err := s.b.LoadWindow(ctx, id, from, to)
+		if err != nil {
+			return nil, fmt.Errorf("profile %q: %w", id, err)
+		}
+		c = &subsecond.Capture{Profile: st.Profile}
+		if err := decodeSegments(st.Segments, c); err != nil {
+			return nil, fmt.Errorf("profile %q: %w", id, err)
+		}
+		s.tables.Put(id, &subsecond.Capture{Profile: c.Profile, Strings: c.Strings, Frames: c.Frames, Nodes: c.Nodes})
+		chunks = st.Chunks
 	}
 	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(c.Profile.Events)}
-	if c.Samples, err = s.decodeAll(ctx, st.Chunks, lim); err != nil {
+	var err error
+	if c.Samples, err = s.decodeAll(ctx, chunks, lim); err != nil {
 		return nil, fmt.Errorf("window of %s: %w", id, err)
 	}
 	return c, nil

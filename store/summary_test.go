@@ -368,3 +368,67 @@ func TestCaptureWindow(t *testing.T) {
 		}
 	})
 }
+
+// TestCaptureWindowSharesTables: windows of a profile not in the capture
+// cache decode its tables once and share them, each with its own samples
+// and the profile as stored (its warnings, its current name: a rename
+// keeps the tables); a deleted profile's windows are not found.
+func TestCaptureWindowSharesTables(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		r, err := sampledata.Real()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		ctx := context.Background()
+		p, _, err := e.s.Import(ctx, r, store.ImportOptions{Name: "real"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := e.s.Capture(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := e.fresh() // nothing cached
+		t0 := p.T0()
+		first, err := s.CaptureWindow(ctx, p.ID, subsecond.Range{Start: t0, End: t0 + 1e9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Rename(ctx, p.ID, "renamed"); err != nil {
+			t.Fatal(err)
+		}
+		rg := subsecond.Range{Start: t0 + 2e9, End: t0 + 4e9}
+		w, err := s.CaptureWindow(ctx, p.ID, rg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second, err := s.CaptureWindow(ctx, p.ID, rg); err != nil || &second.Frames[0] != &w.Frames[0] ||
+			&second.Nodes[0] != &w.Nodes[0] || &second.Strings[0] != &w.Strings[0] {
+			t.Errorf("two windows of a profile hold tables of their own (%v); want them shared", err)
+		}
+		if &first.Frames[0] != &w.Frames[0] {
+			t.Error("a window read after a rename holds tables of its own; want those read before it, with the new name")
+		}
+		if !reflect.DeepEqual(w.Strings, whole.Strings) || !reflect.DeepEqual(w.Nodes, whole.Nodes) || !reflect.DeepEqual(w.Frames, whole.Frames) {
+			t.Fatal("the shared tables differ from the capture's")
+		}
+		lo, hi := whole.Window(rg)
+		want := whole.Samples.Slice(lo, hi, hi)
+		if w.Samples.Len() == 0 || !reflect.DeepEqual(w.Samples.Time, want.Time) || !reflect.DeepEqual(w.Samples.Stack, want.Stack) ||
+			!reflect.DeepEqual(w.Samples.CPU, want.CPU) || !reflect.DeepEqual(w.Samples.Comm, want.Comm) {
+			t.Errorf("window holds %d samples; want the %d of seconds 2 and 3, column for column", w.Samples.Len(), want.Len())
+		}
+		wantProfile := whole.Profile
+		wantProfile.Name = "renamed"
+		if !reflect.DeepEqual(w.Profile, wantProfile) {
+			t.Errorf("window's profile = %+v; want the stored one, renamed: %+v", w.Profile, wantProfile)
+		}
+		if err := s.Delete(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CaptureWindow(ctx, p.ID, rg); !errors.Is(err, subsecond.ErrNotFound) {
+			t.Errorf("window of a deleted profile: %v; want ErrNotFound", err)
+		}
+	})
+}
