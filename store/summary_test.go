@@ -322,26 +322,48 @@ func TestCgroupColumn(t *testing.T) {
 	})
 }
 
+// importReal imports the bundled real capture into e's store and returns
+// its profile and its whole capture.
+func importReal(t *testing.T, e *env) (*subsecond.Profile, *subsecond.Capture) {
+	t.Helper()
+	r, err := sampledata.Real()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	p, _, err := e.s.Import(ctx, r, store.ImportOptions{Name: "real"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := e.s.Capture(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, whole
+}
+
+// checkWindowSamples checks that window w holds exactly whole's samples
+// of the whole seconds secs, column for column.
+func checkWindowSamples(t *testing.T, w, whole *subsecond.Capture, secs subsecond.Range) {
+	t.Helper()
+	lo, hi := whole.Window(secs)
+	want := whole.Samples.Slice(lo, hi, hi)
+	if w.Samples.Len() == 0 || !reflect.DeepEqual(w.Samples.Time, want.Time) || !reflect.DeepEqual(w.Samples.Stack, want.Stack) ||
+		!reflect.DeepEqual(w.Samples.CPU, want.CPU) || !reflect.DeepEqual(w.Samples.Comm, want.Comm) {
+		t.Errorf("window holds %d samples; want the %d of seconds %d to %d, column for column", w.Samples.Len(), want.Len(),
+			(secs.Start-whole.Profile.T0())/1e9, (secs.End-whole.Profile.T0())/1e9-1)
+	}
+}
+
 // TestCaptureWindow: a window of a stored capture holds its tables whole
 // and exactly the samples of the seconds the range overlaps, as the whole
 // capture has them; with the capture in the cache, it is the cache's copy,
 // whose Window holds the same samples.
 func TestCaptureWindow(t *testing.T) {
 	forEach(t, store.Options{}, func(t *testing.T, e *env) {
-		r, err := sampledata.Real()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
 		ctx := context.Background()
-		p, _, err := e.s.Import(ctx, r, store.ImportOptions{Name: "real"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		whole, err := e.s.Capture(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, whole := importReal(t, e)
 		t0 := p.T0()
 		rg := subsecond.Range{Start: t0 + 1_500_000_000, End: t0 + 3_200_000_000} // seconds 1, 2 and 3
 		if c, err := e.s.CaptureWindow(ctx, p.ID, rg); err != nil || c != whole {
@@ -354,12 +376,7 @@ func TestCaptureWindow(t *testing.T) {
 		if !reflect.DeepEqual(w.Strings, whole.Strings) || !reflect.DeepEqual(w.Nodes, whole.Nodes) || !reflect.DeepEqual(w.Frames, whole.Frames) {
 			t.Fatal("the window's tables differ from the capture's")
 		}
-		lo, hi := whole.Window(subsecond.Range{Start: t0 + 1e9, End: t0 + 4e9})
-		want := whole.Samples.Slice(lo, hi, hi)
-		if w.Samples.Len() == 0 || !reflect.DeepEqual(w.Samples.Time, want.Time) || !reflect.DeepEqual(w.Samples.Stack, want.Stack) ||
-			!reflect.DeepEqual(w.Samples.CPU, want.CPU) || !reflect.DeepEqual(w.Samples.Comm, want.Comm) {
-			t.Errorf("window holds %d samples; want the %d of seconds 1 to 3, column for column", w.Samples.Len(), want.Len())
-		}
+		checkWindowSamples(t, w, whole, subsecond.Range{Start: t0 + 1e9, End: t0 + 4e9})
 		if n, err := e.s.WindowSamples(ctx, p.ID, rg); err != nil || n != int64(w.Samples.Len()) {
 			t.Errorf("WindowSamples(seconds 1 to 3) = %d, %v; want the window's %d", n, err, w.Samples.Len())
 		}
@@ -375,20 +392,8 @@ func TestCaptureWindow(t *testing.T) {
 // keeps the tables); a deleted profile's windows are not found.
 func TestCaptureWindowSharesTables(t *testing.T) {
 	forEach(t, store.Options{}, func(t *testing.T, e *env) {
-		r, err := sampledata.Real()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
 		ctx := context.Background()
-		p, _, err := e.s.Import(ctx, r, store.ImportOptions{Name: "real"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		whole, err := e.s.Capture(ctx, p.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, whole := importReal(t, e)
 		s := e.fresh() // nothing cached
 		t0 := p.T0()
 		first, err := s.CaptureWindow(ctx, p.ID, subsecond.Range{Start: t0, End: t0 + 1e9})
@@ -413,12 +418,7 @@ func TestCaptureWindowSharesTables(t *testing.T) {
 		if !reflect.DeepEqual(w.Strings, whole.Strings) || !reflect.DeepEqual(w.Nodes, whole.Nodes) || !reflect.DeepEqual(w.Frames, whole.Frames) {
 			t.Fatal("the shared tables differ from the capture's")
 		}
-		lo, hi := whole.Window(rg)
-		want := whole.Samples.Slice(lo, hi, hi)
-		if w.Samples.Len() == 0 || !reflect.DeepEqual(w.Samples.Time, want.Time) || !reflect.DeepEqual(w.Samples.Stack, want.Stack) ||
-			!reflect.DeepEqual(w.Samples.CPU, want.CPU) || !reflect.DeepEqual(w.Samples.Comm, want.Comm) {
-			t.Errorf("window holds %d samples; want the %d of seconds 2 and 3, column for column", w.Samples.Len(), want.Len())
-		}
+		checkWindowSamples(t, w, whole, rg)
 		wantProfile := whole.Profile
 		wantProfile.Name = "renamed"
 		if !reflect.DeepEqual(w.Profile, wantProfile) {
