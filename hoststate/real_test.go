@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +40,7 @@ func TestSampleRealBusyCPU(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3750*time.Millisecond)
 	defer cancel()
 	dd := exec.CommandContext(ctx, taskset, "-c", fmt.Sprint(cpu), "dd", "if=/dev/zero", "of=/dev/null", "bs=1M")
+	dd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // a killed test leaves no dd spinning
 	if err := dd.Start(); err != nil {
 		t.Fatal(err)
 	}

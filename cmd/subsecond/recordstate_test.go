@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,6 +60,7 @@ func TestRecordStateBesideRealPerf(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	ddFrom := time.Now()
 	dd := exec.Command("taskset", "-c", strconv.Itoa(cpu), "dd", "if=/dev/zero", "of=/dev/null", "bs=1M")
+	dd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // a killed test leaves no dd spinning
 	if err := dd.Start(); err != nil {
 		t.Fatal(err)
 	}
