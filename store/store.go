@@ -523,31 +523,29 @@ func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range)
 		return c, err
 	}
 	from, to := chunkSeconds(r)
-	var c *subsecond.Capture
-	var chunks []Chunk
-	if t, ok := s.tables.Peek(id); ok {
-		st, err := s.b.Chunks(ctx, id, from, to, true)
-		if err != nil {
-			return nil, fmt.Errorf("profile %q: %w", id, err)
-		}
-		c = &subsecond.Capture{Profile: st.Profile, Strings: t.Strings, Frames: t.Frames, Nodes: t.Nodes}
-		c.Profile.WarningList = t.Profile.WarningList // which Chunks leaves out
-		chunks = st.Chunks
+	t, kept := s.tables.Peek(id)
+	var st *Stored
+	var err error
+	if kept {
+		st, err = s.b.Chunks(ctx, id, from, to, true)
 	} else {
-		st, err := s.b.LoadWindow(ctx, id, from, to)
-		if err != nil {
-			return nil, fmt.Errorf("profile %q: %w", id, err)
-		}
-		c = &subsecond.Capture{Profile: st.Profile}
+		st, err = s.b.LoadWindow(ctx, id, from, to)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: %w", id, err)
+	}
+	c := &subsecond.Capture{Profile: st.Profile}
+	if kept {
+		c.Strings, c.Frames, c.Nodes = t.Strings, t.Frames, t.Nodes
+		c.Profile.WarningList = t.Profile.WarningList // which Chunks leaves out
+	} else {
 		if err := decodeSegments(st.Segments, c); err != nil {
 			return nil, fmt.Errorf("profile %q: %w", id, err)
 		}
 		s.tables.Put(id, &subsecond.Capture{Profile: c.Profile, Strings: c.Strings, Frames: c.Frames, Nodes: c.Nodes})
-		chunks = st.Chunks
 	}
 	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(c.Profile.Events)}
-	var err error
-	if c.Samples, err = s.decodeAll(ctx, chunks, lim); err != nil {
+	if c.Samples, err = s.decodeAll(ctx, st.Chunks, lim); err != nil {
 		return nil, fmt.Errorf("window of %s: %w", id, err)
 	}
 	return c, nil
