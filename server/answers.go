@@ -177,19 +177,28 @@ func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, id, key stri
 		s.json(w, http.StatusOK, v)
 		return
 	}
-	var plain, gz bytes.Buffer
-	if err := json.NewEncoder(&plain).Encode(v); err != nil {
+	_, gz, err := gzipJSON(v)
+	if err != nil {
 		s.error(w, r, err)
 		return
 	}
-	zw, _ := gzip.NewWriterLevel(&gz, gzipLevel)
-	zw.Write(plain.Bytes())
+	s.answers.put(id, key, gz)
+	s.writeAnswer(w, r, gz)
+}
+
+// gzipJSON returns v as JSON, as s.json writes it, and that JSON
+// compressed with gzip at gzipLevel, as the answer cache keeps it.
+func gzipJSON(v any) (plain, gz []byte, err error) {
+	var pb, gb bytes.Buffer
+	if err := json.NewEncoder(&pb).Encode(v); err != nil {
+		return nil, nil, err
+	}
+	zw, _ := gzip.NewWriterLevel(&gb, gzipLevel)
+	zw.Write(pb.Bytes())
 	if err := zw.Close(); err != nil {
-		s.error(w, r, err)
-		return
+		return nil, nil, err
 	}
-	s.answers.put(id, key, gz.Bytes())
-	s.writeAnswer(w, r, gz.Bytes())
+	return pb.Bytes(), gb.Bytes(), nil
 }
 
 // fleetAnswers keeps the fleet's answers (its map, searches and
@@ -266,18 +275,13 @@ func (s *Server) fleetJSON(w http.ResponseWriter, r *http.Request, compute func(
 		if err != nil {
 			return nil, err
 		}
-		var plain, gz bytes.Buffer
-		if err := json.NewEncoder(&plain).Encode(v); err != nil {
-			return nil, err
-		}
-		zw, _ := gzip.NewWriterLevel(&gz, gzipLevel)
-		zw.Write(plain.Bytes())
-		if err := zw.Close(); err != nil {
+		plain, gz, err := gzipJSON(v)
+		if err != nil {
 			return nil, err
 		}
 		if s.fleetAnswers.epoch() == id {
-			s.answers.put(id, fleetKey(r), gz.Bytes())
+			s.answers.put(id, fleetKey(r), gz)
 		}
-		return json.RawMessage(plain.Bytes()), nil
+		return json.RawMessage(plain), nil
 	})
 }
