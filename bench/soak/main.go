@@ -15,8 +15,10 @@
 //	go run ./bench/soak -duration 1m      # a quick look
 //	go run ./bench/soak -think 1s         # readers pause 1 s on average between requests
 //	go run ./bench/soak -heap heap.pb.gz  # and the server's heap profile, three quarters in
+//	go run ./bench/soak -cpu cpu.pb.gz    # and its CPU profile of a minute near the end
 //	eval "$(.ci/postgres start /tmp/pg-soak)"
 //	go run ./bench/soak -pg /tmp/pg-soak  # on PostgreSQL, restarted once half-way
+//	go run ./bench/soak -pg /tmp/pg-soak -restart none  # not restarted: the backends' costs alone
 //
 // Readers send their next request as soon as the last is answered unless
 // -think gives them a mean pause (exponentially distributed), as users
@@ -91,6 +93,7 @@ type config struct {
 	down      time.Duration // how long an immediate stop keeps it down
 	think     time.Duration // readers' mean pause between requests, 0 for none
 	heap      string        // where to write the server's heap profile, "" for none
+	cpu       string        // where to write the server's CPU profile, "" for none
 }
 
 func run() error {
@@ -103,16 +106,17 @@ func run() error {
 	flag.StringVar(&cfg.truth, "truth", "sample-data/incident-96cpu-120s.perf.txt.truth.json", "the capture's ground truth (its sample count)")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the temporary directory with the database and the server's log (and the PostgreSQL database)")
 	flag.StringVar(&cfg.pg, "pg", "", "directory of a private PostgreSQL cluster started by .ci/postgres: serve a fresh database of it and restart it half-way")
-	flag.StringVar(&cfg.restart, "restart", "immediate", "how -pg's cluster restarts: immediate (pg_ctl stop -m immediate, -down, start) or fast (pg_ctl restart -m fast)")
+	flag.StringVar(&cfg.restart, "restart", "immediate", "how -pg's cluster restarts: immediate (pg_ctl stop -m immediate, -down, start), fast (pg_ctl restart -m fast) or none (not at all, to compare the backends' costs)")
 	flag.DurationVar(&cfg.down, "down", 10*time.Second, "how long -restart immediate keeps the cluster down")
 	flag.DurationVar(&cfg.think, "think", 0, "readers' mean think time between requests (exponentially distributed), as users pause; 0 keeps every reader busy back to back (saturating)")
 	flag.StringVar(&cfg.heap, "heap", "", "write the server's heap profile (go tool pprof) to this `file` three quarters into the run, served by --debug-addr")
+	flag.StringVar(&cfg.cpu, "cpu", "", "write the server's CPU profile (go tool pprof) of the minute before the last tenth of the run (or of its first nine tenths, if shorter) to this `file`, served by --debug-addr")
 	flag.Parse()
 	if cfg.think < 0 {
 		return fmt.Errorf("-think %s: want a duration of 0 or more", cfg.think)
 	}
-	if cfg.restart != "immediate" && cfg.restart != "fast" {
-		return fmt.Errorf("-restart %q: want immediate or fast", cfg.restart)
+	if cfg.restart != "immediate" && cfg.restart != "fast" && cfg.restart != "none" {
+		return fmt.Errorf("-restart %q: want immediate, fast or none", cfg.restart)
 	}
 	if cfg.hosts < 1 {
 		return fmt.Errorf("-hosts %d: want at least 1", cfg.hosts)
@@ -158,7 +162,7 @@ func run() error {
 		}
 	}
 	debug := ""
-	if cfg.heap != "" {
+	if cfg.heap != "" || cfg.cpu != "" {
 		if debug, err = freeAddr(); err != nil {
 			return err
 		}
@@ -171,6 +175,9 @@ func run() error {
 	backend := "SQLite"
 	if pg != nil {
 		backend = fmt.Sprintf("PostgreSQL (%s, restarted %s half-way)", pg.dir, cfg.restart)
+		if cfg.restart == "none" {
+			backend = fmt.Sprintf("PostgreSQL (%s, not restarted)", pg.dir)
+		}
 	}
 	fmt.Printf("soak: %s against %s on %s for %s: %d uploaders from %d hosts, %d readers, a trickling upload and 10 abandoned heavy requests a minute\n",
 		bin, srv.Base, backend, cfg.duration, cfg.uploaders, cfg.hosts, cfg.readers)
@@ -200,7 +207,16 @@ func run() error {
 	go func() { rss <- watchRSS(ctx, srv) }()
 	if cfg.heap != "" {
 		wg.Add(1)
-		go func() { defer wg.Done(); s.heapProfile(ctx) }()
+		go func() { defer wg.Done(); s.profile(ctx, "heap", "heap", cfg.duration*3/4, cfg.heap) }()
+	}
+	if cfg.cpu != "" {
+		wg.Add(1)
+		end := cfg.duration * 9 / 10
+		length := min(time.Minute, end).Truncate(time.Second)
+		go func() {
+			defer wg.Done()
+			s.profile(ctx, "CPU", fmt.Sprintf("profile?seconds=%d", length/time.Second), end-length, cfg.cpu)
+		}()
 	}
 	for i := range cfg.uploaders {
 		wg.Add(1)
@@ -213,7 +229,7 @@ func run() error {
 	wg.Add(1)
 	go func() { defer wg.Done(); s.minutely(ctx) }()
 	var restartErr error
-	if pg != nil {
+	if pg != nil && cfg.restart != "none" {
 		wg.Add(1)
 		go func() { defer wg.Done(); restartErr = s.restart(ctx, pg) }()
 	}
@@ -341,29 +357,30 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// heapProfile writes the server's heap profile to -heap three quarters
-// into the run, under the full load.
-func (s *soak) heapProfile(ctx context.Context) {
+// profile writes the server's profile which (a path under /debug/pprof/),
+// its what profile, to file, fetched after the run has gone on for after.
+func (s *soak) profile(ctx context.Context, what, which string, after time.Duration, file string) {
 	select {
 	case <-ctx.Done():
 		return
-	case <-time.After(s.cfg.duration * 3 / 4):
+	case <-time.After(after):
 	}
-	res, err := http.Get("http://" + s.debug + "/debug/pprof/heap")
+	from := time.Since(s.start)
+	res, err := http.Get("http://" + s.debug + "/debug/pprof/" + which)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "soak: heap profile:", err)
+		fmt.Fprintln(os.Stderr, "soak: profile:", err)
 		return
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(res.Body)
 	if err == nil {
-		err = os.WriteFile(s.cfg.heap, b, 0o644)
+		err = os.WriteFile(file, b, 0o644)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "soak: heap profile:", err)
+		fmt.Fprintln(os.Stderr, "soak: profile:", err)
 		return
 	}
-	fmt.Printf("soak: the server's heap profile at %s: go tool pprof -sample_index=inuse_space %s\n", round(time.Since(s.start)), s.cfg.heap)
+	fmt.Printf("soak: the server's %s profile from %s to %s: go tool pprof %s\n", what, round(from), round(time.Since(s.start)), file)
 }
 
 // peakRSS is the kernel's record of the server s's largest resident set.
@@ -407,18 +424,19 @@ type soak struct {
 	seq     atomic.Int64
 
 	mu       sync.Mutex
-	stats    map[string]*kind // by request kind
-	uploads  []upload         // successful uploads of the capture
-	others   []upload         // successful uploads of event names' captures
-	profiles []string         // IDs readers choose from
-	uploaded []int            // by host: 1 + the highest capture number stored, 0 for none
-	outage   [2]time.Time     // when the database restart began and ended
-	fails    []failure        // answers 5xx
-	wrong    []string         // abusive uploads answered otherwise than they should
-	refusal  string           // the first refusal of the identical samples
-	start    time.Time        // when the load began
-	cpu      time.Duration    // the server's CPU time, user and system, during the load
-	wall     time.Duration    // how long the load lasted
+	stats    map[string]*kind  // by request kind
+	minutes  [][]time.Duration // the views' latencies by minute of the load
+	uploads  []upload          // successful uploads of the capture
+	others   []upload          // successful uploads of event names' captures
+	profiles []string          // IDs readers choose from
+	uploaded []int             // by host: 1 + the highest capture number stored, 0 for none
+	outage   [2]time.Time      // when the database restart began and ended
+	fails    []failure         // answers 5xx
+	wrong    []string          // abusive uploads answered otherwise than they should
+	refusal  string            // the first refusal of the identical samples
+	start    time.Time         // when the load began
+	cpu      time.Duration     // the server's CPU time, user and system, during the load
+	wall     time.Duration     // how long the load lasted
 }
 
 type upload struct {
@@ -463,6 +481,13 @@ func (s *soak) record(name string, code int, err error, d time.Duration) {
 	k.codes[code]++
 	if code < 500 {
 		k.latencies = append(k.latencies, d)
+		if isView(name) && !s.start.IsZero() {
+			m := int(time.Since(s.start) / time.Minute)
+			for len(s.minutes) <= m {
+				s.minutes = append(s.minutes, nil)
+			}
+			s.minutes[m] = append(s.minutes[m], d)
+		}
 	}
 }
 
@@ -879,6 +904,12 @@ func (s *soak) trickle(ctx context.Context, c *http.Client) {
 	s.record("trickle", res.StatusCode, nil, time.Since(start))
 }
 
+// isView reports whether the answers of kind name are views, whose
+// latencies the target is about (not uploads nor posts).
+func isView(name string) bool {
+	return name != "upload" && name != "trickle" && name != "49M-same" && name != "65k-events" && !strings.HasSuffix(name, "-post")
+}
+
 func percentile(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -913,7 +944,7 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 		}
 		fmt.Printf("%-11s %8d  %-34s %9s %9s %9s %9s\n", n, count, strings.Join(codes, " "),
 			round(percentile(k.latencies, .5)), round(percentile(k.latencies, .9)), round(percentile(k.latencies, .99)), round(percentile(k.latencies, 1)))
-		if n != "upload" && n != "trickle" && n != "49M-same" && n != "65k-events" && !strings.HasSuffix(n, "-post") {
+		if isView(n) {
 			all = append(all, k.latencies...)
 		}
 		if profileViews[n] {
@@ -926,6 +957,12 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 	fmt.Printf("\nviews: %d answers, p50 %s, p90 %s, p99 %s (target: p99 ≤ %s)\n", len(all), round(percentile(all, .5)), round(percentile(all, .9)), round(p99), viewP99)
 	fmt.Printf("  of which a profile's (page, heatmap, cpus, hotspots, flamegraph, export): %d answers, p50 %s, p90 %s, p99 %s\n",
 		len(profile), round(percentile(profile, .5)), round(percentile(profile, .9)), round(percentile(profile, .99)))
+	var p99s []string
+	for _, m := range s.minutes {
+		slices.Sort(m)
+		p99s = append(p99s, fmt.Sprintf("%.0f", float64(percentile(m, .99))/float64(time.Millisecond)))
+	}
+	fmt.Printf("  p99 of the views answered in each minute, ms: %s\n", strings.Join(p99s, " "))
 	missed := s.reportFailures(fiveXX)
 	var mins []string
 	for _, r := range perMinute {
