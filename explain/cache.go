@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/internal/lru"
@@ -297,38 +298,42 @@ func enterOf(enter Enter) Enter {
 	return func(context.Context) (func(), error) { return func() {}, nil }
 }
 
-// bytes estimates the memory a report holds.
+// bytes estimates the memory a report holds: its arrays by their
+// capacity and the strings they point to.
 func (r *Report) bytes() int64 {
-	n := int64(512)
-	for _, w := range append(r.Windows, r.Controls...) {
-		n += 96
-		for _, m := range w.Markers {
-			n += 32 + int64(len(m.Text))
+	n := int64(unsafe.Sizeof(*r)) + subsecond.SliceBytes(r.Windows) + subsecond.SliceBytes(r.Controls) + subsecond.SliceBytes(r.Findings)
+	for _, ws := range [][]Window{r.Windows, r.Controls} {
+		for _, w := range ws {
+			n += subsecond.SliceBytes(w.Markers)
+			for _, m := range w.Markers {
+				n += int64(len(m.Text))
+			}
 		}
 	}
 	for _, f := range r.Findings {
-		n += 256 + 8*int64(len(f.Markers))
-		for _, g := range append([]Feature{f.Feature}, f.Also...) {
-			n += g.bytes()
+		n += subsecond.SliceBytes(f.Markers) + subsecond.SliceBytes(f.Also) + f.Feature.pointed()
+		for _, g := range f.Also {
+			n += g.pointed()
 		}
 	}
 	return n
 }
 
-// bytes estimates the memory a movement holds.
+// bytes estimates the memory a movement holds, as Report.bytes does.
 func (m *Movement) bytes() int64 {
-	n := int64(512) + 96*int64(len(m.Windows)) + m.Of.bytes()
+	n := int64(unsafe.Sizeof(*m)) + subsecond.SliceBytes(m.Windows) + subsecond.SliceBytes(m.Moving) + m.Of.pointed()
 	for _, f := range m.Moving {
-		n += 32 + f.Feature.bytes()
+		n += f.Feature.pointed()
 	}
 	return n
 }
 
-// bytes estimates the memory a feature holds.
-func (f Feature) bytes() int64 {
-	n := 128 + int64(len(f.Comm)+len(f.Function)+len(f.Series)+len(f.Label))
+// pointed estimates the memory a feature points to: its strings and its
+// stack's.
+func (f Feature) pointed() int64 {
+	n := int64(len(f.Comm)+len(f.Function)+len(f.Series)+len(f.Label)) + subsecond.SliceBytes(f.Stack)
 	for _, s := range f.Stack {
-		n += 16 + int64(len(s))
+		n += int64(len(s))
 	}
 	return n
 }

@@ -21,6 +21,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/subsecond/subsecond"
@@ -331,7 +332,10 @@ func explainPlan(ctx context.Context, src Source, in *input, pl *plan, opt *Opti
 		rep.MinP = 1 / float64(opt.Permutations+1)
 	}
 	if len(rep.Findings) > opt.Limit {
-		rep.Findings = rep.Findings[:opt.Limit]
+		// A copy: the first Limit of up to MaxCandidates findings would
+		// keep them all, and what they point to, as long as the report
+		// lives (in the cache of reports).
+		rep.Findings = slices.Clone(rep.Findings[:opt.Limit])
 	}
 	if rep.Findings == nil {
 		rep.Findings = []Finding{}

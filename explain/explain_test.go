@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -508,4 +511,92 @@ func TestControlSampleKeptAsHostRecords(t *testing.T) {
 	if got := math.Sqrt(ss2 / float64(len(chosen))); got > 1.3*sd || got < 0.7*sd {
 		t.Errorf("choices per window spread with sd %.1f; a binomial's is %.1f (mean %.1f)", got, sd, mean)
 	}
+}
+
+// TestReportBytesCountsWhatItHolds holds reports and movements as the
+// cache does and checks that what their bytes count is what the heap
+// keeps for them. A report of the first few of many findings kept the
+// array of them all (up to MaxCandidates, each with what it points to):
+// the cache of reports held about 70 MB under a budget of 8 MB in a soak.
+func TestReportBytesCountsWhatItHolds(t *testing.T) {
+	ctx := context.Background()
+	n, ms, _ := plantedNight()
+	// The planted night with its leaves drawn from 400 functions: many
+	// candidate features, as a real host's night has.
+	src := &memSource{markers: ms}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range n.Captures {
+		ss, meta := samplesOf(t, n, i)
+		for j := range ss {
+			if len(ss[j].Frames) > 0 {
+				ss[j].Frames[0].Symbol = fmt.Sprintf("leaf_%03d", rng.IntN(400))
+			}
+		}
+		src.add(n.Host, meta, ss)
+	}
+	opt := func(seed uint64) Options {
+		return Options{Match: resetMatch, Seed: seed, Controls: 40, Limit: 3}
+	}
+	// What the captures derive once (their indexes) is built before the
+	// heap is measured.
+	if _, err := Explain(ctx, src, "node-1", opt(100)); err != nil {
+		t.Fatal(err)
+	}
+	heap := func() int64 {
+		runtime.GC()
+		runtime.GC() // and what sync.Pools kept through one
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	const k = 8
+	reps := make([]*Report, k)
+	before := heap()
+	var counted int64
+	for i := range reps {
+		rep, err := Explain(ctx, src, "node-1", opt(uint64(i+1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Tested < 400 || len(rep.Findings) != 3 {
+			t.Fatalf("%d features tested, %d findings; want many tested, 3 listed", rep.Tested, len(rep.Findings))
+		}
+		reps[i] = rep
+		counted += rep.bytes()
+	}
+	held := heap() - before
+	t.Logf("%d reports of %d findings (of %d tested): held %d bytes, counted %d", k, len(reps[0].Findings), reps[0].Tested, held, counted)
+	if held > 2*counted+64<<10 {
+		t.Errorf("%d reports hold %d bytes of heap; their bytes count %d", k, held, counted)
+	}
+	if counted > k*32<<10 {
+		t.Errorf("%d reports of 3 findings hold %d bytes: more than the findings listed", k, counted)
+	}
+	runtime.KeepAlive(reps)
+
+	msrc, _ := movingNight(t)
+	kubelet := MoveOptions{Feature: &Feature{Kind: KindComm, Comm: "kubelet", CPU: subsecond.Unknown}, Limit: 3}
+	mv0, err := Moves(ctx, msrc, "node-1", kubelet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mvs := make([]*Movement, k)
+	before = heap()
+	counted = 0
+	for i := range mvs {
+		mv, err := Moves(ctx, msrc, "node-1", kubelet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mvs[i] = mv
+		counted += mv.bytes()
+	}
+	held = heap() - before
+	t.Logf("%d movements of %d moving: held %d bytes, counted %d", k, len(mv0.Moving), held, counted)
+	if held > 2*counted+64<<10 {
+		t.Errorf("%d movements hold %d bytes of heap; their bytes count %d", k, held, counted)
+	}
+	runtime.KeepAlive(mvs)
+	runtime.KeepAlive(src)
+	runtime.KeepAlive(msrc)
 }
