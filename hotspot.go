@@ -2,6 +2,7 @@ package subsecond
 
 import (
 	"io"
+	"unsafe"
 )
 
 // Hotspot is one episode of one CPU: [Start, End) in nanoseconds, in which
@@ -79,6 +80,17 @@ type HotspotReport struct {
 	Note      string    `json:"note,omitempty"`
 	Spots     []Hotspot `json:"hotspots"`
 	Cells     []HotCell `json:"cells"`
+}
+
+// Bytes estimates the memory r holds: its arrays by their capacity and
+// the strings its hot spots point to (Sized).
+func (r *HotspotReport) Bytes() int64 {
+	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Note)) + SliceBytes(r.Hidden) + SliceBytes(r.Spots) + SliceBytes(r.Cells)
+	for i := range r.Spots {
+		sp := &r.Spots[i]
+		n += int64(len(sp.Comm) + len(sp.Stack) + len(sp.Function) + len(sp.URL))
+	}
+	return n
 }
 
 // ProfileList is the list of stored profiles, newest first, as the API's

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -20,7 +21,10 @@ import (
 // same list is asked for twice in a row: by the profile page and then by its
 // script when the page stopped waiting. A computation runs once; later
 // requests for the same key wait for it. Profiles never change, so entries
-// stay valid; the oldest are dropped beyond maxHotEntries.
+// stay valid; the oldest are dropped beyond maxHotEntries, or while the
+// lists kept hold more than hotBudget bytes (the newest is kept). (Bounded
+// by their number alone, 32 lists of the bundled incident's thousands of
+// episodes held 76 MB, outside every budget.)
 //
 // A computation lives while someone waits for it: when its last waiter has
 // been gone for the linger (long enough for a page's script to ask again),
@@ -32,6 +36,8 @@ type hotCache struct {
 	mu     sync.Mutex
 	m      map[string]*hotEntry
 	order  []string
+	bytes  int64         // the lists kept, by their Bytes
+	budget int64         // 0 means hotBudget
 	linger time.Duration // 0 means hotLinger
 }
 
@@ -39,6 +45,7 @@ type hotEntry struct {
 	done chan struct{}
 	rep  *subsecond.HotspotReport // every episode; shared, never modified
 	err  error
+	size int64 // rep's Bytes once kept, guarded by hotCache.mu
 
 	ctx     context.Context // cancelled once nobody has waited for the linger
 	cancel  context.CancelFunc
@@ -48,6 +55,7 @@ type hotEntry struct {
 
 const (
 	maxHotEntries = 32
+	hotBudget     = 16 << 20
 	hotLinger     = 5 * time.Second
 )
 
@@ -74,22 +82,40 @@ func (hc *hotCache) join(key string, compute func(ctx context.Context) (*subseco
 		hc.order = append(hc.order, key)
 	}
 	hc.m[key] = e
-	if len(hc.order) > maxHotEntries {
-		delete(hc.m, hc.order[0])
-		hc.order = hc.order[1:]
-	}
+	hc.trim()
 	go func() {
 		e.rep, e.err = compute(e.ctx)
 		hc.mu.Lock()
-		if e.err != nil && hc.m[key] == e {
+		switch {
+		case hc.m[key] != e:
+		case e.err != nil:
 			// Failures are not remembered: the next request tries again.
 			delete(hc.m, key)
+		default:
+			e.size = e.rep.Bytes()
+			hc.bytes += e.size
+			hc.trim()
 		}
 		hc.mu.Unlock()
 		close(e.done)
 		e.cancel()
 	}()
 	return e
+}
+
+// trim drops the oldest entries while there are more than maxHotEntries,
+// or the lists kept hold more than the budget; it keeps the newest. Its
+// caller holds mu.
+func (hc *hotCache) trim() {
+	budget := cmp.Or(hc.budget, hotBudget)
+	for len(hc.order) > 1 && (len(hc.order) > maxHotEntries || hc.bytes > budget) {
+		k := hc.order[0]
+		hc.order = hc.order[1:]
+		if e := hc.m[k]; e != nil && !slices.Contains(hc.order, k) {
+			hc.bytes -= e.size
+			delete(hc.m, k)
+		}
+	}
 }
 
 // computed reports whether the list of key has been computed and kept.

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -120,4 +123,54 @@ func TestHotspotsLimit(t *testing.T) {
 		t.Errorf("profile page lists %d hot spots; want the first %d", n, pageHotspots)
 	}
 	wantMarkup(t, "profile", page, `data-testid="hotspots-more"`, `…and 230 more`, `/api/profiles/`+p.ID+`/hotspots?limit=250`)
+}
+
+// TestHotCacheBudget keeps hot-spot lists of 300 KB each in a cache of
+// 1 MB: the oldest go as new ones are kept, the newest stays even when it
+// alone is over the budget, and what is kept is counted. Bounded only by
+// their number (32), the lists of a soak's profiles held 76 MB.
+func TestHotCacheBudget(t *testing.T) {
+	hc := &hotCache{budget: 1 << 20}
+	report := func(kb int) *subsecond.HotspotReport {
+		spots := make([]subsecond.Hotspot, kb)
+		for i := range spots {
+			spots[i].Stack = strings.Repeat("x", 1000) // a deep stack, joined
+		}
+		return &subsecond.HotspotReport{Spots: spots}
+	}
+	compute := func(kb int) func(context.Context) (*subsecond.HotspotReport, error) {
+		return func(context.Context) (*subsecond.HotspotReport, error) { return report(kb), nil }
+	}
+	kept := func() (keys []string, bytes int64) {
+		hc.mu.Lock()
+		defer hc.mu.Unlock()
+		for _, k := range hc.order {
+			if e := hc.m[k]; e != nil && isDone(e) {
+				keys = append(keys, k)
+				bytes += e.rep.Bytes()
+			}
+		}
+		return keys, bytes
+	}
+	for i := range 6 {
+		e := hc.join(fmt.Sprint("p", i), compute(300))
+		<-e.done
+		hc.leave(e)
+	}
+	keys, bytes := kept()
+	if bytes > 1<<20 || !slices.Equal(keys, []string{"p3", "p4", "p5"}) {
+		t.Errorf("kept %v, %d bytes; want the newest three lists of 300 KB (within 1 MB)", keys, bytes)
+	}
+	if hc.bytes != bytes {
+		t.Errorf("the cache counts %d bytes; its lists hold %d", hc.bytes, bytes)
+	}
+	e := hc.join("big", compute(2000))
+	<-e.done
+	hc.leave(e)
+	if keys, bytes = kept(); !slices.Equal(keys, []string{"big"}) || hc.bytes != bytes {
+		t.Errorf("after a 2 MB list: kept %v, counting %d bytes of %d; want the big one alone", keys, hc.bytes, bytes)
+	}
+	if !hc.computed("big") || hc.computed("p5") {
+		t.Error("computed: want the big list kept and p5 dropped")
+	}
 }
