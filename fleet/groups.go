@@ -26,6 +26,11 @@ import (
 // without the label are left out (GroupReport.Unlabelled). An empty
 // opt.Group is an error wrapping subsecond.ErrInvalid.
 func Groups(ctx context.Context, src Source, opt Options) (*GroupReport, error) {
+	return groups(ctx, src, opt, nil)
+}
+
+// groups is Groups, its table from cache.
+func groups(ctx context.Context, src Source, opt Options, cache *Cache) (*GroupReport, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
@@ -90,7 +95,7 @@ func Groups(ctx context.Context, src Source, opt Options) (*GroupReport, error) 
 	if len(tested) == 0 {
 		return rep, nil
 	}
-	t, err := candidates(ctx, src, &opt, unitOf, N)
+	t, err := cache.candidates(ctx, src, &opt, unitOf, N)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,11 @@ const SameBoot = subsecond.IndexSlot
 // hosts can make p small. The q-values are Benjamini–Hochberg's across
 // the names tested.
 func Uptime(ctx context.Context, src Source, opt Options) (*UptimeReport, error) {
+	return uptime(ctx, src, opt, nil)
+}
+
+// uptime is Uptime, its table from cache.
+func uptime(ctx context.Context, src Source, opt Options, cache *Cache) (*UptimeReport, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
@@ -99,7 +104,7 @@ func Uptime(ctx context.Context, src Source, opt Options) (*UptimeReport, error)
 	if N < 3 {
 		return rep, nil
 	}
-	t, err := candidates(ctx, src, &opt, unitOf, N)
+	t, err := cache.candidates(ctx, src, &opt, unitOf, N)
 	if err != nil {
 		return nil, err
 	}

@@ -226,7 +226,7 @@ func (s *Server) fleetGroups(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.fleetJSON(w, r, func(ctx context.Context) (any, error) {
-		rep, err := fleet.Groups(ctx, s.fleet, sc.opt)
+		rep, err := s.fleetTables.Groups(ctx, s.fleet, sc.opt)
 		if err != nil {
 			return nil, tooLarge(err)
 		}
@@ -247,7 +247,7 @@ func (s *Server) fleetUptime(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.fleetJSON(w, r, func(ctx context.Context) (any, error) {
-		rep, err := fleet.Uptime(ctx, s.fleet, sc.opt)
+		rep, err := s.fleetTables.Uptime(ctx, s.fleet, sc.opt)
 		if err != nil {
 			return nil, tooLarge(err)
 		}

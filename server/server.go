@@ -19,6 +19,7 @@ import (
 
 	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/explain"
+	"github.com/subsecond/subsecond/fleet"
 	"github.com/subsecond/subsecond/link"
 	"github.com/subsecond/subsecond/timeline"
 	"github.com/subsecond/subsecond/web"
@@ -231,6 +232,8 @@ type Server struct {
 	// explains keeps the host analyses computed: explanations of markers,
 	// what moves with a series, and the window counts they read.
 	explains *explain.Cache
+	// fleetTables keeps the fleet contrasts' counts of names (fleet.Cache).
+	fleetTables *fleet.Cache
 	// pageHotSamples is the largest capture, in samples, whose profile
 	// page waits for its hot spots (pageHotspotSamples).
 	pageHotSamples int64
@@ -276,6 +279,7 @@ func New(cfg Config) *Server {
 		maxRangeSamples: cmp.Or(cfg.MaxRangeSamples, DefaultMaxRangeSamples),
 		ranges:          timeline.NewRangeCache(cfg.RangeCacheSize),
 		explains:        explain.NewCache(0),
+		fleetTables:     fleet.NewCache(0),
 		answers:         newAnswerCache(cfg.AnswerCacheSize),
 
 		pageHotSamples: pageHotspotSamples,
