@@ -19,7 +19,7 @@ type sqliteStore struct{ *store.Store }
 
 func (s sqliteStore) Import(ctx context.Context, r io.Reader, u Upload) (*subsecond.Profile, bool, error) {
 	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host,
-		Labels: u.Labels, Boot: u.Boot, MaxText: u.MaxText})
+		Labels: u.Labels, Boot: u.Boot, MaxText: u.MaxText, Pause: u.Pause})
 }
 
 // countEngine is a small engine for the handler tests: it answers from the

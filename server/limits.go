@@ -118,6 +118,36 @@ func (b *slotBody) done() {
 	}
 }
 
+// DefaultImportPause is how long an import pauses before each MiB of text
+// while views wait for a heavy slot (see pauseImport).
+const DefaultImportPause = 4 * time.Millisecond
+
+// pauseImport pauses an import for s.importPause, or until ctx ends, when
+// views wait for a heavy slot; the import's reader calls it before each
+// block of text (1 MiB) it hands to the parsers (store.ImportOptions.Pause).
+// Views are what a user waits on; an upload is the recorder's or a
+// script's, and the import of the bundled capture (888 MB of text) takes
+// about 1.5 CPU-seconds, which it otherwise shares with the views as the
+// Go scheduler shares its goroutines, all alike. Pausing its reader lets
+// the parsers and encoders drain and the views have the cores, as
+// PostgreSQL's autovacuum pauses after each measure of work
+// (vacuum_cost_delay). An import is slowed by at most the pause per MiB
+// (3.6 s for the bundled capture at the default), however long views wait.
+func (s *Server) pauseImport(ctx context.Context) {
+	if s.importPause <= 0 || s.heavy.waiting.Load() == 0 {
+		return
+	}
+	t := time.NewTimer(s.importPause)
+	defer t.Stop()
+	start := time.Now()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	s.importPauses.Add(1)
+	s.importPaused.Add(int64(time.Since(start)))
+}
+
 // enterImport takes an import slot, waiting while ctx lasts; the caller
 // calls the returned release once done. The upload's body is not read
 // while it waits, which its pace does not count (see uploadBody).

@@ -700,3 +700,52 @@ func TestLongAnalysesLeaveASlot(t *testing.T) {
 		t.Errorf("a gate of one slot holds %d slots and %d tokens after the release", one.runningNow(), len(one.long))
 	}
 }
+
+// TestImportPausesForViews uploads a capture of 6 MB of text while a view
+// waits for the one heavy slot: the import pauses before each MiB but the
+// first, and stores the whole capture. With no view waiting it never
+// pauses.
+func TestImportPausesForViews(t *testing.T) {
+	const pause = 20 * time.Millisecond
+	eng := &blockingEngine{started: make(chan struct{}, 8), release: make(chan struct{})}
+	e := newEnv(t, Config{Engine: eng, MaxHeavy: 1, HeavyQueue: 4, HeavyWait: time.Hour, ImportPause: pause})
+	srv := e.server()
+	text := perfText(8, 200, 16)
+	mib := len(text) >> 20
+	if mib < 5 {
+		t.Fatalf("the capture is %d bytes of text; want at least 5 MiB", len(text))
+	}
+	p := e.upload(text, "alone")
+	if n := srv.importPauses.Load(); n != 0 {
+		t.Errorf("%d pauses with no view waiting; want none", n)
+	}
+	cores := "/api/profiles/" + p.ID + "/cpus"
+	done := make(chan int, 2)
+	for _, q := range []string{"", "?bucket=0.2"} {
+		go func() {
+			res, _ := e.do("GET", cores+q, nil)
+			done <- res.StatusCode
+		}()
+		if q == "" {
+			<-eng.started // the slot is taken
+		}
+	}
+	waitFor(t, "a view queued", func() bool { return srv.heavy.waiting.Load() == 1 })
+	start := time.Now()
+	q := e.upload(strings.Replace(text, "test-host", "other-host", 1), "while a view waits")
+	took := time.Since(start)
+	n, paused := srv.importPauses.Load(), time.Duration(srv.importPaused.Load())
+	t.Logf("%d MiB of text imported in %s while a view waited: %d pauses, %s in all", mib, took, n, paused)
+	if n < int64(mib-1) || paused < time.Duration(n)*pause || took < paused {
+		t.Errorf("%d pauses of %s in all over %d MiB of text, import %s; want one of %s before each MiB but the first", n, paused, mib, took, pause)
+	}
+	if q.Samples != p.Samples {
+		t.Errorf("stored %d samples; want %d", q.Samples, p.Samples)
+	}
+	close(eng.release)
+	for range 2 {
+		if code := <-done; code != http.StatusOK {
+			t.Errorf("view = %d; want 200", code)
+		}
+	}
+}

@@ -118,6 +118,14 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 			Name: "subsecond_heavy_held_seconds_total",
 			Help: "Time heavy views held their slots (loading captures and computing); divided by subsecond_heavy_requests_total, the mean work.",
 		}, func() float64 { return time.Duration(g.heldFor.Load()).Seconds() }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "subsecond_import_pauses_total",
+			Help: "Pauses imports took, before a MiB of text each, because views waited for a heavy slot (--import-pause).",
+		}, func() float64 { return float64(s.importPauses.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "subsecond_import_paused_seconds_total",
+			Help: "Time imports paused for views waiting for a heavy slot (--import-pause).",
+		}, func() float64 { return time.Duration(s.importPaused.Load()).Seconds() }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "subsecond_imports_waiting",
 			Help: "Uploads waiting for an import slot (--max-imports), their bodies unread.",

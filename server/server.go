@@ -79,6 +79,9 @@ type Upload struct {
 	// bytes; 0 for the store's default. Past it, and for a compressed
 	// stream inside the upload's, Import fails with subsecond.ErrTooLarge.
 	MaxText int64
+	// Pause, when set, is called before each MiB of text the import
+	// parses (store.ImportOptions.Pause); the server sets it.
+	Pause func(ctx context.Context)
 }
 
 // Engine computes the views of a capture for a parsed Query. Heatmap and
@@ -191,6 +194,10 @@ type Config struct {
 	// 96-CPU capture, and keeps a core busy); more wait for a slot, their
 	// bodies unread, while their clients do. 0 means DefaultMaxImports().
 	MaxImports int
+	// ImportPause is how long an import pauses before each MiB of text
+	// it parses while views wait for a heavy slot (pauseImport); 0 means
+	// DefaultImportPause, negative never pauses.
+	ImportPause time.Duration
 
 	// Metrics serves the server's Prometheus metrics at /metrics (see
 	// metricSet); otherwise that route does not exist. When MetricsToken is
@@ -245,7 +252,11 @@ type Server struct {
 	imports    chan struct{} // a slot per import running
 	// importsWaiting counts the uploads waiting for a slot.
 	importsWaiting atomic.Int64
-	metrics        *metricSet // nil when off
+	// importPause is Config.ImportPause; importPauses counts the pauses
+	// taken and importPaused sums them, in nanoseconds.
+	importPause                time.Duration
+	importPauses, importPaused atomic.Int64
+	metrics                    *metricSet // nil when off
 }
 
 // Default limits: of a request body, and of the text it decompresses to.
@@ -299,6 +310,7 @@ func New(cfg Config) *Server {
 		s.rateWindow = DefaultRateWindow
 	}
 	s.imports = make(chan struct{}, cmp.Or(max(cfg.MaxImports, 0), DefaultMaxImports()))
+	s.importPause = cmp.Or(cfg.ImportPause, DefaultImportPause)
 	s.uploads.max = cfg.UploadsPerClient
 	if s.uploads.max <= 0 {
 		s.uploads.max = DefaultUploadsPerClient

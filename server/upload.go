@@ -181,6 +181,7 @@ func (s *Server) createProfile(w http.ResponseWriter, r *http.Request) {
 	}
 	sb := &slotBody{r: body, s: s, ctx: r.Context(), held: true, release: slot}
 	defer sb.done()
+	up.Pause = s.pauseImport
 	start := time.Now()
 	p, existed, err := s.store.Import(r.Context(), sb, up)
 	s.metrics.imported(limited.read(), time.Since(start), p, existed, err)

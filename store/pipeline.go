@@ -579,6 +579,9 @@ func (pl *pipeline) split(ctx context.Context, out chan<- *block, pool chan *[]b
 	defer stopHashing()
 	var carry []byte
 	send := func(b *block) bool {
+		if pause := pl.opt.Pause; pause != nil && b.seq > 0 {
+			pause(ctx)
+		}
 		if b.buf != nil {
 			b.refs.Store(2)
 			jobs <- hashJob{done: b}

@@ -195,6 +195,11 @@ type ImportOptions struct {
 	// proceeds, with the input bytes (as read from r, before
 	// decompression) consumed so far.
 	Progress func(read int64)
+	// Pause, when set, is called by the import's reader before it hands
+	// each block of text (about Options.BlockSize) to the parsers: a
+	// server pauses its imports there while views wait, so that an upload
+	// takes the cores the views leave.
+	Pause func(ctx context.Context)
 }
 
 // Import reads a perf script capture from r (plain, gzip or zstd,

@@ -829,3 +829,36 @@ func TestCachedCapture(t *testing.T) {
 func blake3Digest(text []byte) string {
 	return fmt.Sprintf("%s%x", store.DigestBLAKE3, blake3.Sum256(text))
 }
+
+// TestImportPause imports in 16 KB blocks with a Pause that counts its
+// calls: it is called before each block but the first, with the import's
+// context, and what is stored is what an import without it stores.
+func TestImportPause(t *testing.T) {
+	text := genText(t, genConfig{CPUs: 8, Seconds: 6, Hz: 49, Seed: 7, Start: 5000.5})
+	const block = 16 << 10
+	forEach(t, store.Options{Workers: 2, BlockSize: block}, func(t *testing.T, e *env) {
+		type key struct{}
+		ctx := context.WithValue(context.Background(), key{}, "import")
+		var calls, foreign int
+		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{FileName: "gen.perf", Pause: func(c context.Context) {
+			calls++
+			if c.Value(key{}) != "import" {
+				foreign++
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Blocks end at the last blank line within the block size, so
+		// they are a little smaller.
+		if least := len(text) / block; calls < least || calls > least*3/2 {
+			t.Errorf("Pause called %d times for %d bytes of text in blocks of %d; want about one per block", calls, len(text), block)
+		}
+		if foreign > 0 {
+			t.Errorf("Pause called %d times without the import's context", foreign)
+		}
+		if p.Samples != 8*6*49 || p.Digest != blake3Digest(text) {
+			t.Errorf("Samples %d, digest %s; want %d and the text's", p.Samples, p.Digest, 8*6*49)
+		}
+	})
+}

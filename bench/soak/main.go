@@ -1027,6 +1027,9 @@ func (s *soak) report(want int64, peak int64, perMinute []int64) error {
 			fmt.Printf("heavy slots: %.0f taken (of %.0f), waited for %s and held %s on average\n", n, m["subsecond_heavy_request_slots"],
 				round(time.Duration(m["subsecond_heavy_wait_seconds_total"]/n*1e9)), round(time.Duration(m["subsecond_heavy_held_seconds_total"]/n*1e9)))
 		}
+		if n := m["subsecond_import_pauses_total"]; n > 0 {
+			fmt.Printf("imports paused %.0f times for views waiting, %s in all\n", n, round(time.Duration(m["subsecond_import_paused_seconds_total"]*1e9)))
+		}
 	}
 	if up, err := os.ReadFile("/proc/loadavg"); err == nil {
 		fmt.Printf("load average at the end: %s", up)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -219,6 +220,7 @@ func runServe(ctx context.Context, e env) error {
 		MinUploadRate:    int64(lim.minRate),
 		UploadsPerClient: lim.perClient,
 		MaxImports:       lim.maxImports,
+		ImportPause:      cmp.Or(lim.importPause, -1), // 0: never
 		RangeCacheSize:   budget.ranges,
 		AnswerCacheSize:  budget.answers,
 		Metrics:          metricsOn,
@@ -315,7 +317,7 @@ type serveStore struct{ *store.Store }
 // subsecond.ErrNoSpace.
 func (s serveStore) Import(ctx context.Context, r io.Reader, u server.Upload) (*subsecond.Profile, bool, error) {
 	return s.Store.Import(ctx, r, store.ImportOptions{Name: u.Name, FileName: u.FileName, Size: u.Size, Host: u.Host,
-		Labels: u.Labels, Boot: u.Boot, MaxText: u.MaxText})
+		Labels: u.Labels, Boot: u.Boot, MaxText: u.MaxText, Pause: u.Pause})
 }
 
 // byteSize is a flag value of bytes written as 1048576, 500MB, 500MiB or 2G.

@@ -98,6 +98,7 @@ type serveLimits struct {
 	minRate       byteSize
 	perClient     int
 	maxImports    int
+	importPause   time.Duration
 	memLimit      byteSize
 }
 
@@ -153,6 +154,7 @@ func (l *serveLimits) flags(fs *flag.FlagSet) {
 	fs.Var(&l.minRate, "min-upload-rate", fmt.Sprintf("slowest `pace` per second an upload may keep over any %s spent waiting for it; slower gets 408", server.DefaultRateWindow))
 	fs.IntVar(&l.perClient, "uploads-per-client", server.DefaultUploadsPerClient, "uploads in progress at once from one client address; more get 429")
 	fs.IntVar(&l.maxImports, "max-imports", 0, "uploads imported at once; more wait, unread, while their clients do (default: one per GiB of --memory-limit, at most one per two cores)")
+	fs.DurationVar(&l.importPause, "import-pause", server.DefaultImportPause, "how long an import pauses before each MiB of text while views wait for a heavy slot, so that views have the cores first; 0 never pauses")
 	if os.Getenv("GOMEMLIMIT") == "" {
 		l.memLimit = defaultMemoryLimit
 	}
@@ -187,6 +189,8 @@ func (l *serveLimits) check() error {
 		return fmt.Errorf("--upload-timeout: %s is not a positive duration", l.uploadTimeout)
 	case l.maxImports < 0:
 		return fmt.Errorf("--max-imports: %d is not a positive number", l.maxImports)
+	case l.importPause < 0:
+		return fmt.Errorf("--import-pause: %s is negative", l.importPause)
 	case l.perClient < 1:
 		return fmt.Errorf("--uploads-per-client: %d is not a positive number", l.perClient)
 	}
