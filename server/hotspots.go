@@ -35,7 +35,7 @@ import (
 type hotCache struct {
 	mu     sync.Mutex
 	m      map[string]*hotEntry
-	order  []string
+	order  []string      // m's keys, oldest first
 	bytes  int64         // the lists kept, by their Bytes
 	budget int64         // 0 means hotBudget
 	linger time.Duration // 0 means hotLinger
@@ -91,6 +91,7 @@ func (hc *hotCache) join(key string, compute func(ctx context.Context) (*subseco
 		case e.err != nil:
 			// Failures are not remembered: the next request tries again.
 			delete(hc.m, key)
+			hc.order = slices.DeleteFunc(hc.order, func(k string) bool { return k == key })
 		default:
 			e.size = e.rep.Bytes()
 			hc.bytes += e.size
@@ -105,16 +106,14 @@ func (hc *hotCache) join(key string, compute func(ctx context.Context) (*subseco
 
 // trim drops the oldest entries while there are more than maxHotEntries,
 // or the lists kept hold more than the budget; it keeps the newest. Its
-// caller holds mu.
+// caller holds mu. order holds each key of m once.
 func (hc *hotCache) trim() {
 	budget := cmp.Or(hc.budget, hotBudget)
 	for len(hc.order) > 1 && (len(hc.order) > maxHotEntries || hc.bytes > budget) {
 		k := hc.order[0]
 		hc.order = hc.order[1:]
-		if e := hc.m[k]; e != nil && !slices.Contains(hc.order, k) {
-			hc.bytes -= e.size
-			delete(hc.m, k)
-		}
+		hc.bytes -= hc.m[k].size
+		delete(hc.m, k)
 	}
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -172,5 +173,31 @@ func TestHotCacheBudget(t *testing.T) {
 	}
 	if !hc.computed("big") || hc.computed("p5") {
 		t.Error("computed: want the big list kept and p5 dropped")
+	}
+}
+
+// TestHotCacheFailureForgotten: a list whose computation failed leaves no
+// trace, so that its key, asked again and kept, is counted and dropped
+// once.
+func TestHotCacheFailureForgotten(t *testing.T) {
+	hc := &hotCache{budget: 1 << 20}
+	fail := hc.join("p0", func(context.Context) (*subsecond.HotspotReport, error) { return nil, errors.New("no") })
+	<-fail.done
+	hc.leave(fail)
+	for i := range 5 {
+		e := hc.join(fmt.Sprint("p", i), func(context.Context) (*subsecond.HotspotReport, error) {
+			return &subsecond.HotspotReport{Spots: make([]subsecond.Hotspot, 10)}, nil
+		})
+		<-e.done
+		hc.leave(e)
+	}
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	var bytes int64
+	for _, e := range hc.m {
+		bytes += e.size
+	}
+	if len(hc.order) != len(hc.m) || hc.bytes != bytes || bytes > 1<<20 {
+		t.Errorf("order %v for %d lists, counting %d bytes of %d; want each key once, within 1 MB", hc.order, len(hc.m), hc.bytes, bytes)
 	}
 }
