@@ -111,11 +111,6 @@ type Backend interface {
 	HostLabels(ctx context.Context) (map[string][]subsecond.Label, map[string]IndexRow, error)
 	// HostLabelsOf is HostLabels for the given hosts alone.
 	HostLabelsOf(ctx context.Context, hosts []string) (map[string][]subsecond.Label, map[string]IndexRow, error)
-	// PrepareIndex readies the database for a fleet index of day (see
-	// Index.Day): where the index is partitioned by day (PostgreSQL) it
-	// creates the day's partitions when missing, in a transaction of its
-	// own, before an import's transaction takes its locks.
-	PrepareIndex(ctx context.Context, day int64) error
 	// WriteIndex stores ix as profile id's fleet index, in a transaction
 	// of its own, and reports whether it did: not when the profile has an
 	// index already or is not stored.
@@ -173,10 +168,6 @@ type Import interface {
 	WriteSegments(ctx context.Context, segs []Segment) error
 	// WriteChunks stores chunks of the profile.
 	WriteChunks(ctx context.Context, chunks []Chunk) error
-	// WriteIndex stores the profile's fleet index (a profile without a
-	// wall clock has none); the index's new names are remembered by the
-	// backend only once Commit succeeds.
-	WriteIndex(ctx context.Context, ix *Index) error
 	// Commit stores the profile row and its host's labels, and makes the
 	// import visible. When a profile with the same digest exists already
 	// it stores nothing and returns an error wrapping ErrDuplicate.

@@ -15,9 +15,10 @@ import (
 	"github.com/subsecond/subsecond/query"
 )
 
-// The fleet index (see fleetindex.go) is written with each profile that
-// has a wall-clock anchor, in its import's transaction, and read by the
-// fleet views through the methods below (fleet.Source). Its names are
+// The fleet index (see fleetindex.go) is written for each profile that
+// has a wall-clock anchor, just after its import commits (indexer.go), and
+// read by the fleet views through the methods below (fleet.Source), each of
+// which waits first for the writes in flight (Indexed). Its names are
 // those of the capture's tables as perf printed them: a function is a
 // frame's symbol, a call edge "caller;callee" of two adjacent frames'
 // symbols, root-first.
@@ -69,6 +70,9 @@ func (s *Store) SetHostLabels(ctx context.Context, host string, set []subsecond.
 // derived from its newest indexed capture (subsecond.LabelKernel, LabelCPUs,
 // LabelCPUModel) unless one with the key is set.
 func (s *Store) HostLabels(ctx context.Context) (map[string][]subsecond.Label, error) {
+	if err := s.Indexed(ctx); err != nil {
+		return nil, fmt.Errorf("host labels: %w", err)
+	}
 	set, newest, err := s.b.HostLabels(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("host labels: %w", err)
@@ -103,6 +107,9 @@ func withDerived(set map[string][]subsecond.Label, newest map[string]IndexRow) m
 
 // IndexedCaptures: see fleet.Source.
 func (s *Store) IndexedCaptures(ctx context.Context, from, to int64) ([]subsecond.IndexedCapture, error) {
+	if err := s.Indexed(ctx); err != nil {
+		return nil, fmt.Errorf("indexed captures: %w", err)
+	}
 	rows, err := s.b.IndexedCaptures(ctx, from, to, subsecond.MaxIndexedCaptures+1)
 	if err != nil {
 		return nil, fmt.Errorf("indexed captures: %w", err)
@@ -143,6 +150,9 @@ func checkKind(k subsecond.NameKind) error {
 func (s *Store) NameCounts(ctx context.Context, kind subsecond.NameKind, match *regexp.Regexp, from, to int64) ([]subsecond.NameCount, error) {
 	if err := checkKind(kind); err != nil {
 		return nil, err
+	}
+	if err := s.Indexed(ctx); err != nil {
+		return nil, fmt.Errorf("name counts: %w", err)
 	}
 	names, err := s.b.IndexNames(ctx, kind)
 	if err != nil {
@@ -233,6 +243,9 @@ func (s *Store) NameTotals(ctx context.Context, q subsecond.TotalsQuery) ([]subs
 			})
 		})
 	}
+	if err := s.Indexed(ctx); err != nil {
+		return nil, fmt.Errorf("name totals: %w", err)
+	}
 	sums := map[int64]int64{}
 	if err := each(func(_ string, id, n int64) { sums[id] += n }); err != nil {
 		return nil, fmt.Errorf("name totals: %w", err)
@@ -289,6 +302,9 @@ func (s *Store) NameTotals(ctx context.Context, q subsecond.TotalsQuery) ([]subs
 // profiles' own deletes remove the rest. Pruning calls it before deleting
 // the expired profiles, so that those deletes find their index gone.
 func (s *Store) PruneIndex(ctx context.Context, before int64) (int, error) {
+	if err := s.Indexed(ctx); err != nil {
+		return 0, fmt.Errorf("prune fleet index: %w", err)
+	}
 	n, err := s.b.DropIndexDays(ctx, before)
 	s.changes.Add(1)
 	if err != nil {

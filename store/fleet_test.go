@@ -228,8 +228,10 @@ func TestFleetIndexBruteForce(t *testing.T) {
 		if !p.Wall.Known() {
 			t.Fatal("the incident has no wall clock")
 		}
+		indexed(t, e.s)
 		checkIndex(t, e.fresh(), p)
 		real := importFile(t, e.s, filepath.Join("..", "sample-data", "real-mixed-2cpu-12s.perf.txt.gz"), store.ImportOptions{})
+		indexed(t, e.s)
 		checkIndex(t, e.fresh(), real)
 	})
 }
@@ -248,9 +250,12 @@ func TestFleetIndexNamesInDictionary(t *testing.T) {
 		defer other.Close()
 		dir := filepath.Join("..", "sample-data")
 		importFile(t, e.s, filepath.Join(dir, "real-mixed-2cpu-5s.perf.txt.gz"), store.ImportOptions{})
+		indexed(t, e.s)
 		var before int
 		e.db.QueryRow("SELECT count(*) FROM fleet_names").Scan(&before)
-		p := importFile(t, store.New(other, store.Options{}), filepath.Join(dir, "real-mixed-2cpu-12s.perf.txt.gz"), store.ImportOptions{})
+		s2 := store.New(other, store.Options{})
+		p := importFile(t, s2, filepath.Join(dir, "real-mixed-2cpu-12s.perf.txt.gz"), store.ImportOptions{})
+		indexed(t, s2)
 		checkIndex(t, e.fresh(), p)
 		var n, top int
 		if err := e.db.QueryRow("SELECT count(*), max(id) FROM fleet_names").Scan(&n, &top); err != nil {
@@ -266,6 +271,15 @@ func TestFleetIndexNamesInDictionary(t *testing.T) {
 }
 
 // fleetRows counts the rows of the fleet index's tables.
+// indexed waits until s has written the fleet index of every capture it
+// imported.
+func indexed(t *testing.T, s *store.Store) {
+	t.Helper()
+	if err := s.Indexed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (e *env) fleetRows() int {
 	e.t.Helper()
 	total := 0
@@ -333,6 +347,7 @@ func TestFleetIndexAtomic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		indexed(t, e.s)
 		if n := e.fleetRows(); n < 3 {
 			t.Errorf("after an import: %d fleet rows; want a capture, its names and a label", n)
 		}
@@ -442,6 +457,7 @@ func TestReindex(t *testing.T) {
 	forEach(t, store.Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
 		p := importFile(t, e.s, filepath.Join("..", "sample-data", "real-mixed-2cpu-12s.perf.txt.gz"), store.ImportOptions{})
+		indexed(t, e.s)
 		dump := func() string {
 			var b strings.Builder
 			for _, q := range []string{`SELECT day, host, start_ns, end_ns, boot_ns, kernel, cpu_model, cpus, slots FROM fleet_captures`,
@@ -543,9 +559,13 @@ func TestFleetIndexShare(t *testing.T) {
 				b, db, _ := backends[slices.IndexFunc(backends, func(b backend) bool { return b.name == e.name })].open(t)
 				e := &env{t: t, name: e.name, b: b, db: db, s: store.New(b, store.Options{})}
 				p := importFile(t, e.s, filepath.Join("..", "sample-data", path), store.ImportOptions{})
+				indexed(t, e.s)
 				var names, rows int64
 				e.db.QueryRow("SELECT count(*) FROM fleet_names").Scan(&names)
 				e.db.QueryRow("SELECT count(*) FROM fleet_counts").Scan(&rows)
+				if names == 0 || rows == 0 {
+					t.Fatalf("%d names and %d count rows indexed; want some", names, rows)
+				}
 				index, dict, total := e.indexBytes()
 				t.Logf("%s: %d samples, %d names, %d count rows: index %d of %d bytes (%.1f%%; without the names' dictionary %.1f%%)",
 					path, p.Samples, names, rows, index, total, 100*float64(index)/float64(total), 100*float64(index-dict)/float64(total-dict))
@@ -577,6 +597,7 @@ func TestPruneIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		indexed(t, e.s)
 		partitions := func() []string {
 			if e.name != "postgres" {
 				return nil
@@ -671,6 +692,9 @@ func TestFleetIndexConcurrentDays(t *testing.T) {
 				t.Errorf("import: %v", err)
 			}
 		}
+		// A store waits for its own imports' indexes; the other's are
+		// another process's.
+		indexed(t, stores[1])
 		ics, err := e.s.IndexedCaptures(ctx, at.UnixNano(), at.Add(time.Hour).UnixNano())
 		if err != nil {
 			t.Fatal(err)
@@ -773,10 +797,12 @@ func TestFleetIndexRolledBack(t *testing.T) {
 		if n := e.fleetRows(); n != 0 || names != 0 {
 			t.Errorf("after a failed import: %d fleet rows and %d names; want none", n, names)
 		}
-		p, _, err := store.New(e.b, store.Options{}).Import(context.Background(), bytes.NewReader(data), store.ImportOptions{})
+		s2 := store.New(e.b, store.Options{})
+		p, _, err := s2.Import(context.Background(), bytes.NewReader(data), store.ImportOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		indexed(t, s2)
 		checkIndex(t, e.fresh(), p)
 	})
 }

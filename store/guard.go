@@ -143,10 +143,6 @@ func (g guard) HostProfiles(ctx context.Context, host string) ([]subsecond.Profi
 	return ps, g.wrap(err)
 }
 
-func (g guard) PrepareIndex(ctx context.Context, day int64) error {
-	return g.wrap(g.b.PrepareIndex(ctx, day))
-}
-
 func (g guard) WriteIndex(ctx context.Context, id string, ix *Index) (bool, error) {
 	ok, err := g.b.WriteIndex(ctx, id, ix)
 	return ok, g.wrap(err)
@@ -200,10 +196,6 @@ func (i guardImport) WriteSegments(ctx context.Context, segs []Segment) error {
 
 func (i guardImport) WriteChunks(ctx context.Context, chunks []Chunk) error {
 	return i.g.wrap(i.im.WriteChunks(ctx, chunks))
-}
-
-func (i guardImport) WriteIndex(ctx context.Context, ix *Index) error {
-	return i.g.wrap(i.im.WriteIndex(ctx, ix))
 }
 
 func (i guardImport) Commit(ctx context.Context, rec *Record) error {

@@ -32,6 +32,9 @@ func (s *Store) HostProfiles(ctx context.Context, host string) ([]subsecond.Prof
 // HostLabelsOf is HostLabels for the given hosts alone: what a page of
 // the host list shows beside them.
 func (s *Store) HostLabelsOf(ctx context.Context, hosts []string) (map[string][]subsecond.Label, error) {
+	if err := s.Indexed(ctx); err != nil {
+		return nil, fmt.Errorf("host labels: %w", err)
+	}
 	set, newest, err := s.b.HostLabelsOf(ctx, hosts)
 	if err != nil {
 		return nil, fmt.Errorf("host labels: %w", err)

@@ -122,6 +122,7 @@ type Store struct {
 	// changes counts what this Store changed of what the fleet's views
 	// read (Changes).
 	changes atomic.Uint64
+	ix      *indexer // the fleet index writes imports left running
 }
 
 // Changes returns how many times this Store has changed what the fleet's
@@ -159,12 +160,16 @@ func New(b Backend, opt Options) *Store {
 	if opt.MaxSeriesRead <= 0 {
 		opt.MaxSeriesRead = DefaultMaxSeriesRead
 	}
-	return &Store{b: guard{b}, opt: opt, importWorkers: importWorkers,
+	return &Store{b: guard{b}, opt: opt, importWorkers: importWorkers, ix: newIndexer(),
 		cache: newCaptureCache(opt.CacheSize - opt.CacheSize/tablesShare), tables: newTablesCache(opt.CacheSize / tablesShare)}
 }
 
-// Close closes the backend.
-func (s *Store) Close() error { return s.b.Close() }
+// Close waits for the fleet index writes that imports left running, then
+// closes the backend.
+func (s *Store) Close() error {
+	s.ix.wait(context.Background())
+	return s.b.Close()
+}
 
 // Ready checks that the database answers and that its schema is this
 // build's (Backend.Ready); its errors wrap subsecond.ErrUnavailable.
@@ -261,7 +266,12 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 	if err != nil {
 		return nil, false, err
 	}
-	defer res.chunks.release()
+	indexing := false // the chunks are the fleet index's to release
+	defer func() {
+		if !indexing {
+			res.chunks.release()
+		}
+	}()
 
 	p := &subsecond.Profile{Name: opt.Name, Host: opt.Host, FileName: opt.FileName, Bytes: res.bytes, Meta: res.meta,
 		Warnings: res.nwarn, WarningList: res.warns, Digest: res.digest}
@@ -291,16 +301,6 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		}
 	}
 
-	ix, err := s.importIndex(ctx, res, p, opt.Boot)
-	if err != nil {
-		return nil, false, err
-	}
-	if ix != nil {
-		if err := s.b.PrepareIndex(ctx, ix.Day); err != nil {
-			return nil, false, err
-		}
-	}
-
 	roll, err := rollupOf(res.comms, len(p.Events), res.chunks)
 	if err != nil {
 		return nil, false, err
@@ -311,17 +311,9 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 	defer tx.Abort()
-	// The chunks and the fleet index first: the segments may still be
-	// being encoded meanwhile (on a fresh database, the real 5 s capture's
-	// index is 7,500 new names, which take as long to insert as its
-	// segments to encode).
+	// The chunks first: the segments may still be being encoded meanwhile.
 	if err := res.chunks.each(func(batch []Chunk) error { return tx.WriteChunks(ctx, batch) }); err != nil {
 		return nil, false, err
-	}
-	if ix != nil {
-		if err := tx.WriteIndex(ctx, ix); err != nil {
-			return nil, false, err
-		}
 	}
 	if err := tx.WriteSegments(ctx, res.Segments()); err != nil {
 		return nil, false, err
@@ -338,6 +330,12 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 	}
 	if err != nil {
 		return nil, false, err
+	}
+	// The fleet index after the answer (see indexer.go).
+	if p.Wall.Known() && p.Timed() {
+		indexing = true
+		cp := *p
+		s.indexLater(res, &cp, opt.Boot)
 	}
 	if res.warm != nil {
 		s.cache.Put(p.ID, &subsecond.Capture{Profile: *p, Strings: res.tables.Strings, Frames: res.tables.Frames,

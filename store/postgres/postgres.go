@@ -138,12 +138,11 @@ func (b *Backend) Begin(ctx context.Context, id string) (store.Import, error) {
 // importTx is one import's transaction. Rows go in through COPY on the
 // transaction's own connection.
 type importTx struct {
-	b     *Backend
-	conn  *sql.Conn
-	tx    *sql.Tx
-	pk    int64
-	names sqldb.NameIDs // the IDs of WriteIndex's new names, to remember once committed
-	done  bool
+	b    *Backend
+	conn *sql.Conn
+	tx   *sql.Tx
+	pk   int64
+	done bool
 }
 
 // copyFrom copies rows into table inside the transaction.
@@ -168,11 +167,6 @@ func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) err
 		return fmt.Errorf("store table segments: %w", err)
 	}
 	return nil
-}
-
-func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) (err error) {
-	im.names, err = im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
-	return noSpace(err)
 }
 
 func (im *importTx) WriteChunks(ctx context.Context, chunks []store.Chunk) error {
@@ -228,7 +222,6 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	}
 	im.done = true
 	im.conn.Close()
-	im.b.DB.Remember(im.names)
 	return nil
 }
 
@@ -400,9 +393,9 @@ func partitionName(table string, day int64) string {
 	return pgx.Identifier{fmt.Sprintf("%s_d%d", table, day)}.Sanitize()
 }
 
-// PrepareIndex creates the fleet index's partitions of day when missing,
+// prepareIndex creates the fleet index's partitions of day when missing,
 // in a transaction of its own under an advisory lock.
-func (b *Backend) PrepareIndex(ctx context.Context, day int64) error {
+func (b *Backend) prepareIndex(ctx context.Context, day int64) error {
 	var have int
 	for _, t := range partitions {
 		var ok bool
@@ -458,7 +451,7 @@ func (b *Backend) WriteRollup(ctx context.Context, id string, data []byte) error
 }
 
 func (b *Backend) WriteIndex(ctx context.Context, id string, ix *store.Index) (bool, error) {
-	if err := b.PrepareIndex(ctx, ix.Day); err != nil {
+	if err := b.prepareIndex(ctx, ix.Day); err != nil {
 		return false, err
 	}
 	tx, err := b.DB.DB.BeginTx(ctx, nil)

@@ -181,11 +181,10 @@ func (b *Backend) Begin(ctx context.Context, id string) (store.Import, error) {
 // importTx is one import's transaction; it holds the writer until Commit
 // or Abort.
 type importTx struct {
-	b     *Backend
-	tx    *sql.Tx
-	pk    int64
-	names sqldb.NameIDs // the IDs of WriteIndex's new names, to remember once committed
-	done  bool
+	b    *Backend
+	tx   *sql.Tx
+	pk   int64
+	done bool
 }
 
 func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) error {
@@ -194,11 +193,6 @@ func (im *importTx) WriteSegments(ctx context.Context, segs []store.Segment) err
 
 func (im *importTx) WriteChunks(ctx context.Context, chunks []store.Chunk) error {
 	return noSpace(insertChunks(ctx, im.tx, im.pk, chunks))
-}
-
-func (im *importTx) WriteIndex(ctx context.Context, ix *store.Index) (err error) {
-	im.names, err = im.b.DB.WriteIndex(ctx, im.tx, im.pk, ix)
-	return noSpace(err)
 }
 
 // insertSegments stores table segments of profile pk.
@@ -254,7 +248,6 @@ func (im *importTx) Commit(ctx context.Context, rec *store.Record) error {
 	}
 	im.done = true
 	im.b.unlockWrite()
-	im.b.DB.Remember(im.names)
 	im.b.checkpoint()
 	return nil
 }
@@ -399,6 +392,15 @@ func (b *Backend) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error 
 		return err
 	}
 	defer tx.Rollback()
+	// A statement that writes nothing but takes the write lock, waiting
+	// for it (busy_timeout), before fn reads: a transaction that read
+	// first and then wrote after another process's commit would fail at
+	// once with "database is locked" (its snapshot is stale), as a fleet
+	// index written just after an import did beside another process's
+	// imports.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM profiles WHERE 0`); err != nil {
+		return err
+	}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -434,9 +436,6 @@ func (b *Backend) SetHostLabels(ctx context.Context, host string, set []subsecon
 func (b *Backend) WriteRollup(ctx context.Context, id string, data []byte) error {
 	return noSpace(b.writeTx(ctx, func(tx *sql.Tx) error { return b.DB.WriteRollup(ctx, tx, id, data) }))
 }
-
-// PrepareIndex does nothing: SQLite's fleet index is not partitioned.
-func (b *Backend) PrepareIndex(ctx context.Context, day int64) error { return nil }
 
 func (b *Backend) WriteIndex(ctx context.Context, id string, ix *store.Index) (bool, error) {
 	wrote := false
