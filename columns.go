@@ -49,11 +49,11 @@ var sampleColumns = []Column{
 		func(c *Columns) *[]int64 { return &c.Time }, func(r *Row) int64 { return r.Sample.Time }),
 	newCol(ColumnInfo{Name: "cpu", Encoding: Plain, Since: 1},
 		func(c *Columns) *[]int32 { return &c.CPU }, func(r *Row) int32 { return r.Sample.CPU }),
-	newCol(ColumnInfo{Name: "pid", Encoding: Dict, Since: 1},
+	newCol(ColumnInfo{Name: "pid", Encoding: CPUDict, Since: 1, Recoded: []Recoding{{5, Dict}}},
 		func(c *Columns) *[]int32 { return &c.PID }, func(r *Row) int32 { return r.Sample.PID }),
-	newCol(ColumnInfo{Name: "tid", Encoding: Dict, Since: 1},
+	newCol(ColumnInfo{Name: "tid", Encoding: CPUDict, Since: 1, Recoded: []Recoding{{5, Dict}}},
 		func(c *Columns) *[]int32 { return &c.TID }, func(r *Row) int32 { return r.Sample.TID }),
-	newCol(ColumnInfo{Name: "comm", Encoding: Dict, Table: StringTable, Since: 1},
+	newCol(ColumnInfo{Name: "comm", Encoding: CPUDict, Table: StringTable, Since: 1, Recoded: []Recoding{{5, Dict}}},
 		func(c *Columns) *[]uint32 { return &c.Comm }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Comm) }),
 	newCol(ColumnInfo{Name: "event", Encoding: Runs, Table: EventTable, Since: 1},
 		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }),
@@ -151,6 +151,11 @@ const (
 	// nearly fixed interval: the difference from it is a few
 	// microseconds), or from the sample before for its CPU's first.
 	PerCPU
+	// CPUDict: as Dict, but each sample's index coded from its CPU's
+	// sample before (the CPU column is stored before): a CPU runs one
+	// thread for milliseconds at a time, so the same tuple is most likely,
+	// else one of the tuples met most recently.
+	CPUDict
 )
 
 // Table names the table a column's values index, so that they can be

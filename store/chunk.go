@@ -41,13 +41,16 @@ import (
 // of its sample's thread (recentCodes): on the same capture, 63 KB -> 53
 // KB compressed; the generated incident keeps plain. Format 4 also stores
 // time as PerCPU, after the CPUs (see clockPart): m27's times 42 KB -> 33
-// KB, the generated incident's 865 KB -> 596 KB.
+// KB, the generated incident's 865 KB -> 596 KB. Format 5 stores the
+// thread's dictionary (pid, tid, comm) as CPUDict: its indexes range coded,
+// each from its sample's CPU's sample before (see cpudict.go).
 //
-// Measured on the bundled 96-CPU capture this is about 2.8 bytes a sample
-// (1,601,803 bytes of chunk data for 564,480 samples; 1,933,781 in format
-// 3), before the tables and the chunks' summaries (see bench/ingest); on
-// the real 27 s capture with deep stacks, 2.2 (103,329 bytes for 47,290
-// samples; 127,933 in format 3).
+// Measured on the bundled 96-CPU capture this is about 2.7 bytes a sample
+// (1,513,153 bytes of chunk data for 564,480 samples; 1,599,938 in format
+// 4, 1,933,781 in format 3), before the tables and the chunks' summaries
+// (see bench/ingest); on the real 27 s capture with deep stacks, 2.06
+// (97,605 bytes for 47,290 samples; 103,329 in format 4, 127,933 in
+// format 3).
 
 // maxChunkSamples bounds the samples of one stored chunk; the pipeline
 // starts a further chunk of the same second (Seq+1) past it.
@@ -70,7 +73,7 @@ var chunkParts = func() []chunkPart {
 	var parts []chunkPart
 	for _, k := range storeColumns {
 		info := k.Info()
-		if n := len(parts); info.Encoding == subsecond.Dict && n > 0 {
+		if n := len(parts); isDict(info.Encoding) && n > 0 {
 			if d, ok := parts[n-1].(*dictPart); ok && d.since == info.Since && len(d.cols) < maxDict {
 				d.cols = append(d.cols, k)
 				continue
@@ -82,7 +85,7 @@ var chunkParts = func() []chunkPart {
 				continue
 			}
 		}
-		if info.Encoding == subsecond.Dict {
+		if isDict(info.Encoding) {
 			parts = append(parts, &dictPart{since: info.Since, cols: []storeColumn{k}})
 		} else {
 			parts = append(parts, k)
@@ -401,6 +404,10 @@ func decodeColumns(raw []byte, cols *subsecond.Columns, lim limits) error {
 // maxDict bounds the columns of one dictionary.
 const maxDict = 4
 
+// isDict reports whether columns of encoding e share a dictionary with
+// the Dict columns of their Since beside them.
+func isDict(e subsecond.Encoding) bool { return e == subsecond.Dict || e == subsecond.CPUDict }
+
 // dictPart is adjacent Dict columns: the number of their distinct tuples,
 // the tuples in order of first appearance, then one index per sample.
 type dictPart struct {
@@ -441,13 +448,17 @@ func (p *dictPart) encode(b []byte, c *subsecond.Columns, lo, hi int) []byte {
 			e.b = k.put(e.b, c, i)
 		}
 	}
+	if p.cols[0].Info().Encoding == subsecond.CPUDict {
+		e.bytes(encodeCPUTuples(idx, c.CPU[lo:hi], len(first)))
+		return e.b
+	}
 	for _, t := range idx {
 		e.uvarint(uint64(t))
 	}
 	return e.b
 }
 
-func (p *dictPart) decode(d dec, _ int, cols *subsecond.Columns, base, n int, lim limits) dec {
+func (p *dictPart) decode(d dec, f int, cols *subsecond.Columns, base, n int, lim limits) dec {
 	nt := d.count(n)
 	tuples := make([]dictValues, len(p.cols))
 	for j, k := range p.cols {
@@ -459,10 +470,19 @@ func (p *dictPart) decode(d dec, _ int, cols *subsecond.Columns, base, n int, li
 		}
 	}
 	idx := make([]uint32, n)
-	for i := range idx {
-		idx[i] = uint32(d.index(nt))
+	if p.cols[0].Info().EncodingIn(f) == subsecond.CPUDict {
+		if b := d.bytes(); d.err == nil && !decodeCPUTuples(b, idx, cols.CPU[base:base+n], nt) {
+			d.fail("bad tuple indexes")
+		}
 		if d.err != nil {
 			return d
+		}
+	} else {
+		for i := range idx {
+			idx[i] = uint32(d.index(nt))
+			if d.err != nil {
+				return d
+			}
 		}
 	}
 	for _, v := range tuples {
