@@ -1,14 +1,17 @@
 package server
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,4 +129,97 @@ func median(d []time.Duration) time.Duration {
 	}
 	slices.Sort(d)
 	return d[len(d)/2]
+}
+
+// BenchmarkUploadReal measures what bench/flamescope sets beside
+// FlameScope's first pass (issue 24): a real capture's upload (POST
+// /api/profiles, its text streamed) through the server's real handler on
+// loopback into a database of its own, then its first heatmap. Each
+// iteration opens a new SQLite database and server outside the timer, as
+// the first upload of a fresh `subsecond serve` (whose compressors are
+// warm). It reports the medians: upload-ms, heatmap-ms and their sum,
+// first-ms. The captures: the repository's real 5 s and 12 s ones and the
+// files named in $SUBSECOND_BENCH_REAL (plain or gzip text).
+//
+//	go test -run '^$' -bench UploadReal -benchtime 20x ./server
+func BenchmarkUploadReal(b *testing.B) {
+	paths := append([]string{filepath.Join("..", "sample-data", "real-mixed-2cpu-5s.perf.txt.gz"),
+		filepath.Join("..", "sample-data", "real-mixed-2cpu-12s.perf.txt.gz")}, strings.Fields(os.Getenv("SUBSECOND_BENCH_REAL"))...)
+	store.Warm()
+	ctx := context.Background()
+	for _, path := range paths {
+		text := benchText(b, path)
+		name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".gz"), ".txt"), ".perf")
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			var up, heat, first []time.Duration
+			client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+			for b.Loop() {
+				b.StopTimer()
+				st, err := sqlite.OpenStore(ctx, filepath.Join(b.TempDir(), "up.db"), store.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				srv := httptest.NewServer(New(Config{Store: sqliteStore{st}, Engine: engine.Engine{}}).Handler())
+				b.StartTimer()
+				t := time.Now()
+				req, _ := http.NewRequest("POST", srv.URL+"/api/profiles?name="+name, bytes.NewReader(text))
+				req.Header.Set("Accept", "application/json")
+				res, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var c created
+				err = json.NewDecoder(res.Body).Decode(&c)
+				res.Body.Close()
+				if err != nil || res.StatusCode != http.StatusCreated || c.Profile == nil {
+					b.Fatalf("upload of %s: %d %v", name, res.StatusCode, err)
+				}
+				u := time.Since(t)
+				res, err = client.Get(srv.URL + "/api/profiles/" + c.Profile.ID + "/heatmap?rows=50")
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, err = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if err != nil || res.StatusCode != http.StatusOK {
+					b.Fatalf("first heatmap of %s: %d %v", name, res.StatusCode, err)
+				}
+				all := time.Since(t)
+				up, heat, first = append(up, u), append(heat, all-u), append(first, all)
+				b.StopTimer()
+				srv.Close()
+				if err := st.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+			b.ReportMetric(ms(median(up)), "upload-ms")
+			b.ReportMetric(ms(median(heat)), "heatmap-ms")
+			b.ReportMetric(ms(median(first)), "first-ms")
+		})
+	}
+}
+
+// benchText returns the text of the capture at path, gunzipped when its
+// name ends in .gz.
+func benchText(b *testing.B, path string) []byte {
+	b.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !strings.HasSuffix(path, ".gz") {
+		return data
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		b.Fatalf("%s: %v", path, err)
+	}
+	return text
 }
