@@ -145,3 +145,11 @@ type CacheStats struct {
 	Bytes, Budget int64
 	Hits, Misses  int64
 }
+
+// IndexStats describes the fleet index writes a store runs after its
+// imports have answered: those under way, and those done or failed since
+// it began (a failed one is redone by the next reader of the index).
+type IndexStats struct {
+	Pending         int
+	Written, Failed int64
+}

@@ -26,6 +26,12 @@ type CacheReporter interface {
 	CacheStats() subsecond.CacheStats
 }
 
+// IndexReporter is a Store that writes the fleet index after its imports
+// answer; the metrics then include those writes.
+type IndexReporter interface {
+	IndexStats() subsecond.IndexStats
+}
+
 // metricSet holds a server's Prometheus metrics, on a registry of its own so
 // that several servers in one process (tests) count apart. The request
 // series are labelled by chi's route pattern, never the raw path, and by
@@ -173,6 +179,22 @@ func newMetrics(s *Server, st Store, token string) *metricSet {
 				Name: "subsecond_capture_cache_misses_total",
 				Help: "Capture lookups that loaded the capture from the database.",
 			}, func() float64 { return float64(cr.CacheStats().Misses) }),
+		)
+	}
+	if ir, ok := st.(IndexReporter); ok {
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Name: "subsecond_fleet_index_pending",
+				Help: "Fleet index writes under way: captures whose upload has answered and whose index is being written.",
+			}, func() float64 { return float64(ir.IndexStats().Pending) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "subsecond_fleet_index_writes_total",
+				Help: "Captures whose fleet index was written after their upload answered.",
+			}, func() float64 { return float64(ir.IndexStats().Written) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "subsecond_fleet_index_failures_total",
+				Help: "Fleet index writes that failed; the next fleet view, or serve's start, writes the index again.",
+			}, func() float64 { return float64(ir.IndexStats().Failed) }),
 		)
 	}
 	return m

@@ -2,13 +2,21 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/subsecond/subsecond/store"
+	"github.com/subsecond/subsecond/store/sqlite"
 )
 
 // TestMetricsOff checks that without Config.Metrics there is no /metrics.
@@ -191,4 +199,54 @@ next:
 		}
 	}
 	return 0
+}
+
+// failingIndex is a backend whose first fleet index write fails.
+type failingIndex struct {
+	store.Backend
+	failed atomic.Bool
+}
+
+func (b *failingIndex) WriteIndex(ctx context.Context, id string, ix *store.Index) (bool, error) {
+	if !b.failed.Swap(true) {
+		return false, errors.New("disk on fire")
+	}
+	return b.Backend.WriteIndex(ctx, id, ix)
+}
+
+// TestIndexMetrics: the fleet index writes that follow uploads are
+// counted, a failed one too, and none is left pending once the fleet's
+// views have read the index (which writes the failed one again).
+func TestIndexMetrics(t *testing.T) {
+	b, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.New(&failingIndex{Backend: b}, store.Options{})
+	t.Cleanup(func() { st.Close() })
+	e := newEnvOn(t, st, Config{Metrics: true, Fleet: st})
+	for i := range 2 {
+		text := strings.Replace(perfText(2, 100, i+1), "# hostname", "# captured on    : Mon Nov 30 17:11:08 2026\n# hostname", 1)
+		e.upload(text, fmt.Sprintf("wall-%d", i))
+	}
+	if res, body := e.do("GET", "/api/fleet", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/fleet: %d\n%s", res.StatusCode, body)
+	}
+	mf := scrape(t, e)
+	for _, tc := range []struct {
+		name string
+		want float64
+	}{
+		{"subsecond_fleet_index_pending", 0},
+		{"subsecond_fleet_index_writes_total", 1},
+		{"subsecond_fleet_index_failures_total", 1},
+	} {
+		if got := value(t, mf, tc.name, nil); got != tc.want {
+			t.Errorf("%s = %g; want %g", tc.name, got, tc.want)
+		}
+	}
+	ids, err := b.Unindexed(context.Background())
+	if err != nil || len(ids) != 0 {
+		t.Errorf("captures left without an index after a fleet view: %v, %v", ids, err)
+	}
 }

@@ -44,6 +44,8 @@ type indexer struct {
 	idle    chan struct{} // closed while pending is 0
 	failed  atomic.Bool   // a write failed since the last Reindex
 	redo    sync.Mutex    // one Reindex after failures at a time
+	// written and failures count the writes done and failed (IndexStats).
+	written, failures atomic.Int64
 }
 
 func newIndexer() *indexer {
@@ -108,7 +110,11 @@ func (s *Store) indexLater(res *parsed, p *subsecond.Profile, boot int64) {
 		}
 		if err != nil {
 			s.ix.failed.Store(true)
+			s.ix.failures.Add(1)
 			return
+		}
+		if ix != nil {
+			s.ix.written.Add(1)
 		}
 		s.changes.Add(1)
 	}
@@ -120,6 +126,15 @@ func (s *Store) indexLater(res *parsed, p *subsecond.Profile, boot int64) {
 		defer s.ix.done()
 		write()
 	}()
+}
+
+// IndexStats returns the fleet index writes under way, done and failed
+// since the Store began.
+func (s *Store) IndexStats() subsecond.IndexStats {
+	s.ix.mu.Lock()
+	pending := s.ix.pending
+	s.ix.mu.Unlock()
+	return subsecond.IndexStats{Pending: pending, Written: s.ix.written.Load(), Failed: s.ix.failures.Load()}
 }
 
 // Indexed waits until the fleet index of every capture this Store has
