@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond/engine"
+	"github.com/subsecond/subsecond/internal/capturefile"
 	"github.com/subsecond/subsecond/store"
 	"github.com/subsecond/subsecond/store/sqlite"
 )
@@ -148,7 +149,10 @@ func BenchmarkUploadReal(b *testing.B) {
 	store.Warm()
 	ctx := context.Background()
 	for _, path := range paths {
-		text := benchText(b, path)
+		text, err := capturefile.Text(path)
+		if err != nil {
+			b.Fatal(err)
+		}
 		name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".gz"), ".txt"), ".perf")
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(text)))
@@ -200,26 +204,4 @@ func BenchmarkUploadReal(b *testing.B) {
 			b.ReportMetric(ms(median(first)), "first-ms")
 		})
 	}
-}
-
-// benchText returns the text of the capture at path, gunzipped when its
-// name ends in .gz.
-func benchText(b *testing.B, path string) []byte {
-	b.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if !strings.HasSuffix(path, ".gz") {
-		return data
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		b.Fatal(err)
-	}
-	text, err := io.ReadAll(zr)
-	if err != nil {
-		b.Fatalf("%s: %v", path, err)
-	}
-	return text
 }

@@ -3,7 +3,6 @@ package store_test
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/subsecond/subsecond"
+	"github.com/subsecond/subsecond/internal/capturefile"
 	sampledata "github.com/subsecond/subsecond/sample-data"
 	"github.com/subsecond/subsecond/store"
 )
@@ -227,20 +227,9 @@ func captureName(path string) string {
 // name ends in .gz.
 func readText(b testing.TB, path string) []byte {
 	b.Helper()
-	data, err := os.ReadFile(path)
+	text, err := capturefile.Text(path)
 	if err != nil {
 		b.Fatal(err)
-	}
-	if !strings.HasSuffix(path, ".gz") {
-		return data
-	}
-	r, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		b.Fatalf("%s: %v", path, err)
-	}
-	text, err := io.ReadAll(r)
-	if err != nil {
-		b.Fatalf("%s: %v", path, err)
 	}
 	return text
 }

@@ -199,18 +199,12 @@ func (p pausingImport) WriteChunks(ctx context.Context, chunks []store.Chunk) er
 // then imports into that backend's database until it is killed inside the
 // import's transaction.
 func TestHelperImport(t *testing.T) {
-	name := os.Getenv("SUBSECOND_HELPER_BACKEND")
-	if name == "" {
+	if os.Getenv("SUBSECOND_HELPER_BACKEND") == "" {
 		return
 	}
-	b, err := reopen(name, os.Getenv("SUBSECOND_HELPER_DB"))
-	if err != nil {
-		fmt.Println("open:", err)
-		os.Exit(2)
-	}
-	s := store.New(pausing{b}, store.Options{})
+	s := store.New(pausing{helperBackend()}, store.Options{})
 	text := genText(t, genConfig{CPUs: 96, Seconds: 30, Hz: 49, Seed: 9})
-	_, _, err = s.Import(context.Background(), bytes.NewReader(text), store.ImportOptions{})
+	_, _, err := s.Import(context.Background(), bytes.NewReader(text), store.ImportOptions{})
 	fmt.Println("finished:", err)
 	os.Exit(3)
 }

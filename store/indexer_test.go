@@ -201,16 +201,10 @@ func TestCloseWritesIndex(t *testing.T) {
 // function then imports a capture whose fleet index write never ends,
 // says so, and waits to be killed.
 func TestHelperImportUnindexed(t *testing.T) {
-	name := os.Getenv("SUBSECOND_HELPER_BACKEND")
-	if name == "" {
+	if os.Getenv("SUBSECOND_HELPER_BACKEND") == "" {
 		return
 	}
-	b, err := reopen(name, os.Getenv("SUBSECOND_HELPER_DB"))
-	if err != nil {
-		fmt.Println("open:", err)
-		os.Exit(2)
-	}
-	s := store.New(gatedIndex{Backend: b, gate: make(chan struct{})}, store.Options{})
+	s := store.New(gatedIndex{Backend: helperBackend(), gate: make(chan struct{})}, store.Options{})
 	p, _, err := s.Import(context.Background(), bytes.NewReader(realCapture(t, 1)), store.ImportOptions{})
 	if err != nil {
 		fmt.Println("import:", err)

@@ -70,12 +70,7 @@ func TestHelperHostWrites(t *testing.T) {
 	if kind == "" {
 		return
 	}
-	b, err := reopen(os.Getenv("SUBSECOND_HELPER_BACKEND"), os.Getenv("SUBSECOND_HELPER_DB"))
-	if err != nil {
-		fmt.Println("open:", err)
-		os.Exit(2)
-	}
-	s := store.New(b, store.Options{})
+	s := store.New(helperBackend(), store.Options{})
 	for i := 1; ; i++ {
 		fmt.Println("begin", i)
 		start := time.Now()
@@ -229,6 +224,17 @@ func storedPosts(ctx context.Context, s *store.Store, kind string, n int) ([]int
 		}
 	}
 	return posts, nil
+}
+
+// helperBackend opens the database a helper process was started on (see
+// startHelper), or ends the process saying why it could not.
+func helperBackend() store.Backend {
+	b, err := reopen(os.Getenv("SUBSECOND_HELPER_BACKEND"), os.Getenv("SUBSECOND_HELPER_DB"))
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	return b
 }
 
 // startHelper runs the test binary again as the helper test named, on e's

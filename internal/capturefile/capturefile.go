@@ -7,6 +7,7 @@ package capturefile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -14,6 +15,25 @@ import (
 	"github.com/subsecond/subsecond/decompress"
 	"github.com/subsecond/subsecond/parser"
 )
+
+// Text returns the text of the capture at path, decompressed.
+func Text(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := decompress.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	text, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return text, nil
+}
 
 // Read parses the capture at path. The profile is named after the file and
 // carries the capture's header metadata.
