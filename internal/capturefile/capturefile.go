@@ -18,46 +18,51 @@ import (
 
 // Text returns the text of the capture at path, decompressed.
 func Text(path string) ([]byte, error) {
+	var text []byte
+	err := each(path, func(r io.Reader) (err error) {
+		text, err = io.ReadAll(r)
+		return err
+	})
+	return text, err
+}
+
+// each calls fn with the decompressed text of the capture at path; its
+// error is returned naming the file.
+func each(path string, fn func(io.Reader) error) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	r, err := decompress.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err == nil {
+		defer r.Close()
+		err = fn(r)
 	}
-	defer r.Close()
-	text, err := io.ReadAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return text, nil
+	return nil
 }
 
 // Read parses the capture at path. The profile is named after the file and
 // carries the capture's header metadata.
 func Read(path string) (*subsecond.Capture, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r, err := decompress.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer r.Close()
-	sc := parser.NewScanner(r, parser.Options{Strict: true})
-	b := subsecond.NewBuilder()
-	for sc.Scan() {
-		if err := b.Add(sc.Sample()); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+	var c *subsecond.Capture
+	err := each(path, func(r io.Reader) error {
+		sc := parser.NewScanner(r, parser.Options{Strict: true})
+		b := subsecond.NewBuilder()
+		for sc.Scan() {
+			if err := b.Add(sc.Sample()); err != nil {
+				return err
+			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	name := filepath.Base(path)
-	return b.Capture(subsecond.Profile{ID: name, Name: name, Meta: sc.Metadata()}), nil
+		if err := sc.Err(); err != nil {
+			return err
+		}
+		name := filepath.Base(path)
+		c = b.Capture(subsecond.Profile{ID: name, Name: name, Meta: sc.Metadata()})
+		return nil
+	})
+	return c, err
 }
