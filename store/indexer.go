@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,6 +108,9 @@ func (s *Store) indexLater(res *parsed, p *subsecond.Profile, boot int64) {
 		ix, err := s.importIndex(ctx, res, p, boot)
 		if err == nil && ix != nil {
 			_, err = s.b.WriteIndex(ctx, p.ID, ix)
+		}
+		if errors.Is(err, subsecond.ErrNotFound) { // deleted meanwhile: nothing to index
+			return
 		}
 		if err != nil {
 			s.ix.failed.Store(true)

@@ -109,6 +109,37 @@ func TestIndexAfterAnswer(t *testing.T) {
 	})
 }
 
+// TestIndexOfDeleted: a capture deleted before its fleet index is written
+// leaves no index and counts no failure.
+func TestIndexOfDeleted(t *testing.T) {
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		b := gatedIndex{Backend: e.b, gate: make(chan struct{}), started: make(chan string, 1)}
+		s := store.New(b, store.Options{})
+		p, _, err := s.Import(ctx, bytes.NewReader(realCapture(t, 1)), store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-b.started
+		if err := s.Delete(ctx, p.ID); err != nil {
+			t.Fatal(err)
+		}
+		close(b.gate)
+		if err := s.Indexed(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.IndexStats(); st.Failed != 0 || st.Written != 0 || st.Pending != 0 {
+			t.Errorf("IndexStats after the capture was deleted = %+v; want nothing written, failed or pending", st)
+		}
+		if n := e.fleetRows(); n != 0 {
+			t.Errorf("%d fleet rows of a deleted capture", n)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 // TestIndexRetried: a fleet index write that fails leaves the import
 // answered and its capture stored; the next reader of the fleet index
 // writes it (Reindex) and sees the capture.
