@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/subsecond/subsecond"
 )
@@ -18,4 +19,12 @@ func AddMarkersKeeping(s *Store, ctx context.Context, host string, ms []subsecon
 // size.
 func AddSeriesKeeping(s *Store, ctx context.Context, host string, ss []subsecond.Series, keep int) (subsecond.SeriesAdded, error) {
 	return s.addSeries(ctx, host, ss, keep)
+}
+
+// SetCloseWait sets how long Close waits for the fleet index writes in
+// flight, returning the wait it replaces.
+func SetCloseWait(d time.Duration) time.Duration {
+	old := closeWait
+	closeWait = d
+	return old
 }

@@ -33,12 +33,18 @@ import (
 // in memory.
 const indexSlots = 2
 
-// indexTimeout bounds one index write, so that Close cannot wait forever
-// on a database that stopped answering.
+// indexTimeout bounds one index write.
 const indexTimeout = 2 * time.Minute
+
+// closeWait bounds how long Close waits for the index writes in flight
+// before it cancels them, so that a server stopping while its database
+// hangs stops; their captures are indexed at the next start (Reindex).
+var closeWait = 10 * time.Second
 
 // indexer tracks the fleet index writes that imports left running.
 type indexer struct {
+	ctx     context.Context // the writes', cancelled by Close after closeWait
+	cancel  context.CancelFunc
 	slots   chan struct{}
 	mu      sync.Mutex
 	pending int
@@ -52,7 +58,20 @@ type indexer struct {
 func newIndexer() *indexer {
 	idle := make(chan struct{})
 	close(idle)
-	return &indexer{slots: make(chan struct{}, indexSlots), idle: idle}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &indexer{ctx: ctx, cancel: cancel, slots: make(chan struct{}, indexSlots), idle: idle}
+}
+
+// close waits for the writes in flight, for at most closeWait, then
+// cancels those left and waits for them to return.
+func (x *indexer) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+	defer cancel()
+	if x.wait(ctx) != nil {
+		x.cancel()
+		x.wait(context.Background())
+	}
+	x.cancel()
 }
 
 // take reserves a slot for a write, without waiting; false when all are
@@ -103,7 +122,7 @@ func (x *indexer) wait(ctx context.Context) error {
 func (s *Store) indexLater(res *parsed, p *subsecond.Profile, boot int64) {
 	write := func() {
 		defer res.chunks.release()
-		ctx, cancel := context.WithTimeout(context.Background(), indexTimeout)
+		ctx, cancel := context.WithTimeout(s.ix.ctx, indexTimeout)
 		defer cancel()
 		ix, err := s.importIndex(ctx, res, p, boot)
 		if err == nil && ix != nil {

@@ -227,6 +227,46 @@ func TestCloseWritesIndex(t *testing.T) {
 	})
 }
 
+// TestCloseCancelsHungWrites: Close waits for an index write that does not
+// end only so long (SetCloseWait), then cancels it and closes; the capture
+// is stored and left to Reindex.
+func TestCloseCancelsHungWrites(t *testing.T) {
+	defer store.SetCloseWait(store.SetCloseWait(200 * time.Millisecond))
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		other, err := reopen(e.name, e.where) // Close closes it
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := gatedIndex{Backend: other, gate: make(chan struct{}), started: make(chan string, 1)}
+		s := store.New(b, store.Options{})
+		p, _, err := s.Import(ctx, bytes.NewReader(realCapture(t, 1)), store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-b.started
+		start := time.Now()
+		closed := make(chan error, 1)
+		go func() { closed <- s.Close() }()
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(30 * time.Second):
+			close(b.gate)
+			t.Fatal("Close waited for a write that does not end")
+		}
+		if d := time.Since(start); d < 200*time.Millisecond {
+			t.Errorf("Close returned after %v, before its wait", d)
+		}
+		ids, err := e.b.Unindexed(ctx)
+		if err != nil || len(ids) != 1 || ids[0] != p.ID {
+			t.Errorf("Unindexed after Close = %v, %v; want [%s]", ids, err, p.ID)
+		}
+	})
+}
+
 // TestHelperImportUnindexed is not a test on its own: TestKillBeforeIndex
 // runs the test binary again with SUBSECOND_HELPER_BACKEND set, and this
 // function then imports a capture whose fleet index write never ends,

@@ -164,10 +164,10 @@ func New(b Backend, opt Options) *Store {
 		cache: newCaptureCache(opt.CacheSize - opt.CacheSize/tablesShare), tables: newTablesCache(opt.CacheSize / tablesShare)}
 }
 
-// Close waits for the fleet index writes that imports left running, then
-// closes the backend.
+// Close waits for the fleet index writes that imports left running (for
+// at most closeWait, then it cancels them), then closes the backend.
 func (s *Store) Close() error {
-	s.ix.wait(context.Background())
+	s.ix.close()
 	return s.b.Close()
 }
 
