@@ -181,40 +181,42 @@ func undeltas(d *dec, dst []int64) {
 	}
 }
 
-// cpuClock holds the time of each CPU's latest sample: in slices by CPU
-// for the usual CPUs, in a map for others (Unknown, or numbers from
-// maxDirectCPU on).
-type cpuClock struct {
-	t     []int64 // by CPU
-	met   []bool  // by CPU: t holds its latest time
-	other map[int32]int64
+// byCPU holds a value per CPU: in slices by CPU for the usual CPUs, in a
+// map for others (Unknown, or numbers from maxDirectCPU on).
+type byCPU[T any] struct {
+	v     []T    // by CPU
+	met   []bool // by CPU: v holds its value
+	other map[int32]T
 }
+
+// cpuClock holds the time of each CPU's latest sample.
+type cpuClock = byCPU[int64]
 
 const maxDirectCPU = 4096
 
-// get returns cpu's latest time; false when it has none.
-func (k *cpuClock) get(cpu int32) (int64, bool) {
-	if cpu >= 0 && int(cpu) < len(k.t) {
-		return k.t[cpu], k.met[cpu]
+// get returns cpu's value; false when it has none.
+func (k *byCPU[T]) get(cpu int32) (T, bool) {
+	if cpu >= 0 && int(cpu) < len(k.v) {
+		return k.v[cpu], k.met[cpu]
 	}
-	t, ok := k.other[cpu]
-	return t, ok
+	v, ok := k.other[cpu]
+	return v, ok
 }
 
-// set notes t as cpu's latest time.
-func (k *cpuClock) set(cpu int32, t int64) {
+// set notes v as cpu's value.
+func (k *byCPU[T]) set(cpu int32, v T) {
 	if cpu >= 0 && cpu < maxDirectCPU {
-		if int(cpu) >= len(k.t) {
-			k.t = append(k.t, make([]int64, int(cpu)+1-len(k.t))...)
+		if int(cpu) >= len(k.v) {
+			k.v = append(k.v, make([]T, int(cpu)+1-len(k.v))...)
 			k.met = append(k.met, make([]bool, int(cpu)+1-len(k.met))...)
 		}
-		k.t[cpu], k.met[cpu] = t, true
+		k.v[cpu], k.met[cpu] = v, true
 		return
 	}
 	if k.other == nil {
-		k.other = map[int32]int64{}
+		k.other = map[int32]T{}
 	}
-	k.other[cpu] = t
+	k.other[cpu] = v
 }
 
 // perCPUTimes appends a byte 1 and times v (sorted) of samples on CPUs

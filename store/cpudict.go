@@ -39,14 +39,18 @@ const tupleEscape = recentTuples + 1
 // cpuTuples holds the state the coder and decoder of CPUDict indexes share:
 // each CPU's last tuple and whether it repeated, and the recent tuples.
 type cpuTuples struct {
-	last   []int32 // by CPU below maxDirectCPU: its last tuple + 1, 0 for none
-	same   []bool  // by CPU below maxDirectCPU: its last sample repeated the one before
-	other  map[int32]int32
-	osame  map[int32]bool
+	last   byCPU[lastTuple]
 	recent []int32 // most recent first
 	met    int32   // tuples met so far: the next new one is met
 	hit    [2]uint16
 	which  []bitTree // [0] for a CPU's first sample, [1] after a miss
+}
+
+// lastTuple is a CPU's last tuple, and whether its sample repeated the
+// CPU's sample before.
+type lastTuple struct {
+	t    int32
+	same bool
 }
 
 func newCPUTuples() *cpuTuples {
@@ -55,85 +59,54 @@ func newCPUTuples() *cpuTuples {
 
 // get returns cpu's last tuple (−1 for none) and whether it repeated.
 func (k *cpuTuples) get(cpu int32) (int32, bool) {
-	if cpu >= 0 && cpu < maxDirectCPU {
-		if int(cpu) >= len(k.last) {
-			return -1, false
-		}
-		return k.last[cpu] - 1, k.same[cpu]
-	}
-	t, ok := k.other[cpu]
+	l, ok := k.last.get(cpu)
 	if !ok {
 		return -1, false
 	}
-	return t, k.osame[cpu]
-}
-
-func (k *cpuTuples) set(cpu, t int32, same bool) {
-	if cpu >= 0 && cpu < maxDirectCPU {
-		if int(cpu) >= len(k.last) {
-			n := max(int(cpu)+1, 2*len(k.last))
-			k.last = append(k.last, make([]int32, n-len(k.last))...)
-			k.same = append(k.same, make([]bool, n-len(k.same))...)
-		}
-		k.last[cpu], k.same[cpu] = t+1, same
-		return
-	}
-	if k.other == nil {
-		k.other, k.osame = map[int32]int32{}, map[int32]bool{}
-	}
-	k.other[cpu], k.osame[cpu] = t, same
-}
-
-// rank returns t's rank among the recent tuples, −1 when it is not one.
-func (k *cpuTuples) rank(t int32) int {
-	for i, r := range k.recent {
-		if r == t {
-			return i
-		}
-	}
-	return -1
+	return l.t, l.same
 }
 
 // rankBesides returns t's rank among the recent tuples other than not
-// (which t is not), −1 when it is not one.
-func (k *cpuTuples) rankBesides(t, not int32) int {
-	n := 0
-	for _, r := range k.recent {
+// (which t is not) and its place among them all; −1, −1 when it is not
+// one.
+func (k *cpuTuples) rankBesides(t, not int32) (rank, at int) {
+	for i, r := range k.recent {
 		switch r {
 		case t:
-			return n
+			return rank, i
 		case not:
 		default:
-			n++
+			rank++
 		}
 	}
-	return -1
+	return -1, -1
 }
 
 // atBesides returns the tuple at rank r among the recent tuples other than
-// not; false when there is none.
-func (k *cpuTuples) atBesides(r int, not int32) (int32, bool) {
-	for _, t := range k.recent {
+// not and its place among them all; false when there is none.
+func (k *cpuTuples) atBesides(r int, not int32) (int32, int, bool) {
+	for i, t := range k.recent {
 		if t == not {
 			continue
 		}
 		if r == 0 {
-			return t, true
+			return t, i, true
 		}
 		r--
 	}
-	return 0, false
+	return 0, 0, false
 }
 
-// use makes t, at rank r (−1: not among them), the most recent tuple.
-func (k *cpuTuples) use(t int32, r int) {
-	if r < 0 {
+// use makes t, at place at among the recent tuples (−1: not among them),
+// the most recent tuple.
+func (k *cpuTuples) use(t int32, at int) {
+	if at < 0 {
 		if len(k.recent) < recentTuples {
 			k.recent = append(k.recent, 0)
 		}
-		r = len(k.recent) - 1
+		at = len(k.recent) - 1
 	}
-	copy(k.recent[1:r+1], k.recent[:r])
+	copy(k.recent[1:at+1], k.recent[:at])
 	k.recent[0] = t
 }
 
@@ -150,25 +123,25 @@ func encodeCPUTuples(idx []uint32, cpu []int32, tuples int) []byte {
 			p := &k.hit[b2i(same)]
 			if t == last {
 				e.bit(p, 0)
-				k.set(cpu[i], t, true)
+				k.last.set(cpu[i], lastTuple{t, true})
 				continue
 			}
 			e.bit(p, 1)
 		}
-		switch {
+		at := -1
+		switch r, i := k.rankBesides(t, last); {
 		case t == k.met:
 			e.symbol(&k.which[b2i(last >= 0)], 0)
 			k.met++
+		case r >= 0:
+			e.symbol(&k.which[b2i(last >= 0)], 1+r)
+			at = i
 		default:
-			if r := k.rankBesides(t, last); r >= 0 && r < recentTuples {
-				e.symbol(&k.which[b2i(last >= 0)], 1+r)
-			} else {
-				e.symbol(&k.which[b2i(last >= 0)], tupleEscape)
-				e.direct(uint64(t), width)
-			}
+			e.symbol(&k.which[b2i(last >= 0)], tupleEscape)
+			e.direct(uint64(t), width)
 		}
-		k.use(t, k.rank(t))
-		k.set(cpu[i], t, false)
+		k.use(t, at)
+		k.last.set(cpu[i], lastTuple{t, false})
 	}
 	return e.bytes()
 }
@@ -183,10 +156,11 @@ func decodeCPUTuples(b []byte, idx []uint32, cpu []int32, tuples int) bool {
 		last, same := k.get(cpu[i])
 		if last >= 0 && d.bit(&k.hit[b2i(same)]) == 0 {
 			idx[i] = uint32(last)
-			k.set(cpu[i], last, true)
+			k.last.set(cpu[i], lastTuple{last, true})
 			continue
 		}
 		var t int32
+		at := -1
 		switch s := d.symbol(&k.which[b2i(last >= 0)]); {
 		case s == 0:
 			t = k.met
@@ -199,7 +173,7 @@ func decodeCPUTuples(b []byte, idx []uint32, cpu []int32, tuples int) bool {
 			t = int32(v)
 		default:
 			var ok bool
-			if t, ok = k.atBesides(s-1, last); !ok {
+			if t, at, ok = k.atBesides(s-1, last); !ok {
 				return false
 			}
 		}
@@ -207,8 +181,8 @@ func decodeCPUTuples(b []byte, idx []uint32, cpu []int32, tuples int) bool {
 			return false
 		}
 		idx[i] = uint32(t)
-		k.use(t, k.rank(t))
-		k.set(cpu[i], t, false)
+		k.use(t, at)
+		k.last.set(cpu[i], lastTuple{t, false})
 	}
 	return int(k.met) == tuples && d.done()
 }
