@@ -382,7 +382,7 @@ func (s *Store) reindex(ctx context.Context, id string) (bool, error) {
 		return false, err
 	}
 	p := &st.Profile
-	if !p.Wall.Known() || !p.Timed() {
+	if !Indexable(p) {
 		return false, nil
 	}
 	c := &subsecond.Capture{Profile: *p}

@@ -120,6 +120,10 @@ type indexMeta struct {
 	boot int64 // ImportOptions.Boot
 }
 
+// Indexable reports whether profile p has a fleet index: it has a
+// wall-clock anchor and its samples have times.
+func Indexable(p *subsecond.Profile) bool { return p.Wall.Known() && p.Timed() }
+
 // buildIndex merges accs, counted from the second base, into the fleet
 // index of profile m.p, whose samples the accumulators counted. It
 // returns nil when the profile has no wall-clock anchor, and false when
@@ -127,7 +131,7 @@ type indexMeta struct {
 // counted again, from T0).
 func buildIndex(accs []*indexAcc, base int64, t indexTables, m indexMeta) (*Index, bool) {
 	p := m.p
-	if !p.Wall.Known() || !p.Timed() {
+	if !Indexable(p) {
 		return nil, true
 	}
 	t0 := p.T0() / int64(time.Second)

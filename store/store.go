@@ -332,7 +332,7 @@ func (s *Store) importText(ctx context.Context, r io.Reader, opt ImportOptions) 
 		return nil, false, err
 	}
 	// The fleet index after the answer (see indexer.go).
-	if p.Wall.Known() && p.Timed() {
+	if Indexable(p) {
 		indexing = true
 		cp := *p
 		s.indexLater(res, &cp, opt.Boot)

@@ -508,7 +508,7 @@ func (d *DB) Unindexed(ctx context.Context) ([]string, error) {
 			AND NOT EXISTS (SELECT 1 FROM fleet_captures f WHERE f.profile = p.pk) ORDER BY uploaded_ns, pk`, nil,
 			func(scan func(...any) error) error {
 				_, p, _, err := scanProfile(scanFunc(scan))
-				if err == nil && p.Wall.Known() && p.Timed() {
+				if err == nil && store.Indexable(p) {
 					ids = append(ids, p.ID)
 				}
 				return err
