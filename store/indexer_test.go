@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/subsecond/subsecond"
 	"github.com/subsecond/subsecond/store"
 )
 
@@ -109,22 +110,31 @@ func TestIndexAfterAnswer(t *testing.T) {
 	})
 }
 
+// importHeld imports a real capture through a Store over b whose fleet
+// index writes wait for the gate it returns, and returns once the
+// capture's write has started.
+func importHeld(t *testing.T, b store.Backend) (*store.Store, *subsecond.Profile, chan struct{}) {
+	t.Helper()
+	g := gatedIndex{Backend: b, gate: make(chan struct{}), started: make(chan string, 1)}
+	s := store.New(g, store.Options{})
+	p, _, err := s.Import(context.Background(), bytes.NewReader(realCapture(t, 1)), store.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-g.started
+	return s, p, g.gate
+}
+
 // TestIndexOfDeleted: a capture deleted before its fleet index is written
 // leaves no index and counts no failure.
 func TestIndexOfDeleted(t *testing.T) {
 	forEach(t, store.Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
-		b := gatedIndex{Backend: e.b, gate: make(chan struct{}), started: make(chan string, 1)}
-		s := store.New(b, store.Options{})
-		p, _, err := s.Import(ctx, bytes.NewReader(realCapture(t, 1)), store.ImportOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-b.started
+		s, p, gate := importHeld(t, e.b)
 		if err := s.Delete(ctx, p.ID); err != nil {
 			t.Fatal(err)
 		}
-		close(b.gate)
+		close(gate)
 		if err := s.Indexed(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -238,13 +248,7 @@ func TestCloseCancelsHungWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := gatedIndex{Backend: other, gate: make(chan struct{}), started: make(chan string, 1)}
-		s := store.New(b, store.Options{})
-		p, _, err := s.Import(ctx, bytes.NewReader(realCapture(t, 1)), store.ImportOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-b.started
+		s, p, gate := importHeld(t, other)
 		start := time.Now()
 		closed := make(chan error, 1)
 		go func() { closed <- s.Close() }()
@@ -254,7 +258,7 @@ func TestCloseCancelsHungWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 		case <-time.After(30 * time.Second):
-			close(b.gate)
+			close(gate)
 			t.Fatal("Close waited for a write that does not end")
 		}
 		if d := time.Since(start); d < 200*time.Millisecond {
