@@ -270,16 +270,16 @@ func TestFleetIndexNamesInDictionary(t *testing.T) {
 	})
 }
 
-// fleetRows counts the rows of the fleet index's tables.
 // indexed waits until s has written the fleet index of every capture it
 // imported.
-func indexed(t *testing.T, s *store.Store) {
+func indexed(t testing.TB, s *store.Store) {
 	t.Helper()
 	if err := s.Indexed(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
 
+// fleetRows counts the rows of the fleet index's tables.
 func (e *env) fleetRows() int {
 	e.t.Helper()
 	total := 0
