@@ -59,7 +59,7 @@ var sampleColumns = []Column{
 		func(c *Columns) *[]uint16 { return &c.Event }, func(r *Row) uint16 { return r.Event }),
 	newCol(ColumnInfo{Name: "weight", Encoding: Runs, Since: 1},
 		func(c *Columns) *[]uint64 { return &c.Weight }, func(r *Row) uint64 { return cmp.Or(r.Sample.Period, 1) }),
-	newCol(ColumnInfo{Name: "stack", Encoding: Recent, Table: NodeTable, Since: 1, Recoded: []Recoding{{3, Plain}, {4, Rising}}},
+	newCol(ColumnInfo{Name: "stack", Encoding: Tree, Table: NodeTable, Since: 1, Recoded: []Recoding{{3, Plain}, {4, Rising}, {6, Recent}}},
 		func(c *Columns) *[]int32 { return &c.Stack }, func(r *Row) int32 { return r.Stack() }),
 	newCol(ColumnInfo{Name: "cgroup", Encoding: Dict, Table: StringTable, Since: 2},
 		func(c *Columns) *[]uint32 { return &c.Cgroup }, func(r *Row) uint32 { return r.Strings.String(r.Sample.Cgroup) }),
@@ -156,6 +156,12 @@ const (
 	// thread for milliseconds at a time, so the same tuple is most likely,
 	// else one of the tuples met most recently.
 	CPUDict
+	// Tree: as Recent, but a stack met for the first time is coded from
+	// the stack prefix tree (Capture.Nodes) rather than from the largest
+	// value before it: a new stack's new nodes are made in a row, each
+	// the child of the one before, so the stack is nearly always the last
+	// node of the chain that starts just above the largest so far.
+	Tree
 )
 
 // Table names the table a column's values index, so that they can be

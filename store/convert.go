@@ -26,7 +26,7 @@ func Encode(c *subsecond.Capture) (segs []Segment, chunks []Chunk, comms []byte)
 			seq = chunks[n-1].Seq + 1
 		}
 		chunks = append(chunks, Chunk{Second: sec, Seq: seq, Samples: int32(hi - lo),
-			Summary: encodeSummary(s, lo, hi, &v), Data: encodeChunk(s, lo, hi)})
+			Summary: encodeSummary(s, lo, hi, &v), Data: encodeChunk(s, lo, hi, c.Nodes)})
 		lo = hi
 	}
 	return encodeSegments(in), chunks, encodeStrings(k.comms)

@@ -326,7 +326,7 @@ func (s *Store) importIndex(ctx context.Context, res *parsed, p *subsecond.Profi
 	k := newClassifier()
 	k.update(res.tables)
 	v := k.view()
-	lim := limits{strings: len(t.strings), nodes: len(t.nodes), events: len(p.Events)}
+	lim := limits{strings: len(t.strings), nodes: len(t.nodes), events: len(p.Events), tree: t.nodes}
 	acc, base := newIndexAcc(), p.T0()/int64(time.Second)
 	cols := subsecond.MakeColumns(0)
 	var buf []byte
@@ -407,7 +407,7 @@ func (s *Store) reindex(ctx context.Context, id string) (bool, error) {
 			secs = append(secs, ch.Second)
 		}
 	}
-	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(p.Events)}
+	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(p.Events), tree: c.Nodes}
 	acc, base := newIndexAcc(), p.T0()/int64(time.Second)
 	cols := subsecond.MakeColumns(0)
 	var buf []byte

@@ -433,7 +433,8 @@ type chunkBuf struct {
 	seq    int32
 	cols   subsecond.Columns
 	view   view
-	base   int64 // pipeline.base when sealed
+	base   int64                 // pipeline.base when sealed
+	nodes  []subsecond.StackNode // the profile's stack nodes when sealed
 }
 
 // run parses the source with the Store's import workers.
@@ -938,6 +939,7 @@ func (pl *pipeline) seal(b *chunkBuf) error {
 	}
 	b.view = pl.class.view()
 	b.base = pl.base
+	b.nodes = pl.in.Nodes // appended to, never changed: the encoder reads these
 	if !pl.warmOff {
 		if pl.samples > int64(pl.warmLimit) {
 			pl.warmOff, pl.warm = true, nil
@@ -960,7 +962,7 @@ func (pl *pipeline) encodeChunks(acc *indexAcc) {
 		acc.add(&b.cols, b.second, b.base, &b.view)
 		n := b.cols.Len()
 		ch := Chunk{Second: b.second, Seq: b.seq, Samples: int32(n), Summary: encodeSummary(&b.cols, 0, n, &b.view),
-			Data: encodeChunk(&b.cols, 0, n)}
+			Data: encodeChunk(&b.cols, 0, n, b.nodes)}
 		if err := pl.spool.add(ch); err != nil {
 			pl.encErr.CompareAndSwap(nil, &err)
 		}

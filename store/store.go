@@ -500,8 +500,7 @@ func (s *Store) load(ctx context.Context, id string) (*subsecond.Capture, error)
 	if err := decodeSegments(st.Segments, c); err != nil {
 		return nil, err
 	}
-	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(c.Profile.Events)}
-	cols, err := s.decodeChunks(ctx, st.Chunks, lim, c.Profile.Samples)
+	cols, err := s.decodeChunks(ctx, st.Chunks, tableLimits(c), c.Profile.Samples)
 	if err != nil {
 		return nil, err
 	}
@@ -547,8 +546,7 @@ func (s *Store) CaptureWindow(ctx context.Context, id string, r subsecond.Range)
 		}
 		s.tables.Put(id, &subsecond.Capture{Profile: c.Profile, Strings: c.Strings, Frames: c.Frames, Nodes: c.Nodes})
 	}
-	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(c.Profile.Events)}
-	if c.Samples, err = s.decodeAll(ctx, st.Chunks, lim); err != nil {
+	if c.Samples, err = s.decodeAll(ctx, st.Chunks, tableLimits(c)); err != nil {
 		return nil, fmt.Errorf("window of %s: %w", id, err)
 	}
 	return c, nil
@@ -666,17 +664,13 @@ func (s *Store) decodeChunks(ctx context.Context, chunks []Chunk, lim limits, wa
 // by time, reading only the chunks that overlap r. Comm and Stack index the
 // tables of the profile's Capture.
 func (s *Store) Window(ctx context.Context, id string, r subsecond.Range, cpus []int32) (subsecond.Columns, error) {
-	from, to := chunkSeconds(r)
-	st, err := s.b.Chunks(ctx, id, from, to, true)
+	// The chunks' stacks are coded from the profile's stack nodes: read
+	// with its tables, as CaptureWindow reads them.
+	c, err := s.CaptureWindow(ctx, id, r)
 	if err != nil {
-		return subsecond.Columns{}, fmt.Errorf("window of %s: %w", id, err)
+		return subsecond.Columns{}, err
 	}
-	lim := noLimits
-	lim.events = len(st.Profile.Events)
-	all, err := s.decodeAll(ctx, st.Chunks, lim)
-	if err != nil {
-		return subsecond.Columns{}, fmt.Errorf("window of %s: %w", id, err)
-	}
+	all := c.Samples
 	// The chunks' samples are in time order: r is one run of them.
 	lo, _ := slices.BinarySearch(all.Time, r.Start)
 	hi, _ := slices.BinarySearch(all.Time, r.End)

@@ -634,6 +634,33 @@ func TestWindowMatchesCapture(t *testing.T) {
 	})
 }
 
+// TestWindowRealCapture reads windows of a real capture, whose chunks code
+// their stacks from the profile's stack nodes (subsecond.Tree), through a
+// Store that has not loaded it: Window reads the tables with the chunks.
+func TestWindowRealCapture(t *testing.T) {
+	text := readText(t, filepath.Join("..", "sample-data", "real-mixed-2cpu-5s.perf.txt.gz"))
+	want := buildCapture(t, text)
+	forEach(t, store.Options{}, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := subsecond.Range{Start: p.T0() + 1_250_000_000, End: p.T0() + 3_500_000_000}
+		got, err := store.New(e.b, store.Options{}).Window(ctx, p.ID, r, []int32{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := filterColumns(want, r, []int32{1})
+		if len(ref.Time) < 1000 {
+			t.Fatalf("the window holds %d samples; the test wants a busy one", len(ref.Time))
+		}
+		diff(t, "Time", got.Time, ref.Time)
+		diff(t, "TID", got.TID, ref.TID)
+		diff(t, "Stack", got.Stack, ref.Stack)
+	})
+}
+
 func TestMarkers(t *testing.T) {
 	forEach(t, store.Options{}, func(t *testing.T, e *env) {
 		ctx := context.Background()
