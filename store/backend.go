@@ -298,11 +298,14 @@ type Segment struct {
 // SegmentKind names the table a Segment belongs to.
 type SegmentKind int32
 
-// Segment kinds, as stored.
+// Segment kinds, as stored. Imports store SegPacked rows, each a run of
+// segments of the other kinds (see packSegments); profiles stored before
+// hold those kinds' rows.
 const (
 	SegStrings SegmentKind = 1
 	SegFrames  SegmentKind = 2
 	SegNodes   SegmentKind = 3
+	SegPacked  SegmentKind = 4
 )
 
 // ValidID reports whether id has the shape of a profile ID (26 lower-case

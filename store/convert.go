@@ -29,5 +29,5 @@ func Encode(c *subsecond.Capture) (segs []Segment, chunks []Chunk, comms []byte)
 			Summary: encodeSummary(s, lo, hi, &v), Data: encodeChunk(s, lo, hi, c.Nodes)})
 		lo = hi
 	}
-	return encodeSegments(in), chunks, encodeStrings(k.comms)
+	return packSegments(encodeSegments(in)), chunks, encodeStrings(k.comms)
 }

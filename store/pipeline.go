@@ -523,7 +523,7 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 	segs := make(chan []Segment, 1)
 	if err == nil {
 		in := pl.in
-		go func() { segs <- encodeSegments(in) }()
+		go func() { segs <- packSegments(encodeSegments(in)) }()
 		err = pl.sealAll()
 	} else {
 		close(segs)

@@ -636,7 +636,8 @@ func TestWindowMatchesCapture(t *testing.T) {
 
 // TestWindowRealCapture reads windows of a real capture, whose chunks code
 // their stacks from the profile's stack nodes (subsecond.Tree), through a
-// Store that has not loaded it: Window reads the tables with the chunks.
+// Store that has not loaded it: Window reads the tables (one packed row)
+// with the chunks.
 func TestWindowRealCapture(t *testing.T) {
 	text := readText(t, filepath.Join("..", "sample-data", "real-mixed-2cpu-5s.perf.txt.gz"))
 	want := buildCapture(t, text)
@@ -645,6 +646,11 @@ func TestWindowRealCapture(t *testing.T) {
 		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Its tables are one packed row.
+		var rows int
+		if err := e.db.QueryRow("SELECT count(*) FROM segments").Scan(&rows); err != nil || rows != 1 {
+			t.Errorf("%d rows of segments (%v); want the tables packed in one", rows, err)
 		}
 		r := subsecond.Range{Start: p.T0() + 1_250_000_000, End: p.T0() + 3_500_000_000}
 		got, err := store.New(e.b, store.Options{}).Window(ctx, p.ID, r, []int32{1})

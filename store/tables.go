@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -195,6 +196,73 @@ func encodeNodeSegments(in *subsecond.Interner) []Segment {
 	return segs
 }
 
+// packSegments returns segs as SegPacked segments, each a run of them
+// while it holds at most segmentBytes (or one, when larger): a format
+// byte (1), their count, then per segment its kind, its Seq, its length
+// (uvarints) and its data. A profile's tables are one row of a few
+// hundred KB rather than one per kind: in SQLite, each row keeps the
+// part of it that does not fill whole overflow pages in the table's
+// b-tree leaves, where the three of a profile, up to 4 KB each, take a
+// leaf or two of their own (on the real 27 s capture, 276 KB of
+// segments took 68 pages as three rows, 67 as one).
+func packSegments(segs []Segment) []Segment {
+	var out []Segment
+	for len(segs) > 0 {
+		n, size := 0, 0
+		for n < len(segs) && (n == 0 || size+len(segs[n].Data) <= segmentBytes) {
+			size += len(segs[n].Data)
+			n++
+		}
+		e := enc{b: make([]byte, 0, size+16*n+8)}
+		e.byte(1)
+		e.uvarint(uint64(n))
+		for _, s := range segs[:n] {
+			e.uvarint(uint64(s.Kind))
+			e.uvarint(uint64(s.Seq))
+			e.bytes(s.Data)
+		}
+		out = append(out, Segment{Kind: SegPacked, Seq: int32(len(out)), Data: e.b})
+		segs = segs[n:]
+	}
+	return out
+}
+
+// unpackSegments returns segs with each SegPacked segment replaced by
+// the segments it holds, which share its data.
+func unpackSegments(segs []Segment) ([]Segment, error) {
+	if !slices.ContainsFunc(segs, func(s Segment) bool { return s.Kind == SegPacked }) {
+		return segs, nil
+	}
+	var out []Segment
+	for _, s := range segs {
+		if s.Kind != SegPacked {
+			out = append(out, s)
+			continue
+		}
+		d := dec{b: s.Data}
+		if f := d.byte(); f != 1 && d.err == nil {
+			d.fail(fmt.Sprintf("packed segments format %d", f))
+		}
+		n := d.count(len(s.Data) / 3) // a segment takes 3 bytes at least
+		for range n {
+			k, seq := d.uvarint(), d.uvarint()
+			data := d.bytes()
+			if d.err != nil {
+				break
+			}
+			if k == uint64(SegPacked) || k > math.MaxInt32 || seq > math.MaxInt32 {
+				d.fail(fmt.Sprintf("packed segment of kind %d, seq %d", k, seq))
+				break
+			}
+			out = append(out, Segment{Kind: SegmentKind(k), Seq: int32(seq), Data: data})
+		}
+		if err := d.end(); err != nil {
+			return nil, fmt.Errorf("table segment %d/%d: %w", s.Kind, s.Seq, err)
+		}
+	}
+	return out, nil
+}
+
 // zigzag maps signed values of small magnitude to small unsigned ones.
 func zigzag(v int64) uint64 { return uint64(v<<1) ^ uint64(v>>63) }
 
@@ -295,6 +363,10 @@ func (p *nodePredictor) note(row []int32, frame int32) {
 // decodeSegments rebuilds the tables of c from segs, which must be ordered
 // by kind and sequence and hold every entry exactly once.
 func decodeSegments(segs []Segment, c *subsecond.Capture) error {
+	segs, err := unpackSegments(segs)
+	if err != nil {
+		return err
+	}
 	c.Strings = []string{""}
 	c.Frames = nil
 	c.Nodes = []subsecond.StackNode{{Parent: -1, Frame: -1}}

@@ -321,3 +321,53 @@ func TestFrames4Codes(t *testing.T) {
 			symPred, symRaw4, dsos, whole, from)
 	}
 }
+
+// TestPackSegments packs a capture's segments into one row and back, and
+// segments over segmentBytes into several; a packed row decodes to the
+// tables its segments make, beside rows of the other kinds (a profile
+// stored before packing), and a damaged one is refused with errCorrupt.
+func TestPackSegments(t *testing.T) {
+	in := goldenInterner()
+	segs := encodeSegments(in)
+	packed := packSegments(segs)
+	if len(packed) != 1 || packed[0].Kind != SegPacked || packed[0].Seq != 0 {
+		t.Fatalf("packed %d segments into %+v; want one SegPacked row", len(segs), packed)
+	}
+	back, err := unpackSegments(packed)
+	if err != nil || !reflect.DeepEqual(back, segs) {
+		t.Fatalf("unpacked %v, %v; want the segments packed", back, err)
+	}
+	var c subsecond.Capture
+	if err := decodeSegments(packed, &c); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Strings, in.Strings) || !slices.Equal(c.Frames, in.Frames) || !slices.Equal(c.Nodes, in.Nodes) {
+		t.Error("the packed row decodes to other tables")
+	}
+	// Old rows of a kind stay as they are.
+	mixed := append(append([]Segment(nil), segs[0]), packSegments(segs[1:])...)
+	if back, err := unpackSegments(mixed); err != nil || !reflect.DeepEqual(back, segs) {
+		t.Errorf("unpacked a strings row and a packed one: %v, %v", back, err)
+	}
+	// Large segments take a row each, in order, numbered from 0.
+	big := []Segment{{Kind: SegStrings, Seq: 0, Data: make([]byte, segmentBytes-100)}, {Kind: SegStrings, Seq: 1, Data: make([]byte, 200)},
+		{Kind: SegFrames, Seq: 0, Data: make([]byte, 50)}, {Kind: SegNodes, Seq: 0, Data: make([]byte, segmentBytes+1)}}
+	rows := packSegments(big)
+	if len(rows) != 3 || rows[2].Seq != 2 {
+		t.Fatalf("packed into %d rows; want 3 (the first alone, the next two, the last alone)", len(rows))
+	}
+	if back, err := unpackSegments(rows); err != nil || !reflect.DeepEqual(back, big) {
+		t.Errorf("unpacked large segments: %v", err)
+	}
+	raw := packed[0].Data
+	for cut := 0; cut < len(raw); cut += max(1, len(raw)/300) {
+		if _, err := unpackSegments([]Segment{{Kind: SegPacked, Data: raw[:cut]}}); !errors.Is(err, errCorrupt) {
+			t.Fatalf("packed row cut at %d: %v; want errCorrupt", cut, err)
+		}
+	}
+	for _, bad := range [][]byte{{2, 0}, {1, 1, 4, 0, 0}, append(bytes.Clone(raw), 0)} {
+		if _, err := unpackSegments([]Segment{{Kind: SegPacked, Data: bad}}); !errors.Is(err, errCorrupt) {
+			t.Errorf("packed row %x…: %v; want errCorrupt", bad[:min(len(bad), 8)], err)
+		}
+	}
+}
