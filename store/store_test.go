@@ -596,75 +596,65 @@ func filterColumns(c *subsecond.Capture, r subsecond.Range, cpus []int32) subsec
 	return out
 }
 
+// TestWindowMatchesCapture reads windows of a generated capture and of a
+// real one, whose chunks code their stacks from the profile's stack nodes
+// (subsecond.Tree), through a Store that has not loaded them: Window reads
+// the tables (one packed row) with the chunks.
 func TestWindowMatchesCapture(t *testing.T) {
-	text := genText(t, genConfig{CPUs: 8, Seconds: 12, Hz: 49, Seed: 31, Start: 700.25})
-	want := buildCapture(t, text)
-	forEach(t, store.Options{}, func(t *testing.T, e *env) {
-		ctx := context.Background()
-		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t0 := p.T0()
-		for _, tt := range []struct {
-			name string
-			r    subsecond.Range
-			cpus []int32
-		}{
-			{"all", subsecond.Range{Start: 0, End: 1 << 62}, nil},
-			{"window", subsecond.Range{Start: t0 + 3_500_000_000, End: t0 + 7_250_000_000}, nil},
-			{"window on cpus", subsecond.Range{Start: t0 + 3_500_000_000, End: t0 + 7_250_000_000}, []int32{0, 5}},
-			{"empty", subsecond.Range{Start: t0 + 5e9, End: t0 + 5e9}, nil},
-			{"before", subsecond.Range{Start: 0, End: t0}, nil},
-			{"extreme", subsecond.Range{Start: -1 << 63, End: 1<<63 - 1}, nil},
-		} {
-			got, err := e.s.Window(ctx, p.ID, tt.r, tt.cpus)
-			if err != nil {
-				t.Fatalf("%s: %v", tt.name, err)
-			}
-			ref := filterColumns(want, tt.r, tt.cpus)
-			diff(t, tt.name+" Time", got.Time, ref.Time)
-			diff(t, tt.name+" CPU", got.CPU, ref.CPU)
-			diff(t, tt.name+" Stack", got.Stack, ref.Stack)
-			diff(t, tt.name+" Weight", got.Weight, ref.Weight)
-		}
-		if _, err := e.s.Window(ctx, "aaaaaaaaaaaaaaaaaaaaaaaaaa", subsecond.Range{Start: 0, End: 1}, nil); !errors.Is(err, subsecond.ErrNotFound) {
-			t.Errorf("Window of an unknown profile: %v; want ErrNotFound", err)
-		}
-	})
-}
-
-// TestWindowRealCapture reads windows of a real capture, whose chunks code
-// their stacks from the profile's stack nodes (subsecond.Tree), through a
-// Store that has not loaded it: Window reads the tables (one packed row)
-// with the chunks.
-func TestWindowRealCapture(t *testing.T) {
-	text := readText(t, filepath.Join("..", "sample-data", "real-mixed-2cpu-5s.perf.txt.gz"))
-	want := buildCapture(t, text)
-	forEach(t, store.Options{}, func(t *testing.T, e *env) {
-		ctx := context.Background()
-		p, _, err := e.s.Import(ctx, bytes.NewReader(text), store.ImportOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Its tables are one packed row.
-		var rows int
-		if err := e.db.QueryRow("SELECT count(*) FROM segments").Scan(&rows); err != nil || rows != 1 {
-			t.Errorf("%d rows of segments (%v); want the tables packed in one", rows, err)
-		}
-		r := subsecond.Range{Start: p.T0() + 1_250_000_000, End: p.T0() + 3_500_000_000}
-		got, err := store.New(e.b, store.Options{}).Window(ctx, p.ID, r, []int32{1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := filterColumns(want, r, []int32{1})
-		if len(ref.Time) < 1000 {
-			t.Fatalf("the window holds %d samples; the test wants a busy one", len(ref.Time))
-		}
-		diff(t, "Time", got.Time, ref.Time)
-		diff(t, "TID", got.TID, ref.TID)
-		diff(t, "Stack", got.Stack, ref.Stack)
-	})
+	for _, tc := range []struct {
+		name string
+		text []byte
+	}{
+		{"generated", genText(t, genConfig{CPUs: 8, Seconds: 12, Hz: 49, Seed: 31, Start: 700.25})},
+		{"real", readText(t, filepath.Join("..", "sample-data", "real-mixed-2cpu-5s.perf.txt.gz"))},
+	} {
+		want := buildCapture(t, tc.text)
+		t.Run(tc.name, func(t *testing.T) {
+			forEach(t, store.Options{}, func(t *testing.T, e *env) {
+				ctx := context.Background()
+				p, _, err := e.s.Import(ctx, bytes.NewReader(tc.text), store.ImportOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rows int
+				if err := e.db.QueryRow("SELECT count(*) FROM segments").Scan(&rows); err != nil || rows != 1 {
+					t.Errorf("%s: %d rows of segments (%v); want the tables packed in one", tc.name, rows, err)
+				}
+				cold := store.New(e.b, store.Options{})
+				t0 := p.T0()
+				for _, tt := range []struct {
+					name string
+					r    subsecond.Range
+					cpus []int32
+				}{
+					{"all", subsecond.Range{Start: 0, End: 1 << 62}, nil},
+					{"window", subsecond.Range{Start: t0 + 1_500_000_000, End: t0 + 4_250_000_000}, nil},
+					{"window on cpus", subsecond.Range{Start: t0 + 1_500_000_000, End: t0 + 4_250_000_000}, []int32{0, 5}},
+					{"empty", subsecond.Range{Start: t0 + 3e9, End: t0 + 3e9}, nil},
+					{"before", subsecond.Range{Start: 0, End: t0}, nil},
+					{"extreme", subsecond.Range{Start: -1 << 63, End: 1<<63 - 1}, nil},
+				} {
+					got, err := cold.Window(ctx, p.ID, tt.r, tt.cpus)
+					if err != nil {
+						t.Fatalf("%s %s: %v", tc.name, tt.name, err)
+					}
+					ref := filterColumns(want, tt.r, tt.cpus)
+					if tt.name == "window" && len(ref.Time) < 1000 {
+						t.Fatalf("%s: the window holds %d samples; the test wants a busy one", tc.name, len(ref.Time))
+					}
+					what := tc.name + " " + tt.name
+					diff(t, what+" Time", got.Time, ref.Time)
+					diff(t, what+" CPU", got.CPU, ref.CPU)
+					diff(t, what+" TID", got.TID, ref.TID)
+					diff(t, what+" Stack", got.Stack, ref.Stack)
+					diff(t, what+" Weight", got.Weight, ref.Weight)
+				}
+				if _, err := cold.Window(ctx, "aaaaaaaaaaaaaaaaaaaaaaaaaa", subsecond.Range{Start: 0, End: 1}, nil); !errors.Is(err, subsecond.ErrNotFound) {
+					t.Errorf("Window of an unknown profile: %v; want ErrNotFound", err)
+				}
+			})
+		})
+	}
 }
 
 func TestMarkers(t *testing.T) {
