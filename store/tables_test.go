@@ -371,3 +371,25 @@ func TestPackSegments(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodePackedSegments feeds arbitrary bytes to the table decoder as a
+// packed row: it must fail with errCorrupt or return tables whose nodes
+// stay within them, never panic.
+func FuzzDecodePackedSegments(f *testing.F) {
+	f.Add(packSegments(encodeSegments(goldenInterner()))[0].Data)
+	f.Add([]byte{1, 1, 1, 0, 1, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var c subsecond.Capture
+		if err := decodeSegments([]Segment{{Kind: SegPacked, Data: b}}, &c); err != nil {
+			if !errors.Is(err, errCorrupt) {
+				t.Fatalf("%v; want errCorrupt", err)
+			}
+			return
+		}
+		for _, n := range c.Nodes[1:] {
+			if n.Parent < 0 || int(n.Parent) >= len(c.Nodes) || n.Frame < 0 || int(n.Frame) >= len(c.Frames) {
+				t.Fatalf("node %+v out of range", n)
+			}
+		}
+	})
+}
