@@ -34,7 +34,6 @@ package flame
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/subsecond/subsecond"
@@ -427,32 +426,22 @@ func (ix *index) release(t *tally) {
 // graph emits the nodes with a count in t (or in base, for a differential
 // graph), in index order, which is the pre-order of the pruned tree.
 func (ix *index) graph(t, base *tally) *Graph {
-	// The nodes to emit, in index order: those a sparse count touched, or
-	// the tree's nodes with a count, skipping the subtrees without; the
-	// root always.
-	var nodes []int32
-	if base == nil && !t.dense {
-		slices.Sort(t.touched)
-		nodes = make([]int32, 0, len(t.touched)+1)
-		if len(t.touched) == 0 || t.touched[0] != 0 {
-			nodes = append(nodes, 0)
+	n := ix.Len()
+	zero := func(k int) bool { return k > 0 && t.total[k] == 0 && (base == nil || base.total[k] == 0) }
+	size := 0
+	for k := 0; k < n; {
+		if zero(k) {
+			k = int(ix.end[k])
+			continue
 		}
-		nodes = append(nodes, t.touched...)
-	} else {
-		for k, n := 0, ix.Len(); k < n; {
-			if k > 0 && t.total[k] == 0 && (base == nil || base.total[k] == 0) {
-				k = int(ix.end[k])
-				continue
-			}
-			nodes = append(nodes, int32(k))
-			k++
-		}
+		size++
+		k++
 	}
-	size := len(nodes)
-	g := &Graph{Kinds: kindNames, Total: t.total[0], ix: ix, node: nodes}
+	g := &Graph{Kinds: kindNames, Total: t.total[0], ix: ix}
 	i32 := make([]int32, 5*size)
 	g.Name, g.DSO, g.Kind = i32[:0:size], i32[size:size:2*size], i32[2*size:2*size:3*size]
 	g.Depth, g.Parent = i32[3*size:3*size:4*size], i32[4*size:4*size:5*size]
+	g.node = make([]int32, 0, size)
 	cols := 3
 	if base != nil {
 		cols = 6
@@ -472,7 +461,11 @@ func (ix *index) graph(t, base *tally) *Graph {
 		return str[s] - 1
 	}
 	var last []int32 // per depth: the output node emitted last
-	for _, k := range nodes {
+	for k := 0; k < n; {
+		if zero(k) {
+			k = int(ix.end[k])
+			continue
+		}
 		d := ix.depth[k]
 		at := int32(len(g.Name))
 		parent := int32(-1)
@@ -485,6 +478,7 @@ func (ix *index) graph(t, base *tally) *Graph {
 		g.Kind = append(g.Kind, int32(ix.kind[k]))
 		g.Depth = append(g.Depth, d)
 		g.Parent = append(g.Parent, parent)
+		g.node = append(g.node, int32(k))
 		g.TotalN = append(g.TotalN, t.total[k])
 		g.SelfN = append(g.SelfN, t.self[k])
 		g.selfW = append(g.selfW, t.weight[k])
@@ -493,6 +487,7 @@ func (ix *index) graph(t, base *tally) *Graph {
 			g.BaseSelfN = append(g.BaseSelfN, base.self[k])
 			g.baseSelfW = append(g.baseSelfW, base.weight[k])
 		}
+		k++
 	}
 	return g
 }

@@ -2,7 +2,6 @@ package flame
 
 import (
 	"math/rand/v2"
-	"reflect"
 	"runtime"
 	"slices"
 	"testing"
@@ -45,7 +44,7 @@ func TestCountPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(24, 1))
-	for _, f := range []query.Filter{{}, {CPUs: []int32{1}}, {Only: "kernel", Idle: true}, {CPUs: []int32{99}}} {
+	for _, f := range []query.Filter{{}, {CPUs: []int32{1}}, {Only: "kernel", Idle: true}} {
 		m, ix, err := prepare(c, f)
 		if err != nil {
 			t.Fatal(err)
@@ -79,12 +78,6 @@ func TestCountPaths(t *testing.T) {
 			}
 			if !slices.Equal(got.self, self) || !slices.Equal(got.weight, weight) || !slices.Equal(got.total, sum) {
 				t.Fatalf("filter %+v, round %d, samples [%d, %d): the tally differs from counts made afresh", f, round, lo, hi)
-			}
-			// The graph of either kind of tally is the one a scan of the
-			// whole tree emits.
-			g, want := ix.graph(got, nil), ix.graph(&tally{self: self, weight: weight, total: sum, dense: true}, nil)
-			if !reflect.DeepEqual(g, want) {
-				t.Fatalf("filter %+v, round %d, samples [%d, %d): the graph (%d nodes) differs from the whole tree's scan (%d)", f, round, lo, hi, g.Len(), want.Len())
 			}
 			ix.release(got)
 		}
