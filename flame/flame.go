@@ -124,7 +124,7 @@ func Build(c *subsecond.Capture, f query.Filter, r subsecond.Range) (*Graph, err
 	}
 	t := ix.count(c, m, lo, hi)
 	g := ix.graph(t, nil)
-	ix.release(t)
+	ix.tallies.Put(t)
 	g.Start, g.End = r.Start, r.End
 	g.c, g.f = c, f
 	return g, nil
@@ -148,8 +148,8 @@ func Diff(c *subsecond.Capture, f query.Filter, base, target subsecond.Range) (*
 	}
 	t, b := ix.count(c, m, lo, hi), ix.count(c, m, blo, bhi)
 	g := ix.graph(t, b)
-	ix.release(t)
-	ix.release(b)
+	ix.tallies.Put(t)
+	ix.tallies.Put(b)
 	g.Start, g.End = target.Start, target.End
 	g.BaseStart, g.BaseEnd = base.Start, base.End
 	g.c, g.f = c, f
@@ -337,39 +337,23 @@ func CheckRange(c *subsecond.Capture, r subsecond.Range) (lo, hi int, err error)
 // ends at the node (self), their summed periods (weight), and self summed
 // over the node's subtree (total). Tallies are recycled through the
 // index's pool: a deep capture's arrays are megabytes, and allocating them
-// per request would mostly feed the garbage collector. A tally counted
-// along its samples' paths lists the nodes it touched, which release
-// clears; one counted over the whole tree is dense, cleared whole by its
-// next use.
+// per request would mostly feed the garbage collector.
 type tally struct {
 	self, weight, total []int64
-	touched             []int32
-	dense               bool
 }
 
-// count tallies the samples [lo, hi) of c that m keeps. A range whose
-// samples' paths are short beside the tree (a second of a deep capture) is
-// counted up each sample's path, touching only those nodes; a longer one
-// with one array increment per sample, then one pass folding totals up
-// the whole tree, clearing it first. On the real 27 s capture a 1 s flame
-// graph took 0.37 ms instead of 0.57 (BenchmarkSpeedDeep's p50, medians of
-// 4 alternated runs).
+// count tallies the samples [lo, hi) of c that m keeps: one array
+// increment per sample, then one pass folding totals up the tree.
 func (ix *index) count(c *subsecond.Capture, m *query.Match, lo, hi int) *tally {
 	n := ix.Len()
 	t, _ := ix.tallies.Get().(*tally)
 	if t == nil {
 		buf := make([]int64, 3*n)
 		t = &tally{self: buf[:n:n], weight: buf[n : 2*n : 2*n], total: buf[2*n:]}
-	}
-	sparse := float64(hi-lo)*ix.pathLen*2 < float64(n)
-	if t.dense {
+	} else {
 		clear(t.self)
 		clear(t.weight)
-		if sparse {
-			clear(t.total)
-		}
 	}
-	t.dense = !sparse
 	leaf := ix.leaf[lo:hi]
 	weight := c.Samples.Weight[lo:hi]
 	if ev, idle, ok := m.Simple(); ok {
@@ -378,9 +362,6 @@ func (ix *index) count(c *subsecond.Capture, m *query.Match, lo, hi int) *tally 
 			if events[j] == ev && (idle || !m.Idle(lo+j)) {
 				t.self[k]++
 				t.weight[k] += int64(weight[j])
-				if sparse {
-					ix.up(t, k)
-				}
 			}
 		}
 	} else {
@@ -388,39 +369,14 @@ func (ix *index) count(c *subsecond.Capture, m *query.Match, lo, hi int) *tally 
 			if m.Keep(lo + j) {
 				t.self[k]++
 				t.weight[k] += int64(weight[j])
-				if sparse {
-					ix.up(t, k)
-				}
 			}
 		}
 	}
-	if !sparse {
-		copy(t.total, t.self)
-		for k := n - 1; k > 0; k-- {
-			t.total[ix.parent[k]] += t.total[k]
-		}
+	copy(t.total, t.self)
+	for k := n - 1; k > 0; k-- {
+		t.total[ix.parent[k]] += t.total[k]
 	}
 	return t
-}
-
-// up counts a sample of node k into the totals of k and its ancestors.
-func (ix *index) up(t *tally, k int32) {
-	for ; k >= 0; k = ix.parent[k] {
-		if t.total[k] == 0 {
-			t.touched = append(t.touched, k)
-		}
-		t.total[k]++
-	}
-}
-
-// release returns t to the pool, clearing the nodes a sparse count
-// touched.
-func (ix *index) release(t *tally) {
-	for _, k := range t.touched {
-		t.self[k], t.weight[k], t.total[k] = 0, 0, 0
-	}
-	t.touched = t.touched[:0]
-	ix.tallies.Put(t)
 }
 
 // graph emits the nodes with a count in t (or in base, for a differential

@@ -40,9 +40,6 @@ type index struct {
 	frDSO   []int32 // per capture frame: its DSO in strings
 
 	leaf []int32 // per sample: the node its stack ends at
-	// pathLen is the mean number of nodes from a sample's leaf to the root,
-	// inclusive: what counting a sample up its path costs (count).
-	pathLen float64
 
 	tallies sync.Pool // *tally of this index's size, for reuse by count
 }
@@ -277,11 +274,6 @@ func buildIndex(c *subsecond.Capture, keep func(frame int32) bool) *index {
 		}
 		ix.leaf[i] = renum[t]
 	}
-	var steps int64
-	for _, k := range ix.leaf {
-		steps += int64(ix.depth[k]) + 1
-	}
-	ix.pathLen = float64(steps) / float64(max(1, len(ix.leaf)))
 	return ix
 }
 
