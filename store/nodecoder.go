@@ -70,19 +70,41 @@ const (
 
 // encodeNodes returns the columns of nodes [from, to) in format 4 or 5.
 func encodeNodes(nodes []subsecond.StackNode, from, to int, np *nodePredictor, format byte) [][]byte {
-	if format >= 5 && np.lastParent == nil {
-		np.lastParent = make([]int32, len(nodes))
+	c := newNodeCoder(np, from, format)
+	c.add(nodes, to)
+	return c.cols()
+}
+
+// nodeCoder codes the nodes of one segment, from its first on, as many at
+// a time as are given (add): the range coders keep their state between
+// calls, so the columns are those of coding them all at once.
+type nodeCoder struct {
+	np              *nodePredictor
+	format          byte
+	from, at        int // the segment's first node, the next to code
+	parents, frames *rangeEncoder
+	pbits, fbits    bitWriter
+	run             int
+}
+
+func newNodeCoder(np *nodePredictor, from int, format byte) *nodeCoder {
+	return &nodeCoder{np: np, format: format, from: from, at: from, parents: newRangeEncoder(), frames: newRangeEncoder()}
+}
+
+// add codes nodes [c.at, to); nodes may have grown since the last call
+// (their frames below those np was grown for).
+func (c *nodeCoder) add(nodes []subsecond.StackNode, to int) {
+	np, format := c.np, c.format
+	if format >= 5 && len(np.lastParent) < len(nodes) {
+		np.lastParent = append(np.lastParent, make([]int32, len(nodes)-len(np.lastParent))...)
 	}
-	parents, frames := newRangeEncoder(), newRangeEncoder()
-	var pbits, fbits bitWriter
-	run := 0
-	for i := from; i < to; i++ {
+	for i := c.at; i < to; i++ {
 		n := &nodes[i]
 		pf := nodes[n.Parent].Frame
-		c := np.code4(pf, n.Frame, frames, &fbits, np.tree(n.Parent, int32(i), pf, format))
-		np.classes = append(np.classes, codeClass(c))
+		code := np.code4(pf, n.Frame, c.frames, &c.fbits, np.tree(n.Parent, int32(i), pf, format))
+		np.classes = append(np.classes, codeClass(code))
 		if n.Parent == int32(i-1) {
-			run++
+			c.run++
 			continue
 		}
 		x, up := int32(i-1), 0
@@ -90,43 +112,96 @@ func encodeNodes(nodes []subsecond.StackNode, from, to int, np *nodePredictor, f
 			x = nodes[x].Parent
 			up++
 		}
-		parents.long(np.runModel(format), uint64(run))
+		c.parents.long(np.runModel(format), uint64(c.run))
 		pt := &np.parentTrees[np.farBefore]
 		if x == n.Parent {
-			parents.byteSym(pt, byte(up-1))
+			c.parents.byteSym(pt, byte(up-1))
 			np.farBefore = 0
 		} else {
 			d := uint64(int32(i) - n.Parent)
 			b := bits.Len64(d)
-			c := farParent + b - 1
+			k := farParent + b - 1
 			np.farBefore = 1
 			if format >= 5 {
 				if last := np.lastParent[n.Parent]; last > 0 {
 					age := uint64(np.branches + 1 - last)
 					if a := bits.Len64(age); a <= b && a <= maxAgeBits {
-						d, b, c = age, a, farAge+a-1
+						d, b, k = age, a, farAge+a-1
 						np.farBefore = 2
 					}
 				}
 			}
-			parents.byteSym(pt, byte(c))
-			pbits.write(d, uint(b-1))
+			c.parents.byteSym(pt, byte(k))
+			c.pbits.write(d, uint(b-1))
 		}
 		if format >= 5 {
 			np.branches++
 			np.lastParent[n.Parent] = np.branches
 		}
-		run = 0
+		c.run = 0
 	}
-	if run > 0 {
-		parents.long(np.runModel(format), uint64(run))
+	c.at = max(c.at, to)
+}
+
+// cols ends the segment and returns its columns.
+func (c *nodeCoder) cols() [][]byte {
+	if c.run > 0 {
+		c.parents.long(c.np.runModel(c.format), uint64(c.run))
 	}
 	var lens enc
-	pr, pb, fr := parents.bytes(), pbits.bytes(), frames.bytes()
-	for _, c := range [][]byte{pr, pb, fr} {
-		lens.uvarint(uint64(len(c)))
+	pr, pb, fr := c.parents.bytes(), c.pbits.bytes(), c.frames.bytes()
+	for _, col := range [][]byte{pr, pb, fr} {
+		lens.uvarint(uint64(len(col)))
 	}
-	return [][]byte{lens.b, pr, pb, fr, fbits.bytes()}
+	return [][]byte{lens.b, pr, pb, fr, c.fbits.bytes()}
+}
+
+// nodeStream codes a profile's stack nodes into format 5 segments as an
+// import's merge makes them, so that the import waits at its end only for
+// the nodes of its last blocks: the same segments as encodeNodeSegments
+// makes of the whole table.
+type nodeStream struct {
+	np   *nodePredictor
+	segs []Segment
+	cur  *nodeCoder // the open segment; nil when none
+	next int        // the next node to code
+}
+
+func newNodeStream() *nodeStream {
+	return &nodeStream{np: newNodePredictor(0, mtf4Len), next: 1}
+}
+
+// add codes the nodes made since the last call: nodes is the table so far
+// (appended to, never changed), whose frames are below frames.
+func (s *nodeStream) add(nodes []subsecond.StackNode, frames int) {
+	s.np.growFrames(frames)
+	for s.next < len(nodes) {
+		if s.cur == nil {
+			s.cur = newNodeCoder(s.np, s.next, 5)
+		}
+		end := s.cur.from + segmentEntries
+		to := min(len(nodes), end)
+		s.cur.add(nodes, to)
+		s.next = to
+		if to == end {
+			s.emit()
+		}
+	}
+}
+
+func (s *nodeStream) emit() {
+	cols := s.cur.cols()
+	s.segs = emitSegment(s.segs, SegNodes, 5, s.cur.from, s.cur.at-s.cur.from, len(cols)+1, cols...)
+	s.cur = nil
+}
+
+// finish codes what is left of nodes and returns the segments.
+func (s *nodeStream) finish(nodes []subsecond.StackNode, frames int) []Segment {
+	s.add(nodes, frames)
+	if s.cur != nil {
+		s.emit()
+	}
+	return s.segs
 }
 
 // code4 codes frame under a parent whose frame is pf (−1 for the root)

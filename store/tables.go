@@ -106,11 +106,19 @@ const (
 // 3, frames in format 4, nodes in format 5. The three tables are encoded
 // at once, each in a goroutine of its own (frames and nodes are most of
 // a deep capture's cost), and their segments listed in that order.
-func encodeSegments(in *subsecond.Interner) []Segment {
+func encodeSegments(in *subsecond.Interner) []Segment { return encodeSegmentsWith(in, nil) }
+
+// encodeSegmentsWith is encodeSegments, the nodes' segments those nodeSegs
+// returns when it is not nil (an import's, coded as they were made: see
+// nodeFeed).
+func encodeSegmentsWith(in *subsecond.Interner, nodeSegs func() []Segment) []Segment {
+	if nodeSegs == nil {
+		nodeSegs = func() []Segment { return encodeNodeSegments(in) }
+	}
 	var frames, nodes []Segment
 	var wg sync.WaitGroup
 	wg.Go(func() { frames = encodeFrames(in) })
-	wg.Go(func() { nodes = encodeNodeSegments(in) })
+	wg.Go(func() { nodes = nodeSegs() })
 	segs := encodeStringSegments(in)
 	wg.Wait()
 	return append(append(segs, frames...), nodes...)
@@ -186,14 +194,7 @@ func encodeFrames(in *subsecond.Interner) []Segment {
 
 // encodeNodeSegments returns the stack nodes' segments, in format 5.
 func encodeNodeSegments(in *subsecond.Interner) []Segment {
-	var segs []Segment
-	np := newNodePredictor(len(in.Frames), mtf4Len)
-	for from := 1; from < len(in.Nodes); from += segmentEntries {
-		to := min(len(in.Nodes), from+segmentEntries)
-		cols := encodeNodes(in.Nodes, from, to, np, 5)
-		segs = emitSegment(segs, SegNodes, 5, from, to-from, len(cols)+1, cols...)
-	}
-	return segs
+	return newNodeStream().finish(in.Nodes, len(in.Frames))
 }
 
 // packSegments returns segs as SegPacked segments, each a run of them
@@ -691,6 +692,17 @@ func decodeStrings(b []byte) ([]string, error) {
 
 // row returns the recent child frames of the parent frame pf (−1: the
 // root).
+// growFrames makes room for the recent child frames of parents' frames
+// below frames.
+func (p *nodePredictor) growFrames(frames int) {
+	if n, old := (frames+1)*p.rowLen, len(p.mtf); n > old {
+		p.mtf = slices.Grow(p.mtf, n-old)[:n]
+		for i := old; i < n; i++ {
+			p.mtf[i] = -1
+		}
+	}
+}
+
 func (p *nodePredictor) row(pf int32) []int32 {
 	at := (int(pf) + 1) * p.rowLen
 	return p.mtf[at : at+p.rowLen]

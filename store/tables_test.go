@@ -393,3 +393,45 @@ func FuzzDecodePackedSegments(f *testing.F) {
 		}
 	})
 }
+
+// TestNodeStream codes stack nodes as an import's merge hands them over,
+// in batches of random sizes and with the frames known so far, and
+// checks that the segments are those of coding the whole table at once:
+// for the golden tables, and for a random table of more nodes than a
+// segment takes, whose frames grow with its nodes.
+func TestNodeStream(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	big := &subsecond.Interner{Nodes: []subsecond.StackNode{{Parent: -1, Frame: -1}}}
+	frames := 0
+	for i := 1; i < segmentEntries+segmentEntries/2; i++ {
+		p := int32(i - 1)
+		if r.IntN(5) == 0 {
+			p = int32(r.IntN(i))
+		}
+		f := int32(r.IntN(frames + 1))
+		if f == int32(frames) {
+			frames++
+		}
+		big.Nodes = append(big.Nodes, subsecond.StackNode{Parent: p, Frame: f})
+	}
+	big.Frames = make([]subsecond.FrameRec, frames)
+	for _, in := range []*subsecond.Interner{goldenInterner(), big} {
+		want := encodeNodeSegments(in)
+		s := newNodeStream()
+		for at := 1; at < len(in.Nodes); {
+			at = min(len(in.Nodes), at+1+r.IntN(max(2, len(in.Nodes)/20)))
+			seen := 0 // the frames the nodes so far use
+			for _, n := range in.Nodes[1:at] {
+				seen = max(seen, int(n.Frame)+1)
+			}
+			s.add(in.Nodes[:at], seen)
+		}
+		got := s.finish(in.Nodes, len(in.Frames))
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d nodes coded in batches: %d segments, not the %d of coding them at once (or other bytes)", len(in.Nodes), len(got), len(want))
+		}
+		if in == big && len(got) != 2 {
+			t.Errorf("%d nodes in %d segments; want 2", len(in.Nodes), len(got))
+		}
+	}
+}
