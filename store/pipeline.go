@@ -40,8 +40,11 @@ import (
 //	          them into chunks of one second
 //	encode    one goroutine per core: sorts, summarises and compresses
 //	          each chunk once it is complete
+//	nodes     one goroutine: codes the stack nodes into their segments
+//	          as the merge makes them (nodeFeed)
 //	tables    one goroutine, once the last part is merged: encodes the
-//	          tables' segments while the last chunks are encoded and
+//	          strings' and frames' segments, and takes the nodes' once
+//	          their last are coded, while the last chunks are encoded and
 //	          Import builds and writes the fleet index
 //
 // Merging in input order, each worker's new table entries in the order it
