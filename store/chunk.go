@@ -802,7 +802,7 @@ func moveToFront(row []int32, k int, v int32) {
 // (top, 0 before the first), 3r + 1 for the r-th latest value of the
 // thread, else 3(top − v) + 2. With chains (a Tree column's), it appends
 // treeMode and the number of stack nodes the chains know instead, and a
-// value above top is 3 zig-zag(v − e) where e is the end of the chain
+// value above top is 3 zig-zag(e − v) where e is the end of the chain
 // after top (chains.end): 6(e − v) at or below it, else 6(v − e) − 3.
 func recentCodes[T subsecond.Value](b []byte, v []T, tid []int32, ch *chains) []byte {
 	if ch == nil {

@@ -407,7 +407,7 @@ func (s *Store) reindex(ctx context.Context, id string) (bool, error) {
 			secs = append(secs, ch.Second)
 		}
 	}
-	lim := limits{strings: len(c.Strings), nodes: len(c.Nodes), events: len(p.Events), tree: c.Nodes}
+	lim := tableLimits(c)
 	acc, base := newIndexAcc(), p.T0()/int64(time.Second)
 	cols := subsecond.MakeColumns(0)
 	var buf []byte

@@ -318,13 +318,11 @@ type nodePredictor struct {
 }
 
 func newNodePredictor(frames, rowLen int) *nodePredictor {
-	p := &nodePredictor{rowLen: rowLen, mtf: make([]int32, (frames+1)*rowLen), trees: newSmallModels(10 + 5*10), classes: []byte{4}}
+	p := &nodePredictor{rowLen: rowLen, trees: newSmallModels(10 + 5*10), classes: []byte{4}}
 	p.runTree = newBitTrees(1)[0]
 	p.runTrees = [3]bitTree(newBitTrees(3))
 	p.parentTrees = [3]byteTree(newByteTrees(3))
-	for i := range p.mtf {
-		p.mtf[i] = -1
-	}
+	p.growFrames(frames)
 	return p
 }
 
@@ -690,8 +688,6 @@ func decodeStrings(b []byte) ([]string, error) {
 	return list, d.end()
 }
 
-// row returns the recent child frames of the parent frame pf (−1: the
-// root).
 // growFrames makes room for the recent child frames of parents' frames
 // below frames.
 func (p *nodePredictor) growFrames(frames int) {
@@ -703,6 +699,8 @@ func (p *nodePredictor) growFrames(frames int) {
 	}
 }
 
+// row returns the recent child frames of the parent frame pf (−1: the
+// root).
 func (p *nodePredictor) row(pf int32) []int32 {
 	at := (int(pf) + 1) * p.rowLen
 	return p.mtf[at : at+p.rowLen]
