@@ -456,14 +456,28 @@ func (p *frameCoder) addrContext(sym, dso uint32, k subsecond.FrameKind) int {
 // encode4 returns the columns of frames [from, to) in format 4: those to
 // compress, then those to store.
 func (p *frameCoder) encode4(from, to int) (packed, stored [][]byte) {
+	var sc frameSegCoder
+	p.code4(&sc, from, to)
+	return sc.cols()
+}
+
+// frameSegCoder holds the columns of a format 4 segment being coded.
+type frameSegCoder struct {
+	src  enc
+	bw   bitWriter
+	rc   *rangeEncoder
+	kind []byte
+}
+
+// code4 codes frames [from, to) into sc, after the frames it holds.
+func (p *frameCoder) code4(sc *frameSegCoder, from, to int) {
 	if p.models == nil {
 		p.models = newFrameModels()
 	}
-	m := p.models
-	var src enc
-	var bw bitWriter
-	rc := newRangeEncoder()
-	kind := make([]byte, 0, to-from)
+	if sc.rc == nil {
+		sc.rc = newRangeEncoder()
+	}
+	m, rc, bw := p.models, sc.rc, &sc.bw
 	for i := from; i < to; i++ {
 		f := &p.frames[i]
 		p.at(i)
@@ -475,8 +489,8 @@ func (p *frameCoder) encode4(from, to int) (packed, stored [][]byte) {
 			rc.byteSym(st, byte(symRaw+b-1))
 			bw.write(uint64(f.Symbol)+1, uint(b-1))
 		}
-		p.encodeDSO(rc, &bw, f.Symbol, f.DSO)
-		src.uvarint(uint64(f.SrcLine))
+		p.encodeDSO(rc, bw, f.Symbol, f.DSO)
+		sc.src.uvarint(uint64(f.SrcLine))
 		k := byte(f.Kind)
 		if f.Inline {
 			k |= inlineBit
@@ -496,13 +510,21 @@ func (p *frameCoder) encode4(from, to int) (packed, stored [][]byte) {
 				c1, c2 = byteClass(v), c1
 			}
 		}
-		kind = append(kind, k^p.dsoKind[f.DSO])
+		sc.kind = append(sc.kind, k^p.dsoKind[f.DSO])
 		p.seen(f, k)
 	}
+}
+
+// cols ends the segment and returns its columns: those to compress, then
+// those to store.
+func (sc *frameSegCoder) cols() (packed, stored [][]byte) {
+	if sc.rc == nil {
+		sc.rc = newRangeEncoder()
+	}
 	var lens enc
-	r := rc.bytes()
+	r := sc.rc.bytes()
 	lens.uvarint(uint64(len(r)))
-	return [][]byte{src.b, kind, lens.b}, [][]byte{r, bw.bytes()}
+	return [][]byte{sc.src.b, sc.kind, lens.b}, [][]byte{r, sc.bw.bytes()}
 }
 
 // decode4 reads frames [from, to) in format 4 from d; strings are below
@@ -589,4 +611,117 @@ func (p *frameCoder) decode4(d *dec, from, to int, ns int) {
 	if !rc.done() || !br.done() || len(srcd.b) != 0 {
 		d.fail("frames' bytes do not match their count")
 	}
+}
+
+// frameStream codes a profile's frames into format 4 segments as an
+// import's merge makes them, as nodeStream codes its nodes: the same
+// segments as encodeFrames makes of the whole table. A frame is coded
+// from its caller (callers), the frame of the parent of the first node
+// with it, so it waits until such a node is made; frames are coded in
+// order, and the last ones when the table is complete (finish).
+type frameStream struct {
+	fc    *frameCoder
+	segs  []Segment
+	cur   *frameSegCoder // the open segment; nil when none
+	from  int            // the open segment's first frame
+	next  int            // the next frame to code
+	nodes int            // the nodes whose frames' callers are noted
+}
+
+// callerUnknown marks in frameCoder.caller, while a frameStream codes, a
+// frame no node has been made with yet.
+const callerUnknown = -2
+
+func newFrameStream() *frameStream {
+	fc := &frameCoder{}
+	for i := range fc.recent {
+		fc.recent[i] = -1
+	}
+	fc.growStrings(0)
+	return &frameStream{fc: fc, nodes: 1}
+}
+
+// add codes the frames whose callers are known: strings, frames and
+// nodes are the tables so far (appended to, never changed), the nodes'
+// frames below len(frames).
+func (s *frameStream) add(strings int, frames []subsecond.FrameRec, nodes []subsecond.StackNode) {
+	fc := s.fc
+	fc.growStrings(strings)
+	fc.frames = frames
+	fc.caller = grown(fc.caller, len(frames), callerUnknown)
+	for _, n := range nodes[min(s.nodes, len(nodes)):] {
+		if fc.caller[n.Frame] == callerUnknown {
+			fc.caller[n.Frame] = nodes[n.Parent].Frame
+		}
+	}
+	s.nodes = max(s.nodes, len(nodes))
+	to := s.next
+	for to < len(frames) && fc.caller[to] != callerUnknown {
+		to++
+	}
+	s.code(to)
+}
+
+// finish codes the frames left, those without a node as having no
+// caller, and returns the segments.
+func (s *frameStream) finish(strings int, frames []subsecond.FrameRec, nodes []subsecond.StackNode) []Segment {
+	s.add(strings, frames, nodes)
+	for i := s.next; i < len(frames); i++ {
+		if s.fc.caller[i] == callerUnknown {
+			s.fc.caller[i] = -1
+		}
+	}
+	s.code(len(frames))
+	if s.cur != nil {
+		s.emit()
+	}
+	return s.segs
+}
+
+// code codes frames up to to, cutting segments of segmentEntries.
+func (s *frameStream) code(to int) {
+	for s.next < to {
+		if s.cur == nil {
+			s.cur, s.from = &frameSegCoder{}, s.next
+		}
+		end := min(to, s.from+segmentEntries)
+		s.fc.code4(s.cur, s.next, end)
+		s.next = end
+		if end == s.from+segmentEntries {
+			s.emit()
+		}
+	}
+}
+
+func (s *frameStream) emit() {
+	packed, stored := s.cur.cols()
+	s.segs = emitSegment(s.segs, SegFrames, 4, s.from, s.next-s.from, len(stored), append(packed, stored...)...)
+	s.cur = nil
+}
+
+// growStrings sizes the coder's tables by string for strings of them,
+// doubling them when they grow.
+func (p *frameCoder) growStrings(strings int) {
+	p.callees = grown(p.callees, (strings+1)*afterLen, -1)
+	p.symDSO = grown(p.symDSO, strings, 0)
+	p.symAddr = grown(p.symAddr, strings, 0)
+	p.dsoAddr = grown(p.dsoAddr, strings, 0)
+	p.dsoKind = grown(p.dsoKind, strings, 0)
+}
+
+// grown returns s lengthened to n, the new entries set to fill, its
+// capacity doubled when too small.
+func grown[T any](s []T, n int, fill T) []T {
+	old := len(s)
+	if n <= old {
+		return s
+	}
+	if n > cap(s) {
+		s = slices.Grow(s, max(n, 2*cap(s))-old)
+	}
+	s = s[:n]
+	for i := old; i < n; i++ {
+		s[i] = fill
+	}
+	return s
 }

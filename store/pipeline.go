@@ -40,10 +40,10 @@ import (
 //	          them into chunks of one second
 //	encode    one goroutine per core: sorts, summarises and compresses
 //	          each chunk once it is complete
-//	nodes     one goroutine: codes the stack nodes into their segments
-//	          as the merge makes them (nodeFeed)
+//	nodes     one goroutine: codes the stack nodes and the frames into
+//	          their segments as the merge makes them (tableFeed)
 //	tables    one goroutine, once the last part is merged: encodes the
-//	          strings' and frames' segments, and takes the nodes' once
+//	          strings' segments, and takes the nodes' and frames' once
 //	          their last are coded, while the last chunks are encoded and
 //	          Import builds and writes the fleet index
 //
@@ -419,7 +419,7 @@ type pipeline struct {
 	encWG        sync.WaitGroup
 	encErr       atomic.Pointer[error]
 	spool        *chunkSpool
-	nodes        *nodeFeed   // codes the stack nodes as they are merged
+	tables       *tableFeed  // codes the stack nodes and frames as they are merged
 	warm         []*chunkBuf // sealed chunks kept for the warm capture, nil when off
 	warmOff      bool
 	warmLimit    int
@@ -514,7 +514,7 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 		pl.index = append(pl.index, acc)
 		pl.encWG.Go(func() { pl.encodeChunks(acc) })
 	}
-	pl.nodes = startNodeFeed()
+	pl.tables = startTableFeed()
 	err := pl.merge(ctx, parts)
 	if err != nil {
 		cancel()
@@ -528,11 +528,11 @@ func (pl *pipeline) run(ctx context.Context) (*parsed, error) {
 	segs := make(chan []Segment, 1)
 	if err == nil {
 		in := pl.in
-		nodes := func() []Segment { return pl.nodes.finish(in.Nodes, len(in.Frames)) }
-		go func() { segs <- packSegments(encodeSegmentsWith(in, nodes)) }()
+		streamed := func() ([]Segment, []Segment) { return pl.tables.finish(in) }
+		go func() { segs <- packSegments(encodeSegmentsWith(in, streamed)) }()
 		err = pl.sealAll()
 	} else {
-		pl.nodes.abandon()
+		pl.tables.abandon()
 		close(segs)
 	}
 	close(pl.encode)
@@ -726,7 +726,7 @@ func (pl *pipeline) merge(ctx context.Context, parts <-chan *part) error {
 			if err := pl.mergePart(q); err != nil {
 				return err
 			}
-			pl.nodes.publish(pl.in.Nodes, len(pl.in.Frames))
+			pl.tables.publish(pl.in)
 			last := q.last
 			q.w.free <- q // never blocks: the worker took it from there; it is the worker's again
 			if last {
@@ -977,64 +977,73 @@ func (pl *pipeline) encodeChunks(acc *indexAcc) {
 	}
 }
 
-// nodeFeed hands the profile's stack nodes, as the merge makes them, to a
-// goroutine that codes them into segments (nodeStream) on the core the
-// parse leaves idle, so that the segments an import waits for at its end
-// are the strings and frames (on the real 27 s capture the nodes took 21
-// ms of the tables' 40 ms of coding, all of it after the last block).
-// The merge publishes the table after each part it merges: a slice of it,
-// whose nodes are never changed once made.
-type nodeFeed struct {
-	latest atomic.Pointer[nodeSnap]
+// tableFeed hands the profile's stack nodes and frames, as the merge
+// makes them, to a goroutine that codes them into segments (nodeStream,
+// frameStream) on the core the parse leaves idle, so that the segments an
+// import waits for at its end are the strings (on the real 27 s capture
+// the nodes took 21 ms of the tables' 40 ms of coding and the frames 12,
+// all of it after the last block, before they were streamed). The merge
+// publishes the tables after each part it merges: slices of them, whose
+// entries are never changed once made.
+type tableFeed struct {
+	latest atomic.Pointer[tableSnap]
 	wake   chan struct{}
-	done   chan []Segment
+	done   chan [2][]Segment
 	quit   atomic.Bool
 }
 
-type nodeSnap struct {
-	nodes  []subsecond.StackNode
-	frames int // the frames the nodes' frames are below
+type tableSnap struct {
+	strings int
+	frames  []subsecond.FrameRec
+	nodes   []subsecond.StackNode
 }
 
-func startNodeFeed() *nodeFeed {
-	f := &nodeFeed{wake: make(chan struct{}, 1), done: make(chan []Segment, 1)}
+func snapOf(in *subsecond.Interner) *tableSnap {
+	return &tableSnap{strings: len(in.Strings), frames: in.Frames, nodes: in.Nodes}
+}
+
+func startTableFeed() *tableFeed {
+	f := &tableFeed{wake: make(chan struct{}, 1), done: make(chan [2][]Segment, 1)}
 	go func() {
-		s := newNodeStream()
+		ns, fs := newNodeStream(), newFrameStream()
 		for range f.wake {
 			if f.quit.Load() {
 				continue
 			}
 			if sn := f.latest.Load(); sn != nil {
-				s.add(sn.nodes, sn.frames)
+				ns.add(sn.nodes, len(sn.frames))
+				fs.add(sn.strings, sn.frames, sn.nodes)
 			}
 		}
 		if sn := f.latest.Load(); sn != nil && !f.quit.Load() {
-			f.done <- s.finish(sn.nodes, sn.frames)
+			f.done <- [2][]Segment{fs.finish(sn.strings, sn.frames, sn.nodes), ns.finish(sn.nodes, len(sn.frames))}
 			return
 		}
-		f.done <- nil
+		f.done <- [2][]Segment{}
 	}()
 	return f
 }
 
-// publish hands over the table as it is now.
-func (f *nodeFeed) publish(nodes []subsecond.StackNode, frames int) {
-	f.latest.Store(&nodeSnap{nodes: nodes, frames: frames})
+// publish hands over the tables as they are now.
+func (f *tableFeed) publish(in *subsecond.Interner) {
+	f.latest.Store(snapOf(in))
 	select {
 	case f.wake <- struct{}{}:
 	default: // the coder has a wake-up waiting: it reads the latest
 	}
 }
 
-// finish returns the segments of the whole table.
-func (f *nodeFeed) finish(nodes []subsecond.StackNode, frames int) []Segment {
-	f.latest.Store(&nodeSnap{nodes: nodes, frames: frames})
+// finish returns the segments of the whole tables: the frames', then the
+// nodes'.
+func (f *tableFeed) finish(in *subsecond.Interner) (frames, nodes []Segment) {
+	f.latest.Store(snapOf(in))
 	close(f.wake)
-	return <-f.done
+	d := <-f.done
+	return d[0], d[1]
 }
 
 // abandon stops the coder, for an import that failed.
-func (f *nodeFeed) abandon() {
+func (f *tableFeed) abandon() {
 	f.quit.Store(true)
 	close(f.wake)
 	<-f.done

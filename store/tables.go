@@ -108,17 +108,18 @@ const (
 // a deep capture's cost), and their segments listed in that order.
 func encodeSegments(in *subsecond.Interner) []Segment { return encodeSegmentsWith(in, nil) }
 
-// encodeSegmentsWith is encodeSegments, the nodes' segments those nodeSegs
-// returns when it is not nil (an import's, coded as they were made: see
-// nodeFeed).
-func encodeSegmentsWith(in *subsecond.Interner, nodeSegs func() []Segment) []Segment {
-	if nodeSegs == nil {
-		nodeSegs = func() []Segment { return encodeNodeSegments(in) }
-	}
+// encodeSegmentsWith is encodeSegments, the frames' and nodes' segments
+// those streamed returns when it is not nil (an import's, coded as they
+// were made: see tableFeed).
+func encodeSegmentsWith(in *subsecond.Interner, streamed func() (frames, nodes []Segment)) []Segment {
 	var frames, nodes []Segment
 	var wg sync.WaitGroup
-	wg.Go(func() { frames = encodeFrames(in) })
-	wg.Go(func() { nodes = nodeSegs() })
+	if streamed != nil {
+		wg.Go(func() { frames, nodes = streamed() })
+	} else {
+		wg.Go(func() { frames = encodeFrames(in) })
+		wg.Go(func() { nodes = encodeNodeSegments(in) })
+	}
 	segs := encodeStringSegments(in)
 	wg.Wait()
 	return append(append(segs, frames...), nodes...)

@@ -435,3 +435,59 @@ func TestNodeStream(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameStream codes frames as an import's merge hands them over, in
+// batches of random sizes, each frame table's prefix ahead of the nodes
+// made with its frames (a frame waits for its first node): the segments
+// must be those of coding the whole table at once, across a segment
+// boundary too, with frames no node uses.
+func TestFrameStream(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 3))
+	var ins []*subsecond.Interner
+	for seed := range uint64(8) {
+		in := randomInterner(rand.New(rand.NewPCG(seed, 5)))
+		for range 5 { // frames of no stack
+			in.Frame(&subsecond.Frame{Symbol: fmt.Sprintf("alone%d", r.IntN(3)), DSO: "/bin/y", Addr: r.Uint64()})
+		}
+		ins = append(ins, in)
+	}
+	big := &subsecond.Interner{Nodes: []subsecond.StackNode{{Parent: -1, Frame: -1}}}
+	const strs = 5000
+	big.Strings = make([]string, strs)
+	for len(big.Frames) < segmentEntries+segmentEntries/3 {
+		f := subsecond.FrameRec{Symbol: uint32(r.IntN(strs)), DSO: uint32(r.IntN(50)), Addr: 0x400000 + uint64(r.IntN(1<<16)),
+			Kind: subsecond.FrameKind(r.IntN(int(subsecond.KindInlined) + 1))}
+		big.Frames = append(big.Frames, f)
+		if r.IntN(10) > 0 { // most frames come with a node
+			p := int32(len(big.Nodes) - 1)
+			if r.IntN(4) == 0 {
+				p = int32(r.IntN(len(big.Nodes)))
+			}
+			big.Nodes = append(big.Nodes, subsecond.StackNode{Parent: p, Frame: int32(len(big.Frames) - 1)})
+		}
+	}
+	ins = append(ins, goldenInterner(), big)
+	for k, in := range ins {
+		want := encodeFrames(in)
+		s := newFrameStream()
+		frames, strings := 0, 0
+		for at := 1; at < len(in.Nodes); {
+			at = min(len(in.Nodes), at+1+r.IntN(max(2, len(in.Nodes)/20)))
+			for _, n := range in.Nodes[1:at] {
+				frames = max(frames, int(n.Frame)+1)
+			}
+			frames += r.IntN(len(in.Frames) - frames + 1) // frames whose first node is still to come
+			for _, f := range in.Frames[:frames] {
+				strings = max(strings, int(f.Symbol)+1, int(f.DSO)+1, int(f.SrcLine)+1)
+			}
+			s.add(strings, in.Frames[:frames], in.Nodes[:at])
+		}
+		got := s.finish(len(in.Strings), in.Frames, in.Nodes)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("interner %d: %d frames coded in batches: %d segments, not the %d of coding them at once (or other bytes)", k, len(in.Frames), len(got), len(want))
+		}
+		if in == big && len(got) != 2 {
+			t.Errorf("%d frames in %d segments; want 2", len(in.Frames), len(got))
+		}
+	}
+}
