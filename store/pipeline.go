@@ -40,7 +40,7 @@ import (
 //	          them into chunks of one second
 //	encode    one goroutine per core: sorts, summarises and compresses
 //	          each chunk once it is complete
-//	nodes     one goroutine: codes the stack nodes and the frames into
+//	feed      one goroutine: codes the stack nodes and the frames into
 //	          their segments as the merge makes them (tableFeed)
 //	tables    one goroutine, once the last part is merged: encodes the
 //	          strings' segments, and takes the nodes' and frames' once

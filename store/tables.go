@@ -690,7 +690,7 @@ func decodeStrings(b []byte) ([]string, error) {
 }
 
 // growFrames makes room for the recent child frames of parents' frames
-// below frames. The rows are doubled: an import's node feed grows them a
+// below frames. The rows are doubled: an import's table feed grows them a
 // merged part at a time, and grown by a quarter (append's policy) they
 // were 10 MB of copies on the real 27 s capture, a tenth of the page
 // faults of its `subsecond import`.
