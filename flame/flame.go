@@ -34,6 +34,7 @@ package flame
 
 import (
 	"fmt"
+	bits64 "math/bits"
 	"strings"
 
 	"github.com/subsecond/subsecond"
@@ -334,25 +335,29 @@ func CheckRange(c *subsecond.Capture, r subsecond.Range) (lo, hi int, err error)
 }
 
 // tally is one range's counts on an index's nodes: samples whose stack
-// ends at the node (self), their summed periods (weight), and self summed
-// over the node's subtree (total). Tallies are recycled through the
+// ends at the node (self) and their summed periods (weight), with a bit
+// set in hit for each node with samples. Tallies are recycled through the
 // index's pool: a deep capture's arrays are megabytes, and allocating them
-// per request would mostly feed the garbage collector.
+// per request would mostly feed the garbage collector; a tally taken from
+// the pool is cleared where its bits say, not whole.
 type tally struct {
-	self, weight, total []int64
+	self, weight []int64
+	hit          []uint64
+	total        int64   // all the samples counted
+	nodes        []int32 // graph's list of the nodes it emits, kept for reuse
 }
 
 // count tallies the samples [lo, hi) of c that m keeps: one array
-// increment per sample, then one pass folding totals up the tree.
+// increment per sample. The totals of the nodes' subtrees are summed as
+// the graph is emitted (graph), over the nodes that have some.
 func (ix *index) count(c *subsecond.Capture, m *query.Match, lo, hi int) *tally {
 	n := ix.Len()
 	t, _ := ix.tallies.Get().(*tally)
 	if t == nil {
-		buf := make([]int64, 3*n)
-		t = &tally{self: buf[:n:n], weight: buf[n : 2*n : 2*n], total: buf[2*n:]}
+		buf := make([]int64, 2*n)
+		t = &tally{self: buf[:n:n], weight: buf[n:], hit: make([]uint64, n/64+1)}
 	} else {
-		clear(t.self)
-		clear(t.weight)
+		t.clear()
 	}
 	leaf := ix.leaf[lo:hi]
 	weight := c.Samples.Weight[lo:hi]
@@ -372,28 +377,87 @@ func (ix *index) count(c *subsecond.Capture, m *query.Match, lo, hi int) *tally 
 			}
 		}
 	}
-	copy(t.total, t.self)
-	for k := n - 1; k > 0; k-- {
-		t.total[ix.parent[k]] += t.total[k]
+	// The bits of the nodes counted: found again from the samples when
+	// they are few beside the nodes, else from the counts.
+	self, hit := t.self, t.hit
+	if len(leaf) <= n/8 {
+		for _, k := range leaf {
+			if self[k] != 0 && hit[k>>6]&(1<<(k&63)) == 0 {
+				hit[k>>6] |= 1 << (k & 63)
+				t.total += self[k]
+			}
+		}
+	} else {
+		for k, v := range self {
+			if v != 0 {
+				hit[k>>6] |= 1 << (k & 63)
+				t.total += v
+			}
+		}
 	}
 	return t
 }
 
-// graph emits the nodes with a count in t (or in base, for a differential
-// graph), in index order, which is the pre-order of the pruned tree.
+// clear zeroes the counts of the nodes whose bits are set, and the bits.
+func (t *tally) clear() {
+	t.total = 0
+	for w, bits := range t.hit {
+		for bits != 0 {
+			k := w<<6 | bits64.TrailingZeros64(bits)
+			t.self[k], t.weight[k] = 0, 0
+			bits &= bits - 1
+		}
+		t.hit[w] = 0
+	}
+}
+
+// nextHit returns the first node from k on with samples in t or base
+// (nil for none), or n when there is none.
+func nextHit(t, base *tally, k, n int) int {
+	for w := k >> 6; w < len(t.hit); w++ {
+		bits := t.hit[w]
+		if base != nil {
+			bits |= base.hit[w]
+		}
+		if w == k>>6 {
+			bits &^= 1<<(k&63) - 1
+		}
+		if bits != 0 {
+			return min(n, w<<6|bits64.TrailingZeros64(bits))
+		}
+	}
+	return n
+}
+
+// graph emits the nodes with samples in their subtrees in t (or in base,
+// for a differential graph), in index order, which is the pre-order of the
+// pruned tree. The walk goes up the index from the root and steps over
+// each subtree without samples ([k, end[k]) holds no node with a bit set
+// in the tallies), so that it visits the nodes it emits and their empty
+// siblings rather than the whole index: on the real 27 s capture, a 1 s
+// range's 16,600 nodes of 160,000. The totals are then summed over the
+// nodes emitted, each into its parent, last first.
 func (ix *index) graph(t, base *tally) *Graph {
 	n := ix.Len()
-	zero := func(k int) bool { return k > 0 && t.total[k] == 0 && (base == nil || base.total[k] == 0) }
-	size := 0
-	for k := 0; k < n; {
-		if zero(k) {
+	// The walk lists the nodes; then they are emitted.
+	if t.nodes == nil {
+		t.nodes = make([]int32, 0, n)
+	}
+	list := t.nodes[:0]
+	for k, hit := 0, 0; k < n; {
+		if hit < k {
+			hit = nextHit(t, base, k, n)
+		}
+		if k > 0 && hit >= int(ix.end[k]) {
 			k = int(ix.end[k])
 			continue
 		}
-		size++
+		list = append(list, int32(k))
 		k++
 	}
-	g := &Graph{Kinds: kindNames, Total: t.total[0], ix: ix}
+	t.nodes = list
+	size := len(list)
+	g := &Graph{Kinds: kindNames, Total: t.total, ix: ix}
 	i32 := make([]int32, 5*size)
 	g.Name, g.DSO, g.Kind = i32[:0:size], i32[size:size:2*size], i32[2*size:2*size:3*size]
 	g.Depth, g.Parent = i32[3*size:3*size:4*size], i32[4*size:4*size:5*size]
@@ -403,10 +467,10 @@ func (ix *index) graph(t, base *tally) *Graph {
 		cols = 6
 	}
 	i64 := make([]int64, cols*size)
-	g.TotalN, g.SelfN, g.selfW = i64[:0:size], i64[size:size:2*size], i64[2*size:2*size:3*size]
+	g.TotalN, g.SelfN, g.selfW = i64[:size:size], i64[size:size:2*size], i64[2*size:2*size:3*size]
 	if base != nil {
-		g.BaseTotal = base.total[0]
-		g.BaseN, g.BaseSelfN, g.baseSelfW = i64[3*size:3*size:4*size], i64[4*size:4*size:5*size], i64[5*size:5*size:6*size]
+		g.BaseTotal = base.total
+		g.BaseN, g.BaseSelfN, g.baseSelfW = i64[3*size:4*size:4*size], i64[4*size:4*size:5*size], i64[5*size:5*size:6*size]
 	}
 	str := make([]int32, len(ix.strings)) // output string + 1; 0 when not yet used
 	use := func(s int32) int32 {
@@ -417,11 +481,7 @@ func (ix *index) graph(t, base *tally) *Graph {
 		return str[s] - 1
 	}
 	var last []int32 // per depth: the output node emitted last
-	for k := 0; k < n; {
-		if zero(k) {
-			k = int(ix.end[k])
-			continue
-		}
+	for _, k := range list {
 		d := ix.depth[k]
 		at := int32(len(g.Name))
 		parent := int32(-1)
@@ -434,16 +494,22 @@ func (ix *index) graph(t, base *tally) *Graph {
 		g.Kind = append(g.Kind, int32(ix.kind[k]))
 		g.Depth = append(g.Depth, d)
 		g.Parent = append(g.Parent, parent)
-		g.node = append(g.node, int32(k))
-		g.TotalN = append(g.TotalN, t.total[k])
+		g.node = append(g.node, k)
+		g.TotalN[at] = t.self[k]
 		g.SelfN = append(g.SelfN, t.self[k])
 		g.selfW = append(g.selfW, t.weight[k])
 		if base != nil {
-			g.BaseN = append(g.BaseN, base.total[k])
+			g.BaseN[at] = base.self[k]
 			g.BaseSelfN = append(g.BaseSelfN, base.self[k])
 			g.baseSelfW = append(g.baseSelfW, base.weight[k])
 		}
-		k++
+	}
+	// The totals, children (later in pre-order) before their parents.
+	for i := size - 1; i > 0; i-- {
+		g.TotalN[g.Parent[i]] += g.TotalN[i]
+		if base != nil {
+			g.BaseN[g.Parent[i]] += g.BaseN[i]
+		}
 	}
 	return g
 }

@@ -15,8 +15,9 @@ import (
 // node's children sorted by name and DSO, and the tree node each sample
 // lands on. Built once per capture and Only setting (subsecond.Derived) and
 // shared, read-only, by every query: a query counts its samples into an
-// array indexed by node, folds the counts up the tree in one pass and emits
-// the nodes with a count, with no map lookup per sample or per frame.
+// array indexed by node, then walks the index in order, stepping over the
+// subtrees without samples, and emits the nodes with a count, summing
+// their totals on the way back up: no map lookup per sample or per frame.
 //
 // Because numbering is pre-order, parent[k] < k, a node's subtree is the
 // run [k, end[k]), and the nodes with a count, taken in index order, are
