@@ -435,7 +435,7 @@ func nextHit(t, base *tally, k, n int) int {
 // each subtree without samples ([k, end[k]) holds no node with a bit set
 // in the tallies), so that it visits the nodes it emits and their empty
 // siblings rather than the whole index: on the real 27 s capture, a 1 s
-// range's 16,600 nodes of 160,000. The totals are then summed over the
+// range's 16,576 nodes of 99,305. The totals are then summed over the
 // nodes emitted, each into its parent, last first.
 func (ix *index) graph(t, base *tally) *Graph {
 	n := ix.Len()
