@@ -16,8 +16,8 @@ import (
 // lands on. Built once per capture and Only setting (subsecond.Derived) and
 // shared, read-only, by every query: a query counts its samples into an
 // array indexed by node, then walks the index in order, stepping over the
-// subtrees without samples, and emits the nodes with a count, summing
-// their totals on the way back up: no map lookup per sample or per frame.
+// subtrees without samples, emits the nodes with a count and sums their
+// totals over them: no map lookup per sample or per frame.
 //
 // Because numbering is pre-order, parent[k] < k, a node's subtree is the
 // run [k, end[k]), and the nodes with a count, taken in index order, are

@@ -49,11 +49,15 @@ const (
 // slice (whose records the decoder fills), of the nodes given and of
 // strings below the count given.
 func newFrameCoder(strings int, frames []subsecond.FrameRec, nodes []subsecond.StackNode) *frameCoder {
-	p := &frameCoder{callees: make([]int32, (strings+1)*afterLen), symDSO: make([]uint32, strings),
-		symAddr: make([]uint64, strings), dsoAddr: make([]uint64, strings), dsoKind: make([]byte, strings), frames: frames, caller: callers(len(frames), nodes)}
-	for i := range p.callees {
-		p.callees[i] = -1
-	}
+	p := emptyFrameCoder()
+	p.growStrings(strings)
+	p.frames, p.caller = frames, callers(len(frames), nodes)
+	return p
+}
+
+// emptyFrameCoder returns a coder of no frames and no strings yet.
+func emptyFrameCoder() *frameCoder {
+	p := &frameCoder{}
 	for i := range p.recent {
 		p.recent[i] = -1
 	}
@@ -453,14 +457,6 @@ func (p *frameCoder) addrContext(sym, dso uint32, k subsecond.FrameKind) int {
 	return src*4 + int(k&3)
 }
 
-// encode4 returns the columns of frames [from, to) in format 4: those to
-// compress, then those to store.
-func (p *frameCoder) encode4(from, to int) (packed, stored [][]byte) {
-	var sc frameSegCoder
-	p.code4(&sc, from, to)
-	return sc.cols()
-}
-
 // frameSegCoder holds the columns of a format 4 segment being coded.
 type frameSegCoder struct {
 	src  enc
@@ -633,10 +629,7 @@ type frameStream struct {
 const callerUnknown = -2
 
 func newFrameStream() *frameStream {
-	fc := &frameCoder{}
-	for i := range fc.recent {
-		fc.recent[i] = -1
-	}
+	fc := emptyFrameCoder()
 	fc.growStrings(0)
 	return &frameStream{fc: fc, nodes: 1}
 }

@@ -95,8 +95,8 @@ func newNodeCoder(np *nodePredictor, from int, format byte) *nodeCoder {
 // (their frames below those np was grown for).
 func (c *nodeCoder) add(nodes []subsecond.StackNode, to int) {
 	np, format := c.np, c.format
-	if format >= 5 && len(np.lastParent) < len(nodes) {
-		np.lastParent = append(np.lastParent, make([]int32, len(nodes)-len(np.lastParent))...)
+	if format >= 5 {
+		np.lastParent = grown(np.lastParent, len(nodes), 0)
 	}
 	for i := c.at; i < to; i++ {
 		n := &nodes[i]

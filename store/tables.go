@@ -183,14 +183,7 @@ func encodeStringSegments(in *subsecond.Interner) []Segment {
 
 // encodeFrames returns the frames' segments, in format 4.
 func encodeFrames(in *subsecond.Interner) []Segment {
-	var segs []Segment
-	fc := newFrameCoder(len(in.Strings), in.Frames, in.Nodes)
-	for from := 0; from < len(in.Frames); from += segmentEntries {
-		to := min(len(in.Frames), from+segmentEntries)
-		packed, stored := fc.encode4(from, to)
-		segs = emitSegment(segs, SegFrames, 4, from, to-from, len(stored), append(packed, stored...)...)
-	}
-	return segs
+	return newFrameStream().finish(len(in.Strings), in.Frames, in.Nodes)
 }
 
 // encodeNodeSegments returns the stack nodes' segments, in format 5.
@@ -695,15 +688,7 @@ func decodeStrings(b []byte) ([]string, error) {
 // were 10 MB of copies on the real 27 s capture, a tenth of the page
 // faults of its `subsecond import`.
 func (p *nodePredictor) growFrames(frames int) {
-	if n, old := (frames+1)*p.rowLen, len(p.mtf); n > old {
-		if n > cap(p.mtf) {
-			p.mtf = slices.Grow(p.mtf, max(n, 2*cap(p.mtf))-old)
-		}
-		p.mtf = p.mtf[:n]
-		for i := old; i < n; i++ {
-			p.mtf[i] = -1
-		}
-	}
+	p.mtf = grown(p.mtf, (frames+1)*p.rowLen, -1)
 }
 
 // row returns the recent child frames of the parent frame pf (−1: the
