@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pressly/goose/v3"
 	"github.com/zeebo/blake3"
@@ -330,7 +331,7 @@ func TestEveryConnectionConfigured(t *testing.T) {
 func TestWriteAheadLogTruncated(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "w.db")
-	b, err := Open(ctx, path, Options{})
+	b, err := Open(ctx, path, Options{CheckpointDelay: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,6 +360,48 @@ func TestWriteAheadLogTruncated(t *testing.T) {
 	b.bg.Wait()
 	if n := fileSize(t, path+"-wal"); n != 0 {
 		t.Errorf("write-ahead log after a delete: %d bytes; want 0", n)
+	}
+}
+
+// TestCheckpointDelayed checks that an import's checkpoint waits for its
+// delay, so that it does not meet the upload's answer and the views asked
+// for next, and that Close runs a pending one at once.
+func TestCheckpointDelayed(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	b, err := Open(ctx, path, Options{CheckpointDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := store.New(b, store.Options{})
+	text := "app 1/1 [000] 100.000000: 1000 cpu-clock:\n\t400100 main+0x20 (/usr/bin/app)\n\n"
+	before := fileSize(t, path)
+	if _, _, err := s.Import(ctx, strings.NewReader(text), store.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Run at once, as it was, the checkpoint is done within milliseconds.
+	time.Sleep(300 * time.Millisecond)
+	if n := fileSize(t, path+"-wal"); n == 0 {
+		t.Errorf("write-ahead log 0.3 s after an import: empty; want the import in it until its checkpoint's delay")
+	}
+	if after := fileSize(t, path); after != before {
+		t.Errorf("database file %d bytes 0.3 s after the import, %d before; want it untouched until the checkpoint", after, before)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- b.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Close waited for the pending checkpoint's delay (an hour)")
+	}
+	if after := fileSize(t, path); after <= before {
+		t.Errorf("database file %d bytes after Close, %d before the import; want the import in it", after, before)
+	}
+	if n := fileSize(t, path+"-wal"); n != 0 {
+		t.Errorf("write-ahead log after Close: %d bytes; want 0", n)
 	}
 }
 
