@@ -457,7 +457,8 @@ func (p *frameCoder) addrContext(sym, dso uint32, k subsecond.FrameKind) int {
 	return src*4 + int(k&3)
 }
 
-// frameSegCoder holds the columns of a format 4 segment being coded.
+// frameSegCoder holds the columns of a format 4 segment being coded; rc
+// is set when it is made.
 type frameSegCoder struct {
 	src  enc
 	bw   bitWriter
@@ -469,9 +470,6 @@ type frameSegCoder struct {
 func (p *frameCoder) code4(sc *frameSegCoder, from, to int) {
 	if p.models == nil {
 		p.models = newFrameModels()
-	}
-	if sc.rc == nil {
-		sc.rc = newRangeEncoder()
 	}
 	m, rc, bw := p.models, sc.rc, &sc.bw
 	for i := from; i < to; i++ {
@@ -514,9 +512,6 @@ func (p *frameCoder) code4(sc *frameSegCoder, from, to int) {
 // cols ends the segment and returns its columns: those to compress, then
 // those to store.
 func (sc *frameSegCoder) cols() (packed, stored [][]byte) {
-	if sc.rc == nil {
-		sc.rc = newRangeEncoder()
-	}
 	var lens enc
 	r := sc.rc.bytes()
 	lens.uvarint(uint64(len(r)))
@@ -675,7 +670,7 @@ func (s *frameStream) finish(strings int, frames []subsecond.FrameRec, nodes []s
 func (s *frameStream) code(to int) {
 	for s.next < to {
 		if s.cur == nil {
-			s.cur, s.from = &frameSegCoder{}, s.next
+			s.cur, s.from = &frameSegCoder{rc: newRangeEncoder()}, s.next
 		}
 		end := min(to, s.from+segmentEntries)
 		s.fc.code4(s.cur, s.next, end)

@@ -74,10 +74,11 @@ type Backend struct {
 	write chan struct{} // holds one token: SQLite has a single writer
 	bg    sync.WaitGroup
 
-	delay   time.Duration // see Options.CheckpointDelay
-	closing chan struct{} // closed by Close: a pending checkpoint runs now
-	mu      sync.Mutex
-	pending bool // a checkpoint waits for its delay
+	delay     time.Duration // see Options.CheckpointDelay
+	closing   chan struct{} // closed by Close: a pending checkpoint runs now
+	closeOnce sync.Once
+	mu        sync.Mutex
+	pending   bool // a checkpoint waits for its delay
 }
 
 // Open opens the database at path, creating it and its directory if needed,
@@ -152,13 +153,7 @@ func (b *Backend) fillWalls(ctx context.Context) error {
 // Close runs a pending checkpoint at once, waits for it and closes the
 // database.
 func (b *Backend) Close() error {
-	b.mu.Lock()
-	select {
-	case <-b.closing:
-	default:
-		close(b.closing)
-	}
-	b.mu.Unlock()
+	b.closeOnce.Do(func() { close(b.closing) })
 	b.bg.Wait()
 	return b.db.Close()
 }
@@ -191,11 +186,9 @@ func (b *Backend) checkpoint() {
 	}
 	b.pending = true
 	b.bg.Go(func() {
-		t := time.NewTimer(b.delay)
 		select {
-		case <-t.C:
+		case <-time.After(b.delay):
 		case <-b.closing:
-			t.Stop()
 		}
 		b.mu.Lock()
 		b.pending = false // a write from now on is after this checkpoint's start
